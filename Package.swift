@@ -1,0 +1,32 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Internal invariant checks (`_checkInvariants()`) are compiled into debug
+/// builds, which is what `swift test` uses, and left out of release builds.
+let internalChecks: [SwiftSetting] = [
+    .define("TESSERA_INTERNAL_CHECKS", .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "Tessera",
+    products: [
+        .library(name: "TesseraDiff", targets: ["TesseraDiff"]),
+    ],
+    targets: [
+        .target(
+            name: "TesseraDiff",
+            swiftSettings: internalChecks
+        ),
+        .target(
+            name: "TesseraTestSupport",
+            dependencies: ["TesseraDiff"],
+            path: "Tests/TesseraTestSupport"
+        ),
+        .testTarget(
+            name: "TesseraDiffTests",
+            dependencies: ["TesseraDiff", "TesseraTestSupport"],
+            swiftSettings: internalChecks
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,84 @@
+/// Computes the changes that turn one flat list into another.
+///
+/// Elements are matched by `id`; an element whose id is in both lists but
+/// whose content differs (`!=`) is an update. Moves are minimal: exactly the
+/// elements outside one longest increasing subsequence of old offsets taken in
+/// new order, so `ABCD → BCDA` is one move (`A`, 0→3), and an element never
+/// "moves" to where it already was relative to the others.
+///
+/// ```swift
+/// struct Row: Identifiable, Equatable { var id: Int; var title: String }
+/// let old = [Row(id: 1, title: "a"), Row(id: 2, title: "b"), Row(id: 3, title: "c")]
+/// let new = [Row(id: 3, title: "c"), Row(id: 1, title: "A"), Row(id: 4, title: "d")]
+/// let changes = try diff(from: old, to: new)
+/// // deletes [1], inserts [2], moves [2→0], updates [0→1]
+/// ```
+///
+/// Ids that are `Int`, `UInt`, `Int64`, `UInt64` or `UUID` are matched through
+/// a table keyed by their bits; other `Hashable` ids through their hash value
+/// and `==`.
+///
+/// - Parameters:
+///   - old: The list before the change.
+///   - new: The list after the change.
+/// - Returns: Deletes at old offsets, inserts at new offsets, moves and
+///   updates from old to new offsets, each sorted by its first offset.
+/// - Throws: ``DiffError/duplicateElementID(id:side:firstOffset:secondOffset:)``
+///   when two elements of one list share an id.
+/// - Complexity: O(*n*) expected, plus O(*m* log *n*) for the *m* elements out
+///   of order and O(*k* log *k*) to sort the *k* moves and updates. The number
+///   of allocations does not depend on *n*.
+@inlinable
+public func diff<C: Collection>(from old: C, to new: C) throws -> ListChangeset
+where C.Element: Identifiable & Equatable {
+    let contiguous = try old.withContiguousStorageIfAvailable { oldBuffer in
+        try new.withContiguousStorageIfAvailable { newBuffer in
+            try _diff(old: oldBuffer, new: newBuffer)
+        }
+    }
+    if let contiguous, let changeset = contiguous { return changeset }
+    return try ContiguousArray(old).withUnsafeBufferPointer { oldBuffer in
+        try ContiguousArray(new).withUnsafeBufferPointer { newBuffer in
+            try _diff(old: oldBuffer, new: newBuffer)
+        }
+    }
+}
+
+@inlinable
+func _diff<E: Identifiable & Equatable>(old: UnsafeBufferPointer<E>, new: UnsafeBufferPointer<E>) throws(DiffError) -> ListChangeset {
+    let matching: _Matching
+    do {
+        matching = try _Matching(old: old, new: new)
+    } catch {
+        throw .duplicateElementID(id: error.id, side: error.side, firstOffset: error.first, secondOffset: error.second)
+    }
+    var changeset = ListChangeset()
+    let workspace = _LISWorkspace(capacity: new.count)
+    var keep = [Bool](repeating: false, count: new.count)
+
+    matching.oldToNew.withUnsafeBufferPointer { oldToNew in
+        matching.newToOld.withUnsafeBufferPointer { newToOld in
+            for i in oldToNew.indices {
+                let j = oldToNew[i]
+                if j < 0 {
+                    changeset.deletes.append(i)
+                } else if old[i] != new[j] {
+                    changeset.updates.append(Move(from: i, to: j))
+                }
+            }
+            keep.withUnsafeMutableBufferPointer { keep in
+                workspace.markLongestIncreasing(values: newToOld, keep: keep)
+                for j in newToOld.indices {
+                    let i = newToOld[j]
+                    if i < 0 {
+                        changeset.inserts.append(j)
+                    } else if !keep[j] {
+                        changeset.moves.append(Move(from: i, to: j))
+                    }
+                }
+            }
+        }
+    }
+    changeset.moves.sort { $0.from < $1.from }
+    return changeset
+}
