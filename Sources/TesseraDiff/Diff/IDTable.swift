@@ -1,25 +1,31 @@
-/// An open-addressing hash table from ids to integer positions, built for
-/// one diff and freed at its end.
+/// An open-addressing hash table from ids to element positions, built for one
+/// diff and freed at its end.
 ///
-/// Slots hold the key inline with its value, so a probe touches one cache
-/// line. Values are positions: `>= 0` for an old element, `<= -2` for a new
-/// element with no old counterpart (`-(offset + 2)`), and `-1` marks an empty
-/// slot. Linear probing over a power-of-two capacity with Fibonacci hashing;
-/// the table grows when three quarters full.
+/// A slot is 8 bytes: 32 bits of the id's hash (the *tag*) and a 32-bit
+/// position. The table never stores ids: a slot whose tag matches is
+/// confirmed by the caller, who reads the id at that position. Positions are
+/// `>= 0` for an old element and `<= -2` for a new element with no old
+/// counterpart (`-(offset + 2)`); `-1` marks an empty slot. Linear probing
+/// over a power-of-two capacity with Fibonacci hashing; the table grows when
+/// three quarters full.
+///
+/// A plain struct held in a local, so the hot loop reads its fields without
+/// exclusivity checks; its owner calls ``deallocate()`` exactly once (with
+/// `defer`) and never copies it.
 @usableFromInline
-struct _IDTable<K: _IDKeying>: ~Copyable {
+struct _IDTable {
     @usableFromInline
     struct Slot {
-        @usableFromInline var key: K.Key
-        @usableFromInline var value: Int
+        @usableFromInline var tag: UInt32
+        @usableFromInline var position: Int32
 
-        @inlinable init(key: K.Key, value: Int) {
-            self.key = key
-            self.value = value
+        @inlinable init(tag: UInt32, position: Int32) {
+            self.tag = tag
+            self.position = position
         }
     }
 
-    @usableFromInline static var empty: Int { -1 }
+    @usableFromInline static var empty: Int32 { -1 }
 
     @usableFromInline var slots: UnsafeMutablePointer<Slot>
     @usableFromInline var capacity: Int
@@ -42,54 +48,62 @@ struct _IDTable<K: _IDKeying>: ~Copyable {
         self.count = 0
         self.growthLimit = capacity / 4 * 3
         self.slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(key: .zero, value: Self.empty), count: capacity)
+        slots.initialize(repeating: Slot(tag: 0, position: Self.empty), count: capacity)
     }
 
-    deinit {
+    /// Frees the slots. The table must not be used afterwards.
+    @inlinable
+    func deallocate() {
         slots.deallocate()
     }
 
-    @inlinable
-    func home(of hash: UInt64) -> Int {
-        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift)
-    }
-
-    /// Returns the value stored for `key` (confirmed by `sameID` when the
-    /// keying is not exact), or stores `value` and returns `-1`.
+    /// Returns the position stored for the id whose hash is `hash` (a slot
+    /// counts only when `isID` confirms its position holds that id), or
+    /// stores `position` and returns `-1`. The caller grows the table when
+    /// ``isOverloaded``.
     ///
     /// - Complexity: O(1) expected.
     @inlinable
-    mutating func findOrInsert(_ key: K.Key, value: Int, sameID: (Int) -> Bool) -> Int {
-        let mask = capacity - 1
-        var index = home(of: K.hash(key))
+    mutating func findOrInsert(hash: UInt64, position: Int32, isID: (Int32) -> Bool) -> Int32 {
+        let mixed = hash &* 0x9E37_79B9_7F4A_7C15
+        let tag = UInt32(truncatingIfNeeded: mixed)
+        let mask = capacity &- 1
+        var index = Int(truncatingIfNeeded: mixed &>> shift)
         while true {
             let slot = slots[index]
-            if slot.value == Self.empty {
-                slots[index] = Slot(key: key, value: value)
-                count += 1
-                if count > growthLimit { grow() }
+            if slot.position == Self.empty {
+                slots[index] = Slot(tag: tag, position: position)
+                count &+= 1
                 return Self.empty
             }
-            if slot.key == key && (K.isExact || sameID(slot.value)) {
-                return slot.value
+            if slot.tag == tag && isID(slot.position) {
+                return slot.position
             }
             index = (index &+ 1) & mask
         }
     }
 
-    @usableFromInline
-    mutating func grow() {
+    /// Whether the table is more than three quarters full.
+    @inlinable
+    var isOverloaded: Bool { count > growthLimit }
+
+    /// Doubles the capacity. Homes come from the top bits of the mixed hash,
+    /// which the slots do not keep, so each entry's hash is recomputed by
+    /// `hashOf` from its position.
+    @inlinable
+    mutating func grow(hashOf: (Int32) -> UInt64) {
         let oldSlots = slots
         let oldCapacity = capacity
         capacity &<<= 1
         shift -= 1
         growthLimit = capacity / 4 * 3
         slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(key: .zero, value: Self.empty), count: capacity)
-        let mask = capacity - 1
-        for i in 0..<oldCapacity where oldSlots[i].value != Self.empty {
-            var index = home(of: K.hash(oldSlots[i].key))
-            while slots[index].value != Self.empty { index = (index &+ 1) & mask }
+        slots.initialize(repeating: Slot(tag: 0, position: Self.empty), count: capacity)
+        let mask = capacity &- 1
+        for i in 0..<oldCapacity where oldSlots[i].position != Self.empty {
+            let mixed = hashOf(oldSlots[i].position) &* 0x9E37_79B9_7F4A_7C15
+            var index = Int(truncatingIfNeeded: mixed &>> shift)
+            while slots[index].position != Self.empty { index = (index &+ 1) & mask }
             slots[index] = oldSlots[i]
         }
         oldSlots.deallocate()

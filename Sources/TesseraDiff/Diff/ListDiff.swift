@@ -54,12 +54,13 @@ func _diff<E: Identifiable & Equatable>(old: UnsafeBufferPointer<E>, new: Unsafe
     }
     var changeset = ListChangeset()
     let workspace = _LISWorkspace(capacity: new.count)
+    defer { workspace.deallocate() }
     var keep = [Bool](repeating: false, count: new.count)
 
     matching.oldToNew.withUnsafeBufferPointer { oldToNew in
         matching.newToOld.withUnsafeBufferPointer { newToOld in
             for i in oldToNew.indices {
-                let j = oldToNew[i]
+                let j = Int(oldToNew[i])
                 if j < 0 {
                     changeset.deletes.append(i)
                 } else if old[i] != new[j] {
@@ -69,7 +70,7 @@ func _diff<E: Identifiable & Equatable>(old: UnsafeBufferPointer<E>, new: Unsafe
             keep.withUnsafeMutableBufferPointer { keep in
                 workspace.markLongestIncreasing(values: newToOld, keep: keep)
                 for j in newToOld.indices {
-                    let i = newToOld[j]
+                    let i = Int(newToOld[j])
                     if i < 0 {
                         changeset.inserts.append(j)
                     } else if !keep[j] {

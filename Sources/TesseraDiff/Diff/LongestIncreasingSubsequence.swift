@@ -1,27 +1,26 @@
 /// Scratch space for finding longest increasing subsequences, allocated once
-/// per diff and reused for every section.
+/// per diff and reused for every section. Its owner calls ``deallocate()``
+/// exactly once (with `defer`) and never copies it.
 @usableFromInline
-struct _LISWorkspace: ~Copyable {
+struct _LISWorkspace {
     /// `predecessor[k]`: the position before `k` on the best chain ending at `k`.
-    @usableFromInline var predecessor: UnsafeMutablePointer<Int>
+    @usableFromInline var predecessor: UnsafeMutablePointer<Int32>
     /// Position of the smallest tail of an increasing run of each length.
-    @usableFromInline var tailPosition: UnsafeMutablePointer<Int>
-    /// The value at `tailPosition`, kept beside it for the binary search.
-    @usableFromInline var tailValue: UnsafeMutablePointer<Int>
+    @usableFromInline var tail: UnsafeMutablePointer<Int32>
     @usableFromInline var capacity: Int
 
     @inlinable
     init(capacity: Int) {
         self.capacity = capacity
         predecessor = .allocate(capacity: Swift.max(capacity, 1))
-        tailPosition = .allocate(capacity: Swift.max(capacity, 1))
-        tailValue = .allocate(capacity: Swift.max(capacity, 1))
+        tail = .allocate(capacity: Swift.max(capacity, 1))
     }
 
-    deinit {
+    /// Frees the scratch space. The workspace must not be used afterwards.
+    @inlinable
+    func deallocate() {
         predecessor.deallocate()
-        tailPosition.deallocate()
-        tailValue.deallocate()
+        tail.deallocate()
     }
 
     /// Marks one longest strictly increasing subsequence of `values`.
@@ -38,38 +37,39 @@ struct _LISWorkspace: ~Copyable {
     ///   that do not extend the longest run when they are read.
     @inlinable
     func markLongestIncreasing(
-        values: UnsafeBufferPointer<Int>,
+        values: UnsafeBufferPointer<Int32>,
         keep: UnsafeMutableBufferPointer<Bool>
     ) {
         precondition(values.count <= capacity && keep.count == values.count, "LIS workspace too small")
         var length = 0
+        var last: Int32 = -1
         for k in values.indices {
             let v = values[k]
             keep[k] = false
             if v < 0 { continue }
-            if length == 0 || tailValue[length - 1] < v {
-                predecessor[k] = length == 0 ? -1 : tailPosition[length - 1]
-                tailPosition[length] = k
-                tailValue[length] = v
+            if v > last {
+                predecessor[k] = length == 0 ? -1 : tail[length - 1]
+                tail[length] = Int32(truncatingIfNeeded: k)
                 length += 1
+                last = v
             } else {
-                // First run whose tail is greater than v (one exists: the last).
+                // First run whose tail value is greater than v (the last one is).
                 var low = 0
                 var high = length - 1
                 while low < high {
                     let mid = (low + high) / 2
-                    if tailValue[mid] < v { low = mid + 1 } else { high = mid }
+                    if values[Int(tail[mid])] < v { low = mid + 1 } else { high = mid }
                 }
-                predecessor[k] = low == 0 ? -1 : tailPosition[low - 1]
-                tailPosition[low] = k
-                tailValue[low] = v
+                predecessor[k] = low == 0 ? -1 : tail[low - 1]
+                tail[low] = Int32(truncatingIfNeeded: k)
+                if low == length - 1 { last = v }
             }
         }
         guard length > 0 else { return }
-        var k = tailPosition[length - 1]
+        var k = Int(tail[length - 1])
         while k >= 0 {
             keep[k] = true
-            k = predecessor[k]
+            k = Int(predecessor[k])
         }
     }
 }

@@ -18,11 +18,11 @@ struct _Duplicate: Error {
 ///
 /// `oldToNew[i]` is the new offset of old element `i`, or `-1` when it is
 /// gone; `newToOld[j]` is the old offset of new element `j`, or `-1` when it
-/// is new.
+/// is new. Offsets are 32-bit, which halves the memory a large diff touches.
 @usableFromInline
 struct _Matching {
-    @usableFromInline var oldToNew: [Int]
-    @usableFromInline var newToOld: [Int]
+    @usableFromInline var oldToNew: [Int32]
+    @usableFromInline var newToOld: [Int32]
 
     /// Pairs the elements of two buffers by id.
     ///
@@ -32,32 +32,42 @@ struct _Matching {
     /// probes the table. New ids with no old counterpart are added to the
     /// table so that a duplicate among them is found too.
     ///
+    /// - Precondition: each buffer has fewer than 2³¹ − 1 elements.
     /// - Throws: ``_Duplicate`` for the first repeated id on either side.
     /// - Complexity: O(*n* + *m*) expected.
     @inlinable
     init<E: Identifiable>(old: UnsafeBufferPointer<E>, new: UnsafeBufferPointer<E>) throws(_Duplicate) {
-        switch _KeyingChoice.choose(for: E.ID.self) {
-        case .word: try self.init(old: old, new: new, keying: _WordKeying<E.ID>.self)
-        case .uuid: try self.init(old: old, new: new, keying: _UUIDKeying<E.ID>.self)
-        case .hashed: try self.init(old: old, new: new, keying: _HashedKeying<E.ID>.self)
+        switch _HashingChoice.choose(for: E.ID.self) {
+        case .word: try self.init(old: old, new: new, hashing: _WordHashing<E.ID>.self)
+        case .uuid: try self.init(old: old, new: new, hashing: _UUIDHashing<E.ID>.self)
+        case .hashValue: try self.init(old: old, new: new, hashing: _HashValueHashing<E.ID>.self)
         }
     }
 
     @inlinable
-    init<E: Identifiable, K: _IDKeying>(
+    init<E: Identifiable, H: _IDHashing>(
         old: UnsafeBufferPointer<E>,
         new: UnsafeBufferPointer<E>,
-        keying _: K.Type
-    ) throws(_Duplicate) where K.ID == E.ID {
+        hashing _: H.Type
+    ) throws(_Duplicate) where H.ID == E.ID {
+        precondition(
+            old.count < Int(Int32.max) && new.count < Int(Int32.max),
+            "a diff takes fewer than \(Int32.max) elements on each side"
+        )
         oldToNew = Array(repeating: -1, count: old.count)
         newToOld = Array(repeating: -1, count: new.count)
-        var table = _IDTable<K>(expectedCount: old.count)
+        var table = _IDTable(expectedCount: old.count)
+        defer { table.deallocate() }
+
+        func idAt(_ position: Int32) -> E.ID {
+            position >= 0 ? old[Int(position)].id : new[Int(-(position + 2))].id
+        }
 
         for i in old.indices {
             let id = old[i].id
-            let found = table.findOrInsert(K.key(for: id), value: i) { old[$0].id == id }
-            if found != _IDTable<K>.empty {
-                throw _Duplicate(side: .old, first: found, second: i, id: "\(id)")
+            let found = table.findOrInsert(hash: H.hash(id), position: Int32(truncatingIfNeeded: i)) { idAt($0) == id }
+            if found != _IDTable.empty {
+                throw _Duplicate(side: .old, first: Int(found), second: i, id: "\(id)")
             }
         }
 
@@ -70,20 +80,22 @@ struct _Matching {
                     if predicted < old.count && old[predicted].id == id {
                         o = predicted
                     } else {
-                        let found = table.findOrInsert(K.key(for: id), value: -(j + 2)) { value in
-                            value >= 0 ? old[value].id == id : new[-(value + 2)].id == id
+                        let position = Int32(truncatingIfNeeded: -(j + 2))
+                        let found = table.findOrInsert(hash: H.hash(id), position: position) { idAt($0) == id }
+                        if found == _IDTable.empty {
+                            if table.isOverloaded { table.grow { H.hash(idAt($0)) } }
+                            continue
                         }
-                        if found == _IDTable<K>.empty { continue }
                         if found < 0 {
-                            throw _Duplicate(side: .new, first: -(found + 2), second: j, id: "\(id)")
+                            throw _Duplicate(side: .new, first: Int(-(found + 2)), second: j, id: "\(id)")
                         }
-                        o = found
+                        o = Int(found)
                     }
                     if oldToNew[o] >= 0 {
-                        throw _Duplicate(side: .new, first: oldToNew[o], second: j, id: "\(id)")
+                        throw _Duplicate(side: .new, first: Int(oldToNew[o]), second: j, id: "\(id)")
                     }
-                    oldToNew[o] = j
-                    newToOld[j] = o
+                    oldToNew[o] = Int32(truncatingIfNeeded: j)
+                    newToOld[j] = Int32(truncatingIfNeeded: o)
                     predicted = o + 1
                 }
             }

@@ -71,6 +71,7 @@ func _diffSnapshots<Section, Item>(
 
     var changeset = Changeset()
     let workspace = _LISWorkspace(capacity: Swift.max(new.numberOfSections, new.numberOfItems))
+    defer { workspace.deallocate() }
 
     // Sections.
     var sectionKeep = [Bool](repeating: false, count: new.numberOfSections)
@@ -80,7 +81,7 @@ func _diffSnapshots<Section, Item>(
         }
     }
     for s in 0..<old.numberOfSections {
-        let t = sections.oldToNew[s]
+        let t = Int(sections.oldToNew[s])
         if t < 0 {
             changeset.sectionDeletes.append(s)
         } else if old._sections[s] != new._sections[t] {
@@ -88,7 +89,7 @@ func _diffSnapshots<Section, Item>(
         }
     }
     for t in 0..<new.numberOfSections {
-        let s = sections.newToOld[t]
+        let s = Int(sections.newToOld[t])
         if s < 0 {
             changeset.sectionInserts.append(t)
         } else if !sectionKeep[t] {
@@ -106,13 +107,13 @@ func _diffSnapshots<Section, Item>(
     // Old side, in old order: deletes and updates.
     for s in 0..<old.numberOfSections where sections.oldToNew[s] >= 0 {
         for o in oldStarts[s]..<oldStarts[s + 1] {
-            let j = items.oldToNew[o]
+            let j = Int(items.oldToNew[o])
             let from = IndexPath(item: o - oldStarts[s], section: s)
             if j < 0 {
                 changeset.itemDeletes.append(from)
                 continue
             }
-            let t = newSectionOf[j]
+            let t = Int(newSectionOf[j])
             if sections.newToOld[t] < 0 {
                 changeset.itemDeletes.append(from)
             } else if old._items[o] != new._items[j] {
@@ -123,27 +124,27 @@ func _diffSnapshots<Section, Item>(
 
     // New side, section by section: inserts, moves across sections, and
     // moves within a section (outside its longest increasing subsequence).
-    var sameSection = [Int](repeating: -1, count: new.numberOfItems)
+    var sameSection = [Int32](repeating: -1, count: new.numberOfItems)
     var keep = [Bool](repeating: false, count: new.numberOfItems)
     sameSection.withUnsafeMutableBufferPointer { sameSection in
         keep.withUnsafeMutableBufferPointer { keep in
             for t in 0..<new.numberOfSections {
-                let s = sections.newToOld[t]
+                let s = Int(sections.newToOld[t])
                 if s < 0 { continue }
                 let range = newStarts[t]..<newStarts[t + 1]
                 var anyInSection = false
                 for j in range {
-                    let o = items.newToOld[j]
+                    let o = Int(items.newToOld[j])
                     let to = IndexPath(item: j - range.lowerBound, section: t)
                     if o < 0 {
                         changeset.itemInserts.append(to)
                         continue
                     }
-                    let os = oldSectionOf[o]
+                    let os = Int(oldSectionOf[o])
                     if sections.oldToNew[os] < 0 {
                         changeset.itemInserts.append(to)
                     } else if os == s {
-                        sameSection[j] = o
+                        sameSection[j] = Int32(truncatingIfNeeded: o)
                         anyInSection = true
                     } else {
                         changeset.itemMoves.append(Move(from: IndexPath(item: o - oldStarts[os], section: os), to: to))
@@ -154,7 +155,7 @@ func _diffSnapshots<Section, Item>(
                 let marks = UnsafeMutableBufferPointer(rebasing: keep[range])
                 workspace.markLongestIncreasing(values: values, keep: marks)
                 for j in range where sameSection[j] >= 0 && !keep[j] {
-                    let o = sameSection[j]
+                    let o = Int(sameSection[j])
                     changeset.itemMoves.append(Move(
                         from: IndexPath(item: o - oldStarts[s], section: s),
                         to: IndexPath(item: j - range.lowerBound, section: t)
@@ -171,11 +172,11 @@ func _diffSnapshots<Section, Item>(
 ///
 /// - Complexity: O(*n* + *s*).
 @inlinable
-func _sectionOfEachItem<Section, Item>(_ snapshot: Snapshot<Section, Item>) -> [Int] {
-    var result = [Int](repeating: 0, count: snapshot.numberOfItems)
+func _sectionOfEachItem<Section, Item>(_ snapshot: Snapshot<Section, Item>) -> [Int32] {
+    var result = [Int32](repeating: 0, count: snapshot.numberOfItems)
     let starts = snapshot._sectionStarts
     for s in 0..<snapshot.numberOfSections {
-        for o in starts[s]..<starts[s + 1] { result[o] = s }
+        for o in starts[s]..<starts[s + 1] { result[o] = Int32(truncatingIfNeeded: s) }
     }
     return result
 }
