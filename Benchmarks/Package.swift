@@ -1,0 +1,35 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks for Tessera, measured with ordo-one's `benchmark` package.
+//
+// A separate package, so that the root package does not depend on the
+// benchmark tooling. Each benchmark target lives in its own directory next to
+// this file (the benchmark plugin finds targets whose parent directory is
+// named `Benchmarks`). Run from the repository root with
+// `swift package --package-path Benchmarks benchmark`; see README.md.
+let package = Package(
+    name: "TesseraBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Tessera", path: ".."),
+        // The malloc interposer backs the malloc counts. ARC is not measured,
+        // so the default `RuntimeInterposer` trait (and the package it pulls
+        // in) is left out.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DiffBenchmarks",
+            dependencies: [
+                .product(name: "TesseraDiff", package: "Tessera"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            path: "DiffBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

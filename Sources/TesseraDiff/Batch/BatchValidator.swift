@@ -1,0 +1,297 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// Checks a batch update against the item counts before and after it, by the
+/// rules of `../specs/batch-updates.md`: UIKit's "Invalid update" rules, as
+/// typed errors instead of a crash.
+///
+/// ```swift
+/// let batch = BatchUpdate(changeset).items
+/// try BatchValidator.validate(batch, itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
+/// ```
+public enum BatchValidator {
+    /// Which rules a batch must obey.
+    public enum Rules: String, Hashable, Codable, Sendable {
+        /// UIKit's rules, including that no section moves while items inside
+        /// it are inserted, deleted, reloaded or moved.
+        case uikit
+        /// Tessera's own headless view, which also accepts item operations
+        /// inside a moved section.
+        case tessera
+    }
+
+    /// Throws the first rule the batch breaks.
+    ///
+    /// The checks run in this order, so the error names the most basic
+    /// problem: malformed items; indexes out of range in their space; an
+    /// element named twice in one space; the number of sections; item
+    /// operations inside deleted, inserted, reloaded (or, under UIKit rules,
+    /// moved) sections; the number of items of every surviving section.
+    ///
+    /// - Parameters:
+    ///   - items: The update items, in any order.
+    ///   - itemCountsBefore: The number of items in each section before.
+    ///   - itemCountsAfter: The number of items in each section after.
+    ///   - rules: UIKit's rules (the default) or Tessera's.
+    /// - Throws: ``BatchValidationError``.
+    /// - Complexity: O(*k* + *s*) expected, for *k* update items and *s*
+    ///   sections.
+    public static func validate(
+        _ items: [UpdateItem],
+        itemCountsBefore: [Int],
+        itemCountsAfter: [Int],
+        rules: Rules = .uikit
+    ) throws(BatchValidationError) {
+        _ = try _BatchPlan(items, itemCountsBefore: itemCountsBefore, itemCountsAfter: itemCountsAfter, rules: rules)
+    }
+}
+
+/// A batch sorted by kind of operation, checked, with the new index of every
+/// surviving old section.
+@usableFromInline
+struct _BatchPlan {
+    @usableFromInline var sectionDeletes: [Int] = []
+    @usableFromInline var sectionReloads: [Int] = []
+    @usableFromInline var sectionInserts: [Int] = []
+    @usableFromInline var sectionMoves: [(from: Int, to: Int)] = []
+    @usableFromInline var itemDeletes: [IndexPath] = []
+    @usableFromInline var itemReloads: [IndexPath] = []
+    @usableFromInline var itemInserts: [IndexPath] = []
+    @usableFromInline var itemMoves: [(from: IndexPath, to: IndexPath)] = []
+    /// `sectionTarget[s]`: the new index of old section `s`, `nil` if deleted.
+    @usableFromInline var sectionTarget: [Int?] = []
+
+    /// Sorts the items by kind, rejecting malformed ones.
+    @usableFromInline
+    init(parsing items: [UpdateItem]) throws(BatchValidationError) {
+        try sort(items)
+    }
+
+    /// Sorts and checks a batch.
+    @usableFromInline
+    init(
+        _ items: [UpdateItem],
+        itemCountsBefore before: [Int],
+        itemCountsAfter after: [Int],
+        rules: BatchValidator.Rules
+    ) throws(BatchValidationError) {
+        try self.init(parsing: items)
+        try check(itemCountsBefore: before, itemCountsAfter: after, rules: rules)
+    }
+
+    /// Checks the parsed batch against the counts, and records where every
+    /// surviving old section goes.
+    @usableFromInline
+    mutating func check(
+        itemCountsBefore before: [Int],
+        itemCountsAfter after: [Int],
+        rules: BatchValidator.Rules
+    ) throws(BatchValidationError) {
+        try checkRanges(before: before, after: after)
+        try checkUniqueness()
+        let oldCount = before.count
+        let newCount = after.count
+        guard newCount == oldCount - sectionDeletes.count + sectionInserts.count else {
+            throw .invalidSectionCount(before: oldCount, after: newCount, inserted: sectionInserts.count, deleted: sectionDeletes.count)
+        }
+        guard let targets = sectionTargets(oldCount: oldCount, newCount: newCount) else {
+            throw .invalidSectionCount(before: oldCount, after: newCount, inserted: sectionInserts.count, deleted: sectionDeletes.count)
+        }
+        sectionTarget = targets
+        try checkSectionsAgainstItems(oldCount: oldCount, newCount: newCount, rules: rules)
+        try checkItemCounts(before: before, after: after)
+    }
+
+    /// The new index of every old section (`nil` when deleted), or `nil`
+    /// when the section operations are out of range or do not add up.
+    @usableFromInline
+    func sectionTargets(oldCount: Int, newCount: Int) -> [Int?]? {
+        guard newCount >= 0 else { return nil }
+        var removed = [Bool](repeating: false, count: oldCount)
+        var placed = [Bool](repeating: false, count: newCount)
+        for s in sectionDeletes {
+            guard s >= 0 && s < oldCount else { return nil }
+            removed[s] = true
+        }
+        for t in sectionInserts {
+            guard t >= 0 && t < newCount else { return nil }
+            placed[t] = true
+        }
+        for move in sectionMoves {
+            guard move.from >= 0 && move.from < oldCount && move.to >= 0 && move.to < newCount else { return nil }
+            removed[move.from] = true
+            placed[move.to] = true
+        }
+        guard var targets = _Placement.survivorTargets(countBefore: oldCount, removed: removed, placed: placed) else {
+            return nil
+        }
+        for move in sectionMoves { targets[move.from] = move.to }
+        return targets
+    }
+
+    private mutating func sort(_ items: [UpdateItem]) throws(BatchValidationError) {
+        for item in items {
+            let before = item.indexPathBeforeUpdate
+            let after = item.indexPathAfterUpdate
+            for path in [before, after] {
+                if let path, path.count != 1 && path.count != 2 {
+                    throw .malformedItem(item, reason: "an index path has \(path.count) indexes; a section has 1 and an item 2")
+                }
+            }
+            if let before, let after, before.count != after.count {
+                throw .malformedItem(item, reason: "its index paths before and after name a section and an item")
+            }
+            switch item.updateAction {
+            case .none:
+                continue
+            case .insert:
+                guard before == nil, let after else {
+                    throw .malformedItem(item, reason: "an insert has an index path after the update and none before")
+                }
+                if after.count == 1 { sectionInserts.append(after[0]) } else { itemInserts.append(after) }
+            case .delete:
+                guard after == nil, let before else {
+                    throw .malformedItem(item, reason: "a delete has an index path before the update and none after")
+                }
+                if before.count == 1 { sectionDeletes.append(before[0]) } else { itemDeletes.append(before) }
+            case .reload:
+                guard let before else {
+                    throw .malformedItem(item, reason: "a reload has an index path before the update")
+                }
+                if before.count == 1 { sectionReloads.append(before[0]) } else { itemReloads.append(before) }
+            case .move:
+                guard let before, let after else {
+                    throw .malformedItem(item, reason: "a move has index paths before and after the update")
+                }
+                if before.count == 1 {
+                    sectionMoves.append((before[0], after[0]))
+                } else {
+                    itemMoves.append((before, after))
+                }
+            }
+        }
+    }
+
+    private func checkRanges(before: [Int], after: [Int]) throws(BatchValidationError) {
+        func section(_ s: Int, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
+            let count = space == .before ? before.count : after.count
+            if s < 0 || s >= count { throw .sectionOutOfRange(action: action, section: s, sectionCount: count, space: space) }
+        }
+        func item(_ path: IndexPath, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
+            let counts = space == .before ? before : after
+            let s = path[0]
+            if s < 0 || s >= counts.count {
+                throw .sectionOfItemOutOfRange(action: action, indexPath: path, sectionCount: counts.count, space: space)
+            }
+            if path[1] < 0 || path[1] >= counts[s] {
+                throw .itemOutOfRange(action: action, indexPath: path, itemCount: counts[s], space: space)
+            }
+        }
+        for s in sectionDeletes { try section(s, .delete, .before) }
+        for s in sectionReloads { try section(s, .reload, .before) }
+        for move in sectionMoves { try section(move.from, .move, .before) }
+        for t in sectionInserts { try section(t, .insert, .after) }
+        for move in sectionMoves { try section(move.to, .move, .after) }
+        for path in itemDeletes { try item(path, .delete, .before) }
+        for path in itemReloads { try item(path, .reload, .before) }
+        for move in itemMoves { try item(move.from, .move, .before) }
+        for path in itemInserts { try item(path, .insert, .after) }
+        for move in itemMoves { try item(move.to, .move, .after) }
+    }
+
+    private func checkUniqueness() throws(BatchValidationError) {
+        var oldSections: [Int: UpdateItem.Action] = [:]
+        var newSections: [Int: UpdateItem.Action] = [:]
+        func claim(_ s: Int, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
+            let previous = space == .before
+                ? oldSections.updateValue(action, forKey: s)
+                : newSections.updateValue(action, forKey: s)
+            if let previous { throw .sectionNamedTwice(section: s, space: space, first: previous, second: action) }
+        }
+        for s in sectionDeletes { try claim(s, .delete, .before) }
+        for s in sectionReloads { try claim(s, .reload, .before) }
+        for move in sectionMoves { try claim(move.from, .move, .before) }
+        for t in sectionInserts { try claim(t, .insert, .after) }
+        for move in sectionMoves { try claim(move.to, .move, .after) }
+
+        var oldItems: [IndexPath: UpdateItem.Action] = [:]
+        var newItems: [IndexPath: UpdateItem.Action] = [:]
+        func claim(_ path: IndexPath, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
+            let previous = space == .before
+                ? oldItems.updateValue(action, forKey: path)
+                : newItems.updateValue(action, forKey: path)
+            if let previous { throw .itemNamedTwice(indexPath: path, space: space, first: previous, second: action) }
+        }
+        for path in itemDeletes { try claim(path, .delete, .before) }
+        for path in itemReloads { try claim(path, .reload, .before) }
+        for move in itemMoves { try claim(move.from, .move, .before) }
+        for path in itemInserts { try claim(path, .insert, .after) }
+        for move in itemMoves { try claim(move.to, .move, .after) }
+    }
+
+    private func checkSectionsAgainstItems(oldCount: Int, newCount: Int, rules: BatchValidator.Rules) throws(BatchValidationError) {
+        var deleted = [Bool](repeating: false, count: oldCount)
+        var reloadedOld = [Bool](repeating: false, count: oldCount)
+        var movedOld = [Bool](repeating: false, count: oldCount)
+        var inserted = [Bool](repeating: false, count: newCount)
+        var reloadedNew = [Bool](repeating: false, count: newCount)
+        var movedNew = [Bool](repeating: false, count: newCount)
+        for s in sectionDeletes { deleted[s] = true }
+        for s in sectionReloads {
+            reloadedOld[s] = true
+            if let t = sectionTarget[s] { reloadedNew[t] = true }
+        }
+        for t in sectionInserts { inserted[t] = true }
+        if rules == .uikit {
+            for move in sectionMoves {
+                movedOld[move.from] = true
+                movedNew[move.to] = true
+            }
+        }
+        func checkOld(_ path: IndexPath, _ action: UpdateItem.Action) throws(BatchValidationError) {
+            let s = path[0]
+            if deleted[s] { throw .itemInDeletedSection(action: action, indexPath: path) }
+            if reloadedOld[s] { throw .itemInReloadedSection(action: action, indexPath: path, space: .before) }
+            if movedOld[s] { throw .itemInMovedSection(action: action, indexPath: path, space: .before) }
+        }
+        func checkNew(_ path: IndexPath, _ action: UpdateItem.Action) throws(BatchValidationError) {
+            let t = path[0]
+            if inserted[t] { throw .itemInInsertedSection(action: action, indexPath: path) }
+            if reloadedNew[t] { throw .itemInReloadedSection(action: action, indexPath: path, space: .after) }
+            if movedNew[t] { throw .itemInMovedSection(action: action, indexPath: path, space: .after) }
+        }
+        for path in itemDeletes { try checkOld(path, .delete) }
+        for path in itemReloads { try checkOld(path, .reload) }
+        for move in itemMoves { try checkOld(move.from, .move) }
+        for path in itemInserts { try checkNew(path, .insert) }
+        for move in itemMoves { try checkNew(move.to, .move) }
+    }
+
+    private func checkItemCounts(before: [Int], after: [Int]) throws(BatchValidationError) {
+        var deleted = [Int](repeating: 0, count: before.count)
+        var movedOut = [Int](repeating: 0, count: before.count)
+        var inserted = [Int](repeating: 0, count: after.count)
+        var movedIn = [Int](repeating: 0, count: after.count)
+        for path in itemDeletes { deleted[path[0]] += 1 }
+        for path in itemInserts { inserted[path[0]] += 1 }
+        for move in itemMoves where sectionTarget[move.from[0]] != move.to[0] {
+            movedOut[move.from[0]] += 1
+            movedIn[move.to[0]] += 1
+        }
+        var reloaded = [Bool](repeating: false, count: before.count)
+        for s in sectionReloads { reloaded[s] = true }
+        for s in 0..<before.count where !reloaded[s] {
+            guard let t = sectionTarget[s] else { continue }
+            let expected = before[s] - deleted[s] + inserted[t] - movedOut[s] + movedIn[t]
+            if expected != after[t] {
+                throw .invalidItemCount(
+                    section: t, sectionBefore: s, before: before[s], after: after[t],
+                    inserted: inserted[t], deleted: deleted[s], movedIn: movedIn[t], movedOut: movedOut[s]
+                )
+            }
+        }
+    }
+}
