@@ -12,7 +12,9 @@ extension IndexPath {
     /// let path = IndexPath(item: 3, section: 1)   // [1, 3]
     /// ```
     public init(item: Int, section: Int) {
-        self.init(indexes: [section, item])
+        // One index, then a second: the two-index storage, with no array.
+        self.init(index: section)
+        append(item)
     }
 
     /// The section of a two-element index path (its first index).

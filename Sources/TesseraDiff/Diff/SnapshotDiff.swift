@@ -108,16 +108,18 @@ func _diffSnapshots<Section, Item>(
     for s in 0..<old.numberOfSections where sections.oldToNew[s] >= 0 {
         for o in oldStarts[s]..<oldStarts[s + 1] {
             let j = Int(items.oldToNew[o])
-            let from = IndexPath(item: o - oldStarts[s], section: s)
             if j < 0 {
-                changeset.itemDeletes.append(from)
+                changeset.itemDeletes.append(IndexPath(item: o - oldStarts[s], section: s))
                 continue
             }
             let t = Int(newSectionOf[j])
             if sections.newToOld[t] < 0 {
-                changeset.itemDeletes.append(from)
+                changeset.itemDeletes.append(IndexPath(item: o - oldStarts[s], section: s))
             } else if old._items[o] != new._items[j] {
-                changeset.itemUpdates.append(Move(from: from, to: IndexPath(item: j - newStarts[t], section: t)))
+                changeset.itemUpdates.append(Move(
+                    from: IndexPath(item: o - oldStarts[s], section: s),
+                    to: IndexPath(item: j - newStarts[t], section: t)
+                ))
             }
         }
     }
@@ -135,19 +137,21 @@ func _diffSnapshots<Section, Item>(
                 var anyInSection = false
                 for j in range {
                     let o = Int(items.newToOld[j])
-                    let to = IndexPath(item: j - range.lowerBound, section: t)
                     if o < 0 {
-                        changeset.itemInserts.append(to)
+                        changeset.itemInserts.append(IndexPath(item: j - range.lowerBound, section: t))
                         continue
                     }
                     let os = Int(oldSectionOf[o])
                     if sections.oldToNew[os] < 0 {
-                        changeset.itemInserts.append(to)
+                        changeset.itemInserts.append(IndexPath(item: j - range.lowerBound, section: t))
                     } else if os == s {
                         sameSection[j] = Int32(truncatingIfNeeded: o)
                         anyInSection = true
                     } else {
-                        changeset.itemMoves.append(Move(from: IndexPath(item: o - oldStarts[os], section: os), to: to))
+                        changeset.itemMoves.append(Move(
+                            from: IndexPath(item: o - oldStarts[os], section: os),
+                            to: IndexPath(item: j - range.lowerBound, section: t)
+                        ))
                     }
                 }
                 guard anyInSection else { continue }
