@@ -36,6 +36,9 @@ public enum BatchValidationError: Error, Hashable, Sendable {
     case itemInReloadedSection(action: UpdateItem.Action, indexPath: IndexPath, space: Space)
     /// An item operation inside a section that is being moved (UIKit rules).
     case itemInMovedSection(action: UpdateItem.Action, indexPath: IndexPath, space: Space)
+    /// A reload says it lands somewhere other than where the other
+    /// operations put its element.
+    case reloadLandsElsewhere(indexPath: IndexPath, claimed: IndexPath, actual: IndexPath)
     /// The number of sections does not add up.
     case invalidSectionCount(before: Int, after: Int, inserted: Int, deleted: Int)
     /// The number of items of a surviving section does not add up.
@@ -82,6 +85,9 @@ extension BatchValidationError: CustomStringConvertible {
         case let .itemInMovedSection(action, path, space):
             return "Invalid update: attempt to \(Self.itemPhrase(action, path, space)), but section \(path[0]) is being moved; "
                 + "UIKit cannot change items inside a moved section (stage the update, or delete and insert the section)"
+        case let .reloadLandsElsewhere(path, claimed, actual):
+            return "Invalid update: the reload of \(path.tesseraDescription) says it lands at \(claimed.tesseraDescription), "
+                + "but the other operations of the update put it at \(actual.tesseraDescription)"
         case let .invalidSectionCount(before, after, inserted, deleted):
             return "Invalid update: invalid number of sections. The number of sections contained in the collection view after the update (\(after)) "
                 + "must be equal to the number of sections contained in the collection view before the update (\(before)), "

@@ -61,6 +61,9 @@ struct _BatchPlan {
     @usableFromInline var itemReloads: [IndexPath] = []
     @usableFromInline var itemInserts: [IndexPath] = []
     @usableFromInline var itemMoves: [(from: IndexPath, to: IndexPath)] = []
+    /// Reloads that say where they land (their optional path after).
+    @usableFromInline var sectionReloadLandings: [(from: Int, to: Int)] = []
+    @usableFromInline var itemReloadLandings: [(from: IndexPath, to: IndexPath)] = []
     /// `sectionTarget[s]`: the new index of old section `s`, `nil` if deleted.
     @usableFromInline var sectionTarget: [Int?] = []
 
@@ -98,11 +101,12 @@ struct _BatchPlan {
             throw .invalidSectionCount(before: oldCount, after: newCount, inserted: sectionInserts.count, deleted: sectionDeletes.count)
         }
         guard let targets = sectionTargets(oldCount: oldCount, newCount: newCount) else {
-            throw .invalidSectionCount(before: oldCount, after: newCount, inserted: sectionInserts.count, deleted: sectionDeletes.count)
+            preconditionFailure("section operations in range, each named once, with counts that add up always place every section")
         }
         sectionTarget = targets
         try checkSectionsAgainstItems(oldCount: oldCount, newCount: newCount, rules: rules)
         try checkItemCounts(before: before, after: after)
+        try checkReloadLandings(before: before, after: after)
     }
 
     /// The new index of every old section (`nil` when deleted), or `nil`
@@ -161,7 +165,13 @@ struct _BatchPlan {
                 guard let before else {
                     throw .malformedItem(item, reason: "a reload has an index path before the update")
                 }
-                if before.count == 1 { sectionReloads.append(before[0]) } else { itemReloads.append(before) }
+                if before.count == 1 {
+                    sectionReloads.append(before[0])
+                    if let after { sectionReloadLandings.append((before[0], after[0])) }
+                } else {
+                    itemReloads.append(before)
+                    if let after { itemReloadLandings.append((before, after)) }
+                }
             case .move:
                 guard let before, let after else {
                     throw .malformedItem(item, reason: "a move has index paths before and after the update")
@@ -195,11 +205,13 @@ struct _BatchPlan {
         for move in sectionMoves { try section(move.from, .move, .before) }
         for t in sectionInserts { try section(t, .insert, .after) }
         for move in sectionMoves { try section(move.to, .move, .after) }
+        for landing in sectionReloadLandings { try section(landing.to, .reload, .after) }
         for path in itemDeletes { try item(path, .delete, .before) }
         for path in itemReloads { try item(path, .reload, .before) }
         for move in itemMoves { try item(move.from, .move, .before) }
         for path in itemInserts { try item(path, .insert, .after) }
         for move in itemMoves { try item(move.to, .move, .after) }
+        for landing in itemReloadLandings { try item(landing.to, .reload, .after) }
     }
 
     private func checkUniqueness() throws(BatchValidationError) {
@@ -216,6 +228,7 @@ struct _BatchPlan {
         for move in sectionMoves { try claim(move.from, .move, .before) }
         for t in sectionInserts { try claim(t, .insert, .after) }
         for move in sectionMoves { try claim(move.to, .move, .after) }
+        for landing in sectionReloadLandings { try claim(landing.to, .reload, .after) }
 
         var oldItems: [IndexPath: UpdateItem.Action] = [:]
         var newItems: [IndexPath: UpdateItem.Action] = [:]
@@ -230,6 +243,7 @@ struct _BatchPlan {
         for move in itemMoves { try claim(move.from, .move, .before) }
         for path in itemInserts { try claim(path, .insert, .after) }
         for move in itemMoves { try claim(move.to, .move, .after) }
+        for landing in itemReloadLandings { try claim(landing.to, .reload, .after) }
     }
 
     private func checkSectionsAgainstItems(oldCount: Int, newCount: Int, rules: BatchValidator.Rules) throws(BatchValidationError) {
@@ -268,6 +282,42 @@ struct _BatchPlan {
         for move in itemMoves { try checkOld(move.from, .move) }
         for path in itemInserts { try checkNew(path, .insert) }
         for move in itemMoves { try checkNew(move.to, .move) }
+    }
+
+    /// A reload that says where it lands must land there: a section where
+    /// the section operations put it, an item where its section's survivors
+    /// put it.
+    private func checkReloadLandings(before: [Int], after: [Int]) throws(BatchValidationError) {
+        for landing in sectionReloadLandings {
+            let actual = sectionTarget[landing.from] ?? -1
+            if actual != landing.to {
+                throw .reloadLandsElsewhere(
+                    indexPath: IndexPath(index: landing.from),
+                    claimed: IndexPath(index: landing.to),
+                    actual: IndexPath(index: actual)
+                )
+            }
+        }
+        guard !itemReloadLandings.isEmpty else { return }
+        var survivorTargets: [Int: [Int?]] = [:]
+        for landing in itemReloadLandings {
+            let s = landing.from[0]
+            guard let t = sectionTarget[s] else { continue }
+            if survivorTargets[s] == nil {
+                var removed = [Bool](repeating: false, count: before[s])
+                var placed = [Bool](repeating: false, count: after[t])
+                for path in itemDeletes where path[0] == s { removed[path[1]] = true }
+                for move in itemMoves where move.from[0] == s { removed[move.from[1]] = true }
+                for path in itemInserts where path[0] == t { placed[path[1]] = true }
+                for move in itemMoves where move.to[0] == t { placed[move.to[1]] = true }
+                survivorTargets[s] = _Placement.survivorTargets(countBefore: before[s], removed: removed, placed: placed)
+                    ?? [Int?](repeating: nil, count: before[s])
+            }
+            let actual = IndexPath(item: survivorTargets[s]?[landing.from[1]] ?? -1, section: t)
+            if actual != landing.to {
+                throw .reloadLandsElsewhere(indexPath: landing.from, claimed: landing.to, actual: actual)
+            }
+        }
     }
 
     private func checkItemCounts(before: [Int], after: [Int]) throws(BatchValidationError) {
