@@ -740,7 +740,7 @@ struct BatchValidatorValidTests {
                 }
                 #expect(try result.applying(batch.followUpReloads, takingValuesFrom: new) == new, "\(policy); \(context)")
             }
-            let staged = StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections)
+            let staged = try StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections)
             var state = old
             for step in staged.steps {
                 let next = try state.applying(step.items, takingValuesFrom: new)

@@ -95,7 +95,7 @@ struct CodableTests {
 
     @Test("A StagedBatchUpdate round-trips, and its stages encode as their names")
     func stagedBatchUpdateRoundTrip() throws {
-        let staged = StagedBatchUpdate(Self.sampleChangeset, sectionCountBefore: 3)
+        let staged = try StagedBatchUpdate(Self.sampleChangeset, sectionCountBefore: 3)
         #expect(!staged.steps.isEmpty)
         try expectRoundTrip(staged)
         try expectRoundTrip(StagedBatchUpdate(steps: []))
@@ -143,8 +143,8 @@ struct CodableTests {
                 let batch = try expectRoundTrip(BatchUpdate(first, policy: policy), context)
                 #expect(try encode(BatchUpdate(second, policy: policy)) == batch, context)
             }
-            let staged = try expectRoundTrip(StagedBatchUpdate(first, sectionCountBefore: old.numberOfSections), context)
-            #expect(try encode(StagedBatchUpdate(second, sectionCountBefore: old.numberOfSections)) == staged, context)
+            let staged = try expectRoundTrip(try StagedBatchUpdate(first, sectionCountBefore: old.numberOfSections), context)
+            #expect(try encode(try StagedBatchUpdate(second, sectionCountBefore: old.numberOfSections)) == staged, context)
 
             let oldItems = old.allItems
             let newItems = new.allItems

@@ -18,7 +18,7 @@ struct SnapshotDiffPropertyTests {
             let (old, new) = pairs.next()
             let context = "seed \(seed), pair \(index) (replay with TESSERA_SEED=\(seed))\nold: \(old)\nnew: \(new)"
             try checkPair(old: old, new: new, context: context)
-            count(try diff(from: old, to: new), old: old, into: &seen)
+            try count(try diff(from: old, to: new), old: old, into: &seen)
         }
         // The generator must exercise every kind of change, many times.
         let kinds = [
@@ -31,7 +31,7 @@ struct SnapshotDiffPropertyTests {
         }
     }
 
-    func count(_ changeset: Changeset, old: TestSnapshot, into seen: inout [String: Int]) {
+    func count(_ changeset: Changeset, old: TestSnapshot, into seen: inout [String: Int]) throws {
         func note(_ kind: String, _ happened: Bool) {
             if happened { seen[kind, default: 0] += 1 }
         }
@@ -52,7 +52,7 @@ struct SnapshotDiffPropertyTests {
         note("replacedSection", safe.items.contains { $0.updateAction == .delete && $0.isSectionOperation }
             && changeset.sectionDeletes.count < safe.items.filter { $0.updateAction == .delete && $0.isSectionOperation }.count)
         note("followUpReload", !BatchUpdate(changeset, policy: .moveThenReload).followUpReloads.isEmpty)
-        for step in StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections).steps {
+        for step in try StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections).steps {
             note("stage.\(step.stage)", true)
         }
     }
@@ -91,7 +91,7 @@ struct SnapshotDiffPropertyTests {
         }
 
         // Every stage valid against the state the previous one left.
-        let staged = StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections)
+        let staged = try StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections)
         var state = old
         var previousStage = -1
         for step in staged.steps {

@@ -150,7 +150,7 @@ struct SnapshotDiffTests {
         new[IndexPath(item: 0, section: 2)].content = 5
         new[section: 0].content = 1
         let changes = try diff(from: old, to: new)
-        let staged = StagedBatchUpdate(changes, sectionCountBefore: old.numberOfSections)
+        let staged = try StagedBatchUpdate(changes, sectionCountBefore: old.numberOfSections)
         #expect(staged.steps.map(\.stage) == StagedBatchUpdate.Stage.allCases)
         var state = old
         for step in staged.steps {
@@ -160,5 +160,22 @@ struct SnapshotDiffTests {
         }
         #expect(state == new)
         #expect(try old.applying(staged, takingValuesFrom: new) == new)
+    }
+
+    @Test("Staged form of a changeset that does not fit the section count throws the validator's error")
+    func stagedFormRejectsBadInput() {
+        #expect(throws: BatchValidationError.sectionOutOfRange(action: .delete, section: 5, sectionCount: 2, space: .before)) {
+            try StagedBatchUpdate(Changeset(sectionDeletes: [5]), sectionCountBefore: 2)
+        }
+        #expect(throws: BatchValidationError.invalidSectionCount(before: 1, after: -1, inserted: 0, deleted: 2)) {
+            try StagedBatchUpdate(Changeset(sectionDeletes: [0, 1]), sectionCountBefore: 1)
+        }
+        let moveOutOfDeleted = Changeset(
+            sectionDeletes: [0],
+            itemMoves: [Move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 0))]
+        )
+        #expect(throws: BatchValidationError.itemInDeletedSection(action: .move, indexPath: IndexPath(item: 0, section: 0))) {
+            try StagedBatchUpdate(moveOutOfDeleted, sectionCountBefore: 2)
+        }
     }
 }

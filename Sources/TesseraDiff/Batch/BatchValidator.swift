@@ -113,27 +113,10 @@ struct _BatchPlan {
     /// when the section operations are out of range or do not add up.
     @usableFromInline
     func sectionTargets(oldCount: Int, newCount: Int) -> [Int?]? {
-        guard newCount >= 0 else { return nil }
-        var removed = [Bool](repeating: false, count: oldCount)
-        var placed = [Bool](repeating: false, count: newCount)
-        for s in sectionDeletes {
-            guard s >= 0 && s < oldCount else { return nil }
-            removed[s] = true
-        }
-        for t in sectionInserts {
-            guard t >= 0 && t < newCount else { return nil }
-            placed[t] = true
-        }
-        for move in sectionMoves {
-            guard move.from >= 0 && move.from < oldCount && move.to >= 0 && move.to < newCount else { return nil }
-            removed[move.from] = true
-            placed[move.to] = true
-        }
-        guard var targets = _Placement.survivorTargets(countBefore: oldCount, removed: removed, placed: placed) else {
-            return nil
-        }
-        for move in sectionMoves { targets[move.from] = move.to }
-        return targets
+        _Placement.sectionTargets(
+            oldCount: oldCount, newCount: newCount,
+            deletes: sectionDeletes, inserts: sectionInserts, moves: sectionMoves
+        )
     }
 
     private mutating func sort(_ items: [UpdateItem]) throws(BatchValidationError) {

@@ -30,4 +30,38 @@ enum _Placement {
         while next < placed.count && placed[next] { next += 1 }
         return next == placed.count ? result : nil
     }
+
+    /// The new index of every old section (`nil` when deleted) under a set of
+    /// section operations, or `nil` when an index is out of range or the
+    /// survivors do not fill the free positions exactly.
+    ///
+    /// - Complexity: O(`oldCount` + `newCount` + operations).
+    @usableFromInline
+    static func sectionTargets(
+        oldCount: Int,
+        newCount: Int,
+        deletes: [Int],
+        inserts: [Int],
+        moves: [(from: Int, to: Int)]
+    ) -> [Int?]? {
+        guard newCount >= 0 else { return nil }
+        var removed = [Bool](repeating: false, count: oldCount)
+        var placed = [Bool](repeating: false, count: newCount)
+        for s in deletes {
+            guard s >= 0 && s < oldCount else { return nil }
+            removed[s] = true
+        }
+        for t in inserts {
+            guard t >= 0 && t < newCount else { return nil }
+            placed[t] = true
+        }
+        for move in moves {
+            guard move.from >= 0 && move.from < oldCount && move.to >= 0 && move.to < newCount else { return nil }
+            removed[move.from] = true
+            placed[move.to] = true
+        }
+        guard var targets = survivorTargets(countBefore: oldCount, removed: removed, placed: placed) else { return nil }
+        for move in moves { targets[move.from] = move.to }
+        return targets
+    }
 }

@@ -52,23 +52,33 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
     ///     ``diff(from:to:)-(Snapshot<Section,Item>,_)`` returns.
     ///   - sectionCountBefore: The number of sections before the change,
     ///     which places the sections that do not move.
+    /// - Throws: ``BatchValidationError`` when the changeset's section
+    ///   operations do not fit `sectionCountBefore` (out of range, named
+    ///   twice, or more deletes than sections).
     /// - Complexity: O(*s* + *k* log *k*) for *s* sections and *k* operations.
-    public init(_ changeset: Changeset, sectionCountBefore: Int) {
+    public init(_ changeset: Changeset, sectionCountBefore: Int) throws(BatchValidationError) {
         let deletedSections = changeset.sectionDeletes.sorted()
         let sectionCountAfter = sectionCountBefore - deletedSections.count + changeset.sectionInserts.count
-
-        // Where each old section is after stages 2 and 3.
-        var removed = [Bool](repeating: false, count: sectionCountBefore)
-        var placed = [Bool](repeating: false, count: Swift.max(sectionCountAfter, 0))
-        for s in deletedSections where s >= 0 && s < sectionCountBefore { removed[s] = true }
-        for t in changeset.sectionInserts where t >= 0 && t < placed.count { placed[t] = true }
-        for move in changeset.sectionMoves where move.from < sectionCountBefore && move.to < placed.count {
-            removed[move.from] = true
-            placed[move.to] = true
+        guard sectionCountAfter >= 0 else {
+            throw .invalidSectionCount(
+                before: sectionCountBefore, after: sectionCountAfter,
+                inserted: changeset.sectionInserts.count, deleted: deletedSections.count
+            )
         }
-        var sectionTarget = _Placement.survivorTargets(countBefore: sectionCountBefore, removed: removed, placed: placed)
-            ?? [Int?](repeating: nil, count: sectionCountBefore)
-        for move in changeset.sectionMoves where move.from < sectionCountBefore { sectionTarget[move.from] = move.to }
+
+        // Where each old section is after stages 2 and 3: the section
+        // operations checked as a batch of their own.
+        var sectionPlan = try _BatchPlan(parsing:
+            changeset.sectionDeletes.map { .deleteSection($0) }
+                + changeset.sectionInserts.map { .insertSection($0) }
+                + changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
+        )
+        try sectionPlan.check(
+            itemCountsBefore: Array(repeating: 0, count: sectionCountBefore),
+            itemCountsAfter: Array(repeating: 0, count: sectionCountAfter),
+            rules: .tessera
+        )
+        let sectionTarget = sectionPlan.sectionTarget
 
         // An old section's index once the deleted sections are gone.
         func afterSectionDeletes(_ s: Int) -> Int {
@@ -90,11 +100,17 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
             changeset.sectionInserts.sorted().map { .insertSection($0) }
                 + changeset.sectionMoves.sorted { $0.from < $1.from }.map { .moveSection(afterSectionDeletes($0.from), to: $0.to) }
         )
-        let itemMoves = changeset.itemMoves.sorted { $0.from < $1.from }.map { move -> UpdateItem in
+        var itemMoves: [UpdateItem] = []
+        for move in changeset.itemMoves.sorted(by: { $0.from < $1.from }) {
             let s = move.from[0]
+            guard s >= 0 && s < sectionCountBefore else {
+                throw .sectionOfItemOutOfRange(action: .move, indexPath: move.from, sectionCount: sectionCountBefore, space: .before)
+            }
+            guard let section = sectionTarget[s] else {
+                throw .itemInDeletedSection(action: .move, indexPath: move.from)
+            }
             let item = move.from[1] - Self.countBelow(move.from[1], in: deletedItems[s] ?? [])
-            let section = s < sectionTarget.count ? sectionTarget[s] ?? s : s
-            return .moveItem(from: IndexPath(item: item, section: section), to: move.to)
+            itemMoves.append(.moveItem(from: IndexPath(item: item, section: section), to: move.to))
         }
         add(.itemInsertsAndMoves, changeset.itemInserts.sorted().map { .insertItem(at: $0) } + itemMoves)
         add(.sectionReloads, changeset.sectionUpdates.map(\.to).sorted().map { .reloadSection($0) })
