@@ -162,6 +162,7 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         _sections.append(section)
         _items.append(contentsOf: items)
         _sectionStarts.append(_items.count)
+        _checkInvariants()
     }
 
     /// Appends an empty section.
@@ -180,6 +181,7 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         let end = _sectionStarts[section + 1]
         _items.insert(contentsOf: items, at: end)
         for s in (section + 1)..._sections.count { _sectionStarts[s] += items.count }
+        _checkInvariants()
     }
 
     /// Inserts a section with its items before the section at `index`.
@@ -193,6 +195,7 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         _items.insert(contentsOf: items, at: start)
         _sectionStarts.insert(start, at: index)
         for s in (index + 1)..._sections.count { _sectionStarts[s] += items.count }
+        _checkInvariants()
     }
 
     /// Removes a section and its items, returning the section.
@@ -206,6 +209,7 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         _items.removeSubrange(range)
         _sectionStarts.remove(at: index + 1)
         for s in (index + 1)..<_sectionStarts.count { _sectionStarts[s] -= range.count }
+        defer { _checkInvariants() }
         return _sections.remove(at: index)
     }
 
@@ -220,6 +224,7 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         precondition(indexPath.item >= 0 && indexPath.item <= count, "item \(indexPath.item) is outside 0...\(count) in section \(section)")
         _items.insert(item, at: _sectionStarts[section] + indexPath.item)
         for s in (section + 1)..._sections.count { _sectionStarts[s] += 1 }
+        _checkInvariants()
     }
 
     /// Removes the item at `indexPath`, returning it.
@@ -230,6 +235,7 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
     public mutating func removeItem(at indexPath: IndexPath) -> Item {
         let offset = _flatOffset(indexPath)
         for s in (indexPath.section + 1)..._sections.count { _sectionStarts[s] -= 1 }
+        defer { _checkInvariants() }
         return _items.remove(at: offset)
     }
 
