@@ -106,17 +106,9 @@ struct ListDiffTests {
     @Test("Random lists: the flat diff agrees with a one-section snapshot diff, and moves are minimal")
     func randomLists() throws {
         let seed = testSeed(default: 0xF1A7)
-        var generator = SplitMix64(seed: seed)
+        var pairs = RandomListPairs(seed: seed)
         for round in 0..<2_000 {
-            let count = Int.random(in: 0...80, using: &generator)
-            let old = (0..<count).map { TestItem(id: $0, content: Int.random(in: 0...2, using: &generator)) }
-            var new = old.filter { _ in Int.random(in: 0..<10, using: &generator) > 1 }
-            for _ in 0..<Int.random(in: 0...6, using: &generator) where !new.isEmpty {
-                let moved = new.remove(at: Int.random(in: new.indices, using: &generator))
-                new.insert(moved, at: Int.random(in: 0...new.count, using: &generator))
-            }
-            for i in new.indices where Int.random(in: 0..<5, using: &generator) == 0 { new[i].content += 1 }
-            new += (0..<Int.random(in: 0...5, using: &generator)).map { TestItem(id: 1_000 + $0) }
+            let (old, new) = pairs.next()
             let comment = Comment(rawValue: "seed \(seed), round \(round): \(old) → \(new)")
 
             let flat = try diff(from: old, to: new)

@@ -100,12 +100,17 @@ struct SnapshotDiffTests {
         #expect(expected.description == "duplicate item id 11 in the new snapshot: at [section 0, item 1] and [section 2, item 1]")
     }
 
-    @Test("An item both moved and updated: delete + insert under .deleteAndInsert")
-    func movedAndUpdatedDeleteAndInsert() throws {
+    /// Item 10 moves from first to last and changes content.
+    func movedAndUpdatedFixture() throws -> (old: TestSnapshot, new: TestSnapshot, changes: Changeset) {
         let old = TestSnapshot([1: [10, 11, 12]])
         var new = TestSnapshot([1: [11, 12, 10]])
         new[IndexPath(item: 2, section: 0)].content = 1
-        let changes = try diff(from: old, to: new)
+        return (old, new, try diff(from: old, to: new))
+    }
+
+    @Test("An item both moved and updated: delete + insert under .deleteAndInsert")
+    func movedAndUpdatedDeleteAndInsert() throws {
+        let (old, new, changes) = try movedAndUpdatedFixture()
         let from = IndexPath(item: 0, section: 0)
         let to = IndexPath(item: 2, section: 0)
         #expect(changes == Changeset(itemMoves: [Move(from: from, to: to)], itemUpdates: [Move(from: from, to: to)]))
@@ -117,10 +122,7 @@ struct SnapshotDiffTests {
 
     @Test("An item both moved and updated: move, then a reload in a second pass under .moveThenReload")
     func movedAndUpdatedMoveThenReload() throws {
-        let old = TestSnapshot([1: [10, 11, 12]])
-        var new = TestSnapshot([1: [11, 12, 10]])
-        new[IndexPath(item: 2, section: 0)].content = 1
-        let changes = try diff(from: old, to: new)
+        let (old, new, changes) = try movedAndUpdatedFixture()
         let from = IndexPath(item: 0, section: 0)
         let to = IndexPath(item: 2, section: 0)
         let batch = BatchUpdate(changes, policy: .moveThenReload)

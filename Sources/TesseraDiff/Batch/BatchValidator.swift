@@ -198,35 +198,21 @@ struct _BatchPlan {
     }
 
     private func checkUniqueness() throws(BatchValidationError) {
-        var oldSections: [Int: UpdateItem.Action] = [:]
-        var newSections: [Int: UpdateItem.Action] = [:]
-        func claim(_ s: Int, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
-            let previous = space == .before
-                ? oldSections.updateValue(action, forKey: s)
-                : newSections.updateValue(action, forKey: s)
-            if let previous { throw .sectionNamedTwice(section: s, space: space, first: previous, second: action) }
-        }
-        for s in sectionDeletes { try claim(s, .delete, .before) }
-        for s in sectionReloads { try claim(s, .reload, .before) }
-        for move in sectionMoves { try claim(move.from, .move, .before) }
-        for t in sectionInserts { try claim(t, .insert, .after) }
-        for move in sectionMoves { try claim(move.to, .move, .after) }
-        for landing in sectionReloadLandings { try claim(landing.to, .reload, .after) }
+        var sections = _Claims<Int> { .sectionNamedTwice(section: $0, space: $1, first: $2, second: $3) }
+        for s in sectionDeletes { try sections.claim(s, .delete, .before) }
+        for s in sectionReloads { try sections.claim(s, .reload, .before) }
+        for move in sectionMoves { try sections.claim(move.from, .move, .before) }
+        for t in sectionInserts { try sections.claim(t, .insert, .after) }
+        for move in sectionMoves { try sections.claim(move.to, .move, .after) }
+        for landing in sectionReloadLandings { try sections.claim(landing.to, .reload, .after) }
 
-        var oldItems: [IndexPath: UpdateItem.Action] = [:]
-        var newItems: [IndexPath: UpdateItem.Action] = [:]
-        func claim(_ path: IndexPath, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
-            let previous = space == .before
-                ? oldItems.updateValue(action, forKey: path)
-                : newItems.updateValue(action, forKey: path)
-            if let previous { throw .itemNamedTwice(indexPath: path, space: space, first: previous, second: action) }
-        }
-        for path in itemDeletes { try claim(path, .delete, .before) }
-        for path in itemReloads { try claim(path, .reload, .before) }
-        for move in itemMoves { try claim(move.from, .move, .before) }
-        for path in itemInserts { try claim(path, .insert, .after) }
-        for move in itemMoves { try claim(move.to, .move, .after) }
-        for landing in itemReloadLandings { try claim(landing.to, .reload, .after) }
+        var items = _Claims<IndexPath> { .itemNamedTwice(indexPath: $0, space: $1, first: $2, second: $3) }
+        for path in itemDeletes { try items.claim(path, .delete, .before) }
+        for path in itemReloads { try items.claim(path, .reload, .before) }
+        for move in itemMoves { try items.claim(move.from, .move, .before) }
+        for path in itemInserts { try items.claim(path, .insert, .after) }
+        for move in itemMoves { try items.claim(move.to, .move, .after) }
+        for landing in itemReloadLandings { try items.claim(landing.to, .reload, .after) }
     }
 
     private func checkSectionsAgainstItems(oldCount: Int, newCount: Int, rules: BatchValidator.Rules) throws(BatchValidationError) {
@@ -326,5 +312,24 @@ struct _BatchPlan {
                 )
             }
         }
+    }
+}
+
+/// Which operation first named each section or index path, in each space.
+private struct _Claims<Key: Hashable> {
+    private var before: [Key: UpdateItem.Action] = [:]
+    private var after: [Key: UpdateItem.Action] = [:]
+    /// The error for a key named twice: key, space, first and second action.
+    private let namedTwice: (Key, BatchValidationError.Space, UpdateItem.Action, UpdateItem.Action) -> BatchValidationError
+
+    init(namedTwice: @escaping (Key, BatchValidationError.Space, UpdateItem.Action, UpdateItem.Action) -> BatchValidationError) {
+        self.namedTwice = namedTwice
+    }
+
+    /// Records that `action` names `key` in `space`; throws when another
+    /// operation named it there first.
+    mutating func claim(_ key: Key, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
+        let previous = space == .before ? before.updateValue(action, forKey: key) : after.updateValue(action, forKey: key)
+        if let previous { throw namedTwice(key, space, previous, action) }
     }
 }
