@@ -20,7 +20,16 @@ import Foundation
 public struct StagedBatchUpdate: Hashable, Codable, Sendable {
     /// One of the five kinds of stage.
     public enum Stage: String, Hashable, Codable, Sendable, CaseIterable {
-        case itemReloads, deletes, sectionInsertsAndMoves, itemInsertsAndMoves, sectionReloads
+        /// 1. Item content updates, at the items' old index paths.
+        case itemReloads
+        /// 2. Section and item deletes.
+        case deletes
+        /// 3. Section inserts and moves.
+        case sectionInsertsAndMoves
+        /// 4. Item inserts and moves, including moves across sections.
+        case itemInsertsAndMoves
+        /// 5. Section content updates, at the sections' new indexes.
+        case sectionReloads
     }
 
     /// One batch and the stage it is.

@@ -21,7 +21,17 @@ public import Foundation
 public struct UpdateItem: Hashable, Codable, Sendable {
     /// What happens to the element, as `UICollectionView.UpdateAction`.
     public enum Action: String, Hashable, Codable, Sendable, CaseIterable {
-        case insert, delete, reload, move, none
+        /// The element appears (path after only).
+        case insert
+        /// The element goes (path before only).
+        case delete
+        /// The element is replaced by a fresh copy of itself (path before,
+        /// and where it lands after when known).
+        case reload
+        /// The element changes position (paths before and after).
+        case move
+        /// Nothing happens to the element; validators and replay ignore it.
+        case none
     }
 
     /// The element's index path before the update (old space).

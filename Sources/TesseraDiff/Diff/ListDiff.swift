@@ -25,6 +25,8 @@
 ///   updates from old to new offsets, each sorted by its first offset.
 /// - Throws: ``DiffError/duplicateElementID(id:side:firstOffset:secondOffset:)``
 ///   when two elements of one list share an id.
+/// - Precondition: each list has fewer than 2³¹ − 1 elements (positions are
+///   kept as 32-bit integers, which halves the memory a large diff touches).
 /// - Complexity: O(*n*) expected, plus O(*m* log *n*) for the *m* elements out
 ///   of order and O(*k* log *k*) to sort the *k* moves and updates. The number
 ///   of allocations does not depend on *n*.

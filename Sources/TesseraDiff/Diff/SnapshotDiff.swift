@@ -30,6 +30,7 @@ import Foundation
 /// - Throws: ``DiffError/duplicateSectionID(id:side:firstSection:secondSection:)``
 ///   or ``DiffError/duplicateItemID(id:side:first:second:)`` when ids repeat
 ///   within one snapshot.
+/// - Precondition: each snapshot has fewer than 2³¹ − 1 items.
 /// - Complexity: O(*n* + *s*) expected in the numbers of items and sections,
 ///   plus O(*m* log *n*) for the *m* elements out of order and O(*k* log *k*)
 ///   to sort the *k* moves. The number of allocations does not depend on *n*.
