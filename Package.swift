@@ -11,6 +11,7 @@ let package = Package(
     name: "Tessera",
     products: [
         .library(name: "TesseraDiff", targets: ["TesseraDiff"]),
+        .library(name: "TesseraLayout", targets: ["TesseraLayout"]),
     ],
     targets: [
         .target(
@@ -18,13 +19,23 @@ let package = Package(
             swiftSettings: internalChecks
         ),
         .target(
-            name: "TesseraTestSupport",
+            name: "TesseraLayout",
             dependencies: ["TesseraDiff"],
+            swiftSettings: internalChecks
+        ),
+        .target(
+            name: "TesseraTestSupport",
+            dependencies: ["TesseraDiff", "TesseraLayout"],
             path: "Tests/TesseraTestSupport"
         ),
         .testTarget(
             name: "TesseraDiffTests",
             dependencies: ["TesseraDiff", "TesseraTestSupport"],
+            swiftSettings: internalChecks
+        ),
+        .testTarget(
+            name: "TesseraLayoutTests",
+            dependencies: ["TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
             swiftSettings: internalChecks
         ),
     ],

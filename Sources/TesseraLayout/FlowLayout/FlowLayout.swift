@@ -1,0 +1,390 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// UIKit's `UICollectionViewFlowLayout`: items flow along lines that wrap,
+/// in sections with optional headers and footers.
+///
+/// ```swift
+/// let layout = FlowLayout()
+/// layout.itemSize = Size(width: 120, height: 120)
+/// layout.sectionInset = EdgeInsets(all: 10)
+/// layout.collectionView = StaticLayoutEnvironment(size: Size(width: 390, height: 844), itemCounts: [100])
+/// layout.prepare()
+/// let visible = layout.layoutAttributesForElements(in: Rect(x: 0, y: 0, width: 390, height: 844))
+/// ```
+///
+/// Vertically (horizontal mirrors it): a section stacks its header, top
+/// inset, lines, bottom inset and footer, and sections abut. An item joins a
+/// line when `used + minimumInteritemSpacing + width ≤ available`, the first
+/// item of a line always being placed. Items are centered on their line's
+/// scroll axis; a line is as tall as its tallest item, and lines are
+/// `minimumLineSpacing` apart. Full lines follow ``fullLineAlignment``
+/// (justified by default) and the last line ``lastLineAlignment`` (leading
+/// by default). Headers and footers span the whole width.
+///
+/// Frames live in flat arrays; attributes are made only for what a query
+/// returns, and rect queries run in O(log *n* + *k*).
+open class FlowLayout: CollectionViewLayout {
+    /// The scroll direction. Vertical by default.
+    public var scrollDirection: ScrollDirection = .vertical { didSet { invalidateLayout() } }
+    /// The size of every item, unless the delegate says otherwise. 50×50.
+    public var itemSize = Size(width: 50, height: 50) { didSet { invalidateLayout() } }
+    /// The spacing between lines. 10.
+    public var minimumLineSpacing: Double = 10 { didSet { invalidateLayout() } }
+    /// The spacing between items on a line. 10.
+    public var minimumInteritemSpacing: Double = 10 { didSet { invalidateLayout() } }
+    /// The insets of every section. Zero.
+    public var sectionInset = EdgeInsets.zero { didSet { invalidateLayout() } }
+    /// The size of every header (only its scroll-axis length is used; zero
+    /// means no header). Zero.
+    public var headerReferenceSize = Size.zero { didSet { invalidateLayout() } }
+    /// The size of every footer (only its scroll-axis length is used; zero
+    /// means no footer). Zero.
+    public var footerReferenceSize = Size.zero { didSet { invalidateLayout() } }
+    /// Whether headers stay at the top of the visible area while their
+    /// section is visible.
+    public var sectionHeadersPinToVisibleBounds = false { didSet { invalidateLayout() } }
+    /// Whether footers stay at the bottom of the visible area while their
+    /// section is visible.
+    public var sectionFootersPinToVisibleBounds = false { didSet { invalidateLayout() } }
+    /// How lines that another item did not fit after are aligned. Justified.
+    public var fullLineAlignment = LineAlignment.justified { didSet { invalidateLayout() } }
+    /// How the last line of a section is aligned. Leading.
+    public var lastLineAlignment = LineAlignment.leading { didSet { invalidateLayout() } }
+    /// Per-item and per-section values.
+    public weak var delegate: (any FlowLayoutDelegate)? { didSet { invalidateLayout() } }
+
+    /// The z-index of pinned headers and footers, so they cover the items
+    /// that scroll under them.
+    public static let pinnedSupplementaryZIndex = 10
+
+    var store = _FrameStore()
+    var contentSize = Size.zero
+    var preparedFixedLength: Double?
+    var isPrepared = false
+
+    /// Creates a flow layout with UIKit's defaults.
+    public override init() {
+        super.init()
+    }
+
+    // MARK: Preparing
+
+    /// Lays out every section, or only those from the first section an
+    /// invalidation context names. A context that names only supplementary
+    /// views (pinning after a scroll) recomputes nothing: pinned positions
+    /// are found at query time.
+    ///
+    /// Bad sizes, insets and spacings are recorded in
+    /// ``CollectionViewLayout/layoutError`` and replaced by zero.
+    ///
+    /// - Complexity: O(*n* + *s*) for the items and sections laid out; no
+    ///   allocation per item.
+    open override func prepare() {
+        let context = pendingInvalidation
+        super.prepare()
+        guard let environment = collectionView else {
+            store = _FrameStore()
+            contentSize = .zero
+            isPrepared = false
+            return
+        }
+        let direction = scrollDirection
+        let insets = direction.split(environment.contentInset)
+        let fixedLength = Swift.max(0, direction.fLength(environment.bounds.size) - insets.fLeading - insets.fTrailing)
+        let sectionCount = environment.numberOfSections
+
+        let first = Swift.min(
+            firstSectionToLayOut(context: context, fixedLength: fixedLength, direction: direction),
+            sectionCount
+        )
+        if first == sectionCount && store.numberOfSections == sectionCount {
+            return
+        }
+        if first == 0 {
+            var total = 0
+            for section in 0..<sectionCount { total += environment.numberOfItems(inSection: section) }
+            store.removeAll(reservingItems: total)
+            store.direction = direction
+        } else {
+            store.truncate(toSections: first)
+        }
+        let itemSize = checked(self.itemSize, .property("itemSize"))
+        let lineSpacing = checked(minimumLineSpacing, .property("minimumLineSpacing"))
+        let interitemSpacing = checked(minimumInteritemSpacing, .property("minimumInteritemSpacing"))
+        let sectionInset = checked(self.sectionInset, .property("sectionInset"))
+        let headerSize = checked(headerReferenceSize, .property("headerReferenceSize"))
+        let footerSize = checked(footerReferenceSize, .property("footerReferenceSize"))
+        let delegate = self.delegate
+
+        var s = first > 0 ? direction.maxS(store.sectionBounds[first - 1]) : 0
+        for section in first..<sectionCount {
+            let count = environment.numberOfItems(inSection: section)
+            let inset = delegate?.flowLayout(self, insetForSectionAt: section).map { checked($0, .sectionInset(section: section)) } ?? sectionInset
+            let lines = delegate?.flowLayout(self, minimumLineSpacingForSectionAt: section).map { checked($0, .lineSpacing(section: section)) } ?? lineSpacing
+            let interitem = delegate?.flowLayout(self, minimumInteritemSpacingForSectionAt: section).map { checked($0, .interitemSpacing(section: section)) } ?? interitemSpacing
+            let header = delegate?.flowLayout(self, referenceSizeForHeaderInSection: section).map { checked($0, .headerSize(section: section)) } ?? headerSize
+            let footer = delegate?.flowLayout(self, referenceSizeForFooterInSection: section).map { checked($0, .footerSize(section: section)) } ?? footerSize
+            let (sLeading, sTrailing, fLeading, fTrailing) = direction.split(inset)
+            let sectionStart = s
+
+            var headerFrame: Rect?
+            let headerLength = direction.sLength(header)
+            if headerLength > 0 {
+                headerFrame = direction.rect(s: s, f: 0, sLength: headerLength, fLength: fixedLength)
+                s += headerLength
+            }
+            s += sLeading
+
+            var line = _Line(start: store.itemFrames.count, s: s, fLeading: fLeading, available: fixedLength - fLeading - fTrailing, interitem: interitem)
+            for item in 0..<count {
+                var size = itemSize
+                if let delegate, let custom = delegate.flowLayout(self, sizeForItemAt: IndexPath(item: item, section: section)) {
+                    size = checked(custom, .itemSize(IndexPath(item: item, section: section)))
+                }
+                let width = direction.fLength(size)
+                if line.count > 0 && line.used + interitem + width > line.available + 1e-9 {
+                    line.close(in: &store, alignment: fullLineAlignment)
+                    line = _Line(start: store.itemFrames.count, s: line.s + line.length + lines, fLeading: fLeading, available: line.available, interitem: interitem)
+                }
+                line.append(width: width, length: direction.sLength(size), to: &store)
+            }
+            if line.count > 0 {
+                line.close(in: &store, alignment: lastLineAlignment)
+                s = line.s + line.length
+            }
+            s += sTrailing
+
+            var footerFrame: Rect?
+            let footerLength = direction.sLength(footer)
+            if footerLength > 0 {
+                footerFrame = direction.rect(s: s, f: 0, sLength: footerLength, fLength: fixedLength)
+                s += footerLength
+            }
+            store.endSection(
+                bounds: direction.rect(s: sectionStart, f: 0, sLength: s - sectionStart, fLength: fixedLength),
+                header: headerFrame,
+                footer: footerFrame
+            )
+        }
+        contentSize = direction == .vertical
+            ? Size(width: fixedLength, height: s)
+            : Size(width: s, height: fixedLength)
+        preparedFixedLength = fixedLength
+        isPrepared = true
+    }
+
+    /// The first section whose frames must be computed again: all of them
+    /// unless the last pass is still good for this fixed length and
+    /// direction; otherwise the first section the context names, or none
+    /// for a context that names only supplementary views or offsets.
+    private func firstSectionToLayOut(context: InvalidationContext?, fixedLength: Double, direction: ScrollDirection) -> Int {
+        guard isPrepared, preparedFixedLength == fixedLength, store.direction == direction else { return 0 }
+        guard let context else { return store.numberOfSections }
+        if context.invalidateEverything { return 0 }
+        if let section = context.firstInvalidatedSection { return Swift.min(section, store.numberOfSections) }
+        if context.invalidateDataSourceCounts { return 0 }
+        return store.numberOfSections
+    }
+
+    private func checked(_ value: Double, _ subject: LayoutError.Subject) -> Double {
+        guard value.isFinite && value >= 0 else {
+            recordError(LayoutError(subject: subject, value: "\(value)"))
+            return 0
+        }
+        return value
+    }
+
+    private func checked(_ size: Size, _ subject: LayoutError.Subject) -> Size {
+        guard size.isValid else {
+            recordError(LayoutError(subject: subject, value: "\(size)"))
+            return .zero
+        }
+        return size
+    }
+
+    private func checked(_ insets: EdgeInsets, _ subject: LayoutError.Subject) -> EdgeInsets {
+        guard insets.isValid else {
+            recordError(LayoutError(subject: subject, value: "top \(insets.top), left \(insets.left), bottom \(insets.bottom), right \(insets.right)"))
+            return .zero
+        }
+        return insets
+    }
+
+    /// The size of the laid-out content.
+    open override var collectionViewContentSize: Size { contentSize }
+
+    // MARK: Queries
+
+    /// Every header, footer and item whose frame intersects `rect` (elements
+    /// that only touch it are left out), in order: sections ascending, and in
+    /// each section its header and footer, then its items ascending.
+    ///
+    /// - Complexity: O(log *n* + *k*) for *k* elements returned.
+    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        store.forEachSection(meeting: rect) { section in
+            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+                if let attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
+                    result.append(attributes)
+                }
+            }
+        } item: { section, item, frame in
+            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+        }
+        return result
+    }
+
+    /// The attributes of an item, or `nil` when there is no such item.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
+        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
+    }
+
+    /// The attributes of a section's header or footer (kinds
+    /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
+    /// path `[section, 0]`), pinned where pinning is on; `nil` when the
+    /// section has none.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
+        guard indexPath.count >= 1 else { return nil }
+        return supplementaryAttributes(ofKind: kind, section: indexPath[0])
+    }
+
+    private func supplementaryAttributes(ofKind kind: String, section: Int) -> LayoutAttributes? {
+        guard section >= 0 && section < store.numberOfSections else { return nil }
+        let path = IndexPath(item: 0, section: section)
+        let direction = store.direction
+        let bounds = store.sectionBounds[section]
+        switch kind {
+        case ElementKind.sectionHeader:
+            guard var frame = store.headerFrames[section] else { return nil }
+            var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
+            if sectionHeadersPinToVisibleBounds, let environment = collectionView {
+                let visibleStart = direction.s(environment.contentOffset) + direction.split(environment.contentInset).sLeading
+                let length = direction.sLength(frame.size)
+                let pinned = Swift.max(direction.minS(frame), Swift.min(visibleStart, direction.maxS(bounds) - length))
+                frame = moved(frame, toS: pinned)
+                attributes.frame = frame
+                attributes.zIndex = Self.pinnedSupplementaryZIndex
+            }
+            return attributes
+        case ElementKind.sectionFooter:
+            guard var frame = store.footerFrames[section] else { return nil }
+            var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
+            if sectionFootersPinToVisibleBounds, let environment = collectionView {
+                let visibleEnd = direction.s(environment.contentOffset) + direction.sLength(environment.bounds.size)
+                    - direction.split(environment.contentInset).sTrailing
+                let length = direction.sLength(frame.size)
+                let floor = direction.minS(bounds) + (store.headerFrames[section].map { direction.sLength($0.size) } ?? 0)
+                let pinned = Swift.min(direction.minS(frame), Swift.max(visibleEnd - length, floor))
+                frame = moved(frame, toS: pinned)
+                attributes.frame = frame
+                attributes.zIndex = Self.pinnedSupplementaryZIndex
+            }
+            return attributes
+        default:
+            return nil
+        }
+    }
+
+    private func moved(_ frame: Rect, toS s: Double) -> Rect {
+        store.direction == .vertical
+            ? Rect(x: frame.origin.x, y: s, width: frame.size.width, height: frame.size.height)
+            : Rect(x: s, y: frame.origin.y, width: frame.size.width, height: frame.size.height)
+    }
+
+    // MARK: Invalidation
+
+    /// True when the fixed-axis length changes (lines re-wrap), and on any
+    /// change when headers or footers are pinned.
+    open override func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool {
+        guard let environment = collectionView else { return true }
+        let direction = scrollDirection
+        if direction.fLength(newBounds.size) != direction.fLength(environment.bounds.size) { return true }
+        return (sectionHeadersPinToVisibleBounds || sectionFootersPinToVisibleBounds) && newBounds != environment.bounds
+    }
+
+    /// Everything when the fixed-axis length changes; otherwise (pinning)
+    /// only the headers and footers.
+    ///
+    /// - Complexity: O(*s*) in the number of sections.
+    open override func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext {
+        guard let environment = collectionView,
+              scrollDirection.fLength(newBounds.size) == scrollDirection.fLength(environment.bounds.size)
+        else { return .everything() }
+        let context = InvalidationContext()
+        let sections = (0..<store.numberOfSections).map { IndexPath(item: 0, section: $0) }
+        if sectionHeadersPinToVisibleBounds {
+            context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: sections.filter { store.headerFrames[$0[0]] != nil })
+        }
+        if sectionFootersPinToVisibleBounds {
+            context.invalidateSupplementaryElements(ofKind: ElementKind.sectionFooter, at: sections.filter { store.footerFrames[$0[0]] != nil })
+        }
+        return context
+    }
+}
+
+/// One line of a flow section while it is being filled.
+struct _Line {
+    let start: Int
+    let s: Double
+    let fLeading: Double
+    let available: Double
+    let interitem: Double
+    var count = 0
+    var used = 0.0
+    var length = 0.0
+
+    init(start: Int, s: Double, fLeading: Double, available: Double, interitem: Double) {
+        self.start = start
+        self.s = s
+        self.fLeading = fLeading
+        self.available = available
+        self.interitem = interitem
+    }
+
+    /// Appends an item with a provisional frame (its size is kept; its
+    /// position is set when the line closes).
+    mutating func append(width: Double, length itemLength: Double, to store: inout _FrameStore) {
+        used = count == 0 ? width : used + interitem + width
+        length = Swift.max(length, itemLength)
+        count += 1
+        store.itemFrames.append(store.direction.rect(s: s, f: 0, sLength: itemLength, fLength: width))
+    }
+
+    /// Places the line's items across the line and centers them on it, and
+    /// records the line as a band.
+    func close(in store: inout _FrameStore, alignment: LineAlignment) {
+        let direction = store.direction
+        let end = start + count
+        var f: Double
+        var gap = interitem
+        switch alignment {
+        case .justified where count == 1:
+            f = fLeading + (available - used) / 2
+        case .justified:
+            f = fLeading
+            gap = interitem + (available - used) / Double(count - 1)
+        case .leading:
+            f = fLeading
+        case .center:
+            f = fLeading + (available - used) / 2
+        case .trailing:
+            f = fLeading + available - used
+        }
+        for index in start..<end {
+            let size = store.itemFrames[index].size
+            let itemLength = direction.sLength(size)
+            let width = direction.fLength(size)
+            store.itemFrames[index] = direction.rect(s: s + (length - itemLength) / 2, f: f, sLength: itemLength, fLength: width)
+            f += width + gap
+        }
+        store.addBand(start: start, minS: s, maxS: s + length)
+    }
+}

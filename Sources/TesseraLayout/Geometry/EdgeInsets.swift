@@ -1,0 +1,35 @@
+/// Distances inward from the four edges of a rectangle, in points.
+public struct EdgeInsets: Hashable, Codable, Sendable {
+    /// The inset from the top edge.
+    public var top: Double
+    /// The inset from the left edge.
+    public var left: Double
+    /// The inset from the bottom edge.
+    public var bottom: Double
+    /// The inset from the right edge.
+    public var right: Double
+
+    /// Creates insets.
+    @inlinable
+    public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
+        self.top = top
+        self.left = left
+        self.bottom = bottom
+        self.right = right
+    }
+
+    /// The same inset on every edge.
+    @inlinable
+    public init(all value: Double) {
+        self.init(top: value, left: value, bottom: value, right: value)
+    }
+
+    /// No inset.
+    public static let zero = EdgeInsets()
+
+    /// Whether every inset is finite and not negative.
+    @inlinable
+    public var isValid: Bool {
+        [top, left, bottom, right].allSatisfy { $0.isFinite && $0 >= 0 }
+    }
+}

@@ -1,0 +1,28 @@
+/// A width and a height, in points.
+public struct Size: Hashable, Codable, Sendable {
+    /// The horizontal extent.
+    public var width: Double
+    /// The vertical extent.
+    public var height: Double
+
+    /// Creates a size.
+    @inlinable
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    /// A size of zero by zero.
+    public static let zero = Size(width: 0, height: 0)
+
+    /// Whether both extents are finite and not negative.
+    @inlinable
+    public var isValid: Bool {
+        width.isFinite && height.isFinite && width >= 0 && height >= 0
+    }
+}
+
+extension Size: CustomStringConvertible {
+    /// `width×height`.
+    public var description: String { "\(width.tesseraShort)×\(height.tesseraShort)" }
+}

@@ -1,0 +1,297 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import TesseraDiff
+
+/// The abstract layout: UIKit's `UICollectionViewLayout` contract, with its
+/// Swift names and default behaviours. Subclass it to write a layout.
+///
+/// A layout reads its environment through ``collectionView`` (bounds,
+/// content inset and counts), computes frames in ``prepare()``, and answers
+/// queries until it is invalidated. During a batch update the collection
+/// view calls ``prepare(forCollectionViewUpdates:)`` (while the layout still
+/// holds the state before the update), then ``prepare()`` for the state after
+/// it, asks for initial attributes of appearing elements and final attributes
+/// of disappearing ones, and calls ``finalizeCollectionViewUpdates()``.
+///
+/// The defaults during updates follow UIKit: an inserted or reloaded element
+/// appears at its final frame with alpha 0, a deleted or reloaded one
+/// disappears at its old frame with alpha 0, and for every other element
+/// these methods return `nil` (the element moves from its old attributes to
+/// its new ones).
+///
+/// Not thread-safe: use a layout from one thread (or actor) at a time.
+open class CollectionViewLayout {
+    /// The environment the layout lays out for. The collection view sets it;
+    /// a test can set a ``StaticLayoutEnvironment``.
+    public weak var collectionView: (any LayoutEnvironment)?
+
+    /// The first bad size, inset or spacing that the last ``prepare()`` met,
+    /// or `nil`. Subclasses record it with ``recordError(_:)``.
+    public private(set) var layoutError: LayoutError?
+
+    /// The decoration view kinds registered with ``register(decorationViewOfKind:)``.
+    public private(set) var registeredDecorationKinds: [String] = []
+
+    /// What was invalidated since the last ``prepare()``, or `nil`.
+    public private(set) var pendingInvalidation: InvalidationContext?
+
+    /// The update items of the batch in progress, between
+    /// ``prepare(forCollectionViewUpdates:)`` and
+    /// ``finalizeCollectionViewUpdates()``.
+    public private(set) var updateItems: [UpdateItem] = []
+
+    private var inserted = Set<IndexPath>()
+    private var deleted = Set<IndexPath>()
+    private var insertedSections = Set<Int>()
+    private var deletedSections = Set<Int>()
+    private var disappearing: [IndexPath: LayoutAttributes] = [:]
+    private var disappearingSupplementary: [String: [IndexPath: LayoutAttributes]] = [:]
+
+    /// Creates a layout.
+    public init() {}
+
+    // MARK: Preparing
+
+    /// Computes the layout for the current environment. Subclasses override
+    /// it, call `super.prepare()` first, and read
+    /// ``pendingInvalidation`` to limit the work.
+    ///
+    /// The base class clears the recorded error and the pending
+    /// invalidation.
+    open func prepare() {
+        layoutError = nil
+        pendingInvalidation = nil
+    }
+
+    /// Records a bad value met while preparing; the first one is kept.
+    public func recordError(_ error: LayoutError) {
+        if layoutError == nil { layoutError = error }
+    }
+
+    /// The size of the whole content. Zero in the base class.
+    open var collectionViewContentSize: Size { .zero }
+
+    // MARK: Queries
+
+    /// The attributes of every element whose frame intersects `rect`.
+    /// Empty in the base class.
+    open func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] { [] }
+
+    /// The attributes of an item, or `nil`. `nil` in the base class.
+    open func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? { nil }
+
+    /// The attributes of a supplementary view, or `nil`. `nil` in the base class.
+    open func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? { nil }
+
+    /// The attributes of a decoration view, or `nil`. `nil` in the base class.
+    open func layoutAttributesForDecorationView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? { nil }
+
+    // MARK: Invalidation
+
+    /// Marks the whole layout for recomputation at the next ``prepare()``.
+    open func invalidateLayout() {
+        invalidateLayout(with: .everything())
+    }
+
+    /// Marks what a context names for recomputation at the next
+    /// ``prepare()``; contexts accumulate until then.
+    open func invalidateLayout(with context: InvalidationContext) {
+        if let pendingInvalidation {
+            pendingInvalidation.merge(context)
+        } else {
+            pendingInvalidation = context
+        }
+    }
+
+    /// Whether a change of bounds needs a new layout. `false` in the base
+    /// class.
+    open func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool { false }
+
+    /// The context for a bounds change the layout asked to be invalidated
+    /// for. The base class invalidates everything.
+    open func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext { .everything() }
+
+    // MARK: Content offset
+
+    /// Where scrolling should stop, given where it would. The proposal, in
+    /// the base class.
+    open func targetContentOffset(forProposedContentOffset proposedContentOffset: Point, withScrollingVelocity velocity: Point) -> Point {
+        proposedContentOffset
+    }
+
+    /// The content offset to use after an update or a layout transition. The
+    /// proposal, in the base class.
+    open func targetContentOffset(forProposedContentOffset proposedContentOffset: Point) -> Point {
+        proposedContentOffset
+    }
+
+    // MARK: Updates
+
+    /// Called before the layout is prepared for the state after a batch,
+    /// while it still answers for the state before it. The base class keeps
+    /// the update items and the attributes of the elements that will
+    /// disappear.
+    ///
+    /// - Complexity: O(*k* + *d*) for *k* update items and *d* items in
+    ///   deleted sections.
+    open func prepare(forCollectionViewUpdates updateItems: [UpdateItem]) {
+        self.updateItems = updateItems
+        inserted = []
+        deleted = []
+        insertedSections = []
+        deletedSections = []
+        disappearing = [:]
+        disappearingSupplementary = [:]
+        for item in updateItems {
+            switch item.updateAction {
+            case .insert:
+                if let path = item.indexPathAfterUpdate { noteInsert(path) }
+            case .delete:
+                if let path = item.indexPathBeforeUpdate { noteDelete(path) }
+            case .reload:
+                if let path = item.indexPathBeforeUpdate { noteDelete(path) }
+                if let path = item.indexPathAfterUpdate { noteInsert(path) }
+            case .move, .none:
+                continue
+            }
+        }
+    }
+
+    private func noteInsert(_ path: IndexPath) {
+        if path.count == 1 { insertedSections.insert(path[0]) } else { inserted.insert(path) }
+    }
+
+    private func noteDelete(_ path: IndexPath) {
+        if path.count == 1 {
+            let section = path[0]
+            deletedSections.insert(section)
+            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+                let supplementaryPath = IndexPath(item: 0, section: section)
+                if let attributes = layoutAttributesForSupplementaryView(ofKind: kind, at: supplementaryPath) {
+                    disappearingSupplementary[kind, default: [:]][supplementaryPath] = attributes
+                }
+            }
+            let count = collectionView.map { section < $0.numberOfSections ? $0.numberOfItems(inSection: section) : 0 } ?? 0
+            for item in 0..<count {
+                let itemPath = IndexPath(item: item, section: section)
+                if let attributes = layoutAttributesForItem(at: itemPath) { disappearing[itemPath] = attributes }
+            }
+        } else {
+            deleted.insert(path)
+            if let attributes = layoutAttributesForItem(at: path) { disappearing[path] = attributes }
+        }
+    }
+
+    /// Called after the update's animations are set up. The base class
+    /// forgets the update.
+    open func finalizeCollectionViewUpdates() {
+        updateItems = []
+        inserted = []
+        deleted = []
+        insertedSections = []
+        deletedSections = []
+        disappearing = [:]
+        disappearingSupplementary = [:]
+    }
+
+    /// Where an appearing item starts. The base class: an inserted or
+    /// reloaded item (or one in an inserted section) starts at its final
+    /// frame with alpha 0; any other item, `nil`.
+    open func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        guard inserted.contains(itemIndexPath) || insertedSections.contains(itemIndexPath[0]) else { return nil }
+        var attributes = layoutAttributesForItem(at: itemIndexPath)
+        attributes?.alpha = 0
+        return attributes
+    }
+
+    /// Where a disappearing item ends. The base class: a deleted or reloaded
+    /// item (or one in a deleted section) ends at its old frame with alpha 0;
+    /// any other item, `nil`.
+    open func finalLayoutAttributesForDisappearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        guard var attributes = disappearing[itemIndexPath] else { return nil }
+        attributes.alpha = 0
+        return attributes
+    }
+
+    /// Where an appearing supplementary view starts. The base class: in an
+    /// inserted section, at its final frame with alpha 0; otherwise `nil`.
+    open func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        guard insertedSections.contains(elementIndexPath[0]) else { return nil }
+        var attributes = layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath)
+        attributes?.alpha = 0
+        return attributes
+    }
+
+    /// Where a disappearing supplementary view ends. The base class: in a
+    /// deleted section, at its old frame with alpha 0; otherwise `nil`.
+    open func finalLayoutAttributesForDisappearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        guard var attributes = disappearingSupplementary[elementKind]?[elementIndexPath] else { return nil }
+        attributes.alpha = 0
+        return attributes
+    }
+
+    /// Where an appearing decoration view starts. `nil` in the base class.
+    open func initialLayoutAttributesForAppearingDecorationElement(ofKind elementKind: String, at decorationIndexPath: IndexPath) -> LayoutAttributes? {
+        nil
+    }
+
+    /// Where a disappearing decoration view ends. `nil` in the base class.
+    open func finalLayoutAttributesForDisappearingDecorationElement(ofKind elementKind: String, at decorationIndexPath: IndexPath) -> LayoutAttributes? {
+        nil
+    }
+
+    /// Supplementary views of a kind that appear with the update. The base
+    /// class: the headers and footers of inserted sections, for those kinds.
+    open func indexPathsToInsertForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {
+        guard elementKind == ElementKind.sectionHeader || elementKind == ElementKind.sectionFooter else { return [] }
+        return insertedSections.sorted().map { IndexPath(item: 0, section: $0) }
+            .filter { layoutAttributesForSupplementaryView(ofKind: elementKind, at: $0) != nil }
+    }
+
+    /// Supplementary views of a kind that disappear with the update. The base
+    /// class: those of deleted sections that existed.
+    open func indexPathsToDeleteForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {
+        (disappearingSupplementary[elementKind] ?? [:]).keys.sorted()
+    }
+
+    /// Decoration views of a kind that appear with the update. Empty in the
+    /// base class.
+    open func indexPathsToInsertForDecorationView(ofKind elementKind: String) -> [IndexPath] { [] }
+
+    /// Decoration views of a kind that disappear with the update. Empty in
+    /// the base class.
+    open func indexPathsToDeleteForDecorationView(ofKind elementKind: String) -> [IndexPath] { [] }
+
+    // MARK: Bounds changes and transitions
+
+    /// Called before an animated change of bounds. Nothing in the base class.
+    open func prepare(forAnimatedBoundsChange oldBounds: Rect) {}
+
+    /// Called after an animated change of bounds. Nothing in the base class.
+    open func finalizeAnimatedBoundsChange() {}
+
+    /// Called on the current layout before a transition to another. Nothing
+    /// in the base class.
+    open func prepareForTransition(to newLayout: CollectionViewLayout) {}
+
+    /// Called on the new layout before a transition from another. Nothing in
+    /// the base class.
+    open func prepareForTransition(from oldLayout: CollectionViewLayout) {}
+
+    /// Called on both layouts after a transition. Nothing in the base class.
+    open func finalizeLayoutTransition() {}
+
+    // MARK: Decoration views
+
+    /// Registers a decoration view kind by name, as UIKit's
+    /// `register(_:forDecorationViewOfKind:)` does.
+    public func register(decorationViewOfKind kind: String) {
+        if !registeredDecorationKinds.contains(kind) { registeredDecorationKinds.append(kind) }
+    }
+}
+
+@available(*, unavailable)
+extension CollectionViewLayout: Sendable {}

@@ -1,0 +1,165 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The frames of one layout pass in flat arrays, and the rect query over
+/// them.
+///
+/// Items are grouped into *bands* along the scroll axis (S): a line of a flow
+/// layout, or a single row of a list. A band records the first item it holds
+/// and the S range its items cover; bands start in S order (their smallest S
+/// never decreases), which is what lets a query stop early. Sections and bands are appended in S
+/// order; queries binary-search sections, then bands, using running maxima of
+/// the S ends so that the search stays right even where ends are not sorted.
+///
+/// Per item the store keeps one `Rect` (32 bytes); per band 20 bytes (none
+/// when items are their own bands); per section about 100 bytes.
+struct _FrameStore {
+    var direction: ScrollDirection = .vertical
+    /// Whether every item is a band of its own, its frames' S starts and ends
+    /// both ascending within a section (a list): then no band arrays are
+    /// kept and queries search the frames themselves.
+    var itemsAreBands = false
+
+    // Items, flat in section order.
+    var itemFrames: [Rect] = []
+
+    // Bands.
+    var bandStart: [Int32] = []      // first item (flat offset) of each band
+    var bandMinS: [Double] = []      // smallest S start of the band's items
+    var bandMaxS: [Double] = []      // running max of S ends up to this band (monotone)
+
+    // Sections.
+    var sectionItemStart: [Int] = [0] // flat offset of each section's first item; one more than sections
+    var sectionBandStart: [Int] = [0] // first band of each section; one more than sections
+    var sectionBounds: [Rect] = []    // everything the section holds, including insets
+    var sectionMaxS: [Double] = []    // running max of section S ends (monotone)
+    var headerFrames: [Rect?] = []
+    var footerFrames: [Rect?] = []
+
+    var numberOfSections: Int { sectionBounds.count }
+
+    /// Drops every section from `section` on, keeping those before it.
+    mutating func truncate(toSections section: Int) {
+        guard section < numberOfSections else { return }
+        itemFrames.removeSubrange(sectionItemStart[section]...)
+        let bands = sectionBandStart[section]
+        bandStart.removeSubrange(bands...)
+        bandMinS.removeSubrange(bands...)
+        bandMaxS.removeSubrange(bands...)
+        sectionItemStart.removeSubrange((section + 1)...)
+        sectionBandStart.removeSubrange((section + 1)...)
+        sectionBounds.removeSubrange(section...)
+        sectionMaxS.removeSubrange(section...)
+        headerFrames.removeSubrange(section...)
+        footerFrames.removeSubrange(section...)
+    }
+
+    mutating func removeAll(reservingItems items: Int) {
+        itemFrames.removeAll(keepingCapacity: true)
+        itemFrames.reserveCapacity(items)
+        bandStart.removeAll(keepingCapacity: true)
+        bandMinS.removeAll(keepingCapacity: true)
+        bandMaxS.removeAll(keepingCapacity: true)
+        sectionItemStart = [0]
+        sectionBandStart = [0]
+        sectionBounds.removeAll(keepingCapacity: true)
+        sectionMaxS.removeAll(keepingCapacity: true)
+        headerFrames.removeAll(keepingCapacity: true)
+        footerFrames.removeAll(keepingCapacity: true)
+    }
+
+    /// The S end of everything laid out so far.
+    var endS: Double { sectionMaxS.last ?? 0 }
+
+    /// Records a band that starts at item `start` (a flat offset).
+    mutating func addBand(start: Int, minS: Double, maxS: Double) {
+        bandStart.append(Int32(truncatingIfNeeded: start))
+        bandMinS.append(minS)
+        bandMaxS.append(Swift.max(maxS, bandMaxS.last ?? -.infinity))
+    }
+
+    /// Closes a section: its header, footer and bounds.
+    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?) {
+        sectionItemStart.append(itemFrames.count)
+        sectionBandStart.append(bandStart.count)
+        sectionBounds.append(bounds)
+        sectionMaxS.append(Swift.max(direction.maxS(bounds), sectionMaxS.last ?? -.infinity))
+        headerFrames.append(header)
+        footerFrames.append(footer)
+    }
+
+    func itemCount(inSection section: Int) -> Int {
+        sectionItemStart[section + 1] - sectionItemStart[section]
+    }
+
+    func itemFrame(at indexPath: IndexPath) -> Rect? {
+        guard indexPath.count == 2 else { return nil }
+        let section = indexPath[0]
+        let item = indexPath[1]
+        guard section >= 0 && section < numberOfSections && item >= 0 && item < itemCount(inSection: section) else { return nil }
+        return itemFrames[sectionItemStart[section] + item]
+    }
+
+    /// The first index in `0..<count` whose running maximum exceeds `value`.
+    static func firstIndex(in maxima: [Double], from lower: Int, to upper: Int, above value: Double) -> Int {
+        var low = lower
+        var high = upper
+        while low < high {
+            let mid = (low + high) / 2
+            if maxima[mid] > value { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// Calls `body` for every section whose bounds may meet `rect` on the S
+    /// axis, in order, then for every item of it that intersects `rect`.
+    ///
+    /// - Complexity: O(log *s* + log *b* + *k*) for *s* sections, *b* bands
+    ///   and *k* visited bands and items.
+    func forEachSection(
+        meeting rect: Rect,
+        section sectionBody: (Int) -> Void,
+        item itemBody: (Int, Int, Rect) -> Void
+    ) {
+        let low = direction.minS(rect)
+        let high = direction.maxS(rect)
+        guard !rect.isEmpty else { return }
+        var section = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
+        while section < numberOfSections && direction.minS(sectionBounds[section]) < high {
+            sectionBody(section)
+            if itemsAreBands {
+                let start = sectionItemStart[section]
+                let end = sectionItemStart[section + 1]
+                var lower = start
+                var upper = end
+                while lower < upper {
+                    let mid = (lower + upper) / 2
+                    if direction.maxS(itemFrames[mid]) > low { upper = mid } else { lower = mid + 1 }
+                }
+                var flat = lower
+                while flat < end && direction.minS(itemFrames[flat]) < high {
+                    if itemFrames[flat].intersects(rect) { itemBody(section, flat - start, itemFrames[flat]) }
+                    flat += 1
+                }
+                section += 1
+                continue
+            }
+            let firstBand = sectionBandStart[section]
+            let endBand = sectionBandStart[section + 1]
+            var band = Self.firstIndex(in: bandMaxS, from: firstBand, to: endBand, above: low)
+            let sectionStart = sectionItemStart[section]
+            while band < endBand && bandMinS[band] < high {
+                let start = Int(bandStart[band])
+                let end = band + 1 < bandStart.count ? Int(bandStart[band + 1]) : itemFrames.count
+                for flat in start..<Swift.min(end, sectionItemStart[section + 1]) where itemFrames[flat].intersects(rect) {
+                    itemBody(section, flat - sectionStart, itemFrames[flat])
+                }
+                band += 1
+            }
+            section += 1
+        }
+    }
+}
