@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TesseraLayout
+import TesseraTestSupport
+
+/// Random layouts whose every rect query is compared with a brute-force
+/// filter over every element, and whose incremental invalidation is compared
+/// with a fresh layout.
+@Suite("Layout oracles")
+struct LayoutOracleTests {
+    /// Random per-section and per-item values for a delegate.
+    static func randomDelegate(itemCounts: [Int], using generator: inout SplitMix64) -> TableDelegate {
+        let delegate = TableDelegate()
+        for (section, count) in itemCounts.enumerated() {
+            if Bool.random(using: &generator) {
+                delegate.insets[section] = EdgeInsets(
+                    top: Double(Int.random(in: 0...20, using: &generator)), left: Double(Int.random(in: 0...20, using: &generator)),
+                    bottom: Double(Int.random(in: 0...20, using: &generator)), right: Double(Int.random(in: 0...20, using: &generator))
+                )
+            }
+            if Bool.random(using: &generator) { delegate.lineSpacings[section] = Double(Int.random(in: 0...12, using: &generator)) }
+            if Bool.random(using: &generator) { delegate.interitemSpacings[section] = Double(Int.random(in: 0...12, using: &generator)) }
+            if Bool.random(using: &generator) { delegate.headerSizes[section] = Size(width: 30, height: Double(Int.random(in: 0...40, using: &generator))) }
+            if Bool.random(using: &generator) { delegate.footerSizes[section] = Size(width: 30, height: Double(Int.random(in: 0...40, using: &generator))) }
+            for item in 0..<count where Int.random(in: 0..<3, using: &generator) > 0 {
+                delegate.itemSizes[IndexPath(item: item, section: section)] = Size(
+                    width: Double(Int.random(in: 0...160, using: &generator)) / 2,
+                    height: Double(Int.random(in: 0...120, using: &generator)) / 2
+                )
+            }
+        }
+        return delegate
+    }
+
+    /// A random query rect: anywhere in or around the content, sometimes empty,
+    /// sometimes exactly touching an element's edge.
+    static func randomRect(content: Size, elements: [LayoutAttributes], using generator: inout SplitMix64) -> Rect {
+        let kind = Int.random(in: 0..<6, using: &generator)
+        if kind == 0 { return Rect(x: Double(Int.random(in: -50...400, using: &generator)), y: Double(Int.random(in: -50...2000, using: &generator)), width: 0, height: 40) }
+        if kind == 1, let element = elements.randomElement(using: &generator) {
+            // A rect whose top edge touches the element's bottom edge.
+            return Rect(x: element.frame.minX, y: element.frame.maxY, width: 50, height: 50)
+        }
+        if kind == 2 { return Rect(x: -100, y: content.height + 10, width: 1000, height: 500) }
+        let x = Double(Int.random(in: -40...Int(content.width) + 40, using: &generator))
+        let y = Double(Int.random(in: -40...Int(max(content.height, 1)) + 40, using: &generator))
+        return Rect(x: x, y: y, width: Double(Int.random(in: 1...400, using: &generator)), height: Double(Int.random(in: 1...900, using: &generator)))
+    }
+
+    static func check(_ layout: CollectionViewLayout, itemCounts: [Int], seed: UInt64, round: Int, using generator: inout SplitMix64) {
+        let elements = allElements(of: layout, itemCounts: itemCounts)
+        let content = layout.collectionViewContentSize
+        for query in 0..<25 {
+            let rect = randomRect(content: content, elements: elements, using: &generator)
+            let expected = elements.filter { $0.frame.intersects(rect) }
+            let actual = layout.layoutAttributesForElements(in: rect)
+            #expect(actual == expected, "seed \(seed), round \(round), query \(query): \(rect)")
+        }
+        for attributes in elements where attributes.category == .cell {
+            let query = layout.layoutAttributesForElements(in: attributes.frame).first { $0.category == .cell && $0.indexPath == attributes.indexPath }
+            #expect(attributes.frame.isEmpty || query == attributes, "seed \(seed), round \(round): \(attributes)")
+        }
+    }
+
+    @Test("FlowLayout rect queries equal a brute-force filter, vertical and horizontal, pinned or not")
+    func flowQueries() {
+        let seed = testSeed(default: 0xF10A)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<150 {
+            let itemCounts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...40, using: &generator) }
+            let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
+            let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)
+            environment.bounds.origin.y = Double(Int.random(in: 0...300, using: &generator))
+            let layout = FlowLayout()
+            layout.collectionView = environment
+            layout.delegate = delegate
+            layout.scrollDirection = Bool.random(using: &generator) ? .vertical : .horizontal
+            layout.sectionHeadersPinToVisibleBounds = Int.random(in: 0..<4, using: &generator) == 0
+            layout.fullLineAlignment = LineAlignment.allCases.randomElement(using: &generator)!
+            layout.lastLineAlignment = LineAlignment.allCases.randomElement(using: &generator)!
+            layout.prepare()
+            #expect(layout.layoutError == nil)
+            Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+        }
+    }
+
+    @Test("ListLayout rect queries equal a brute-force filter")
+    func listQueries() {
+        let seed = testSeed(default: 0x1157)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<150 {
+            let itemCounts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...40, using: &generator) }
+            let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
+            let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)
+            let layout = ListLayout()
+            layout.collectionView = environment
+            layout.delegate = delegate
+            layout.insetSupplementaryViews = Bool.random(using: &generator)
+            layout.prepare()
+            Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+        }
+    }
+
+    @Test("After a context naming a section, flow and list layouts equal a full re-prepare")
+    func incrementalInvalidation() {
+        let seed = testSeed(default: 0x1A7A)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<100 {
+            var itemCounts = (0..<Int.random(in: 1...6, using: &generator)).map { _ in Int.random(in: 0...30, using: &generator) }
+            let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
+            let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)
+            let flow = FlowLayout()
+            let list = ListLayout()
+            for layout in [flow, list] as [CollectionViewLayout] { layout.collectionView = environment }
+            flow.delegate = delegate
+            list.delegate = delegate
+            flow.prepare()
+            list.prepare()
+
+            // Change a section's count and sizes, then name only that section.
+            let section = Int.random(in: 0..<itemCounts.count, using: &generator)
+            itemCounts[section] = Int.random(in: 0...30, using: &generator)
+            environment.itemCounts = itemCounts
+            for item in 0..<itemCounts[section] {
+                delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: Double(Int.random(in: 10...90, using: &generator)), height: Double(Int.random(in: 10...60, using: &generator)))
+            }
+            delegate.headerSizes[section] = Size(width: 0, height: Double(Int.random(in: 0...30, using: &generator)))
+            for layout in [flow, list] as [CollectionViewLayout] {
+                let context = InvalidationContext(invalidateDataSourceCounts: true)
+                context.invalidateSections([section])
+                layout.invalidateLayout(with: context)
+                layout.prepare()
+            }
+            let freshFlow = FlowLayout()
+            let freshList = ListLayout()
+            freshFlow.collectionView = environment
+            freshList.collectionView = environment
+            freshFlow.delegate = delegate
+            freshList.delegate = delegate
+            freshFlow.prepare()
+            freshList.prepare()
+            #expect(allElements(of: flow, itemCounts: itemCounts) == allElements(of: freshFlow, itemCounts: itemCounts), "seed \(seed), round \(round)")
+            #expect(allElements(of: list, itemCounts: itemCounts) == allElements(of: freshList, itemCounts: itemCounts), "seed \(seed), round \(round)")
+            #expect(flow.collectionViewContentSize == freshFlow.collectionViewContentSize)
+            #expect(list.collectionViewContentSize == freshList.collectionViewContentSize)
+            Self.check(flow, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+        }
+    }
+}
