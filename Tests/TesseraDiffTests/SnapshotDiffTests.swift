@@ -180,4 +180,31 @@ struct SnapshotDiffTests {
             try StagedBatchUpdate(moveOutOfDeleted, sectionCountBefore: 2)
         }
     }
+
+    @Test("Replaying a reload of a section that does not exist throws instead of trapping")
+    func replayOutOfRangeSectionReload() {
+        let one = TestSnapshot([1: [10]])
+        for section in [5, -1] {
+            #expect(throws: ReplayError.invalidBatch(.sectionOutOfRange(action: .reload, section: section, sectionCount: 1, space: .before))) {
+                try one.applying([.reloadSection(section)], takingValuesFrom: one)
+            }
+        }
+    }
+
+    @Test("A hand-built changeset that moves a section twice gives a batch the validator rejects, not a trap")
+    func inconsistentChangesetDoesNotTrap() {
+        let changeset = Changeset(sectionMoves: [Move(from: 0, to: 1), Move(from: 0, to: 2)])
+        let batch = BatchUpdate(changeset)
+        #expect(throws: BatchValidationError.self) {
+            try BatchValidator.validate(batch.items, itemCountsBefore: [1, 1, 1], itemCountsAfter: [1, 1, 1])
+        }
+    }
+
+    @Test("Items with the .none action are ignored even when their index paths are malformed")
+    func noneItemsIgnored() throws {
+        try BatchValidator.validate(
+            [UpdateItem(action: .none, before: IndexPath(indexes: [0, 1, 2]), after: IndexPath(index: 7))],
+            itemCountsBefore: [1], itemCountsAfter: [1]
+        )
+    }
 }

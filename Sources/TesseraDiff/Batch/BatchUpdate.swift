@@ -60,6 +60,10 @@ public struct BatchUpdate: Hashable, Codable, Sendable {
 
     /// Converts a changeset into one UIKit-safe batch.
     ///
+    /// A changeset that is not internally consistent (one built by hand
+    /// that names an element twice, say) never traps: it gives a batch the
+    /// validator rejects.
+    ///
     /// - Parameters:
     ///   - changeset: A changeset in UIKit's index spaces, such as
     ///     ``diff(from:to:)-(Snapshot<Section,Item>,_)`` returns.
@@ -67,7 +71,7 @@ public struct BatchUpdate: Hashable, Codable, Sendable {
     /// - Complexity: O(*k* log *k*) for *k* operations.
     public init(_ changeset: Changeset, policy: MoveAndUpdatePolicy = .moveThenReload) {
         self.policy = policy
-        let sectionMoveTarget = Dictionary(uniqueKeysWithValues: changeset.sectionMoves.map { ($0.from, $0.to) })
+        let sectionMoveTarget = Dictionary(changeset.sectionMoves.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
         let updatedSections = Set(changeset.sectionUpdates.map(\.from))
         let movedItems = Set(changeset.itemMoves.map(\.from))
 

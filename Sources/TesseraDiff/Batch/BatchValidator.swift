@@ -4,9 +4,11 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// Checks a batch update against the item counts before and after it, by the
-/// rules of `../specs/batch-updates.md`: UIKit's "Invalid update" rules, as
-/// typed errors instead of a crash.
+/// Checks a batch update against the item counts before and after it, by
+/// UIKit's batch-update rules ("Invalid update"), as typed errors instead of
+/// a crash. Under ``Rules/uikit`` it is stricter than UIKit's documentation
+/// in one place: no item operation at all, reloads included, may name an item
+/// inside a moved section.
 ///
 /// ```swift
 /// let batch = BatchUpdate(changeset).items
@@ -120,7 +122,7 @@ struct _BatchPlan {
     }
 
     private mutating func sort(_ items: [UpdateItem]) throws(BatchValidationError) {
-        for item in items {
+        for item in items where item.updateAction != .none {
             let before = item.indexPathBeforeUpdate
             let after = item.indexPathAfterUpdate
             for path in [before, after] {
@@ -133,7 +135,7 @@ struct _BatchPlan {
             }
             switch item.updateAction {
             case .none:
-                continue
+                continue  // not reached: `.none` items are skipped above
             case .insert:
                 guard before == nil, let after else {
                     throw .malformedItem(item, reason: "an insert has an index path after the update and none before")
@@ -268,6 +270,19 @@ struct _BatchPlan {
             }
         }
         guard !itemReloadLandings.isEmpty else { return }
+        // The item operations of just the sections that have landings, in one
+        // pass over each list, so the check stays linear.
+        var removedIn: [Int: [Int]] = [:]
+        var placedIn: [Int: [Int]] = [:]
+        for landing in itemReloadLandings {
+            let s = landing.from[0]
+            removedIn[s] = []
+            if let t = sectionTarget[s] { placedIn[t] = [] }
+        }
+        for path in itemDeletes where removedIn[path[0]] != nil { removedIn[path[0]]?.append(path[1]) }
+        for move in itemMoves where removedIn[move.from[0]] != nil { removedIn[move.from[0]]?.append(move.from[1]) }
+        for path in itemInserts where placedIn[path[0]] != nil { placedIn[path[0]]?.append(path[1]) }
+        for move in itemMoves where placedIn[move.to[0]] != nil { placedIn[move.to[0]]?.append(move.to[1]) }
         var survivorTargets: [Int: [Int?]] = [:]
         for landing in itemReloadLandings {
             let s = landing.from[0]
@@ -275,10 +290,8 @@ struct _BatchPlan {
             if survivorTargets[s] == nil {
                 var removed = [Bool](repeating: false, count: before[s])
                 var placed = [Bool](repeating: false, count: after[t])
-                for path in itemDeletes where path[0] == s { removed[path[1]] = true }
-                for move in itemMoves where move.from[0] == s { removed[move.from[1]] = true }
-                for path in itemInserts where path[0] == t { placed[path[1]] = true }
-                for move in itemMoves where move.to[0] == t { placed[move.to[1]] = true }
+                for item in removedIn[s] ?? [] { removed[item] = true }
+                for item in placedIn[t] ?? [] { placed[item] = true }
                 survivorTargets[s] = _Placement.survivorTargets(countBefore: before[s], removed: removed, placed: placed)
                     ?? [Int?](repeating: nil, count: before[s])
             }

@@ -136,7 +136,8 @@ struct _Replay<Section: Identifiable & Equatable, Item: Identifiable & Equatable
     /// operations (sections that come from `target` count as they are there).
     private mutating func impliedCounts(_ plan: _BatchPlan, before: [Int]) throws(ReplayError) -> [Int] {
         let sectionCount = before.count - plan.sectionDeletes.count + plan.sectionInserts.count
-        guard let targets = plan.sectionTargets(oldCount: before.count, newCount: sectionCount) else {
+        let reloadsInRange = plan.sectionReloads.allSatisfy { $0 >= 0 && $0 < before.count }
+        guard reloadsInRange, let targets = plan.sectionTargets(oldCount: before.count, newCount: sectionCount) else {
             // Out of range or not adding up: let the validator say which.
             var failing = plan
             do {
@@ -256,7 +257,7 @@ struct _Replay<Section: Identifiable & Equatable, Item: Identifiable & Equatable
                 })
             }
         }
-        result._checkInvariants()
+        result._checkAllInvariants()
         return result
     }
 }

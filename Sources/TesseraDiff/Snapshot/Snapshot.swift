@@ -257,12 +257,23 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         return start + indexPath.item
     }
 
-    /// Checks the storage invariants. Compiled in with `TESSERA_INTERNAL_CHECKS`.
+    /// Checks the storage invariants a mutation can break, in O(1): the
+    /// section starts are one more than the sections and span the items.
+    /// Compiled in with `TESSERA_INTERNAL_CHECKS`.
     @inlinable
     func _checkInvariants() {
         #if TESSERA_INTERNAL_CHECKS
         precondition(_sectionStarts.count == _sections.count + 1, "section starts out of step with sections")
         precondition(_sectionStarts.first == 0 && _sectionStarts.last == _items.count, "section starts do not cover the items")
+        #endif
+    }
+
+    /// Checks every storage invariant, in O(*s*): also that the section
+    /// starts ascend. Compiled in with `TESSERA_INTERNAL_CHECKS`.
+    @inlinable
+    func _checkAllInvariants() {
+        #if TESSERA_INTERNAL_CHECKS
+        _checkInvariants()
         for s in 0..<_sections.count {
             precondition(_sectionStarts[s] <= _sectionStarts[s + 1], "section starts are not ascending at \(s)")
         }
