@@ -30,6 +30,15 @@ let package = Package(
             path: "DiffBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "LayoutBenchmarks",
+            dependencies: [
+                .product(name: "TesseraLayout", package: "Tessera"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "LayoutBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

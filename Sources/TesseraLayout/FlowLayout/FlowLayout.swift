@@ -217,6 +217,10 @@ open class FlowLayout: CollectionViewLayout {
     /// The size of the laid-out content.
     open override var collectionViewContentSize: Size { contentSize }
 
+    /// The bytes the layout's frame storage reserves: what a prepared layout
+    /// costs in memory beyond the object itself.
+    public var storageByteCount: Int { store.byteCount }
+
     // MARK: Queries
 
     /// Every header, footer and item whose frame intersects `rect` (elements

@@ -145,6 +145,10 @@ open class ListLayout: CollectionViewLayout {
     /// The size of the laid-out content.
     open override var collectionViewContentSize: Size { contentSize }
 
+    /// The bytes the layout's frame storage reserves: what a prepared layout
+    /// costs in memory beyond the object itself.
+    public var storageByteCount: Int { store.byteCount }
+
     /// Every header, footer and item whose frame intersects `rect`, in order:
     /// sections ascending, and in each section its header and footer, then
     /// its items ascending.

@@ -41,6 +41,16 @@ struct _FrameStore {
 
     var numberOfSections: Int { sectionBounds.count }
 
+    /// The bytes the arrays reserve.
+    var byteCount: Int {
+        itemFrames.capacity * MemoryLayout<Rect>.stride
+            + bandStart.capacity * MemoryLayout<Int32>.stride
+            + (bandMinS.capacity + bandMaxS.capacity + sectionMaxS.capacity) * MemoryLayout<Double>.stride
+            + (sectionItemStart.capacity + sectionBandStart.capacity) * MemoryLayout<Int>.stride
+            + sectionBounds.capacity * MemoryLayout<Rect>.stride
+            + (headerFrames.capacity + footerFrames.capacity) * MemoryLayout<Rect?>.stride
+    }
+
     /// Drops every section from `section` on, keeping those before it.
     mutating func truncate(toSections section: Int) {
         guard section < numberOfSections else { return }
