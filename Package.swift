@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "TesseraDiff", targets: ["TesseraDiff"]),
         .library(name: "TesseraLayout", targets: ["TesseraLayout"]),
+        .library(name: "Tessera", targets: ["Tessera"]),
     ],
     targets: [
         .target(
@@ -22,6 +23,10 @@ let package = Package(
             name: "TesseraLayout",
             dependencies: ["TesseraDiff"],
             swiftSettings: internalChecks
+        ),
+        .target(
+            name: "Tessera",
+            dependencies: ["TesseraDiff", "TesseraLayout"]
         ),
         .target(
             name: "TesseraTestSupport",

@@ -1,0 +1,3 @@
+// `import Tessera` brings in every Tessera module.
+@_exported import TesseraDiff
+@_exported import TesseraLayout
