@@ -64,6 +64,37 @@ struct LayoutAttributesTests {
     }
 }
 
+@Suite("LayoutAttributes coding")
+struct LayoutAttributesCodingTests {
+    @Test("Attributes with custom values round-trip when the decoder knows the extension types")
+    func roundTrip() throws {
+        var attributes = LayoutAttributes.supplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 3), frame: Rect(x: 1, y: 2, width: 3, height: 4))
+        attributes.alpha = 0.5
+        attributes.zIndex = 10
+        attributes[Tilt.self] = Tilt(angle: 0.3)
+        attributes[Badge.self] = Badge(text: "hi")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(attributes)
+        let decoder = JSONDecoder()
+        decoder.userInfo[.layoutAttributesExtensions] = [Tilt.self, Badge.self] as [any LayoutAttributesExtension.Type]
+        #expect(try decoder.decode(LayoutAttributes.self, from: data) == attributes)
+        #expect(try encoder.encode(attributes) == data)
+    }
+
+    @Test("An unknown custom value is an error naming its key")
+    func unknownExtension() throws {
+        var attributes = LayoutAttributes.cell(at: IndexPath(item: 0, section: 0), frame: .zero)
+        attributes[Badge.self] = Badge(text: "x")
+        let data = try JSONEncoder().encode(attributes)
+        #expect {
+            try JSONDecoder().decode(LayoutAttributes.self, from: data)
+        } throws: { error in
+            "\(error)".contains("unknown layout attributes extension 'Badge'")
+        }
+    }
+}
+
 @Suite("Abstract layout defaults")
 struct AbstractLayoutTests {
     @Test("Inserted items appear at their final frame with alpha 0; deleted ones leave from their old frame")
