@@ -1,0 +1,146 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// Where each element of a batch update goes: the index path after the
+/// update of an element before it, and the other way round, by UIKit's rules
+/// (deletes before inserts; untouched elements keep their order and fill the
+/// positions no insert or move names).
+///
+/// ```swift
+/// let mapping = try BatchIndexMapping(batch.items, itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
+/// mapping.indexPathAfter(IndexPath(item: 4, section: 0))   // where item 4 went, or nil
+/// ```
+///
+/// A reloaded section is replaced, so its items map to nothing; a reloaded
+/// item maps to where it lands.
+public struct BatchIndexMapping: Sendable {
+    private let sectionTarget: [Int?]
+    private let sectionSource: [Int?]
+    private let reloadedSections: Set<Int>
+    private let itemCountsBefore: [Int]
+    private let itemCountsAfter: [Int]
+    /// Per old section: sorted item indexes that leave their place.
+    private let removed: [Int: [Int]]
+    /// Per new section: sorted item indexes that inserts and moves fill.
+    private let placed: [Int: [Int]]
+    private let deletedItems: Set<IndexPath>
+    private let insertedItems: Set<IndexPath>
+    private let moveTarget: [IndexPath: IndexPath]
+    private let moveSource: [IndexPath: IndexPath]
+
+    /// Checks a batch and prepares the mapping.
+    ///
+    /// - Throws: ``BatchValidationError`` when the batch is invalid under
+    ///   `rules`.
+    /// - Complexity: O(*k* log *k* + *s*) for *k* update items and *s* sections.
+    public init(
+        _ items: [UpdateItem],
+        itemCountsBefore: [Int],
+        itemCountsAfter: [Int],
+        rules: BatchValidator.Rules = .tessera
+    ) throws(BatchValidationError) {
+        let plan = try _BatchPlan(items, itemCountsBefore: itemCountsBefore, itemCountsAfter: itemCountsAfter, rules: rules)
+        self.itemCountsBefore = itemCountsBefore
+        self.itemCountsAfter = itemCountsAfter
+        sectionTarget = plan.sectionTarget
+        var source = [Int?](repeating: nil, count: itemCountsAfter.count)
+        for (s, t) in plan.sectionTarget.enumerated() { if let t { source[t] = s } }
+        sectionSource = source
+        reloadedSections = Set(plan.sectionReloads)
+        var removed: [Int: [Int]] = [:]
+        var placed: [Int: [Int]] = [:]
+        for path in plan.itemDeletes { removed[path[0], default: []].append(path[1]) }
+        for path in plan.itemInserts { placed[path[0], default: []].append(path[1]) }
+        var moveTarget: [IndexPath: IndexPath] = [:]
+        var moveSource: [IndexPath: IndexPath] = [:]
+        for move in plan.itemMoves {
+            removed[move.from[0], default: []].append(move.from[1])
+            placed[move.to[0], default: []].append(move.to[1])
+            moveTarget[move.from] = move.to
+            moveSource[move.to] = move.from
+        }
+        for key in removed.keys { removed[key]?.sort() }
+        for key in placed.keys { placed[key]?.sort() }
+        self.removed = removed
+        self.placed = placed
+        self.moveTarget = moveTarget
+        self.moveSource = moveSource
+        deletedItems = Set(plan.itemDeletes)
+        insertedItems = Set(plan.itemInserts)
+    }
+
+    /// The index after the update of a section before it, or `nil` when it
+    /// is deleted.
+    public func sectionAfter(_ section: Int) -> Int? {
+        section >= 0 && section < sectionTarget.count ? sectionTarget[section] : nil
+    }
+
+    /// The index before the update of a section after it, or `nil` when it
+    /// is inserted.
+    public func sectionBefore(_ section: Int) -> Int? {
+        section >= 0 && section < sectionSource.count ? sectionSource[section] : nil
+    }
+
+    /// Whether the section (index before the update) is reloaded.
+    public func isSectionReloaded(_ section: Int) -> Bool { reloadedSections.contains(section) }
+
+    /// The index path after the update of an item before it, or `nil` when
+    /// it is deleted, or its section is deleted or reloaded.
+    ///
+    /// - Complexity: O(log² *k*) for *k* operations in its sections.
+    public func indexPathAfter(_ indexPath: IndexPath) -> IndexPath? {
+        guard indexPath.count == 2 else { return nil }
+        let s = indexPath[0]
+        let i = indexPath[1]
+        guard s >= 0 && s < itemCountsBefore.count, i >= 0 && i < itemCountsBefore[s] else { return nil }
+        guard let t = sectionTarget[s], !reloadedSections.contains(s), !deletedItems.contains(indexPath) else { return nil }
+        if let target = moveTarget[indexPath] { return target }
+        let rank = i - Self.count(below: i, in: removed[s] ?? [])
+        return IndexPath(item: Self.position(ofFree: rank, skipping: placed[t] ?? []), section: t)
+    }
+
+    /// The index path before the update of an item after it, or `nil` when
+    /// it is inserted, or its section is inserted or reloaded.
+    ///
+    /// - Complexity: O(log² *k*) for *k* operations in its sections.
+    public func indexPathBefore(_ indexPath: IndexPath) -> IndexPath? {
+        guard indexPath.count == 2 else { return nil }
+        let t = indexPath[0]
+        let j = indexPath[1]
+        guard t >= 0 && t < itemCountsAfter.count, j >= 0 && j < itemCountsAfter[t] else { return nil }
+        guard let s = sectionSource[t], !reloadedSections.contains(s), !insertedItems.contains(indexPath) else { return nil }
+        if let source = moveSource[indexPath] { return source }
+        let rank = j - Self.count(below: j, in: placed[t] ?? [])
+        return IndexPath(item: Self.position(ofFree: rank, skipping: removed[s] ?? []), section: s)
+    }
+
+    /// Whether the item before the update is moved by the batch.
+    public func isMoved(_ indexPathBefore: IndexPath) -> Bool { moveTarget[indexPathBefore] != nil }
+
+    /// The number of elements of a sorted array below `value`.
+    private static func count(below value: Int, in sorted: [Int]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The position of the `rank`-th (from 0) position not in `taken`.
+    private static func position(ofFree rank: Int, skipping taken: [Int]) -> Int {
+        // The answer p satisfies p − |taken below p| == rank with p not taken;
+        // it lies in rank...rank + taken.count.
+        var low = rank
+        var high = rank + taken.count
+        while low < high {
+            let mid = (low + high) / 2
+            if mid - count(below: mid + 1, in: taken) >= rank { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

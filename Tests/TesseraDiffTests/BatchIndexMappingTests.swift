@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraTestSupport
+
+@Suite("Batch index mapping")
+struct BatchIndexMappingTests {
+    /// The changeset's structural operations as one batch (Tessera's rules).
+    static func rawBatch(_ changeset: Changeset) -> [UpdateItem] {
+        changeset.sectionDeletes.map { .deleteSection($0) }
+            + changeset.sectionInserts.map { .insertSection($0) }
+            + changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
+            + changeset.itemDeletes.map { .deleteItem(at: $0) }
+            + changeset.itemInserts.map { .insertItem(at: $0) }
+            + changeset.itemMoves.map { .moveItem(from: $0.from, to: $0.to) }
+    }
+
+    @Test("Every surviving item maps to where its id is after the update, and back, for random snapshot pairs")
+    func mapsLikeIdentity() throws {
+        let seed = testSeed(default: 0x3A9)
+        var pairs = RandomSnapshotPairs(seed: seed)
+        for round in 0..<2_000 {
+            let (old, new) = pairs.next()
+            let changeset = try diff(from: old, to: new)
+            let newPath = Dictionary(uniqueKeysWithValues: (0..<new.numberOfSections).flatMap { t in
+                new.items(inSection: t).enumerated().map { ($1.id, IndexPath(item: $0, section: t)) }
+            })
+            let oldPath = Dictionary(uniqueKeysWithValues: (0..<old.numberOfSections).flatMap { s in
+                old.items(inSection: s).enumerated().map { ($1.id, IndexPath(item: $0, section: s)) }
+            })
+            let deletedSections = Set(changeset.sectionDeletes)
+            let insertedSections = Set(changeset.sectionInserts)
+            let mapping = try BatchIndexMapping(Self.rawBatch(changeset), itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
+            let comment = Comment(rawValue: "seed \(seed), round \(round): \(old) → \(new)")
+            for (id, path) in oldPath {
+                let survives = !deletedSections.contains(path[0]) && newPath[id].map { !insertedSections.contains($0[0]) } == true
+                #expect(mapping.indexPathAfter(path) == (survives ? newPath[id] : nil), comment)
+            }
+            for (id, path) in newPath {
+                let survives = !insertedSections.contains(path[0]) && oldPath[id].map { !deletedSections.contains($0[0]) } == true
+                #expect(mapping.indexPathBefore(path) == (survives ? oldPath[id] : nil), comment)
+            }
+            for s in 0..<old.numberOfSections {
+                let target = mapping.sectionAfter(s)
+                #expect(target.map { new.sections[$0].id } == (deletedSections.contains(s) ? nil : old.sections[s].id), comment)
+                if let target { #expect(mapping.sectionBefore(target) == s, comment) }
+            }
+        }
+    }
+
+    @Test("A reloaded item maps to its landing; items of a reloaded section map to nothing")
+    func reloads() throws {
+        let mapping = try BatchIndexMapping(
+            [.deleteItem(at: IndexPath(item: 0, section: 0)), .reloadItem(at: IndexPath(item: 2, section: 0)), .reloadSection(1)],
+            itemCountsBefore: [3, 2], itemCountsAfter: [2, 5]
+        )
+        #expect(mapping.indexPathAfter(IndexPath(item: 2, section: 0)) == IndexPath(item: 1, section: 0))
+        #expect(mapping.indexPathAfter(IndexPath(item: 0, section: 1)) == nil)
+        #expect(mapping.indexPathBefore(IndexPath(item: 4, section: 1)) == nil)
+        #expect(mapping.isSectionReloaded(1) && mapping.sectionAfter(1) == 1)
+    }
+}
