@@ -106,14 +106,18 @@ struct AbstractLayoutTests {
         layout.prepare()
         let deleted = IndexPath(item: 0, section: 0)
         let inserted = IndexPath(item: 2, section: 0)
-        layout.prepare(forCollectionViewUpdates: [.deleteItem(at: deleted), .insertItem(at: inserted)])
+        let batch: [UpdateItem] = [.deleteItem(at: deleted), .insertItem(at: inserted)]
+        // The collection view's order: capture, re-prepare, then tell the layout.
+        layout._beginBatchUpdate(batch)
         environment.itemCounts = [3]
         layout.invalidateLayout()
         layout.prepare()
+        layout.prepare(forCollectionViewUpdates: batch)
         var appearing = layout.layoutAttributesForItem(at: inserted)
         appearing?.alpha = 0
         #expect(layout.initialLayoutAttributesForAppearingItem(at: inserted) == appearing)
-        #expect(layout.initialLayoutAttributesForAppearingItem(at: IndexPath(item: 0, section: 0)) == nil)
+        // Item 1 before the update is item 0 after it: it starts where it was.
+        #expect(layout.initialLayoutAttributesForAppearingItem(at: IndexPath(item: 0, section: 0))?.frame == Rect(x: 0, y: 10, width: 300, height: 10))
         var leaving = LayoutAttributes.cell(at: deleted, frame: Rect(x: 0, y: 0, width: 300, height: 10))
         leaving.alpha = 0
         #expect(layout.finalLayoutAttributesForDisappearingItem(at: deleted) == leaving)

@@ -62,6 +62,9 @@ open class FlowLayout: CollectionViewLayout {
     public static let pinnedSupplementaryZIndex = 10
 
     var store = _FrameStore()
+    /// The store before the batch in progress, kept (copy-on-write, so for
+    /// free) to animate moved and shifted elements from where they were.
+    var previousStore: _FrameStore?
     var contentSize = Size.zero
     var preparedFixedLength: Double?
     var isPrepared = false
@@ -216,6 +219,33 @@ open class FlowLayout: CollectionViewLayout {
 
     /// The size of the laid-out content.
     open override var collectionViewContentSize: Size { contentSize }
+
+    // MARK: Updates
+
+    package override func _captureStateBeforeUpdate() {
+        previousStore = store
+    }
+
+    /// An inserted item starts at its final frame with alpha 0; an item that
+    /// moves or shifts starts where it was before the update (as UIKit's flow
+    /// layout does).
+    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
+            ?? previousStore?.previousAttributes(forItemAt: itemIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// A header or footer of an inserted section starts at its final frame
+    /// with alpha 0; any other starts where it was before the update.
+    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
+            ?? previousStore?.previousAttributes(forSupplementaryOfKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// Forgets the update and the store before it.
+    open override func finalizeCollectionViewUpdates() {
+        super.finalizeCollectionViewUpdates()
+        previousStore = nil
+    }
 
     /// The bytes the layout's frame storage reserves: what a prepared layout
     /// costs in memory beyond the object itself.

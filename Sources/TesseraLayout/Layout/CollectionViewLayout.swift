@@ -11,10 +11,10 @@ public import TesseraDiff
 /// A layout reads its environment through ``collectionView`` (bounds,
 /// content inset and counts), computes frames in ``prepare()``, and answers
 /// queries until it is invalidated. During a batch update the collection
-/// view calls ``prepare(forCollectionViewUpdates:)`` (while the layout still
-/// holds the state before the update), then ``prepare()`` for the state after
-/// it, asks for initial attributes of appearing elements and final attributes
-/// of disappearing ones, and calls ``finalizeCollectionViewUpdates()``.
+/// view, in UIKit's order, calls ``prepare()`` for the state after the
+/// update, then ``prepare(forCollectionViewUpdates:)``, asks for the initial
+/// attributes of appearing elements and the final attributes of disappearing
+/// ones, and calls ``finalizeCollectionViewUpdates()``.
 ///
 /// The defaults during updates follow UIKit: an inserted or reloaded element
 /// appears at its final frame with alpha 0, a deleted or reloaded one
@@ -130,15 +130,47 @@ open class CollectionViewLayout {
 
     // MARK: Updates
 
-    /// Called before the layout is prepared for the state after a batch,
-    /// while it still answers for the state before it. The base class keeps
-    /// the update items and the attributes of the elements that will
-    /// disappear.
+    /// Called after ``prepare()`` has laid out the state after a batch, with
+    /// the batch's update items, as UIKit does. The base class keeps them in
+    /// ``updateItems``.
+    ///
+    /// The collection view captured what the defaults need (the update items
+    /// and the attributes of disappearing elements) before the layout was
+    /// prepared again; see ``updateIndexMapping``.
+    open func prepare(forCollectionViewUpdates updateItems: [UpdateItem]) {
+        self.updateItems = updateItems
+    }
+
+    /// Where each element of the batch in progress goes, and where it came
+    /// from: between the start of a batch and
+    /// ``finalizeCollectionViewUpdates()``, for layouts that animate elements
+    /// from their old positions.
+    public var updateIndexMapping: BatchIndexMapping? {
+        guard let countsBefore = itemCountsBeforeUpdate, let environment = collectionView else { return nil }
+        if let cachedMapping { return cachedMapping }
+        let countsAfter = (0..<environment.numberOfSections).map { environment.numberOfItems(inSection: $0) }
+        cachedMapping = try? BatchIndexMapping(pendingUpdateItems, itemCountsBefore: countsBefore, itemCountsAfter: countsAfter)
+        return cachedMapping
+    }
+
+    private var pendingUpdateItems: [UpdateItem] = []
+    private var itemCountsBeforeUpdate: [Int]?
+    private var cachedMapping: BatchIndexMapping?
+
+    /// Called by the collection view at the start of a batch, while the
+    /// layout still answers for the state before it and the environment
+    /// still reports the counts before it: keeps the update items, the
+    /// counts, and the attributes of the elements that will disappear, then
+    /// lets the layout keep what it needs (``_captureStateBeforeUpdate()``).
     ///
     /// - Complexity: O(*k* + *d*) for *k* update items and *d* items in
     ///   deleted sections.
-    open func prepare(forCollectionViewUpdates updateItems: [UpdateItem]) {
-        self.updateItems = updateItems
+    package func _beginBatchUpdate(_ updateItems: [UpdateItem]) {
+        pendingUpdateItems = updateItems
+        itemCountsBeforeUpdate = collectionView.map { environment in
+            (0..<environment.numberOfSections).map { environment.numberOfItems(inSection: $0) }
+        }
+        cachedMapping = nil
         inserted = []
         deleted = []
         insertedSections = []
@@ -158,7 +190,12 @@ open class CollectionViewLayout {
                 continue
             }
         }
+        _captureStateBeforeUpdate()
     }
+
+    /// Keeps what a layout needs to answer for the state before a batch once
+    /// it is prepared for the state after it. Nothing in the base class.
+    package func _captureStateBeforeUpdate() {}
 
     private func noteInsert(_ path: IndexPath) {
         if path.count == 1 { insertedSections.insert(path[0]) } else { inserted.insert(path) }
@@ -189,6 +226,9 @@ open class CollectionViewLayout {
     /// forgets the update.
     open func finalizeCollectionViewUpdates() {
         updateItems = []
+        pendingUpdateItems = []
+        itemCountsBeforeUpdate = nil
+        cachedMapping = nil
         inserted = []
         deleted = []
         insertedSections = []
