@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "TesseraDiff", targets: ["TesseraDiff"]),
         .library(name: "TesseraLayout", targets: ["TesseraLayout"]),
+        .library(name: "TesseraView", targets: ["TesseraView"]),
         .library(name: "Tessera", targets: ["Tessera"]),
     ],
     targets: [
@@ -25,8 +26,13 @@ let package = Package(
             swiftSettings: internalChecks
         ),
         .target(
+            name: "TesseraView",
+            dependencies: ["TesseraDiff", "TesseraLayout"],
+            swiftSettings: internalChecks
+        ),
+        .target(
             name: "Tessera",
-            dependencies: ["TesseraDiff", "TesseraLayout"]
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView"]
         ),
         .target(
             name: "TesseraTestSupport",
@@ -36,6 +42,11 @@ let package = Package(
         .testTarget(
             name: "TesseraDiffTests",
             dependencies: ["TesseraDiff", "TesseraTestSupport"],
+            swiftSettings: internalChecks
+        ),
+        .testTarget(
+            name: "TesseraViewTests",
+            dependencies: ["TesseraView", "TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
             swiftSettings: internalChecks
         ),
         .testTarget(

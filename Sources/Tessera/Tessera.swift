@@ -1,3 +1,4 @@
 // `import Tessera` brings in every Tessera module.
 @_exported import TesseraDiff
 @_exported import TesseraLayout
+@_exported import TesseraView

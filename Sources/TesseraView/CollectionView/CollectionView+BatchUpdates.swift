@@ -1,0 +1,314 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import TesseraDiff
+import TesseraLayout
+
+extension CollectionView {
+    /// Performs a batch update and returns its animation plan.
+    ///
+    /// The data source must already answer for the state after the update.
+    /// The batch is checked first against the counts before and after
+    /// (Tessera's rules: item changes inside a moved section are allowed);
+    /// an invalid batch throws and leaves the view, its layout and its
+    /// offset exactly as they were. Then, in UIKit's order: the layout is
+    /// prepared for the new state, told the update items
+    /// (`prepare(forCollectionViewUpdates:)`), asked for the initial
+    /// attributes of appearing elements and the final attributes of
+    /// disappearing ones, and finalized. The content offset goes through
+    /// `targetContentOffset(forProposedContentOffset:)`, after scroll
+    /// anchoring when ``anchorsScrollPosition`` is on.
+    ///
+    /// Only elements visible before or after are in the plan; they are found
+    /// with the layout's rect queries.
+    ///
+    /// - Parameters:
+    ///   - items: The update items.
+    ///   - animated: Whether the plan has a duration.
+    /// - Throws: ``BatchValidationError``.
+    /// - Complexity: the layout's `prepare()`, plus O(*k* log *k* + *v* log *k*)
+    ///   for *k* update items and *v* visible elements.
+    @discardableResult
+    public func performBatchUpdates(_ items: [UpdateItem], animated: Bool = true) throws(BatchValidationError) -> AnimationPlan {
+        try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
+    }
+
+    /// Performs a changeset (in Tessera's rules: section moves with item
+    /// changes inside are fine) and returns its animation plan. Content
+    /// updates of elements that do not move are reloads; an element that
+    /// moves and changes is a move with ``AnimationPlan/Element/contentChanged``
+    /// set.
+    ///
+    /// - Throws: ``BatchValidationError``.
+    @discardableResult
+    public func performBatchUpdates(_ changeset: Changeset, animated: Bool = true) throws(BatchValidationError) -> AnimationPlan {
+        let (items, changedInPlace) = Self.updateItems(for: changeset)
+        var plan = try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
+        Self.markContentChanged(&plan, changedInPlace)
+        return plan
+    }
+
+    /// A changeset as one batch under Tessera's rules, and the elements whose
+    /// content changed without a reload (new-state keys).
+    static func updateItems(for changeset: Changeset) -> (items: [UpdateItem], contentChanged: Set<_ElementKey>) {
+        var items: [UpdateItem] = []
+        items += changeset.sectionDeletes.map { .deleteSection($0) }
+        items += changeset.sectionInserts.map { .insertSection($0) }
+        items += changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
+        items += changeset.itemDeletes.map { .deleteItem(at: $0) }
+        items += changeset.itemInserts.map { .insertItem(at: $0) }
+        items += changeset.itemMoves.map { .moveItem(from: $0.from, to: $0.to) }
+        var changed = Set<_ElementKey>()
+        var touchedOld = Set<Int>()
+        var touchedNew = Set<Int>()
+        for path in changeset.itemDeletes { touchedOld.insert(path[0]) }
+        for path in changeset.itemInserts { touchedNew.insert(path[0]) }
+        for move in changeset.itemMoves {
+            touchedOld.insert(move.from[0])
+            touchedNew.insert(move.to[0])
+        }
+        let movedSections = Set(changeset.sectionMoves.map(\.from))
+        var reloadedSections = Set<Int>()
+        for update in changeset.sectionUpdates {
+            if movedSections.contains(update.from) || touchedOld.contains(update.from) || touchedNew.contains(update.to) {
+                for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+                    changed.insert(_ElementKey(category: .supplementaryView(kind), indexPath: IndexPath(item: 0, section: update.to)))
+                }
+            } else {
+                items.append(.reloadSection(update.from))
+                reloadedSections.insert(update.from)
+            }
+        }
+        let movedItems = Set(changeset.itemMoves.map(\.from))
+        for update in changeset.itemUpdates where !reloadedSections.contains(update.from[0]) {
+            if movedItems.contains(update.from) {
+                changed.insert(_ElementKey(category: .cell, indexPath: update.to))
+            } else {
+                items.append(.reloadItem(at: update.from))
+            }
+        }
+        return (items, changed)
+    }
+
+    static func markContentChanged(_ plan: inout AnimationPlan, _ keys: Set<_ElementKey>) {
+        guard !keys.isEmpty else { return }
+        for index in plan.elements.indices {
+            if let path = plan.elements[index].indexPathAfter, keys.contains(_ElementKey(category: plan.elements[index].category, indexPath: path)) {
+                plan.elements[index].contentChanged = true
+            }
+        }
+    }
+
+    func performBatchUpdates(
+        _ items: [UpdateItem],
+        animated: Bool,
+        itemIDsBefore: ((IndexPath) -> String?)?
+    ) throws(BatchValidationError) -> AnimationPlan {
+        let layout = collectionViewLayout
+        let countsBefore = itemCounts
+        let countsAfter = readCounts()
+        let mapping = try BatchIndexMapping(items, itemCountsBefore: countsBefore, itemCountsAfter: countsAfter)
+
+        let boundsBefore = bounds
+        let contentSizeBefore = contentSize
+        let before = layout.layoutAttributesForElements(in: boundsBefore)
+        let anchor = anchorsScrollPosition ? scrollAnchor(in: before, bounds: boundsBefore, mapping: mapping) : nil
+        let idsBefore: [IndexPath: String] = Dictionary(uniqueKeysWithValues: before.compactMap { attributes in
+            guard attributes.category == .cell else { return nil }
+            let id = itemIDsBefore?(attributes.indexPath) ?? nil
+            return id.map { (attributes.indexPath, $0) }
+        })
+
+        // The layout keeps what it needs of the old state, then lays out the new one.
+        layout._beginBatchUpdate(items)
+        itemCounts = countsAfter
+        let context = InvalidationContext(invalidateDataSourceCounts: true)
+        if let first = Self.firstSection(touchedBy: items) { context.invalidateSections([first]) }
+        layout.invalidateLayout(with: context)
+        layout.prepare()
+        layout.prepare(forCollectionViewUpdates: items)
+
+        var proposed = boundsBefore.origin
+        if let anchor, let frame = layout.layoutAttributesForItem(at: anchor.newPath)?.frame {
+            proposed.y += frame.minY - anchor.oldFrame.minY
+            proposed.x += frame.minX - anchor.oldFrame.minX
+        }
+        bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
+        let after = layout.layoutAttributesForElements(in: bounds)
+
+        var elements = planElements(before: before, after: after, mapping: mapping, items: items, idsBefore: idsBefore)
+        let views = assignViews(to: &elements, visibleAfter: after.count)
+        layout.finalizeCollectionViewUpdates()
+        return AnimationPlan(
+            elements: elements,
+            contentSizeBefore: contentSizeBefore,
+            contentSizeAfter: contentSize,
+            contentOffsetBefore: boundsBefore.origin,
+            contentOffsetAfter: bounds.origin,
+            duration: animated ? animationDuration : 0,
+            timing: animationTiming,
+            dequeuedViews: views.dequeued,
+            recycledViews: views.recycled
+        )
+    }
+
+    /// The first section an update names, in either space: the layout can
+    /// keep every section before it.
+    static func firstSection(touchedBy items: [UpdateItem]) -> Int? {
+        items.flatMap { [$0.indexPathBeforeUpdate?.first, $0.indexPathAfterUpdate?.first] }.compactMap { $0 }.min()
+    }
+
+    /// The first item fully inside the visible area that survives the update,
+    /// with its frame before it.
+    func scrollAnchor(in before: [LayoutAttributes], bounds: Rect, mapping: BatchIndexMapping) -> (newPath: IndexPath, oldFrame: Rect)? {
+        let visible = bounds.inset(by: contentInset)
+        for attributes in before where attributes.category == .cell {
+            let frame = attributes.frame
+            guard frame.minX >= visible.minX, frame.maxX <= visible.maxX, frame.minY >= visible.minY, frame.maxY <= visible.maxY else { continue }
+            if let newPath = mapping.indexPathAfter(attributes.indexPath) { return (newPath, frame) }
+        }
+        return nil
+    }
+
+    /// One plan element for every element visible after (in query order),
+    /// then for every element only visible before.
+    func planElements(
+        before: [LayoutAttributes],
+        after: [LayoutAttributes],
+        mapping: BatchIndexMapping,
+        items: [UpdateItem],
+        idsBefore: [IndexPath: String]
+    ) -> [AnimationPlan.Element] {
+        let layout = collectionViewLayout
+        var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
+        for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
+        let reloadedItems = Set(items.filter { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 2 }.compactMap(\.indexPathBeforeUpdate))
+        let movedSections = Set(items.filter { $0.updateAction == .move && $0.indexPathBeforeUpdate?.count == 1 }.compactMap { $0.indexPathBeforeUpdate?[0] })
+
+        func oldKey(of key: _ElementKey) -> _ElementKey? {
+            switch key.category {
+            case .cell:
+                return mapping.indexPathBefore(key.indexPath).map { _ElementKey(category: .cell, indexPath: $0) }
+            case .supplementaryView:
+                guard let section = mapping.sectionBefore(key.indexPath[0]) else { return nil }
+                var path = key.indexPath
+                path[0] = section
+                return _ElementKey(category: key.category, indexPath: path)
+            case .decorationView:
+                return key
+            }
+        }
+        func newKey(of key: _ElementKey) -> _ElementKey? {
+            switch key.category {
+            case .cell:
+                return mapping.indexPathAfter(key.indexPath).map { _ElementKey(category: .cell, indexPath: $0) }
+            case .supplementaryView:
+                guard let section = mapping.sectionAfter(key.indexPath[0]) else { return nil }
+                var path = key.indexPath
+                path[0] = section
+                return _ElementKey(category: key.category, indexPath: path)
+            case .decorationView:
+                return key
+            }
+        }
+        func isReloaded(_ old: _ElementKey) -> Bool {
+            mapping.isSectionReloaded(old.indexPath[0]) || (old.category == .cell && reloadedItems.contains(old.indexPath))
+        }
+        func isMoved(_ old: _ElementKey) -> Bool {
+            movedSections.contains(old.indexPath[0]) || (old.category == .cell && mapping.isMoved(old.indexPath))
+        }
+        func initial(_ key: _ElementKey) -> LayoutAttributes? {
+            switch key.category {
+            case .cell: return layout.initialLayoutAttributesForAppearingItem(at: key.indexPath)
+            case let .supplementaryView(kind): return layout.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: kind, at: key.indexPath)
+            case let .decorationView(kind): return layout.initialLayoutAttributesForAppearingDecorationElement(ofKind: kind, at: key.indexPath)
+            }
+        }
+        func final(_ key: _ElementKey) -> LayoutAttributes? {
+            switch key.category {
+            case .cell: return layout.finalLayoutAttributesForDisappearingItem(at: key.indexPath)
+            case let .supplementaryView(kind): return layout.finalLayoutAttributesForDisappearingSupplementaryElement(ofKind: kind, at: key.indexPath)
+            case let .decorationView(kind): return layout.finalLayoutAttributesForDisappearingDecorationElement(ofKind: kind, at: key.indexPath)
+            }
+        }
+        func current(_ key: _ElementKey) -> LayoutAttributes? {
+            switch key.category {
+            case .cell: return layout.layoutAttributesForItem(at: key.indexPath)
+            case let .supplementaryView(kind): return layout.layoutAttributesForSupplementaryView(ofKind: kind, at: key.indexPath)
+            case let .decorationView(kind): return layout.layoutAttributesForDecorationView(ofKind: kind, at: key.indexPath)
+            }
+        }
+        func id(before old: IndexPath?, after new: IndexPath?, category: ElementCategory) -> String? {
+            guard category == .cell, let dataSource else { return nil }
+            if let new { return dataSource.collectionView(self, itemIdentifierAt: new) }
+            return old.flatMap { idsBefore[$0] }
+        }
+
+        var elements: [AnimationPlan.Element] = []
+        var seenBefore = Set<_ElementKey>()
+        let placeholder = ViewIdentity(reuseIdentifier: "", instance: -1)
+        for attributes in after {
+            let key = _ElementKey(attributes)
+            let old = oldKey(of: key)
+            let disposition: AnimationPlan.Disposition
+            let from: LayoutAttributes
+            if let old, let previous = beforeByKey[old] {
+                seenBefore.insert(old)
+                from = previous
+            } else {
+                from = initial(key) ?? { var start = attributes; start.alpha = 0; return start }()
+            }
+            if let old {
+                if isReloaded(old) {
+                    disposition = .reload
+                } else if isMoved(old) {
+                    disposition = .move
+                } else {
+                    disposition = from.frame == attributes.frame ? .unchanged : .shift
+                }
+            } else {
+                disposition = key.category == .cell && items.contains { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 1 && mapping.sectionAfter($0.indexPathBeforeUpdate![0]) == key.indexPath[0] } ? .reload : .insert
+            }
+            elements.append(AnimationPlan.Element(
+                category: key.category,
+                indexPathBefore: old?.indexPath,
+                indexPathAfter: key.indexPath,
+                itemID: id(before: old?.indexPath, after: key.indexPath, category: key.category),
+                from: from,
+                to: attributes,
+                disposition: disposition,
+                contentChanged: disposition == .reload,
+                view: placeholder
+            ))
+        }
+        for attributes in before {
+            let key = _ElementKey(attributes)
+            guard !seenBefore.contains(key) else { continue }
+            let new = newKey(of: key)
+            let disposition: AnimationPlan.Disposition
+            var to: LayoutAttributes
+            if let new {
+                to = final(key) ?? current(new) ?? attributes
+                disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : (to.frame == attributes.frame ? .unchanged : .shift)
+            } else {
+                to = final(key) ?? { var end = attributes; end.alpha = 0; return end }()
+                disposition = isReloaded(key) ? .reload : .delete
+            }
+            to.indexPath = new?.indexPath ?? attributes.indexPath
+            elements.append(AnimationPlan.Element(
+                category: key.category,
+                indexPathBefore: key.indexPath,
+                indexPathAfter: new?.indexPath,
+                itemID: id(before: key.indexPath, after: new?.indexPath, category: key.category),
+                from: attributes,
+                to: to,
+                disposition: disposition,
+                contentChanged: disposition == .reload,
+                view: placeholder
+            ))
+        }
+        return elements
+    }
+}

@@ -1,0 +1,188 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TesseraDiff
+public import TesseraLayout
+
+/// A headless collection view: a layout, a viewport, a data source and the
+/// counts it shows. It runs batch updates, bounds changes and layout
+/// transitions through the layout's update cycle, as UIKit's
+/// `UICollectionView` does, and returns an ``AnimationPlan`` for each.
+///
+/// ```swift
+/// let view = CollectionView(layout: FlowLayout(), size: Size(width: 390, height: 844))
+/// view.dataSource = myDataSource
+/// view.reloadData()
+/// // … the data source changes …
+/// let plan = try view.performBatchUpdates([.insertItem(at: IndexPath(item: 0, section: 0))])
+/// ```
+///
+/// Not thread-safe: use it from one thread (or actor) at a time.
+public final class CollectionView: LayoutEnvironment {
+    /// The layout.
+    public internal(set) var collectionViewLayout: CollectionViewLayout
+    /// The visible rectangle in content coordinates (its origin is the
+    /// content offset).
+    public internal(set) var bounds: Rect
+    /// The content inset.
+    public var contentInset: EdgeInsets
+    /// What the view shows. Held weakly, as in UIKit.
+    public weak var dataSource: (any CollectionViewDataSource)?
+    /// Whether an update keeps the first fully visible item at the same
+    /// place on screen when content above it changes. On by default.
+    public var anchorsScrollPosition = true
+    /// The duration of animated changes, in seconds. 0.3.
+    public var animationDuration: Double = 0.3
+    /// The timing curve of animated changes. Ease-in-out.
+    public var animationTiming = AnimationTiming.easeInOut
+
+    /// The number of items in each section, as the view last read them.
+    public internal(set) var itemCounts: [Int] = []
+
+    private var pool = _ViewPool()
+    /// The view showing each element visible now, by its current key.
+    private var attachedViews: [_ElementKey: ViewIdentity] = [:]
+
+    /// Creates a collection view.
+    ///
+    /// - Parameters:
+    ///   - layout: The layout; the view becomes its environment.
+    ///   - size: The viewport size; the content offset starts at zero.
+    ///   - contentInset: The content inset.
+    public init(layout: CollectionViewLayout, size: Size, contentInset: EdgeInsets = .zero) {
+        collectionViewLayout = layout
+        bounds = Rect(origin: .zero, size: size)
+        self.contentInset = contentInset
+        layout.collectionView = self
+    }
+
+    // MARK: LayoutEnvironment
+
+    /// The number of sections.
+    public var numberOfSections: Int { itemCounts.count }
+
+    /// The number of items in a section.
+    public func numberOfItems(inSection section: Int) -> Int { itemCounts[section] }
+
+    /// The size of the content, from the layout.
+    public var contentSize: Size { collectionViewLayout.collectionViewContentSize }
+
+    /// The last bad size, inset or spacing the layout met, naming where.
+    public var layoutError: LayoutError? { collectionViewLayout.layoutError }
+
+    /// The attributes of every element visible now.
+    ///
+    /// - Complexity: O(log *n* + *k*) for the layouts Tessera ships.
+    public var visibleElements: [LayoutAttributes] {
+        collectionViewLayout.layoutAttributesForElements(in: bounds)
+    }
+
+    // MARK: Reloading
+
+    /// Reads every count from the data source again and lays everything
+    /// out, with no animation.
+    ///
+    /// - Complexity: what the layout's `prepare()` costs.
+    public func reloadData() {
+        itemCounts = readCounts()
+        collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
+        collectionViewLayout.prepare()
+        bounds.origin = clamped(bounds.origin)
+        for view in attachedViews.values { pool.recycle(view) }
+        attachedViews = [:]
+        for attributes in visibleElements {
+            let key = _ElementKey(attributes)
+            attachedViews[key] = pool.dequeue(reuseIdentifier(for: key))
+        }
+    }
+
+    func readCounts() -> [Int] {
+        guard let dataSource else { return [] }
+        return (0..<dataSource.numberOfSections(in: self)).map { dataSource.collectionView(self, numberOfItemsInSection: $0) }
+    }
+
+    func reuseIdentifier(for key: _ElementKey) -> String {
+        switch key.category {
+        case .cell:
+            return dataSource?.collectionView(self, reuseIdentifierForItemAt: key.indexPath) ?? "Cell"
+        case let .supplementaryView(kind):
+            return dataSource?.collectionView(self, reuseIdentifierForSupplementaryElementOfKind: kind, at: key.indexPath) ?? kind
+        case let .decorationView(kind):
+            return kind
+        }
+    }
+
+    // MARK: Content offset
+
+    /// The offset pulled into the range the content allows.
+    func clamped(_ offset: Point) -> Point {
+        let size = contentSize
+        let minX = -contentInset.left
+        let minY = -contentInset.top
+        let maxX = Swift.max(minX, size.width + contentInset.right - bounds.size.width)
+        let maxY = Swift.max(minY, size.height + contentInset.bottom - bounds.size.height)
+        return Point(x: Swift.min(Swift.max(offset.x, minX), maxX), y: Swift.min(Swift.max(offset.y, minY), maxY))
+    }
+
+    // MARK: Views
+
+    /// Gives every element visible after a change a view (keeping the one it
+    /// had), and returns the views of elements no longer visible to the pool.
+    func assignViews(
+        to elements: inout [AnimationPlan.Element],
+        visibleAfter: Int
+    ) -> (dequeued: [ViewIdentity], recycled: [ViewIdentity]) {
+        var next: [_ElementKey: ViewIdentity] = [:]
+        var dequeued: [ViewIdentity] = []
+        var kept = Set<ViewIdentity>()
+        for index in elements.indices {
+            let element = elements[index]
+            let oldKey = element.indexPathBefore.map { _ElementKey(category: element.category, indexPath: $0) }
+            if let oldKey, let view = attachedViews[oldKey], !kept.contains(view) {
+                elements[index].view = view
+                kept.insert(view)
+            } else if index < visibleAfter, let path = element.indexPathAfter {
+                let view = pool.dequeue(reuseIdentifier(for: _ElementKey(category: element.category, indexPath: path)))
+                elements[index].view = view
+                dequeued.append(view)
+                kept.insert(view)
+            } else {
+                // Visible before only, with no view yet: give it one for the animation.
+                let view = pool.dequeue(reuseIdentifier(for: oldKey ?? _ElementKey(category: element.category, indexPath: element.indexPathAfter ?? IndexPath())))
+                elements[index].view = view
+                dequeued.append(view)
+                kept.insert(view)
+            }
+            if index < visibleAfter, let path = element.indexPathAfter {
+                next[_ElementKey(category: element.category, indexPath: path)] = elements[index].view
+            }
+        }
+        let stillShown = Set(next.values)
+        var recycled = Set(attachedViews.values).subtracting(stillShown)
+        for element in elements where !stillShown.contains(element.view) { recycled.insert(element.view) }
+        let recycledViews = recycled.sorted()
+        for view in recycledViews { pool.recycle(view) }
+        attachedViews = next
+        return (dequeued, recycledViews)
+    }
+}
+
+@available(*, unavailable)
+extension CollectionView: Sendable {}
+
+/// An element's identity within one state: its category and index path.
+struct _ElementKey: Hashable {
+    var category: ElementCategory
+    var indexPath: IndexPath
+
+    init(category: ElementCategory, indexPath: IndexPath) {
+        self.category = category
+        self.indexPath = indexPath
+    }
+
+    init(_ attributes: LayoutAttributes) {
+        self.init(category: attributes.category, indexPath: attributes.indexPath)
+    }
+}

@@ -1,0 +1,32 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// What a ``CollectionView`` shows: its counts, and the kinds of view for its
+/// elements (UIKit's `UICollectionViewDataSource`, headless).
+///
+/// During ``CollectionView/performBatchUpdates(_:animated:)`` the data
+/// source already answers for the state after the update, as in UIKit.
+public protocol CollectionViewDataSource: AnyObject {
+    /// The number of sections.
+    func numberOfSections(in collectionView: CollectionView) -> Int
+    /// The number of items in a section.
+    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int
+    /// The reuse identifier of an item's view. `"Cell"` by default.
+    func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt indexPath: IndexPath) -> String
+    /// The reuse identifier of a supplementary view. Its kind by default.
+    func collectionView(_ collectionView: CollectionView, reuseIdentifierForSupplementaryElementOfKind kind: String, at indexPath: IndexPath) -> String
+    /// The id of the item at an index path, for plans. `nil` by default.
+    func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String?
+}
+
+extension CollectionViewDataSource {
+    /// `"Cell"`.
+    public func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt indexPath: IndexPath) -> String { "Cell" }
+    /// The kind.
+    public func collectionView(_ collectionView: CollectionView, reuseIdentifierForSupplementaryElementOfKind kind: String, at indexPath: IndexPath) -> String { kind }
+    /// `nil`.
+    public func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? { nil }
+}
