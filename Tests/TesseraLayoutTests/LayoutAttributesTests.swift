@@ -38,7 +38,8 @@ struct LayoutAttributesTests {
         #expect(a == b && a.hashValue == b.hashValue)
         b[Badge.self] = Badge(text: "new")
         #expect(a != b)
-        #expect(b[Badge.self]?.text == "new" && b.extensionKeys == ["Badge", "Tilt"])
+        #expect(b[Badge.self]?.text == "new" && b.extensionKeys == [Badge.extensionKey, Tilt.extensionKey].sorted())
+        #expect(Badge.extensionKey == "TesseraLayoutTests.Badge")
     }
 
     @Test("Interpolation mixes frame, alpha, transform and custom values")
@@ -90,7 +91,7 @@ struct LayoutAttributesCodingTests {
         #expect {
             try JSONDecoder().decode(LayoutAttributes.self, from: data)
         } throws: { error in
-            "\(error)".contains("unknown layout attributes extension 'Badge'")
+            "\(error)".contains("unknown layout attributes extension 'TesseraLayoutTests.Badge'")
         }
     }
 }

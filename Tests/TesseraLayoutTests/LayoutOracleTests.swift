@@ -125,10 +125,20 @@ struct LayoutOracleTests {
                 delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: Double(Int.random(in: 10...90, using: &generator)), height: Double(Int.random(in: 10...60, using: &generator)))
             }
             delegate.headerSizes[section] = Size(width: 0, height: Double(Int.random(in: 0...30, using: &generator)))
+            let split = Bool.random(using: &generator)
+            let laterSection = Int.random(in: section..<itemCounts.count, using: &generator)
             for layout in [flow, list] as [CollectionViewLayout] {
-                let context = InvalidationContext(invalidateDataSourceCounts: true)
-                context.invalidateSections([section])
-                layout.invalidateLayout(with: context)
+                if split {
+                    // Counts changed somewhere, merged with a context naming a later section.
+                    layout.invalidateLayout(with: InvalidationContext(invalidateDataSourceCounts: true))
+                    let items = InvalidationContext()
+                    items.invalidateItems(at: [IndexPath(item: 0, section: laterSection)])
+                    layout.invalidateLayout(with: items)
+                } else {
+                    let context = InvalidationContext(invalidateDataSourceCounts: true)
+                    context.invalidateSections([section])
+                    layout.invalidateLayout(with: context)
+                }
                 layout.prepare()
             }
             let freshFlow = FlowLayout()

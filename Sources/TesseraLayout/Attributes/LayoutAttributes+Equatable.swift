@@ -36,6 +36,8 @@ extension LayoutAttributes: Hashable {
 extension LayoutAttributes: CustomStringConvertible {
     /// The category, index path and frame, and whatever differs from the
     /// defaults.
+    ///
+    /// - Complexity: O(*e* log *e*) in the number of custom values.
     public var description: String {
         var parts = ["\(category)", "\(Array(indexPath))", "\(frame)"]
         if alpha != 1 { parts.append("alpha \(alpha)") }

@@ -90,6 +90,8 @@ public struct LayoutAttributes: Sendable {
     }
 
     /// The keys of the custom values present, sorted.
+    ///
+    /// - Complexity: O(*e* log *e*) in the number of custom values.
     public var extensionKeys: [String] { extensions.keys.sorted() }
 
     /// The attributes `progress` (0…1) of the way from these to `other`:

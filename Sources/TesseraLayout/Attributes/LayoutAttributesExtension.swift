@@ -15,7 +15,8 @@
 /// ```
 public protocol LayoutAttributesExtension: Hashable, Codable, Sendable {
     /// The name the extension is stored and encoded under; by default the
-    /// type's name.
+    /// type's fully qualified name (with its module), so two modules' types
+    /// of the same name do not collide.
     static var extensionKey: String { get }
 
     /// The value `progress` (0…1) of the way from this value to `other`. By
@@ -24,8 +25,8 @@ public protocol LayoutAttributesExtension: Hashable, Codable, Sendable {
 }
 
 extension LayoutAttributesExtension {
-    /// The type's name.
-    public static var extensionKey: String { String(describing: Self.self) }
+    /// The type's fully qualified name.
+    public static var extensionKey: String { String(reflecting: Self.self) }
 
     /// This value before the halfway point, `other` from it on.
     public func interpolated(to other: Self, progress: Double) -> Self {

@@ -99,43 +99,44 @@ open class FlowLayout: CollectionViewLayout {
         let insets = direction.split(environment.contentInset)
         let fixedLength = Swift.max(0, direction.fLength(environment.bounds.size) - insets.fLeading - insets.fTrailing)
         let sectionCount = environment.numberOfSections
-
         let first = Swift.min(
             firstSectionToLayOut(context: context, fixedLength: fixedLength, direction: direction),
             sectionCount
         )
-        if first == sectionCount && store.numberOfSections == sectionCount {
-            return
-        }
         if first == 0 {
             var total = 0
-            for section in 0..<sectionCount { total += environment.numberOfItems(inSection: section) }
+            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
             store.removeAll(reservingItems: total)
             store.direction = direction
         } else {
             store.truncate(toSections: first)
         }
-        let itemSize = checked(self.itemSize, .property("itemSize"))
-        let lineSpacing = checked(minimumLineSpacing, .property("minimumLineSpacing"))
-        let interitemSpacing = checked(minimumInteritemSpacing, .property("minimumInteritemSpacing"))
-        let sectionInset = checked(self.sectionInset, .property("sectionInset"))
-        let headerSize = checked(headerReferenceSize, .property("headerReferenceSize"))
-        let footerSize = checked(footerReferenceSize, .property("footerReferenceSize"))
+        // Bad values of the sections kept are still bad.
+        for kept in store.sectionErrors { recordError(kept.error) }
+        let check = _ValueCheck { [unowned self] error, section in
+            recordError(error)
+            if let section { store.sectionErrors.append((section, error)) }
+        }
+        let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
+        let lineSpacing = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
+        let interitemSpacing = check.length(minimumInteritemSpacing, section: nil, .property("minimumInteritemSpacing"))
+        let sectionInset = check.insets(self.sectionInset, section: nil, .property("sectionInset"))
+        let headerLengthDefault = check.length(direction.sLength(headerReferenceSize), section: nil, .property("headerReferenceSize"))
+        let footerLengthDefault = check.length(direction.sLength(footerReferenceSize), section: nil, .property("footerReferenceSize"))
         let delegate = self.delegate
 
         var s = first > 0 ? direction.maxS(store.sectionBounds[first - 1]) : 0
         for section in first..<sectionCount {
-            let count = environment.numberOfItems(inSection: section)
-            let inset = delegate?.flowLayout(self, insetForSectionAt: section).map { checked($0, .sectionInset(section: section)) } ?? sectionInset
-            let lines = delegate?.flowLayout(self, minimumLineSpacingForSectionAt: section).map { checked($0, .lineSpacing(section: section)) } ?? lineSpacing
-            let interitem = delegate?.flowLayout(self, minimumInteritemSpacingForSectionAt: section).map { checked($0, .interitemSpacing(section: section)) } ?? interitemSpacing
-            let header = delegate?.flowLayout(self, referenceSizeForHeaderInSection: section).map { checked($0, .headerSize(section: section)) } ?? headerSize
-            let footer = delegate?.flowLayout(self, referenceSizeForFooterInSection: section).map { checked($0, .footerSize(section: section)) } ?? footerSize
+            let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            let inset = delegate?.flowLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
+            let lines = delegate?.flowLayout(self, minimumLineSpacingForSectionAt: section).map { check.length($0, section: section, .lineSpacing(section: section)) } ?? lineSpacing
+            let interitem = delegate?.flowLayout(self, minimumInteritemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacing
+            let headerLength = delegate?.flowLayout(self, referenceSizeForHeaderInSection: section).map { check.length(direction.sLength($0), section: section, .headerSize(section: section)) } ?? headerLengthDefault
+            let footerLength = delegate?.flowLayout(self, referenceSizeForFooterInSection: section).map { check.length(direction.sLength($0), section: section, .footerSize(section: section)) } ?? footerLengthDefault
             let (sLeading, sTrailing, fLeading, fTrailing) = direction.split(inset)
             let sectionStart = s
 
             var headerFrame: Rect?
-            let headerLength = direction.sLength(header)
             if headerLength > 0 {
                 headerFrame = direction.rect(s: s, f: 0, sLength: headerLength, fLength: fixedLength)
                 s += headerLength
@@ -143,26 +144,31 @@ open class FlowLayout: CollectionViewLayout {
             s += sLeading
 
             var line = _Line(start: store.itemFrames.count, s: s, fLeading: fLeading, available: fixedLength - fLeading - fTrailing, interitem: interitem)
+            var everyLineSingle = true
             for item in 0..<count {
                 var size = itemSize
-                if let delegate, let custom = delegate.flowLayout(self, sizeForItemAt: IndexPath(item: item, section: section)) {
-                    size = checked(custom, .itemSize(IndexPath(item: item, section: section)))
+                if let delegate {
+                    let path = IndexPath(item: item, section: section)
+                    if let custom = delegate.flowLayout(self, sizeForItemAt: path) {
+                        size = check.size(custom, section: section, .itemSize(path))
+                    }
                 }
                 let width = direction.fLength(size)
                 if line.count > 0 && line.used + interitem + width > line.available + 1e-9 {
+                    everyLineSingle = everyLineSingle && line.count == 1
                     line.close(in: &store, alignment: fullLineAlignment)
                     line = _Line(start: store.itemFrames.count, s: line.s + line.length + lines, fLeading: fLeading, available: line.available, interitem: interitem)
                 }
                 line.append(width: width, length: direction.sLength(size), to: &store)
             }
             if line.count > 0 {
+                everyLineSingle = everyLineSingle && line.count == 1
                 line.close(in: &store, alignment: lastLineAlignment)
                 s = line.s + line.length
             }
             s += sTrailing
 
             var footerFrame: Rect?
-            let footerLength = direction.sLength(footer)
             if footerLength > 0 {
                 footerFrame = direction.rect(s: s, f: 0, sLength: footerLength, fLength: fixedLength)
                 s += footerLength
@@ -170,7 +176,8 @@ open class FlowLayout: CollectionViewLayout {
             store.endSection(
                 bounds: direction.rect(s: sectionStart, f: 0, sLength: s - sectionStart, fLength: fixedLength),
                 header: headerFrame,
-                footer: footerFrame
+                footer: footerFrame,
+                itemsAreBands: everyLineSingle
             )
         }
         contentSize = direction == .vertical
@@ -178,43 +185,18 @@ open class FlowLayout: CollectionViewLayout {
             : Size(width: s, height: fixedLength)
         preparedFixedLength = fixedLength
         isPrepared = true
+        store.checkInvariants()
     }
 
     /// The first section whose frames must be computed again: all of them
     /// unless the last pass is still good for this fixed length and
-    /// direction; otherwise the first section the context names, or none
-    /// for a context that names only supplementary views or offsets.
+    /// direction; otherwise the first section the context names (section 0
+    /// when counts changed with none named), or none for a context that
+    /// names only supplementary views or offsets.
     private func firstSectionToLayOut(context: InvalidationContext?, fixedLength: Double, direction: ScrollDirection) -> Int {
         guard isPrepared, preparedFixedLength == fixedLength, store.direction == direction else { return 0 }
         guard let context else { return store.numberOfSections }
-        if context.invalidateEverything { return 0 }
-        if let section = context.firstInvalidatedSection { return Swift.min(section, store.numberOfSections) }
-        if context.invalidateDataSourceCounts { return 0 }
-        return store.numberOfSections
-    }
-
-    private func checked(_ value: Double, _ subject: LayoutError.Subject) -> Double {
-        guard value.isFinite && value >= 0 else {
-            recordError(LayoutError(subject: subject, value: "\(value)"))
-            return 0
-        }
-        return value
-    }
-
-    private func checked(_ size: Size, _ subject: LayoutError.Subject) -> Size {
-        guard size.isValid else {
-            recordError(LayoutError(subject: subject, value: "\(size)"))
-            return .zero
-        }
-        return size
-    }
-
-    private func checked(_ insets: EdgeInsets, _ subject: LayoutError.Subject) -> EdgeInsets {
-        guard insets.isValid else {
-            recordError(LayoutError(subject: subject, value: "top \(insets.top), left \(insets.left), bottom \(insets.bottom), right \(insets.right)"))
-            return .zero
-        }
-        return insets
+        return Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
     }
 
     /// The size of the laid-out content.
@@ -345,15 +327,16 @@ open class FlowLayout: CollectionViewLayout {
     }
 
     /// Everything when the fixed-axis length changes; otherwise (pinning)
-    /// only the headers and footers.
+    /// only the headers and footers of the sections that meet the old or the
+    /// new bounds.
     ///
-    /// - Complexity: O(*s*) in the number of sections.
+    /// - Complexity: O(log *s* + *r*) for *r* sections visible before or after.
     open override func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext {
         guard let environment = collectionView,
               scrollDirection.fLength(newBounds.size) == scrollDirection.fLength(environment.bounds.size)
         else { return .everything() }
         let context = InvalidationContext()
-        let sections = (0..<store.numberOfSections).map { IndexPath(item: 0, section: $0) }
+        let sections = store.sections(meeting: environment.bounds.union(newBounds)).map { IndexPath(item: 0, section: $0) }
         if sectionHeadersPinToVisibleBounds {
             context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: sections.filter { store.headerFrames[$0[0]] != nil })
         }

@@ -40,24 +40,34 @@ open class InvalidationContext {
         InvalidationContext(invalidateEverything: true)
     }
 
-    /// Adds items to recompute.
+    /// Adds items to recompute (index paths with no section are ignored).
+    ///
+    /// - Complexity: O(*k*) for *k* index paths.
     public func invalidateItems(at indexPaths: [IndexPath]) {
-        invalidatedItemIndexPaths += indexPaths
-        noteSections(indexPaths.map { $0[0] })
+        let valid = indexPaths.filter { !$0.isEmpty }
+        invalidatedItemIndexPaths += valid
+        noteSections(valid.map { $0[0] })
     }
 
     /// Adds supplementary views of a kind to recompute.
+    ///
+    /// - Complexity: O(*k*) for *k* index paths.
     public func invalidateSupplementaryElements(ofKind kind: String, at indexPaths: [IndexPath]) {
         invalidatedSupplementaryIndexPaths[kind, default: []] += indexPaths
     }
 
     /// Adds decoration views of a kind to recompute.
+    ///
+    /// - Complexity: O(*k*) for *k* index paths.
     public func invalidateDecorationElements(ofKind kind: String, at indexPaths: [IndexPath]) {
         invalidatedDecorationIndexPaths[kind, default: []] += indexPaths
     }
 
-    /// Names a section that changed (its content, sizes or counts), so a
-    /// layout can recompute from the first such section on.
+    /// Names sections that changed (their content, sizes or counts), so a
+    /// layout can recompute from the first such section on. A negative
+    /// section counts as section 0.
+    ///
+    /// - Complexity: O(*k*) for *k* sections.
     public func invalidateSections(_ sections: [Int]) {
         noteSections(sections)
     }
@@ -70,8 +80,19 @@ open class InvalidationContext {
             && (!invalidatedSupplementaryIndexPaths.isEmpty || !invalidatedDecorationIndexPaths.isEmpty)
     }
 
-    /// Folds another context into this one.
+    /// The first section a layout must recompute from: the first section
+    /// named, section 0 when counts changed and no section was named, and
+    /// `nil` when neither.
+    public var firstSectionToRecompute: Int? {
+        firstInvalidatedSection ?? (invalidateDataSourceCounts || invalidateEverything ? 0 : nil)
+    }
+
+    /// Folds another context into this one. Counts changed with no section
+    /// named means "from section 0", and stays so after the merge.
+    ///
+    /// - Complexity: O(*k*) for the *k* index paths of `other`.
     open func merge(_ other: InvalidationContext) {
+        let first = [firstSectionToRecompute, other.firstSectionToRecompute].compactMap { $0 }.min()
         invalidateEverything = invalidateEverything || other.invalidateEverything
         invalidateDataSourceCounts = invalidateDataSourceCounts || other.invalidateDataSourceCounts
         invalidatedItemIndexPaths += other.invalidatedItemIndexPaths
@@ -81,12 +102,13 @@ open class InvalidationContext {
                                         y: contentOffsetAdjustment.y + other.contentOffsetAdjustment.y)
         contentSizeAdjustment = Size(width: contentSizeAdjustment.width + other.contentSizeAdjustment.width,
                                      height: contentSizeAdjustment.height + other.contentSizeAdjustment.height)
-        if let section = other.firstInvalidatedSection { noteSections([section]) }
+        firstInvalidatedSection = first
     }
 
     private func noteSections(_ sections: [Int]) {
         guard let first = sections.min() else { return }
-        firstInvalidatedSection = Swift.min(firstInvalidatedSection ?? first, first)
+        let clamped = Swift.max(0, first)
+        firstInvalidatedSection = Swift.min(firstInvalidatedSection ?? clamped, clamped)
     }
 }
 

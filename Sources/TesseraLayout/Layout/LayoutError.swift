@@ -5,7 +5,7 @@ public import Foundation
 #endif
 
 /// A value a layout cannot use: a size, inset or spacing that is negative,
-/// NaN or infinite, named with where it came from.
+/// NaN or infinite, or a negative item count, named with where it came from.
 ///
 /// A layout does not trap on such a value: ``CollectionViewLayout/prepare()``
 /// records the first one in ``CollectionViewLayout/layoutError`` and lays the
@@ -25,6 +25,8 @@ public struct LayoutError: Error, Hashable, Sendable {
         case headerSize(section: Int)
         /// A section's footer size.
         case footerSize(section: Int)
+        /// A section's number of items, as the environment reported it.
+        case itemCount(section: Int)
         /// A layout-wide property, by name.
         case property(String)
     }
@@ -52,6 +54,7 @@ extension LayoutError: CustomStringConvertible {
         case let .interitemSpacing(section): what = "the interitem spacing of section \(section)"
         case let .headerSize(section): what = "the header size of section \(section)"
         case let .footerSize(section): what = "the footer size of section \(section)"
+        case let .itemCount(section): what = "the number of items in section \(section)"
         case let .property(name): what = "the layout's \(name)"
         }
         return "invalid layout value: \(what) is \(value); sizes, insets and spacings must be finite and not negative"

@@ -67,36 +67,38 @@ open class ListLayout: CollectionViewLayout {
         let visibleHeight = Swift.max(0, environment.bounds.size.height - environment.contentInset.top - environment.contentInset.bottom)
         let sectionCount = environment.numberOfSections
         var first = store.numberOfSections
-        if preparedWidth != width || context?.invalidateEverything == true {
+        if preparedWidth != width {
             first = 0
         } else if let context {
-            first = context.firstInvalidatedSection.map { Swift.min($0, store.numberOfSections) }
-                ?? (context.invalidateDataSourceCounts ? 0 : store.numberOfSections)
+            first = Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
         }
         first = Swift.min(first, sectionCount)
         if first == 0 {
             var total = 0
-            for section in 0..<sectionCount { total += environment.numberOfItems(inSection: section) }
+            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
             store.removeAll(reservingItems: total)
-            store.itemsAreBands = true
         } else {
             store.truncate(toSections: first)
         }
-
-        let itemHeight = checked(self.itemHeight, .property("itemHeight"))
-        let interitemSpacing = checked(self.interitemSpacing, .property("interitemSpacing"))
-        let headerHeight = checked(self.headerHeight, .property("headerHeight"))
-        let footerHeight = checked(self.footerHeight, .property("footerHeight"))
-        let sectionInsets = checked(self.sectionInsets, .property("sectionInsets"))
+        for kept in store.sectionErrors { recordError(kept.error) }
+        let check = _ValueCheck { [unowned self] error, section in
+            recordError(error)
+            if let section { store.sectionErrors.append((section, error)) }
+        }
+        let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
+        let interitemSpacing = check.length(self.interitemSpacing, section: nil, .property("interitemSpacing"))
+        let headerHeight = check.length(self.headerHeight, section: nil, .property("headerHeight"))
+        let footerHeight = check.length(self.footerHeight, section: nil, .property("footerHeight"))
+        let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
         let delegate = self.delegate
 
         var top = first > 0 ? store.sectionBounds[first - 1].maxY : 0
         for section in first..<sectionCount {
-            let count = environment.numberOfItems(inSection: section)
-            let insets = delegate?.listLayout(self, insetsForSectionAt: section).map { checked($0, .sectionInset(section: section)) } ?? sectionInsets
-            let spacing = delegate?.listLayout(self, interitemSpacingForSectionAt: section).map { checked($0, .interitemSpacing(section: section)) } ?? interitemSpacing
-            let header = delegate?.listLayout(self, heightForHeaderInSection: section).map { checked($0, .headerSize(section: section)) } ?? headerHeight
-            let footer = delegate?.listLayout(self, heightForFooterInSection: section).map { checked($0, .footerSize(section: section)) } ?? footerHeight
+            let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            let insets = delegate?.listLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
+            let spacing = delegate?.listLayout(self, interitemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacing
+            let header = delegate?.listLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
+            let footer = delegate?.listLayout(self, heightForFooterInSection: section).map { check.length($0, section: section, .footerSize(section: section)) } ?? footerHeight
             let itemWidth = Swift.max(0, width - insets.left - insets.right)
             let supplementaryX = insetSupplementaryViews ? insets.left : 0
             let supplementaryWidth = insetSupplementaryViews ? itemWidth : width
@@ -110,8 +112,11 @@ open class ListLayout: CollectionViewLayout {
             top += insets.top
             for item in 0..<count {
                 var height = itemHeight
-                if let delegate, let custom = delegate.listLayout(self, heightForItemAt: IndexPath(item: item, section: section)) {
-                    height = checked(custom, .itemSize(IndexPath(item: item, section: section)))
+                if let delegate {
+                    let path = IndexPath(item: item, section: section)
+                    if let custom = delegate.listLayout(self, heightForItemAt: path) {
+                        height = check.length(custom, section: section, .itemSize(path))
+                    }
                 }
                 if item > 0 { top += spacing }
                 store.itemFrames.append(Rect(x: insets.left, y: top, width: itemWidth, height: height))
@@ -123,26 +128,14 @@ open class ListLayout: CollectionViewLayout {
                 top += footer
             }
             top += insets.bottom
-            store.endSection(bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop), header: headerFrame, footer: footerFrame)
+            store.endSection(
+                bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
+                header: headerFrame, footer: footerFrame, itemsAreBands: true
+            )
         }
         contentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
         preparedWidth = width
-    }
-
-    private func checked(_ value: Double, _ subject: LayoutError.Subject) -> Double {
-        guard value.isFinite && value >= 0 else {
-            recordError(LayoutError(subject: subject, value: "\(value)"))
-            return 0
-        }
-        return value
-    }
-
-    private func checked(_ insets: EdgeInsets, _ subject: LayoutError.Subject) -> EdgeInsets {
-        guard insets.isValid else {
-            recordError(LayoutError(subject: subject, value: "top \(insets.top), left \(insets.left), bottom \(insets.bottom), right \(insets.right)"))
-            return .zero
-        }
-        return insets
+        store.checkInvariants()
     }
 
     /// The size of the laid-out content.

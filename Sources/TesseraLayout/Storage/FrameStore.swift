@@ -18,10 +18,14 @@ import Foundation
 /// when items are their own bands); per section about 100 bytes.
 struct _FrameStore {
     var direction: ScrollDirection = .vertical
-    /// Whether every item is a band of its own, its frames' S starts and ends
-    /// both ascending within a section (a list): then no band arrays are
-    /// kept and queries search the frames themselves.
-    var itemsAreBands = false
+    /// Per section: whether every item is a band of its own, its frames' S
+    /// starts and ends both ascending (a list, or a flow section with one
+    /// item per line): then the section keeps no bands and queries search
+    /// its frames themselves.
+    var sectionItemsAreBands: [Bool] = []
+    /// Bad values met while laying out each section, kept with the sections
+    /// so that an incremental prepare still reports them.
+    var sectionErrors: [(section: Int, error: LayoutError)] = []
 
     // Items, flat in section order.
     var itemFrames: [Rect] = []
@@ -49,6 +53,7 @@ struct _FrameStore {
             + (sectionItemStart.capacity + sectionBandStart.capacity) * MemoryLayout<Int>.stride
             + sectionBounds.capacity * MemoryLayout<Rect>.stride
             + (headerFrames.capacity + footerFrames.capacity) * MemoryLayout<Rect?>.stride
+            + sectionItemsAreBands.capacity
     }
 
     /// Drops every section from `section` on, keeping those before it.
@@ -65,11 +70,20 @@ struct _FrameStore {
         sectionMaxS.removeSubrange(section...)
         headerFrames.removeSubrange(section...)
         footerFrames.removeSubrange(section...)
+        sectionItemsAreBands.removeSubrange(section...)
+        sectionErrors.removeAll { $0.section >= section }
     }
 
+    /// Empties the store, keeping its capacity unless it is far more than
+    /// `items` needs.
     mutating func removeAll(reservingItems items: Int) {
+        if itemFrames.capacity > 2 * items + 1_024 {
+            self = _FrameStore(direction: direction)
+        }
         itemFrames.removeAll(keepingCapacity: true)
         itemFrames.reserveCapacity(items)
+        sectionItemsAreBands.removeAll(keepingCapacity: true)
+        sectionErrors.removeAll()
         bandStart.removeAll(keepingCapacity: true)
         bandMinS.removeAll(keepingCapacity: true)
         bandMaxS.removeAll(keepingCapacity: true)
@@ -91,8 +105,20 @@ struct _FrameStore {
         bandMaxS.append(Swift.max(maxS, bandMaxS.last ?? -.infinity))
     }
 
-    /// Closes a section: its header, footer and bounds.
-    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?) {
+    init(direction: ScrollDirection = .vertical) {
+        self.direction = direction
+    }
+
+    /// Closes a section: its header, footer and bounds. When its items are
+    /// their own bands, the bands recorded for it are dropped.
+    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, itemsAreBands: Bool) {
+        if itemsAreBands {
+            let first = sectionBandStart[sectionBandStart.count - 1]
+            bandStart.removeSubrange(first...)
+            bandMinS.removeSubrange(first...)
+            bandMaxS.removeSubrange(first...)
+        }
+        sectionItemsAreBands.append(itemsAreBands)
         sectionItemStart.append(itemFrames.count)
         sectionBandStart.append(bandStart.count)
         sectionBounds.append(bounds)
@@ -111,6 +137,34 @@ struct _FrameStore {
         let item = indexPath[1]
         guard section >= 0 && section < numberOfSections && item >= 0 && item < itemCount(inSection: section) else { return nil }
         return itemFrames[sectionItemStart[section] + item]
+    }
+
+    /// The sections whose bounds may meet `rect` on the S axis.
+    ///
+    /// - Complexity: O(log *s* + *r*) for *r* sections returned.
+    func sections(meeting rect: Rect) -> Range<Int> {
+        let low = direction.minS(rect)
+        let high = direction.maxS(rect)
+        let first = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
+        var end = first
+        while end < numberOfSections && direction.minS(sectionBounds[end]) < high { end += 1 }
+        return first..<end
+    }
+
+    /// Checks that bands start in order and that running maxima never fall.
+    /// Compiled in with `TESSERA_INTERNAL_CHECKS`.
+    func checkInvariants() {
+        #if TESSERA_INTERNAL_CHECKS
+        precondition(sectionItemStart.count == numberOfSections + 1 && sectionBandStart.count == numberOfSections + 1, "section arrays out of step")
+        precondition(sectionItemsAreBands.count == numberOfSections, "section flags out of step")
+        for band in bandStart.indices.dropFirst() {
+            precondition(bandMaxS[band] >= bandMaxS[band - 1], "band maxima fall at \(band)")
+            precondition(bandStart[band] >= bandStart[band - 1], "bands out of order at \(band)")
+        }
+        for section in sectionMaxS.indices.dropFirst() {
+            precondition(sectionMaxS[section] >= sectionMaxS[section - 1], "section maxima fall at \(section)")
+        }
+        #endif
     }
 
     /// The first index in `0..<count` whose running maximum exceeds `value`.
@@ -140,7 +194,7 @@ struct _FrameStore {
         var section = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
         while section < numberOfSections && direction.minS(sectionBounds[section]) < high {
             sectionBody(section)
-            if itemsAreBands {
+            if sectionItemsAreBands[section] {
                 let start = sectionItemStart[section]
                 let end = sectionItemStart[section + 1]
                 var lower = start
