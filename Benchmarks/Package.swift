@@ -39,6 +39,17 @@ let package = Package(
             path: "LayoutBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "ViewBenchmarks",
+            dependencies: [
+                .product(name: "TesseraView", package: "Tessera"),
+                .product(name: "TesseraLayout", package: "Tessera"),
+                .product(name: "TesseraDiff", package: "Tessera"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "ViewBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

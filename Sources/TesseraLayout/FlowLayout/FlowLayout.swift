@@ -65,6 +65,10 @@ open class FlowLayout: CollectionViewLayout {
     /// The store before the batch in progress, kept (copy-on-write, so for
     /// free) to animate moved and shifted elements from where they were.
     var previousStore: _FrameStore?
+    /// The buffers of the store before the last batch, reused to lay out the
+    /// next batch's new state, so a batch neither allocates nor faults in a
+    /// second copy of the frames.
+    var spareStore: _FrameStore?
     var contentSize = Size.zero
     var preparedFixedLength: Double?
     var isPrepared = false
@@ -103,6 +107,12 @@ open class FlowLayout: CollectionViewLayout {
             firstSectionToLayOut(context: context, fixedLength: fixedLength, direction: direction),
             sectionCount
         )
+        useSpareBuffers(keepingSections: first)
+        // Lay out into a local store: inout access to a local has no dynamic
+        // exclusivity checks, which a stored property pays per item.
+        var store = self.store
+        self.store = _FrameStore()
+        defer { self.store = store }
         if first == 0 {
             var total = 0
             for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
@@ -113,9 +123,10 @@ open class FlowLayout: CollectionViewLayout {
         }
         // Bad values of the sections kept are still bad.
         for kept in store.sectionErrors { recordError(kept.error) }
+        var sectionErrors: [(section: Int, error: LayoutError)] = []
         let check = _ValueCheck { [unowned self] error, section in
             recordError(error)
-            if let section { store.sectionErrors.append((section, error)) }
+            if let section { sectionErrors.append((section, error)) }
         }
         let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
         let lineSpacing = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
@@ -185,6 +196,7 @@ open class FlowLayout: CollectionViewLayout {
             : Size(width: s, height: fixedLength)
         preparedFixedLength = fixedLength
         isPrepared = true
+        store.sectionErrors += sectionErrors
         store.checkInvariants()
     }
 
@@ -223,15 +235,35 @@ open class FlowLayout: CollectionViewLayout {
             ?? previousStore?.previousAttributes(forSupplementaryOfKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
     }
 
-    /// Forgets the update and the store before it.
+    /// Forgets the update; the store before it becomes the spare buffers.
     open override func finalizeCollectionViewUpdates() {
         super.finalizeCollectionViewUpdates()
+        spareStore = previousStore
         previousStore = nil
     }
 
+    /// During a batch, when the current store shares its buffers with the
+    /// previous one, moves to the spare buffers (with the sections kept)
+    /// instead of letting copy-on-write allocate new ones.
+    private func useSpareBuffers(keepingSections first: Int) {
+        guard previousStore != nil, var spare = spareStore else { return }
+        spareStore = nil
+        if first == 0 {
+            spare.direction = store.direction
+        } else {
+            spare.assignPrefix(of: store, sections: Swift.min(first, store.numberOfSections))
+        }
+        store = spare
+    }
+
     /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself.
+    /// costs in memory beyond the object itself. After its first batch
+    /// update a layout also keeps the previous frames' buffers for reuse
+    /// (``spareStorageByteCount``).
     public var storageByteCount: Int { store.byteCount }
+
+    /// The bytes of the spare frame buffers kept for the next batch update.
+    public var spareStorageByteCount: Int { spareStore?.byteCount ?? 0 }
 
     // MARK: Queries
 

@@ -165,17 +165,18 @@ open class CollectionViewLayout {
     /// Called by the collection view at the start of a batch, while the
     /// layout still answers for the state before it and the environment
     /// still reports the counts before it: keeps the update items, the
-    /// counts, and the attributes of the elements that will disappear, then
-    /// lets the layout keep what it needs (``_captureStateBeforeUpdate()``).
+    /// counts (or the mapping the view already made from them), and the
+    /// attributes of the elements that will disappear, then lets the layout
+    /// keep what it needs (``_captureStateBeforeUpdate()``).
     ///
     /// - Complexity: O(*k* + *d*) for *k* update items and *d* items in
     ///   deleted sections.
-    package func _beginBatchUpdate(_ updateItems: [UpdateItem]) {
+    package func _beginBatchUpdate(_ updateItems: [UpdateItem], mapping: BatchIndexMapping? = nil) {
         pendingUpdateItems = updateItems
         itemCountsBeforeUpdate = collectionView.map { environment in
             (0..<environment.numberOfSections).map { environment.numberOfItems(inSection: $0) }
         }
-        cachedMapping = nil
+        cachedMapping = mapping
         inserted = []
         deleted = []
         insertedSections = []

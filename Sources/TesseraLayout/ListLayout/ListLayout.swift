@@ -38,6 +38,10 @@ open class ListLayout: CollectionViewLayout {
     /// The store before the batch in progress, kept (copy-on-write, so for
     /// free) to animate moved and shifted elements from where they were.
     var previousStore: _FrameStore?
+    /// The buffers of the store before the last batch, reused to lay out the
+    /// next batch's new state, so a batch neither allocates nor faults in a
+    /// second copy of the frames.
+    var spareStore: _FrameStore?
     var contentSize = Size.zero
     var preparedWidth: Double?
 
@@ -73,6 +77,12 @@ open class ListLayout: CollectionViewLayout {
             first = Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
         }
         first = Swift.min(first, sectionCount)
+        useSpareBuffers(keepingSections: first)
+        // Lay out into a local store: inout access to a local has no dynamic
+        // exclusivity checks, which a stored property pays per item.
+        var store = self.store
+        self.store = _FrameStore()
+        defer { self.store = store }
         if first == 0 {
             var total = 0
             for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
@@ -81,9 +91,10 @@ open class ListLayout: CollectionViewLayout {
             store.truncate(toSections: first)
         }
         for kept in store.sectionErrors { recordError(kept.error) }
+        var sectionErrors: [(section: Int, error: LayoutError)] = []
         let check = _ValueCheck { [unowned self] error, section in
             recordError(error)
-            if let section { store.sectionErrors.append((section, error)) }
+            if let section { sectionErrors.append((section, error)) }
         }
         let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
         let interitemSpacing = check.length(self.interitemSpacing, section: nil, .property("interitemSpacing"))
@@ -135,6 +146,7 @@ open class ListLayout: CollectionViewLayout {
         }
         contentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
         preparedWidth = width
+        store.sectionErrors += sectionErrors
         store.checkInvariants()
     }
 
@@ -162,15 +174,35 @@ open class ListLayout: CollectionViewLayout {
             ?? previousStore?.previousAttributes(forSupplementaryOfKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
     }
 
-    /// Forgets the update and the store before it.
+    /// Forgets the update; the store before it becomes the spare buffers.
     open override func finalizeCollectionViewUpdates() {
         super.finalizeCollectionViewUpdates()
+        spareStore = previousStore
         previousStore = nil
     }
 
+    /// During a batch, when the current store shares its buffers with the
+    /// previous one, moves to the spare buffers (with the sections kept)
+    /// instead of letting copy-on-write allocate new ones.
+    private func useSpareBuffers(keepingSections first: Int) {
+        guard previousStore != nil, var spare = spareStore else { return }
+        spareStore = nil
+        if first == 0 {
+            spare.direction = store.direction
+        } else {
+            spare.assignPrefix(of: store, sections: Swift.min(first, store.numberOfSections))
+        }
+        store = spare
+    }
+
     /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself.
+    /// costs in memory beyond the object itself. After its first batch
+    /// update a layout also keeps the previous frames' buffers for reuse
+    /// (``spareStorageByteCount``).
     public var storageByteCount: Int { store.byteCount }
+
+    /// The bytes of the spare frame buffers kept for the next batch update.
+    public var spareStorageByteCount: Int { spareStore?.byteCount ?? 0 }
 
     /// Every header, footer and item whose frame intersects `rect`, in order:
     /// sections ascending, and in each section its header and footer, then

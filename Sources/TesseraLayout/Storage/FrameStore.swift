@@ -74,6 +74,33 @@ struct _FrameStore {
         sectionErrors.removeAll { $0.section >= section }
     }
 
+    /// Becomes the first `sections` sections of `other`, copied into this
+    /// store's own buffers (so a layout can lay out a batch's new state into
+    /// spare buffers while `other` keeps the old one).
+    ///
+    /// - Complexity: O(*p*) for the *p* items and bands copied.
+    mutating func assignPrefix(of other: _FrameStore, sections: Int) {
+        direction = other.direction
+        let items = other.sectionItemStart[sections]
+        let bands = other.sectionBandStart[sections]
+        itemFrames.removeAll(keepingCapacity: true)
+        itemFrames.append(contentsOf: other.itemFrames[..<items])
+        bandStart.removeAll(keepingCapacity: true)
+        bandStart.append(contentsOf: other.bandStart[..<bands])
+        bandMinS.removeAll(keepingCapacity: true)
+        bandMinS.append(contentsOf: other.bandMinS[..<bands])
+        bandMaxS.removeAll(keepingCapacity: true)
+        bandMaxS.append(contentsOf: other.bandMaxS[..<bands])
+        sectionItemStart = Array(other.sectionItemStart[...sections])
+        sectionBandStart = Array(other.sectionBandStart[...sections])
+        sectionBounds = Array(other.sectionBounds[..<sections])
+        sectionMaxS = Array(other.sectionMaxS[..<sections])
+        headerFrames = Array(other.headerFrames[..<sections])
+        footerFrames = Array(other.footerFrames[..<sections])
+        sectionItemsAreBands = Array(other.sectionItemsAreBands[..<sections])
+        sectionErrors = other.sectionErrors.filter { $0.section < sections }
+    }
+
     /// Empties the store, keeping its capacity unless it is far more than
     /// `items` needs.
     mutating func removeAll(reservingItems items: Int) {
@@ -81,7 +108,11 @@ struct _FrameStore {
             self = _FrameStore(direction: direction)
         }
         itemFrames.removeAll(keepingCapacity: true)
-        itemFrames.reserveCapacity(items)
+        if itemFrames.capacity < items {
+            // With room to grow, so that a layout that gains a few items per
+            // update does not reallocate its frames every time.
+            itemFrames.reserveCapacity(items + items / 16)
+        }
         sectionItemsAreBands.removeAll(keepingCapacity: true)
         sectionErrors.removeAll()
         bandStart.removeAll(keepingCapacity: true)

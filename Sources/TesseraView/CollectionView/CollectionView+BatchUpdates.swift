@@ -122,7 +122,7 @@ extension CollectionView {
         })
 
         // The layout keeps what it needs of the old state, then lays out the new one.
-        layout._beginBatchUpdate(items)
+        layout._beginBatchUpdate(items, mapping: mapping)
         itemCounts = countsAfter
         let context = InvalidationContext(invalidateDataSourceCounts: true)
         if let first = Self.firstSection(touchedBy: items) { context.invalidateSections([first]) }
