@@ -73,4 +73,37 @@ struct ViewScenarioTests {
         #expect(throws: DiffError.self) { try source.apply(TestSnapshot([0: [1, 1]])) }
         #expect(source.snapshot == before && view.itemCounts == [2])
     }
+
+    @Test("A UIKit-safe BatchUpdate runs as one plan per pass: the move, then the follow-up reload")
+    func batchUpdatePasses() throws {
+        let source = TestCountsSource(counts: [3])
+        let layout = ListLayout()
+        let view = CollectionView(layout: layout, size: Size(width: 320, height: 300))
+        view.dataSource = source
+        view.reloadData()
+        let from = IndexPath(item: 0, section: 0)
+        let to = IndexPath(item: 2, section: 0)
+        let batch = BatchUpdate(Changeset(itemMoves: [Move(from: from, to: to)], itemUpdates: [Move(from: from, to: to)]), policy: .moveThenReload)
+        let plans = try view.performBatchUpdates(batch)
+        #expect(plans.count == 2)
+        #expect(plans[0].elements.first { $0.indexPathBefore == from }?.disposition == .move)
+        #expect(plans[1].elements.first { $0.indexPathAfter == to }?.disposition == .reload)
+    }
+
+    @Test("Headers of an inserted section are inserts, those of a deleted one deletes")
+    func supplementaryInsertAndDelete() throws {
+        let (_, source) = try makeFlowView(TestSnapshot([0: [1], 1: [2]]))
+        let plan = try source.apply(TestSnapshot([0: [1], 2: [3]]))
+        let headers = plan.elements.filter { $0.category == .supplementaryView(ElementKind.sectionHeader) }
+        #expect(headers.contains { $0.indexPathBefore == IndexPath(item: 0, section: 1) && $0.disposition == .delete })
+        #expect(headers.contains { $0.indexPathAfter == IndexPath(item: 0, section: 1) && $0.disposition == .insert })
+    }
+}
+
+/// A data source with counts only.
+final class TestCountsSource: CollectionViewDataSource {
+    var counts: [Int]
+    init(counts: [Int]) { self.counts = counts }
+    func numberOfSections(in collectionView: CollectionView) -> Int { counts.count }
+    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { counts[section] }
 }

@@ -50,6 +50,20 @@ extension CollectionView {
         return plan
     }
 
+    /// Performs a UIKit-safe ``BatchUpdate``: its items, then its follow-up
+    /// reloads when it has any, returning one plan for each pass.
+    ///
+    /// - Throws: ``BatchValidationError``; a pass that fails leaves the view
+    ///   as the pass before left it.
+    @discardableResult
+    public func performBatchUpdates(_ batch: BatchUpdate, animated: Bool = true) throws(BatchValidationError) -> [AnimationPlan] {
+        var plans: [AnimationPlan] = []
+        for items in batch.batches {
+            plans.append(try performBatchUpdates(items, animated: animated, itemIDsBefore: nil))
+        }
+        return plans
+    }
+
     /// A changeset as one batch under Tessera's rules, and the elements whose
     /// content changed without a reload (new-state keys).
     static func updateItems(for changeset: Changeset) -> (items: [UpdateItem], contentChanged: Set<_ElementKey>) {
@@ -184,6 +198,21 @@ extension CollectionView {
         let layout = collectionViewLayout
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
         for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
+        // Supplementary views the layout says appear or disappear.
+        var supplementaryKinds = Set<String>()
+        for attributes in before + after {
+            if case let .supplementaryView(kind) = attributes.category { supplementaryKinds.insert(kind) }
+        }
+        var insertedSupplementary = Set<_ElementKey>()
+        var deletedSupplementary = Set<_ElementKey>()
+        for kind in supplementaryKinds.sorted() {
+            for path in layout.indexPathsToInsertForSupplementaryView(ofKind: kind) {
+                insertedSupplementary.insert(_ElementKey(category: .supplementaryView(kind), indexPath: path))
+            }
+            for path in layout.indexPathsToDeleteForSupplementaryView(ofKind: kind) {
+                deletedSupplementary.insert(_ElementKey(category: .supplementaryView(kind), indexPath: path))
+            }
+        }
         let reloadedItems = Set(items.filter { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 2 }.compactMap(\.indexPathBeforeUpdate))
         let movedSections = Set(items.filter { $0.updateAction == .move && $0.indexPathBeforeUpdate?.count == 1 }.compactMap { $0.indexPathBeforeUpdate?[0] })
 
@@ -260,7 +289,9 @@ extension CollectionView {
             } else {
                 from = initial(key) ?? { var start = attributes; start.alpha = 0; return start }()
             }
-            if let old {
+            if insertedSupplementary.contains(key), old.flatMap({ beforeByKey[$0] }) == nil {
+                disposition = .insert
+            } else if let old {
                 if isReloaded(old) {
                     disposition = .reload
                 } else if isMoved(old) {
@@ -294,7 +325,7 @@ extension CollectionView {
                 disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : (to.frame == attributes.frame ? .unchanged : .shift)
             } else {
                 to = final(key) ?? { var end = attributes; end.alpha = 0; return end }()
-                disposition = isReloaded(key) ? .reload : .delete
+                disposition = isReloaded(key) && !deletedSupplementary.contains(key) ? .reload : .delete
             }
             to.indexPath = new?.indexPath ?? attributes.indexPath
             elements.append(AnimationPlan.Element(
