@@ -20,12 +20,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
+        .target(name: "BenchmarkSupport", path: "BenchmarkSupport"),
         .executableTarget(
             name: "DiffBenchmarks",
             dependencies: [
                 .product(name: "TesseraDiff", package: "Tessera"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                "BenchmarkSupport",
             ],
             path: "DiffBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -46,6 +48,7 @@ let package = Package(
                 .product(name: "TesseraLayout", package: "Tessera"),
                 .product(name: "TesseraDiff", package: "Tessera"),
                 .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
             ],
             path: "ViewBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

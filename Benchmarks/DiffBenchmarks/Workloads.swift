@@ -1,28 +1,11 @@
 // Deterministic inputs for the diff benchmarks, and the checks that Tessera's
 // answer on them is right before it is measured.
 
+import BenchmarkSupport
 import Foundation
 import TesseraDiff
 
 // MARK: Random numbers
-
-/// SplitMix64: a small, fast, seedable generator, so every run of the
-/// benchmarks diffs exactly the same data.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension SplitMix64 {
     /// `count` distinct offsets drawn from `0..<upperBound`, in random order

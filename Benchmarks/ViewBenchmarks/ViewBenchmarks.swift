@@ -3,6 +3,7 @@
 // FlowLayout in a 390×844 viewport, next to the layout's own re-prepare.
 
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import TesseraDiff
 import TesseraLayout
@@ -125,17 +126,4 @@ func mixedBatch(counts: [Int], using generator: inout SplitMix64) -> (items: [Up
         after[section] = remaining
     }
     return (items, after)
-}
-
-/// SplitMix64, for seeded workloads.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

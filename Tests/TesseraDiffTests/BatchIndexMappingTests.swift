@@ -5,16 +5,6 @@ import TesseraTestSupport
 
 @Suite("Batch index mapping")
 struct BatchIndexMappingTests {
-    /// The changeset's structural operations as one batch (Tessera's rules).
-    static func rawBatch(_ changeset: Changeset) -> [UpdateItem] {
-        changeset.sectionDeletes.map { .deleteSection($0) }
-            + changeset.sectionInserts.map { .insertSection($0) }
-            + changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
-            + changeset.itemDeletes.map { .deleteItem(at: $0) }
-            + changeset.itemInserts.map { .insertItem(at: $0) }
-            + changeset.itemMoves.map { .moveItem(from: $0.from, to: $0.to) }
-    }
-
     @Test("Every surviving item maps to where its id is after the update, and back, for random snapshot pairs")
     func mapsLikeIdentity() throws {
         let seed = testSeed(default: 0x3A9)
@@ -30,7 +20,7 @@ struct BatchIndexMappingTests {
             })
             let deletedSections = Set(changeset.sectionDeletes)
             let insertedSections = Set(changeset.sectionInserts)
-            let mapping = try BatchIndexMapping(Self.rawBatch(changeset), itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
+            let mapping = try BatchIndexMapping(changeset.structuralUpdateItems, itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
             let comment = Comment(rawValue: "seed \(seed), round \(round): \(old) → \(new)")
             for (id, path) in oldPath {
                 let survives = !deletedSections.contains(path[0]) && newPath[id].map { !insertedSections.contains($0[0]) } == true

@@ -98,7 +98,7 @@ public struct BatchIndexMapping: Sendable {
         guard s >= 0 && s < itemCountsBefore.count, i >= 0 && i < itemCountsBefore[s] else { return nil }
         guard let t = sectionTarget[s], !reloadedSections.contains(s), !deletedItems.contains(indexPath) else { return nil }
         if let target = moveTarget[indexPath] { return target }
-        let rank = i - Self.count(below: i, in: removed[s] ?? [])
+        let rank = i - _Placement.count(below: i, in: removed[s] ?? [])
         return IndexPath(item: Self.position(ofFree: rank, skipping: placed[t] ?? []), section: t)
     }
 
@@ -113,23 +113,12 @@ public struct BatchIndexMapping: Sendable {
         guard t >= 0 && t < itemCountsAfter.count, j >= 0 && j < itemCountsAfter[t] else { return nil }
         guard let s = sectionSource[t], !reloadedSections.contains(s), !insertedItems.contains(indexPath) else { return nil }
         if let source = moveSource[indexPath] { return source }
-        let rank = j - Self.count(below: j, in: placed[t] ?? [])
+        let rank = j - _Placement.count(below: j, in: placed[t] ?? [])
         return IndexPath(item: Self.position(ofFree: rank, skipping: removed[s] ?? []), section: s)
     }
 
     /// Whether the item before the update is moved by the batch.
     public func isMoved(_ indexPathBefore: IndexPath) -> Bool { moveTarget[indexPathBefore] != nil }
-
-    /// The number of elements of a sorted array below `value`.
-    private static func count(below value: Int, in sorted: [Int]) -> Int {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sorted[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
 
     /// The position of the `rank`-th (from 0) position not in `taken`.
     private static func position(ofFree rank: Int, skipping taken: [Int]) -> Int {
@@ -139,7 +128,7 @@ public struct BatchIndexMapping: Sendable {
         var high = rank + taken.count
         while low < high {
             let mid = (low + high) / 2
-            if mid - count(below: mid + 1, in: taken) >= rank { high = mid } else { low = mid + 1 }
+            if mid - _Placement.count(below: mid + 1, in: taken) >= rank { high = mid } else { low = mid + 1 }
         }
         return low
     }

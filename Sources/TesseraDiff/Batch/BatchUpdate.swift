@@ -77,14 +77,7 @@ public struct BatchUpdate: Hashable, Codable, Sendable {
 
         // Sections with inserts, deletes or moves of items inside, by old and
         // by new index; and sections with item content updates.
-        var touchedOld = Set<Int>()
-        var touchedNew = Set<Int>()
-        for path in changeset.itemDeletes { touchedOld.insert(path[0]) }
-        for path in changeset.itemInserts { touchedNew.insert(path[0]) }
-        for move in changeset.itemMoves {
-            touchedOld.insert(move.from[0])
-            touchedNew.insert(move.to[0])
-        }
+        let (touchedOld, touchedNew) = changeset.sectionsWithItemChanges
         let itemUpdatesOld = Set(changeset.itemUpdates.map { $0.from[0] })
         let itemUpdatesNew = Set(changeset.itemUpdates.map { $0.to[0] })
 

@@ -64,4 +64,18 @@ enum _Placement {
         for move in moves { targets[move.from] = move.to }
         return targets
     }
+
+    /// The number of elements of a sorted array that are less than `value`.
+    ///
+    /// - Complexity: O(log *n*).
+    @usableFromInline
+    static func count(below value: Int, in sorted: [Int]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
 }

@@ -91,7 +91,7 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
 
         // An old section's index once the deleted sections are gone.
         func afterSectionDeletes(_ s: Int) -> Int {
-            s - Self.countBelow(s, in: deletedSections)
+            s - _Placement.count(below: s, in: deletedSections)
         }
         // Deleted items of each old section, sorted, to shift move sources.
         var deletedItems: [Int: [Int]] = [:]
@@ -118,22 +118,11 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
             guard let section = sectionTarget[s] else {
                 throw .itemInDeletedSection(action: .move, indexPath: move.from)
             }
-            let item = move.from[1] - Self.countBelow(move.from[1], in: deletedItems[s] ?? [])
+            let item = move.from[1] - _Placement.count(below: move.from[1], in: deletedItems[s] ?? [])
             itemMoves.append(.moveItem(from: IndexPath(item: item, section: section), to: move.to))
         }
         add(.itemInsertsAndMoves, changeset.itemInserts.sorted().map { .insertItem(at: $0) } + itemMoves)
         add(.sectionReloads, changeset.sectionUpdates.map(\.to).sorted().map { .reloadSection($0) })
         self.steps = steps
-    }
-
-    /// The number of elements of a sorted array that are less than `value`.
-    private static func countBelow(_ value: Int, in sorted: [Int]) -> Int {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sorted[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 }

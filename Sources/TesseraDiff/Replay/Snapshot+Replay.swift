@@ -37,14 +37,7 @@ extension Snapshot {
     /// - Throws: ``ReplayError``.
     /// - Complexity: O(*n* + *s* + *k*) expected.
     public func applying(_ changeset: Changeset, takingValuesFrom target: Snapshot) throws(ReplayError) -> Snapshot {
-        var items: [UpdateItem] = []
-        items += changeset.sectionDeletes.map { .deleteSection($0) }
-        items += changeset.sectionInserts.map { .insertSection($0) }
-        items += changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
-        items += changeset.itemDeletes.map { .deleteItem(at: $0) }
-        items += changeset.itemInserts.map { .insertItem(at: $0) }
-        items += changeset.itemMoves.map { .moveItem(from: $0.from, to: $0.to) }
-        var result = try applying(items, takingValuesFrom: target)
+        var result = try applying(changeset.structuralUpdateItems, takingValuesFrom: target)
         for update in changeset.sectionUpdates {
             guard update.to >= 0 && update.to < result.numberOfSections && update.to < target.numberOfSections,
                   update.from >= 0 && update.from < numberOfSections,

@@ -62,13 +62,8 @@ open class FlowLayout: CollectionViewLayout {
     public static let pinnedSupplementaryZIndex = 10
 
     var store = _FrameStore()
-    /// The store before the batch in progress, kept (copy-on-write, so for
-    /// free) to animate moved and shifted elements from where they were.
-    var previousStore: _FrameStore?
-    /// The buffers of the store before the last batch, reused to lay out the
-    /// next batch's new state, so a batch neither allocates nor faults in a
-    /// second copy of the frames.
-    var spareStore: _FrameStore?
+    /// The stores kept around batch updates.
+    var buffers = _UpdateBuffers()
     var contentSize = Size.zero
     var preparedFixedLength: Double?
     var isPrepared = false
@@ -107,7 +102,7 @@ open class FlowLayout: CollectionViewLayout {
             firstSectionToLayOut(context: context, fixedLength: fixedLength, direction: direction),
             sectionCount
         )
-        useSpareBuffers(keepingSections: first)
+        buffers.takeSpare(for: &self.store, keepingSections: first)
         // Lay out into a local store: inout access to a local has no dynamic
         // exclusivity checks, which a stored property pays per item.
         var store = self.store
@@ -217,7 +212,7 @@ open class FlowLayout: CollectionViewLayout {
     // MARK: Updates
 
     package override func _captureStateBeforeUpdate() {
-        previousStore = store
+        buffers.capture(store)
     }
 
     /// An inserted item starts at its final frame with alpha 0; an item that
@@ -225,35 +220,20 @@ open class FlowLayout: CollectionViewLayout {
     /// layout does).
     open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
         super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? previousStore?.previousAttributes(forItemAt: itemIndexPath, mapping: updateIndexMapping)
+            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
     }
 
     /// A header or footer of an inserted section starts at its final frame
     /// with alpha 0; any other starts where it was before the update.
     open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
         super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? previousStore?.previousAttributes(forSupplementaryOfKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
+            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
     }
 
     /// Forgets the update; the store before it becomes the spare buffers.
     open override func finalizeCollectionViewUpdates() {
         super.finalizeCollectionViewUpdates()
-        spareStore = previousStore
-        previousStore = nil
-    }
-
-    /// During a batch, when the current store shares its buffers with the
-    /// previous one, moves to the spare buffers (with the sections kept)
-    /// instead of letting copy-on-write allocate new ones.
-    private func useSpareBuffers(keepingSections first: Int) {
-        guard previousStore != nil, var spare = spareStore else { return }
-        spareStore = nil
-        if first == 0 {
-            spare.direction = store.direction
-        } else {
-            spare.assignPrefix(of: store, sections: Swift.min(first, store.numberOfSections))
-        }
-        store = spare
+        buffers.finish()
     }
 
     /// The bytes the layout's frame storage reserves: what a prepared layout
@@ -263,7 +243,7 @@ open class FlowLayout: CollectionViewLayout {
     public var storageByteCount: Int { store.byteCount }
 
     /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { spareStore?.byteCount ?? 0 }
+    public var spareStorageByteCount: Int { buffers.spareByteCount }
 
     // MARK: Queries
 

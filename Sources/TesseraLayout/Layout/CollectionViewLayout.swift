@@ -177,12 +177,7 @@ open class CollectionViewLayout {
             (0..<environment.numberOfSections).map { environment.numberOfItems(inSection: $0) }
         }
         cachedMapping = mapping
-        inserted = []
-        deleted = []
-        insertedSections = []
-        deletedSections = []
-        disappearing = [:]
-        disappearingSupplementary = [:]
+        resetCapturedUpdate()
         for item in updateItems {
             switch item.updateAction {
             case .insert:
@@ -235,6 +230,10 @@ open class CollectionViewLayout {
         pendingUpdateItems = []
         itemCountsBeforeUpdate = nil
         cachedMapping = nil
+        resetCapturedUpdate()
+    }
+
+    private func resetCapturedUpdate() {
         inserted = []
         deleted = []
         insertedSections = []

@@ -35,13 +35,8 @@ open class ListLayout: CollectionViewLayout {
     public weak var delegate: (any ListLayoutDelegate)? { didSet { invalidateLayout() } }
 
     var store = _FrameStore()
-    /// The store before the batch in progress, kept (copy-on-write, so for
-    /// free) to animate moved and shifted elements from where they were.
-    var previousStore: _FrameStore?
-    /// The buffers of the store before the last batch, reused to lay out the
-    /// next batch's new state, so a batch neither allocates nor faults in a
-    /// second copy of the frames.
-    var spareStore: _FrameStore?
+    /// The stores kept around batch updates.
+    var buffers = _UpdateBuffers()
     var contentSize = Size.zero
     var preparedWidth: Double?
 
@@ -77,7 +72,7 @@ open class ListLayout: CollectionViewLayout {
             first = Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
         }
         first = Swift.min(first, sectionCount)
-        useSpareBuffers(keepingSections: first)
+        buffers.takeSpare(for: &self.store, keepingSections: first)
         // Lay out into a local store: inout access to a local has no dynamic
         // exclusivity checks, which a stored property pays per item.
         var store = self.store
@@ -156,7 +151,7 @@ open class ListLayout: CollectionViewLayout {
     // MARK: Updates
 
     package override func _captureStateBeforeUpdate() {
-        previousStore = store
+        buffers.capture(store)
     }
 
     /// An inserted item starts at its final frame with alpha 0; an item that
@@ -164,35 +159,20 @@ open class ListLayout: CollectionViewLayout {
     /// layout does).
     open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
         super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? previousStore?.previousAttributes(forItemAt: itemIndexPath, mapping: updateIndexMapping)
+            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
     }
 
     /// A header or footer of an inserted section starts at its final frame
     /// with alpha 0; any other starts where it was before the update.
     open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
         super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? previousStore?.previousAttributes(forSupplementaryOfKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
+            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
     }
 
     /// Forgets the update; the store before it becomes the spare buffers.
     open override func finalizeCollectionViewUpdates() {
         super.finalizeCollectionViewUpdates()
-        spareStore = previousStore
-        previousStore = nil
-    }
-
-    /// During a batch, when the current store shares its buffers with the
-    /// previous one, moves to the spare buffers (with the sections kept)
-    /// instead of letting copy-on-write allocate new ones.
-    private func useSpareBuffers(keepingSections first: Int) {
-        guard previousStore != nil, var spare = spareStore else { return }
-        spareStore = nil
-        if first == 0 {
-            spare.direction = store.direction
-        } else {
-            spare.assignPrefix(of: store, sections: Swift.min(first, store.numberOfSections))
-        }
-        store = spare
+        buffers.finish()
     }
 
     /// The bytes the layout's frame storage reserves: what a prepared layout
@@ -202,7 +182,7 @@ open class ListLayout: CollectionViewLayout {
     public var storageByteCount: Int { store.byteCount }
 
     /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { spareStore?.byteCount ?? 0 }
+    public var spareStorageByteCount: Int { buffers.spareByteCount }
 
     /// Every header, footer and item whose frame intersects `rect`, in order:
     /// sections ascending, and in each section its header and footer, then

@@ -67,22 +67,9 @@ extension CollectionView {
     /// A changeset as one batch under Tessera's rules, and the elements whose
     /// content changed without a reload (new-state keys).
     static func updateItems(for changeset: Changeset) -> (items: [UpdateItem], contentChanged: Set<_ElementKey>) {
-        var items: [UpdateItem] = []
-        items += changeset.sectionDeletes.map { .deleteSection($0) }
-        items += changeset.sectionInserts.map { .insertSection($0) }
-        items += changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
-        items += changeset.itemDeletes.map { .deleteItem(at: $0) }
-        items += changeset.itemInserts.map { .insertItem(at: $0) }
-        items += changeset.itemMoves.map { .moveItem(from: $0.from, to: $0.to) }
+        var items = changeset.structuralUpdateItems
         var changed = Set<_ElementKey>()
-        var touchedOld = Set<Int>()
-        var touchedNew = Set<Int>()
-        for path in changeset.itemDeletes { touchedOld.insert(path[0]) }
-        for path in changeset.itemInserts { touchedNew.insert(path[0]) }
-        for move in changeset.itemMoves {
-            touchedOld.insert(move.from[0])
-            touchedNew.insert(move.to[0])
-        }
+        let (touchedOld, touchedNew) = changeset.sectionsWithItemChanges
         let movedSections = Set(changeset.sectionMoves.map(\.from))
         var reloadedSections = Set<Int>()
         for update in changeset.sectionUpdates {
