@@ -125,10 +125,8 @@ struct _BatchPlan {
         for item in items where item.updateAction != .none {
             let before = item.indexPathBeforeUpdate
             let after = item.indexPathAfterUpdate
-            for path in [before, after] {
-                if let path, path.count != 1 && path.count != 2 {
-                    throw .malformedItem(item, reason: "an index path has \(path.count) indexes; a section has 1 and an item 2")
-                }
+            if let bad = Self.malformedPath(before) ?? Self.malformedPath(after) {
+                throw .malformedItem(item, reason: "an index path has \(bad.count) indexes; a section has 1 and an item 2")
             }
             if let before, let after, before.count != after.count {
                 throw .malformedItem(item, reason: "its index paths before and after name a section and an item")
@@ -168,6 +166,12 @@ struct _BatchPlan {
                 }
             }
         }
+    }
+
+    /// The path when it names neither a section nor an item.
+    private static func malformedPath(_ path: IndexPath?) -> IndexPath? {
+        guard let path, path.count != 1 && path.count != 2 else { return nil }
+        return path
     }
 
     private func checkRanges(before: [Int], after: [Int]) throws(BatchValidationError) {

@@ -169,8 +169,8 @@ open class CollectionViewLayout {
     /// attributes of the elements that will disappear, then lets the layout
     /// keep what it needs (``_captureStateBeforeUpdate()``).
     ///
-    /// - Complexity: O(*k* + *d*) for *k* update items and *d* items in
-    ///   deleted sections.
+    /// - Complexity: O(*k*) for *k* update items, plus one rect query over
+    ///   the visible area.
     package func _beginBatchUpdate(_ updateItems: [UpdateItem], mapping: BatchIndexMapping? = nil) {
         pendingUpdateItems = updateItems
         itemCountsBeforeUpdate = collectionView.map { environment in
@@ -191,6 +191,7 @@ open class CollectionViewLayout {
                 continue
             }
         }
+        captureDisappearingElements()
         _captureStateBeforeUpdate()
     }
 
@@ -203,23 +204,26 @@ open class CollectionViewLayout {
     }
 
     private func noteDelete(_ path: IndexPath) {
-        if path.count == 1 {
-            let section = path[0]
-            deletedSections.insert(section)
-            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
-                let supplementaryPath = IndexPath(item: 0, section: section)
-                if let attributes = layoutAttributesForSupplementaryView(ofKind: kind, at: supplementaryPath) {
-                    disappearingSupplementary[kind, default: [:]][supplementaryPath] = attributes
-                }
+        if path.count == 1 { deletedSections.insert(path[0]) } else if path.count == 2 { deleted.insert(path) }
+    }
+
+    /// Keeps the attributes of the visible elements that will disappear:
+    /// the ones a collection view asks final attributes for.
+    ///
+    /// - Complexity: one rect query over the visible area.
+    private func captureDisappearingElements() {
+        guard let environment = collectionView, !deleted.isEmpty || !deletedSections.isEmpty else { return }
+        for attributes in layoutAttributesForElements(in: environment.bounds) {
+            let path = attributes.indexPath
+            guard !path.isEmpty else { continue }
+            switch attributes.category {
+            case .cell:
+                if deleted.contains(path) || deletedSections.contains(path[0]) { disappearing[path] = attributes }
+            case let .supplementaryView(kind):
+                if deletedSections.contains(path[0]) { disappearingSupplementary[kind, default: [:]][path] = attributes }
+            case .decorationView:
+                continue
             }
-            let count = collectionView.map { section < $0.numberOfSections ? $0.numberOfItems(inSection: section) : 0 } ?? 0
-            for item in 0..<count {
-                let itemPath = IndexPath(item: item, section: section)
-                if let attributes = layoutAttributesForItem(at: itemPath) { disappearing[itemPath] = attributes }
-            }
-        } else {
-            deleted.insert(path)
-            if let attributes = layoutAttributesForItem(at: path) { disappearing[path] = attributes }
         }
     }
 
@@ -251,8 +255,8 @@ open class CollectionViewLayout {
     }
 
     /// Where a disappearing item ends. The base class: a deleted or reloaded
-    /// item (or one in a deleted section) ends at its old frame with alpha 0;
-    /// any other item, `nil`.
+    /// item (or one in a deleted section) that was visible ends at its old
+    /// frame with alpha 0; any other item, `nil`.
     open func finalLayoutAttributesForDisappearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
         disappearing[itemIndexPath].map(updateTransitionStyle.disappearing)
     }
@@ -264,8 +268,9 @@ open class CollectionViewLayout {
         return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(updateTransitionStyle.appearing)
     }
 
-    /// Where a disappearing supplementary view ends. The base class: in a
-    /// deleted section, at its old frame with alpha 0; otherwise `nil`.
+    /// Where a disappearing supplementary view ends. The base class: one of
+    /// a deleted section that was visible, at its old frame with alpha 0;
+    /// otherwise `nil`.
     open func finalLayoutAttributesForDisappearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
         disappearingSupplementary[elementKind]?[elementIndexPath].map(updateTransitionStyle.disappearing)
     }
@@ -291,7 +296,7 @@ open class CollectionViewLayout {
     }
 
     /// Supplementary views of a kind that disappear with the update. The base
-    /// class: those of deleted sections that existed.
+    /// class: those of deleted sections that were visible.
     ///
     /// - Complexity: O(*s* log *s*) for *s* deleted sections.
     open func indexPathsToDeleteForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {

@@ -158,7 +158,12 @@ extension CollectionView {
     /// The first section an update names, in either space: the layout can
     /// keep every section before it.
     static func firstSection(touchedBy items: [UpdateItem]) -> Int? {
-        items.flatMap { [$0.indexPathBeforeUpdate?.first, $0.indexPathAfterUpdate?.first] }.compactMap { $0 }.min()
+        var first: Int?
+        for item in items {
+            if let section = item.indexPathBeforeUpdate?.first { first = Swift.min(first ?? section, section) }
+            if let section = item.indexPathAfterUpdate?.first { first = Swift.min(first ?? section, section) }
+        }
+        return first
     }
 
     /// The first item fully inside the visible area that survives the update,
