@@ -26,10 +26,14 @@ public struct BatchIndexMapping: Sendable {
     private let removed: [Int: [Int]]
     /// Per new section: sorted item indexes that inserts and moves fill.
     private let placed: [Int: [Int]]
-    private let deletedItems: Set<IndexPath>
-    private let insertedItems: Set<IndexPath>
-    private let moveTarget: [IndexPath: IndexPath]
-    private let moveSource: [IndexPath: IndexPath]
+    /// Per old section: sorted deleted items.
+    private let deletedIn: [Int: [Int]]
+    /// Per new section: sorted inserted items.
+    private let insertedIn: [Int: [Int]]
+    /// Per old section: moved items, sorted, with where they go.
+    private let movesOut: [Int: [(item: Int, to: IndexPath)]]
+    /// Per new section: items moved in, sorted, with where they come from.
+    private let movesIn: [Int: [(item: Int, from: IndexPath)]]
 
     /// Checks a batch and prepares the mapping.
     ///
@@ -50,26 +54,40 @@ public struct BatchIndexMapping: Sendable {
         for (s, t) in plan.sectionTarget.enumerated() { if let t { source[t] = s } }
         sectionSource = source
         reloadedSections = Set(plan.sectionReloads)
+        // Per-section sorted integer lists: looking items up in them is
+        // cheaper than hashing thousands of index paths.
         var removed: [Int: [Int]] = [:]
         var placed: [Int: [Int]] = [:]
-        for path in plan.itemDeletes { removed[path[0], default: []].append(path[1]) }
-        for path in plan.itemInserts { placed[path[0], default: []].append(path[1]) }
-        var moveTarget: [IndexPath: IndexPath] = [:]
-        var moveSource: [IndexPath: IndexPath] = [:]
+        var deletedIn: [Int: [Int]] = [:]
+        var insertedIn: [Int: [Int]] = [:]
+        var movesOut: [Int: [(item: Int, to: IndexPath)]] = [:]
+        var movesIn: [Int: [(item: Int, from: IndexPath)]] = [:]
+        for path in plan.itemDeletes {
+            removed[path[0], default: []].append(path[1])
+            deletedIn[path[0], default: []].append(path[1])
+        }
+        for path in plan.itemInserts {
+            placed[path[0], default: []].append(path[1])
+            insertedIn[path[0], default: []].append(path[1])
+        }
         for move in plan.itemMoves {
             removed[move.from[0], default: []].append(move.from[1])
             placed[move.to[0], default: []].append(move.to[1])
-            moveTarget[move.from] = move.to
-            moveSource[move.to] = move.from
+            movesOut[move.from[0], default: []].append((move.from[1], move.to))
+            movesIn[move.to[0], default: []].append((move.to[1], move.from))
         }
         for key in removed.keys { removed[key]?.sort() }
         for key in placed.keys { placed[key]?.sort() }
+        for key in deletedIn.keys { deletedIn[key]?.sort() }
+        for key in insertedIn.keys { insertedIn[key]?.sort() }
+        for key in movesOut.keys { movesOut[key]?.sort { $0.item < $1.item } }
+        for key in movesIn.keys { movesIn[key]?.sort { $0.item < $1.item } }
         self.removed = removed
         self.placed = placed
-        self.moveTarget = moveTarget
-        self.moveSource = moveSource
-        deletedItems = Set(plan.itemDeletes)
-        insertedItems = Set(plan.itemInserts)
+        self.deletedIn = deletedIn
+        self.insertedIn = insertedIn
+        self.movesOut = movesOut
+        self.movesIn = movesIn
     }
 
     /// The index after the update of a section before it, or `nil` when it
@@ -96,8 +114,8 @@ public struct BatchIndexMapping: Sendable {
         let s = indexPath[0]
         let i = indexPath[1]
         guard s >= 0 && s < itemCountsBefore.count, i >= 0 && i < itemCountsBefore[s] else { return nil }
-        guard let t = sectionTarget[s], !reloadedSections.contains(s), !deletedItems.contains(indexPath) else { return nil }
-        if let target = moveTarget[indexPath] { return target }
+        guard let t = sectionTarget[s], !reloadedSections.contains(s), !Self.contains(i, in: deletedIn[s]) else { return nil }
+        if let target = Self.find(i, in: movesOut[s]) { return target }
         let rank = i - _Placement.count(below: i, in: removed[s] ?? [])
         return IndexPath(item: Self.position(ofFree: rank, skipping: placed[t] ?? []), section: t)
     }
@@ -111,14 +129,37 @@ public struct BatchIndexMapping: Sendable {
         let t = indexPath[0]
         let j = indexPath[1]
         guard t >= 0 && t < itemCountsAfter.count, j >= 0 && j < itemCountsAfter[t] else { return nil }
-        guard let s = sectionSource[t], !reloadedSections.contains(s), !insertedItems.contains(indexPath) else { return nil }
-        if let source = moveSource[indexPath] { return source }
+        guard let s = sectionSource[t], !reloadedSections.contains(s), !Self.contains(j, in: insertedIn[t]) else { return nil }
+        if let source = Self.find(j, in: movesIn[t]) { return source }
         let rank = j - _Placement.count(below: j, in: placed[t] ?? [])
         return IndexPath(item: Self.position(ofFree: rank, skipping: removed[s] ?? []), section: s)
     }
 
     /// Whether the item before the update is moved by the batch.
-    public func isMoved(_ indexPathBefore: IndexPath) -> Bool { moveTarget[indexPathBefore] != nil }
+    ///
+    /// - Complexity: O(log *k*).
+    public func isMoved(_ indexPathBefore: IndexPath) -> Bool {
+        indexPathBefore.count == 2 && Self.find(indexPathBefore[1], in: movesOut[indexPathBefore[0]]) != nil
+    }
+
+    /// Whether a sorted list holds `value`.
+    private static func contains(_ value: Int, in sorted: [Int]?) -> Bool {
+        guard let sorted else { return false }
+        let index = _Placement.count(below: value, in: sorted)
+        return index < sorted.count && sorted[index] == value
+    }
+
+    /// The payload of the entry of a list sorted by item whose item is `item`.
+    private static func find<T>(_ item: Int, in sorted: [(item: Int, T)]?) -> T? {
+        guard let sorted else { return nil }
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid].item < item { low = mid + 1 } else { high = mid }
+        }
+        return low < sorted.count && sorted[low].item == item ? sorted[low].1 : nil
+    }
 
     /// The position of the `rank`-th (from 0) position not in `taken`.
     private static func position(ofFree rank: Int, skipping taken: [Int]) -> Int {

@@ -212,13 +212,24 @@ struct _BatchPlan {
         for move in sectionMoves { try sections.claim(move.to, .move, .after) }
         for landing in sectionReloadLandings { try sections.claim(landing.to, .reload, .after) }
 
-        var items = _Claims<IndexPath> { .itemNamedTwice(indexPath: $0, space: $1, first: $2, second: $3) }
-        for path in itemDeletes { try items.claim(path, .delete, .before) }
-        for path in itemReloads { try items.claim(path, .reload, .before) }
-        for move in itemMoves { try items.claim(move.from, .move, .before) }
-        for path in itemInserts { try items.claim(path, .insert, .after) }
-        for move in itemMoves { try items.claim(move.to, .move, .after) }
-        for landing in itemReloadLandings { try items.claim(landing.to, .reload, .after) }
+        // Items: sorting integer records is several times cheaper than hashing
+        // thousands of index paths.
+        var before: [_ItemClaim] = []
+        before.reserveCapacity(itemDeletes.count + itemReloads.count + itemMoves.count)
+        for path in itemDeletes { before.append(_ItemClaim(path, .delete, order: before.count)) }
+        for path in itemReloads { before.append(_ItemClaim(path, .reload, order: before.count)) }
+        for move in itemMoves { before.append(_ItemClaim(move.from, .move, order: before.count)) }
+        var after: [_ItemClaim] = []
+        after.reserveCapacity(itemInserts.count + itemMoves.count + itemReloadLandings.count)
+        for path in itemInserts { after.append(_ItemClaim(path, .insert, order: after.count)) }
+        for move in itemMoves { after.append(_ItemClaim(move.to, .move, order: after.count)) }
+        for landing in itemReloadLandings { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
+        if let (first, second) = _ItemClaim.firstRepeat(in: &before) {
+            throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .before, first: first.action, second: second.action)
+        }
+        if let (first, second) = _ItemClaim.firstRepeat(in: &after) {
+            throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .after, first: first.action, second: second.action)
+        }
     }
 
     private func checkSectionsAgainstItems(oldCount: Int, newCount: Int, rules: BatchValidator.Rules) throws(BatchValidationError) {
@@ -348,5 +359,44 @@ private struct _Claims<Key: Hashable> {
     mutating func claim(_ key: Key, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
         let previous = space == .before ? before.updateValue(action, forKey: key) : after.updateValue(action, forKey: key)
         if let previous { throw namedTwice(key, space, previous, action) }
+    }
+}
+
+/// One operation naming an item in one space, in the order the operations
+/// are checked.
+private struct _ItemClaim {
+    var section: Int
+    var item: Int
+    var order: Int
+    var action: UpdateItem.Action
+
+    init(_ path: IndexPath, _ action: UpdateItem.Action, order: Int) {
+        section = path[0]
+        item = path[1]
+        self.order = order
+        self.action = action
+    }
+
+    /// Of the items named twice, the one whose second naming comes first in
+    /// check order, with its first naming: what checking the operations one
+    /// by one against the earlier ones would report.
+    ///
+    /// - Complexity: O(*k* log *k*).
+    static func firstRepeat(in claims: inout [_ItemClaim]) -> (first: _ItemClaim, second: _ItemClaim)? {
+        claims.sort { ($0.section, $0.item, $0.order) < ($1.section, $1.item, $1.order) }
+        var found: (first: _ItemClaim, second: _ItemClaim)?
+        var index = 1
+        while index < claims.count {
+            let previous = claims[index - 1]
+            let current = claims[index]
+            if previous.section == current.section && previous.item == current.item {
+                // The earliest claim of this item and its second one.
+                var start = index - 1
+                while start > 0 && claims[start - 1].section == current.section && claims[start - 1].item == current.item { start -= 1 }
+                if current.order < (found?.second.order ?? Int.max) { found = (claims[start], current) }
+            }
+            index += 1
+        }
+        return found
     }
 }
