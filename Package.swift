@@ -34,6 +34,18 @@ let package = Package(
             name: "Tessera",
             dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView"]
         ),
+        // An example of a layout written only against TesseraLayout's public
+        // API (see the "Writing your own layout" article).
+        .target(
+            name: "CalendarLayoutExample",
+            dependencies: ["TesseraLayout"],
+            path: "Examples/CalendarLayout/Sources/CalendarLayoutExample"
+        ),
+        .testTarget(
+            name: "CalendarLayoutExampleTests",
+            dependencies: ["CalendarLayoutExample", "TesseraLayout", "TesseraView", "TesseraDiff", "TesseraTestSupport"],
+            path: "Examples/CalendarLayout/Tests/CalendarLayoutExampleTests"
+        ),
         .target(
             name: "TesseraTestSupport",
             dependencies: ["TesseraDiff", "TesseraLayout"],
