@@ -1,0 +1,551 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// A vertical grid of equal-width columns, or a waterfall when items differ
+/// in height.
+///
+/// ```swift
+/// let layout = ColumnLayout()
+/// layout.columnCount = 3
+/// layout.itemRenderDirection = .shortestFirst
+/// layout.delegate = photos   // aspect ratios per item
+/// layout.collectionView = StaticLayoutEnvironment(size: Size(width: 390, height: 844), itemCounts: [500])
+/// layout.prepare()
+/// ```
+///
+/// A section stacks its header, top inset, columns, bottom inset and
+/// footer, and sections abut. With `n = max(columnCount, 1)` and `usable =
+/// width − inset.left − inset.right`, every column is `w = (usable − (n − 1)
+/// · columnSpacing) / n` wide, rounded down to the pixel grid of
+/// ``screenScale``, and column *i* starts at `inset.left + i · (w +
+/// columnSpacing)`. An item's column comes from ``itemRenderDirection``;
+/// it goes at its column's current bottom (plus ``interitemSpacing`` unless
+/// it is the column's first item). The section ends at its tallest column
+/// plus the bottom inset, then the footer.
+///
+/// An item is ``itemHeight`` tall unless the delegate gives an aspect ratio
+/// (`floor(w · ratio.height / ratio.width)`, plus the exact height when one
+/// is also given) or an exact height.
+///
+/// Headers and footers span the whole width, or the width between the
+/// insets with ``insetSupplementaryViews``.
+///
+/// Frames live in a flat array. Because a waterfall's item bottoms are not
+/// in item order, each section also keeps its items grouped by column (4
+/// bytes per item): within a column, items are stacked, so both their tops
+/// and bottoms ascend, and rect queries binary-search each column the rect
+/// meets. Rect queries run in O(log *n* + *c* log *n* + *k* log *k*) for
+/// the *c* columns the rect meets and *k* elements returned.
+open class ColumnLayout: CollectionViewLayout {
+    /// The number of columns of every section, unless the delegate says
+    /// otherwise; a value below 1 means 1. 2.
+    public var columnCount: Int = 2 { didSet { invalidateLayout() } }
+    /// The horizontal spacing between columns. 8.
+    public var columnSpacing: Double = 8 { didSet { invalidateLayout() } }
+    /// The vertical spacing between the items of a column. 8.
+    public var interitemSpacing: Double = 8 { didSet { invalidateLayout() } }
+    /// The insets of every section. 8 on every side.
+    public var sectionInset = EdgeInsets(all: 8) { didSet { invalidateLayout() } }
+    /// The height of every item the delegate gives neither an aspect ratio
+    /// nor a height for. 50.
+    public var itemHeight: Double = 50 { didSet { invalidateLayout() } }
+    /// Which column each item goes in. Left to right.
+    public var itemRenderDirection = ItemRenderDirection.leftToRight { didSet { invalidateLayout() } }
+    /// The height of every header (0: none). 0.
+    public var headerHeight: Double = 0 { didSet { invalidateLayout() } }
+    /// The height of every footer (0: none). 0.
+    public var footerHeight: Double = 0 { didSet { invalidateLayout() } }
+    /// Whether headers and footers are inset like the columns. False.
+    public var insetSupplementaryViews = false { didSet { invalidateLayout() } }
+    /// The screen scale whose pixel grid column widths are rounded down to.
+    /// 2.
+    public var screenScale: Double = 2 { didSet { invalidateLayout() } }
+    /// Per-item and per-section values.
+    public weak var delegate: (any ColumnLayoutDelegate)? { didSet { invalidateLayout() } }
+
+    var store = _FrameStore()
+    /// Each section's items grouped by column, for rect queries.
+    var columns = _ColumnIndex()
+    /// The stores kept around batch updates.
+    var buffers = _UpdateBuffers()
+    var contentSize = Size.zero
+    var preparedWidth: Double?
+
+    /// Creates a column layout: two columns, 8-point spacings and insets.
+    public override init() {
+        super.init()
+    }
+
+    // MARK: Preparing
+
+    /// Lays out every section, or only those from the first section an
+    /// invalidation context names (a section's frames depend only on where
+    /// the section before it ends).
+    ///
+    /// Bad heights, ratios, insets, spacings and scales are recorded in
+    /// ``CollectionViewLayout/layoutError`` and replaced by zero (a bad
+    /// ratio is ignored; a bad scale means no rounding beyond whole points).
+    ///
+    /// - Complexity: O(*n* + *c* + *s*) for the *n* items, *c* used columns
+    ///   and *s* sections laid out, O(*n* log *c*) with
+    ///   ``ItemRenderDirection/shortestFirst``; no allocation per item.
+    open override func prepare() {
+        let context = pendingInvalidation
+        super.prepare()
+        guard let environment = collectionView else {
+            store = _FrameStore()
+            columns = _ColumnIndex()
+            contentSize = .zero
+            preparedWidth = nil
+            return
+        }
+        let width = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
+        let sectionCount = environment.numberOfSections
+        var first = Swift.min(store.numberOfSections, columns.numberOfSections)
+        if preparedWidth != width {
+            first = 0
+        } else if let context {
+            first = Swift.min(context.firstSectionToRecompute ?? first, first)
+        }
+        first = Swift.min(first, sectionCount)
+        buffers.takeSpare(for: &self.store, keepingSections: first)
+        // Lay out into locals: inout access to a local has no dynamic
+        // exclusivity checks, which a stored property pays per item.
+        var store = self.store
+        var columns = self.columns
+        self.store = _FrameStore()
+        self.columns = _ColumnIndex()
+        defer {
+            self.store = store
+            self.columns = columns
+        }
+        if first == 0 {
+            var total = 0
+            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
+            store.removeAll(reservingItems: total)
+            store.direction = .vertical
+            columns.removeAll(reservingItems: total)
+        } else {
+            store.truncate(toSections: first)
+            columns.truncate(toSections: first, itemCount: store.itemFrames.count)
+        }
+        for kept in store.sectionErrors { recordError(kept.error) }
+        var sectionErrors: [(section: Int, error: LayoutError)] = []
+        let check = _ValueCheck { [unowned self] error, section in
+            recordError(error)
+            if let section { sectionErrors.append((section, error)) }
+        }
+        let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
+        let columnSpacing = check.length(self.columnSpacing, section: nil, .property("columnSpacing"))
+        let interitemSpacing = check.length(self.interitemSpacing, section: nil, .property("interitemSpacing"))
+        let headerHeight = check.length(self.headerHeight, section: nil, .property("headerHeight"))
+        let footerHeight = check.length(self.footerHeight, section: nil, .property("footerHeight"))
+        let sectionInset = check.insets(self.sectionInset, section: nil, .property("sectionInset"))
+        var scale = self.screenScale
+        if !(scale.isFinite && scale > 0) {
+            check.report(LayoutError(subject: .property("screenScale"), value: "\(scale)"), nil)
+            scale = 1
+        }
+        let renderDirection = itemRenderDirection
+        let delegate = self.delegate
+
+        // Scratch buffers, reused across sections.
+        var itemColumns: [Int32] = []
+        var bottoms: [Double] = []
+        var columnItems: [Int] = []
+        var heap: [_ColumnBottom] = []
+
+        var top = first > 0 ? store.sectionBounds[first - 1].maxY : 0
+        for section in first..<sectionCount {
+            let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            let insets = delegate?.columnLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
+            let header = delegate?.columnLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
+            let footer = delegate?.columnLayout(self, heightForFooterInSection: section).map { check.length($0, section: section, .footerSize(section: section)) } ?? footerHeight
+            let n = Swift.max(delegate?.columnLayout(self, columnCountForSectionAt: section) ?? columnCount, 1)
+            let usable = Swift.max(0, width - insets.left - insets.right)
+            let rawWidth = (usable - Double(n - 1) * columnSpacing) / Double(n)
+            let columnWidth = Swift.max(0, (rawWidth * scale).rounded(.down) / scale)
+            let stride = columnWidth + columnSpacing
+            // Only the first `min(n, count)` columns can hold items (the last
+            // ones, right to left): a huge column count costs nothing.
+            let used = Swift.min(n, count)
+            let offset = renderDirection == .rightToLeft ? n - used : 0
+            let supplementaryX = insetSupplementaryViews ? insets.left : 0
+            let supplementaryWidth = insetSupplementaryViews ? usable : width
+            let sectionTop = top
+
+            var headerFrame: Rect?
+            if header > 0 {
+                headerFrame = Rect(x: supplementaryX, y: top, width: supplementaryWidth, height: header)
+                top += header
+            }
+            top += insets.top
+
+            itemColumns.removeAll(keepingCapacity: true)
+            bottoms.removeAll(keepingCapacity: true)
+            bottoms.append(contentsOf: repeatElement(top, count: used))
+            columnItems.removeAll(keepingCapacity: true)
+            columnItems.append(contentsOf: repeatElement(0, count: used))
+            if renderDirection == .shortestFirst {
+                // Equal bottoms in column order: already a heap.
+                heap.removeAll(keepingCapacity: true)
+                for column in 0..<used { heap.append(_ColumnBottom(bottom: top, column: column)) }
+            }
+            for item in 0..<count {
+                var height = itemHeight
+                if let delegate {
+                    let path = IndexPath(item: item, section: section)
+                    var ratioHeight: Double?
+                    if let ratio = delegate.columnLayout(self, aspectRatioForItemAt: path) {
+                        let checked = check.size(ratio, section: section, .itemSize(path))
+                        if checked.width != 0 && checked.height != 0 {
+                            ratioHeight = (columnWidth * checked.height / checked.width).rounded(.down)
+                        }
+                    }
+                    let exact = delegate.columnLayout(self, heightForItemAt: path).map { check.length($0, section: section, .itemSize(path)) }
+                    if let ratioHeight {
+                        // A huge ratio can overflow to infinity.
+                        height = check.length(ratioHeight + (exact ?? 0), section: section, .itemSize(path))
+                    } else if let exact {
+                        height = exact
+                    }
+                }
+                let local: Int
+                switch renderDirection {
+                case .leftToRight: local = item % n
+                case .rightToLeft: local = n - 1 - item % n - offset
+                case .shortestFirst: local = heap[0].column
+                }
+                let y = columnItems[local] == 0 ? bottoms[local] : bottoms[local] + interitemSpacing
+                let x = insets.left + Double(local + offset) * stride
+                store.itemFrames.append(Rect(x: x, y: y, width: columnWidth, height: height))
+                bottoms[local] = y + height
+                columnItems[local] += 1
+                itemColumns.append(Int32(truncatingIfNeeded: local))
+                if renderDirection == .shortestFirst {
+                    heap[0].bottom = y + height
+                    _ColumnBottom.siftDown(&heap)
+                }
+            }
+            columns.appendSection(
+                x0: insets.left, stride: stride, columnWidth: columnWidth, columnOffset: offset,
+                itemColumns: itemColumns, columnItems: &columnItems
+            )
+            var end = top
+            for bottom in bottoms { end = Swift.max(end, bottom) }
+            top = end + insets.bottom
+            var footerFrame: Rect?
+            if footer > 0 {
+                footerFrame = Rect(x: supplementaryX, y: top, width: supplementaryWidth, height: footer)
+                top += footer
+            }
+            store.endSection(
+                bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
+                header: headerFrame, footer: footerFrame, itemsAreBands: false
+            )
+        }
+        contentSize = Size(width: width, height: top)
+        preparedWidth = width
+        store.sectionErrors += sectionErrors
+        store.checkInvariants()
+        columns.checkInvariants(store)
+    }
+
+    /// The size of the laid-out content: the width, and the bottom of the
+    /// last section.
+    open override var collectionViewContentSize: Size { contentSize }
+
+    // MARK: Updates
+
+    package override func _captureStateBeforeUpdate() {
+        buffers.capture(store)
+    }
+
+    /// An inserted item starts at its final frame with alpha 0; an item that
+    /// moves or shifts starts where it was before the update.
+    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
+            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// A header or footer of an inserted section starts at its final frame
+    /// with alpha 0; any other starts where it was before the update.
+    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
+            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// Forgets the update; the store before it becomes the spare buffers.
+    open override func finalizeCollectionViewUpdates() {
+        super.finalizeCollectionViewUpdates()
+        buffers.finish()
+    }
+
+    /// The bytes the layout's frame storage and column index reserve: what
+    /// a prepared layout costs in memory beyond the object itself (about 36
+    /// bytes per item).
+    public var storageByteCount: Int { store.byteCount + columns.byteCount }
+
+    /// The bytes of the spare frame buffers kept for the next batch update.
+    public var spareStorageByteCount: Int { buffers.spareByteCount }
+
+    // MARK: Queries
+
+    /// Every header, footer and item whose frame intersects `rect` (elements
+    /// that only touch it are left out), in order: sections ascending, and in
+    /// each section its header and footer, then its items ascending.
+    ///
+    /// Sections are found by binary search; in each, every column the rect
+    /// meets is binary-searched for its first item that ends below the
+    /// rect's top, and walked while items start above its bottom.
+    ///
+    /// - Complexity: O(log *s* + *c* log *n* + *k* log *k*) for *s*
+    ///   sections, the *c* columns of the met sections that the rect meets,
+    ///   and *k* elements returned.
+    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        var hits: [Int] = []
+        let store = self.store
+        let columns = self.columns
+        store.forEachSection(meeting: rect) { section in
+            let path = IndexPath(item: 0, section: section)
+            if let frame = store.headerFrames[section], frame.intersects(rect) {
+                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
+            }
+            if let frame = store.footerFrames[section], frame.intersects(rect) {
+                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
+            }
+            hits.removeAll(keepingCapacity: true)
+            columns.items(inSection: section, meeting: rect, frames: store, into: &hits)
+            if hits.count > 1 { hits.sort() }
+            let base = store.sectionItemStart[section]
+            for item in hits {
+                result.append(.cell(at: IndexPath(item: item, section: section), frame: store.itemFrames[base + item]))
+            }
+        } item: { _, _, _ in
+            // Column sections keep no bands: items come from the column index.
+        }
+        return result
+    }
+
+    /// The attributes of an item, or `nil` when there is no such item.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
+        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
+    }
+
+    /// The attributes of a section's header or footer (kinds
+    /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
+    /// path `[section, 0]`), or `nil` when the section has none.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
+        guard indexPath.count >= 1, indexPath[0] >= 0, indexPath[0] < store.numberOfSections else { return nil }
+        let section = indexPath[0]
+        let path = IndexPath(item: 0, section: section)
+        switch kind {
+        case ElementKind.sectionHeader: return store.headerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        case ElementKind.sectionFooter: return store.footerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        default: return nil
+        }
+    }
+
+    // MARK: Invalidation
+
+    /// True only when the width changes (columns change width).
+    open override func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool {
+        guard let environment = collectionView else { return true }
+        return newBounds.size.width != environment.bounds.size.width
+    }
+}
+
+/// A column's bottom while a ``ItemRenderDirection/shortestFirst`` section
+/// is laid out: a min-heap of columns, smallest bottom first, leftmost on
+/// ties.
+struct _ColumnBottom {
+    var bottom: Double
+    var column: Int
+
+    /// Whether `self` is picked before `other`.
+    func precedes(_ other: _ColumnBottom) -> Bool {
+        bottom < other.bottom || (bottom == other.bottom && column < other.column)
+    }
+
+    /// Restores the heap after its root grew.
+    ///
+    /// - Complexity: O(log *c*) for *c* columns.
+    static func siftDown(_ heap: inout [_ColumnBottom]) {
+        var parent = 0
+        let count = heap.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { return }
+            var child = left
+            if left + 1 < count && heap[left + 1].precedes(heap[left]) { child = left + 1 }
+            guard heap[child].precedes(heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            parent = child
+        }
+    }
+}
+
+/// The items of each section of a ``ColumnLayout`` grouped by column, for
+/// rect queries where item bottoms do not follow item order (a waterfall).
+///
+/// Within a column the items are stacked with non-negative spacing, so both
+/// their tops and their bottoms ascend in item order: each column is a
+/// sorted run that a query can binary-search. Per item the index keeps one
+/// `Int32` (the item's index in its section, grouped by column); per used
+/// column one `Int32` (where its run starts); per section 40 bytes of
+/// column geometry.
+struct _ColumnIndex {
+    /// A section's column geometry: column `j` of the index (column `j +
+    /// columnOffset` of the section) spans `x0 + (j + columnOffset) · stride`
+    /// to that plus `columnWidth`.
+    struct Section {
+        var x0: Double
+        var stride: Double
+        var columnWidth: Double
+        var columnOffset: Int
+        /// The section's first entry in `columnStart`.
+        var firstColumn: Int
+    }
+
+    var sections: [Section] = []
+    /// Per used column of each section: where its run starts in the
+    /// section's part of `order` (relative to the section's first item).
+    var columnStart: [Int32] = []
+    /// Per item, flat like the frame store's items: the section's item
+    /// indices, grouped by column, ascending within each column.
+    var order: [Int32] = []
+
+    var numberOfSections: Int { sections.count }
+
+    /// The bytes the arrays reserve.
+    var byteCount: Int {
+        sections.capacity * MemoryLayout<Section>.stride
+            + (columnStart.capacity + order.capacity) * MemoryLayout<Int32>.stride
+    }
+
+    /// Empties the index, keeping its capacity unless it is far more than
+    /// `items` needs.
+    mutating func removeAll(reservingItems items: Int) {
+        if order.capacity > 2 * items + 1_024 { self = _ColumnIndex() }
+        sections.removeAll(keepingCapacity: true)
+        columnStart.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
+        if order.capacity < items { order.reserveCapacity(items + items / 16) }
+    }
+
+    /// Drops every section from `section` on; `itemCount` is the number of
+    /// items of the sections kept.
+    mutating func truncate(toSections section: Int, itemCount: Int) {
+        guard section < numberOfSections else { return }
+        columnStart.removeSubrange(sections[section].firstColumn...)
+        sections.removeSubrange(section...)
+        order.removeSubrange(itemCount...)
+    }
+
+    /// Records a section from the column of each of its items: a counting
+    /// sort, stable, so each column's items stay in item order.
+    ///
+    /// - Complexity: O(*n* + *c*) for *n* items and *c* columns.
+    mutating func appendSection(
+        x0: Double, stride: Double, columnWidth: Double, columnOffset: Int,
+        itemColumns: [Int32], columnItems: inout [Int]
+    ) {
+        sections.append(Section(x0: x0, stride: stride, columnWidth: columnWidth, columnOffset: columnOffset, firstColumn: columnStart.count))
+        // Turn the per-column counts into where each column's run starts.
+        var start = 0
+        for column in columnItems.indices {
+            let count = columnItems[column]
+            columnStart.append(Int32(truncatingIfNeeded: start))
+            columnItems[column] = start
+            start += count
+        }
+        let base = order.count
+        order.append(contentsOf: repeatElement(0, count: itemColumns.count))
+        for (item, column) in itemColumns.enumerated() {
+            let column = Int(column)
+            order[base + columnItems[column]] = Int32(truncatingIfNeeded: item)
+            columnItems[column] += 1
+        }
+    }
+
+    /// Appends to `hits` the index of every item of `section` whose frame
+    /// intersects `rect`, column by column (not in item order).
+    ///
+    /// - Complexity: O(log *c* + *m* log *n* + *k*) for the *m* columns the
+    ///   rect meets and *k* items visited.
+    func items(inSection section: Int, meeting rect: Rect, frames store: _FrameStore, into hits: inout [Int]) {
+        let geometry = sections[section]
+        guard geometry.columnWidth > 0 else { return }
+        let firstColumn = geometry.firstColumn
+        let endColumn = section + 1 < sections.count ? sections[section + 1].firstColumn : columnStart.count
+        let base = store.sectionItemStart[section]
+        let itemCount = store.sectionItemStart[section + 1] - base
+        let low = rect.minY
+        let high = rect.maxY
+        func columnX(_ index: Int) -> Double {
+            geometry.x0 + Double(index - firstColumn + geometry.columnOffset) * geometry.stride
+        }
+        // The first column that ends right of the rect's left edge.
+        var lower = firstColumn
+        var upper = endColumn
+        while lower < upper {
+            let mid = (lower + upper) / 2
+            if columnX(mid) + geometry.columnWidth > rect.minX { upper = mid } else { lower = mid + 1 }
+        }
+        var column = lower
+        while column < endColumn && columnX(column) < rect.maxX {
+            let runStart = Int(columnStart[column])
+            let runEnd = column + 1 < endColumn ? Int(columnStart[column + 1]) : itemCount
+            // The first item of the run that ends below the rect's top.
+            var first = runStart
+            var last = runEnd
+            while first < last {
+                let mid = (first + last) / 2
+                if store.itemFrames[base + Int(order[base + mid])].maxY > low { last = mid } else { first = mid + 1 }
+            }
+            while first < runEnd {
+                let item = Int(order[base + first])
+                let frame = store.itemFrames[base + item]
+                guard frame.minY < high else { break }
+                if frame.intersects(rect) { hits.append(item) }
+                first += 1
+            }
+            column += 1
+        }
+    }
+
+    /// Checks that the index covers the store's sections and items and that
+    /// each column's tops and bottoms ascend. Compiled in with
+    /// `TESSERA_INTERNAL_CHECKS`.
+    func checkInvariants(_ store: _FrameStore) {
+        #if TESSERA_INTERNAL_CHECKS
+        precondition(sections.count == store.numberOfSections, "column index sections out of step")
+        precondition(order.count == store.itemFrames.count, "column index items out of step")
+        for section in sections.indices {
+            let first = sections[section].firstColumn
+            let end = section + 1 < sections.count ? sections[section + 1].firstColumn : columnStart.count
+            let base = store.sectionItemStart[section]
+            let count = store.sectionItemStart[section + 1] - base
+            for column in first..<end {
+                let runEnd = column + 1 < end ? Int(columnStart[column + 1]) : count
+                var previous: Rect?
+                for entry in Int(columnStart[column])..<runEnd {
+                    let frame = store.itemFrames[base + Int(order[base + entry])]
+                    if let previous {
+                        precondition(frame.minY >= previous.minY && frame.maxY >= previous.maxY, "column \(column - first) of section \(section) not ascending")
+                    }
+                    previous = frame
+                }
+            }
+        }
+        #endif
+    }
+}

@@ -1,0 +1,221 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// A single horizontally scrolling row of items, across every section.
+///
+/// ```swift
+/// let layout = HorizontalListLayout()
+/// layout.itemWidth = 120
+/// layout.sectionInsets = EdgeInsets(top: 8, left: 16, bottom: 8, right: 16)
+/// layout.collectionView = StaticLayoutEnvironment(size: Size(width: 390, height: 160), itemCounts: [20])
+/// layout.prepare()
+/// ```
+///
+/// A section starts after its left inset; its items follow left to right,
+/// ``itemSpacing`` apart, and its right inset ends it; sections abut. Every
+/// item is as tall as the view (the bounds less the content inset) minus
+/// its section's top and bottom insets, and starts at the top inset. When
+/// ``centerContent`` is set and the content is narrower than the view, the
+/// content is moved right by half the difference and the content is as
+/// wide as the view.
+///
+/// Frames live in a flat array; items are in x order, so rect queries run
+/// in O(log *n* + *k*).
+open class HorizontalListLayout: CollectionViewLayout {
+    /// The width of every item, unless the delegate says otherwise. 100.
+    public var itemWidth: Double = 100 { didSet { invalidateLayout() } }
+    /// The spacing between the items of a section. 8.
+    public var itemSpacing: Double = 8 { didSet { invalidateLayout() } }
+    /// The insets of every section. Zero.
+    public var sectionInsets = EdgeInsets.zero { didSet { invalidateLayout() } }
+    /// Whether content narrower than the view is centered in it. True.
+    public var centerContent = true { didSet { invalidateLayout() } }
+    /// Per-item and per-section values.
+    public weak var delegate: (any HorizontalListLayoutDelegate)? { didSet { invalidateLayout() } }
+
+    var store = _FrameStore(direction: .horizontal)
+    /// The stores kept around batch updates.
+    var buffers = _UpdateBuffers()
+    var contentSize = Size.zero
+    var preparedSize: Size?
+    /// How far the frames were moved right to center them (0: not moved).
+    var centeringOffset = 0.0
+
+    /// Creates a horizontal list layout.
+    public override init() {
+        super.init()
+    }
+
+    // MARK: Preparing
+
+    /// Lays out every section, or only those from the first section an
+    /// invalidation context names. Content that was centered is laid out
+    /// again in full: centering moves every frame.
+    ///
+    /// Bad widths, insets and spacings are recorded in
+    /// ``CollectionViewLayout/layoutError`` and replaced by zero.
+    ///
+    /// - Complexity: O(*n* + *s*) for the items and sections laid out (all
+    ///   of them when the content is centered); no allocation per item.
+    open override func prepare() {
+        let context = pendingInvalidation
+        super.prepare()
+        guard let environment = collectionView else {
+            store = _FrameStore(direction: .horizontal)
+            contentSize = .zero
+            preparedSize = nil
+            centeringOffset = 0
+            return
+        }
+        let viewWidth = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
+        let viewHeight = Swift.max(0, environment.bounds.size.height - environment.contentInset.top - environment.contentInset.bottom)
+        let viewSize = Size(width: viewWidth, height: viewHeight)
+        let sectionCount = environment.numberOfSections
+        var first = store.numberOfSections
+        if preparedSize != viewSize || centeringOffset != 0 {
+            first = 0
+        } else if let context {
+            first = Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
+        }
+        first = Swift.min(first, sectionCount)
+        buffers.takeSpare(for: &self.store, keepingSections: first)
+        // Lay out into a local store: inout access to a local has no dynamic
+        // exclusivity checks, which a stored property pays per item.
+        var store = self.store
+        self.store = _FrameStore(direction: .horizontal)
+        defer { self.store = store }
+        if first == 0 {
+            var total = 0
+            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
+            store.removeAll(reservingItems: total)
+            store.direction = .horizontal
+        } else {
+            store.truncate(toSections: first)
+        }
+        for kept in store.sectionErrors { recordError(kept.error) }
+        var sectionErrors: [(section: Int, error: LayoutError)] = []
+        let check = _ValueCheck { [unowned self] error, section in
+            recordError(error)
+            if let section { sectionErrors.append((section, error)) }
+        }
+        let itemWidth = check.length(self.itemWidth, section: nil, .property("itemWidth"))
+        let itemSpacing = check.length(self.itemSpacing, section: nil, .property("itemSpacing"))
+        let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
+        let delegate = self.delegate
+
+        var x = first > 0 ? store.sectionBounds[first - 1].maxX : 0
+        for section in first..<sectionCount {
+            let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            let insets = delegate?.horizontalListLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
+            let height = Swift.max(0, viewHeight - insets.top - insets.bottom)
+            let sectionStart = x
+            x += insets.left
+            for item in 0..<count {
+                var width = itemWidth
+                if let delegate {
+                    let path = IndexPath(item: item, section: section)
+                    if let custom = delegate.horizontalListLayout(self, widthForItemAt: path) {
+                        width = check.length(custom, section: section, .itemSize(path))
+                    }
+                }
+                if item > 0 { x += itemSpacing }
+                store.itemFrames.append(Rect(x: x, y: insets.top, width: width, height: height))
+                x += width
+            }
+            x += insets.right
+            store.endSection(
+                bounds: Rect(x: sectionStart, y: 0, width: x - sectionStart, height: viewHeight),
+                header: nil, footer: nil, itemsAreBands: true
+            )
+        }
+        centeringOffset = 0
+        if centerContent && x < viewWidth {
+            // Every frame moves: the next prepare lays out everything again.
+            centeringOffset = (viewWidth - x) / 2
+            Self.move(&store, by: centeringOffset)
+            contentSize = viewSize
+        } else {
+            contentSize = Size(width: x, height: viewHeight)
+        }
+        preparedSize = viewSize
+        store.sectionErrors += sectionErrors
+        store.checkInvariants()
+    }
+
+    /// Moves every item and section right by `offset`.
+    ///
+    /// - Complexity: O(*n* + *s*).
+    private static func move(_ store: inout _FrameStore, by offset: Double) {
+        for index in store.itemFrames.indices { store.itemFrames[index].origin.x += offset }
+        var running = -Double.infinity
+        for section in store.sectionBounds.indices {
+            store.sectionBounds[section].origin.x += offset
+            running = Swift.max(running, store.sectionBounds[section].maxX)
+            store.sectionMaxS[section] = running
+        }
+    }
+
+    /// The size of the laid-out content: the row's width (at least the
+    /// view's when centering) by the view's height.
+    open override var collectionViewContentSize: Size { contentSize }
+
+    // MARK: Updates
+
+    package override func _captureStateBeforeUpdate() {
+        buffers.capture(store)
+    }
+
+    /// An inserted item starts at its final frame with alpha 0; an item that
+    /// moves or shifts starts where it was before the update.
+    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
+            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// Forgets the update; the store before it becomes the spare buffers.
+    open override func finalizeCollectionViewUpdates() {
+        super.finalizeCollectionViewUpdates()
+        buffers.finish()
+    }
+
+    /// The bytes the layout's frame storage reserves: what a prepared layout
+    /// costs in memory beyond the object itself.
+    public var storageByteCount: Int { store.byteCount }
+
+    /// The bytes of the spare frame buffers kept for the next batch update.
+    public var spareStorageByteCount: Int { buffers.spareByteCount }
+
+    // MARK: Queries
+
+    /// Every item whose frame intersects `rect` (items that only touch it
+    /// are left out), sections ascending and items ascending in each.
+    ///
+    /// - Complexity: O(log *n* + *k*) for *k* items returned.
+    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        store.forEachSection(meeting: rect) { _ in
+        } item: { section, item, frame in
+            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+        }
+        return result
+    }
+
+    /// The attributes of an item, or `nil` when there is no such item.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
+        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
+    }
+
+    // MARK: Invalidation
+
+    /// True when the view's size changes: its height sets the items'
+    /// heights, and its width the centering.
+    open override func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool {
+        guard let environment = collectionView else { return true }
+        return newBounds.size != environment.bounds.size
+    }
+}

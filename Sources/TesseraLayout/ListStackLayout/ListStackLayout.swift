@@ -1,0 +1,593 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// IGListKit's `IGListCollectionViewLayout`: items of consecutive sections
+/// flow on the same rows, with optional (sticky) headers and footers.
+///
+/// ```swift
+/// let layout = ListStackLayout(stickyHeaders: true)
+/// layout.itemSize = Size(width: 100, height: 44)
+/// layout.headerLength = 30
+/// layout.collectionView = StaticLayoutEnvironment(size: Size(width: 390, height: 844), itemCounts: [3, 5])
+/// layout.prepare()
+/// let visible = layout.layoutAttributesForElements(in: Rect(x: 0, y: 0, width: 390, height: 844))
+/// ```
+///
+/// Vertically (horizontal mirrors it, S being the scroll axis and F the
+/// fixed one), one running state crosses every section: the S of the current
+/// row, the F of the next item, and the S of the next row. A section moves
+/// both S values down by its header length and the F value right by its
+/// leading inset; each item, capped to the width between the section's
+/// insets, starts a new row when it would end more than 1 point past the
+/// trailing inset (a 1-point epsilon), or when it is the first item of a
+/// section with a header. A new row starts at the next row's S, at the
+/// leading inset, after the line spacing unless it holds the section's first
+/// item. So a section without a header continues the row the previous
+/// section left off. With ``stretchToEdge``, an item that would end within
+/// 1 point short of the section's width is stretched to it. Frames are
+/// snapped to the pixel grid of ``screenScale``: origin floored, size ceiled.
+///
+/// A section's header sits just before its first item (or where the previous
+/// section ends, for an empty section), its footer after the section's
+/// bounds; both span the width between the insets. An empty section has no
+/// header or footer unless ``showHeaderWhenEmpty`` is set. With
+/// ``stickyHeaders`` a header stays at the top of the visible area (plus
+/// ``topContentInset`` and ``stickyHeaderYOffset``) until the next section
+/// pushes it away. Items have z-index `section · 1000 + item`, headers and
+/// footers `section · 1000 + 999`.
+///
+/// Frames live in flat arrays; attributes are made only for what a query
+/// returns, and rect queries run in O(log *n* + *k*).
+open class ListStackLayout: CollectionViewLayout {
+    /// The scroll direction.
+    public let scrollDirection: ScrollDirection
+    /// Whether headers stay at the top of the visible area while their
+    /// section is visible.
+    public let stickyHeaders: Bool
+    /// The distance from the top of the visible area at which sticky headers
+    /// stop (the height of a bar over the collection view, say).
+    public let topContentInset: Double
+    /// Whether an item that ends within 1 point short of its section's width
+    /// is stretched to it.
+    public let stretchToEdge: Bool
+
+    /// Whether a section with no items still shows its header and footer.
+    /// False.
+    public var showHeaderWhenEmpty = false { didSet { invalidateLayout() } }
+    /// A further adjustment of where sticky headers stop, along the scroll
+    /// axis. 0. Changing it recomputes nothing: sticky positions are found
+    /// at query time.
+    public var stickyHeaderYOffset: Double = 0 {
+        didSet {
+            guard stickyHeaderYOffset != oldValue else { return }
+            invalidateLayout(with: stickyHeaderContext(meeting: collectionView?.bounds ?? .zero))
+        }
+    }
+    /// The screen scale whose pixel grid item frames are snapped to. 2.
+    public var screenScale: Double = 2 { didSet { invalidateLayout() } }
+    /// The size of every item, unless the delegate says otherwise. 50×50.
+    public var itemSize = Size(width: 50, height: 50) { didSet { invalidateLayout() } }
+    /// The insets of every section. Zero.
+    public var sectionInset = EdgeInsets.zero { didSet { invalidateLayout() } }
+    /// The spacing between the rows of a section. 0.
+    public var minimumLineSpacing: Double = 0 { didSet { invalidateLayout() } }
+    /// The spacing after each item on its row. 0.
+    public var minimumInteritemSpacing: Double = 0 { didSet { invalidateLayout() } }
+    /// The length of every header along the scroll axis (0: none). 0.
+    public var headerLength: Double = 0 { didSet { invalidateLayout() } }
+    /// The length of every footer along the scroll axis (0: none). 0.
+    public var footerLength: Double = 0 { didSet { invalidateLayout() } }
+    /// Per-item and per-section values.
+    public weak var delegate: (any ListStackLayoutDelegate)? { didSet { invalidateLayout() } }
+
+    var store = _FrameStore()
+    /// The stores kept around batch updates.
+    var buffers = _UpdateBuffers()
+    /// Per section: its bounds and the row state after it.
+    var sectionStates: [_ListStackSectionState] = []
+    var contentSize = Size.zero
+    var preparedFixedLength: Double?
+    var preparedScale: Double?
+    var isPrepared = false
+
+    /// Creates a layout, with IGListKit's parameters.
+    ///
+    /// - Parameters:
+    ///   - scrollDirection: The scroll direction.
+    ///   - stickyHeaders: Whether headers stick to the top of the visible area.
+    ///   - topContentInset: Where sticky headers stop, from the top of the
+    ///     visible area.
+    ///   - stretchToEdge: Whether items that end within 1 point short of the
+    ///     section's width are stretched to it.
+    public init(
+        scrollDirection: ScrollDirection = .vertical,
+        stickyHeaders: Bool = false,
+        topContentInset: Double = 0,
+        stretchToEdge: Bool = false
+    ) {
+        self.scrollDirection = scrollDirection
+        self.stickyHeaders = stickyHeaders
+        self.topContentInset = topContentInset
+        self.stretchToEdge = stretchToEdge
+        super.init()
+    }
+
+    // MARK: Preparing
+
+    /// Lays out every section, or only those from the first section an
+    /// invalidation context names, starting from the row state (row S, next
+    /// item's F, next row's S) and bounds kept for the section before it, so
+    /// the result equals a full prepare. A context that names only
+    /// supplementary views (sticky headers after a scroll) recomputes
+    /// nothing: sticky positions are found at query time.
+    ///
+    /// Bad sizes, insets, spacings and lengths are recorded in
+    /// ``CollectionViewLayout/layoutError`` and replaced by zero; a bad
+    /// ``screenScale`` is replaced by 1, and a non-finite
+    /// ``topContentInset`` or ``stickyHeaderYOffset`` by 0.
+    ///
+    /// - Complexity: O(*n* + *s*) for the *n* items laid out and the *s*
+    ///   sections; no allocation per item.
+    open override func prepare() {
+        let context = pendingInvalidation
+        super.prepare()
+        guard let environment = collectionView else {
+            store = _FrameStore()
+            sectionStates = []
+            contentSize = .zero
+            isPrepared = false
+            return
+        }
+        let direction = scrollDirection
+        let insets = direction.split(environment.contentInset)
+        let fixedLength = Swift.max(0, direction.fLength(environment.bounds.size) - insets.fLeading - insets.fTrailing)
+        var scale = screenScale
+        if !(scale > 0 && scale.isFinite) {
+            recordError(LayoutError(subject: .property("screenScale"), value: "\(scale)"))
+            scale = 1
+        }
+        if !topContentInset.isFinite { recordError(LayoutError(subject: .property("topContentInset"), value: "\(topContentInset)")) }
+        if !stickyHeaderYOffset.isFinite { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
+        let sectionCount = environment.numberOfSections
+        let previousCount = store.numberOfSections
+        let first = Swift.min(
+            firstSectionToLayOut(context: context, fixedLength: fixedLength, scale: scale, direction: direction),
+            sectionCount
+        )
+        buffers.takeSpare(for: &self.store, keepingSections: first)
+        // Lay out into locals: inout access to a local has no dynamic
+        // exclusivity checks, which a stored property pays per item.
+        var store = self.store
+        var states = self.sectionStates
+        self.store = _FrameStore()
+        self.sectionStates = []
+        defer {
+            self.store = store
+            self.sectionStates = states
+        }
+        if first == 0 {
+            var total = 0
+            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
+            store.removeAll(reservingItems: total)
+            store.direction = direction
+            states.removeAll(keepingCapacity: true)
+        } else {
+            store.truncate(toSections: first)
+            states.removeSubrange(first...)
+        }
+        // Bad values of the sections kept are still bad.
+        for kept in store.sectionErrors { recordError(kept.error) }
+        var sectionErrors: [(section: Int, error: LayoutError)] = []
+        let check = _ValueCheck { [unowned self] error, section in
+            recordError(error)
+            if let section { sectionErrors.append((section, error)) }
+        }
+        let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
+        let lineSpacingDefault = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
+        let interitemSpacingDefault = check.length(minimumInteritemSpacing, section: nil, .property("minimumInteritemSpacing"))
+        let sectionInset = check.insets(self.sectionInset, section: nil, .property("sectionInset"))
+        let headerLengthDefault = check.length(headerLength, section: nil, .property("headerLength"))
+        let footerLengthDefault = check.length(footerLength, section: nil, .property("footerLength"))
+        let delegate = self.delegate
+
+        var cursor = first > 0 ? states[first - 1].end : _ListStackCursor()
+        // The union of the section's elements so far; before a section's
+        // first item, the bounds of the section before it (where an empty
+        // section's header goes).
+        var rolling = first > 0 ? states[first - 1].bounds : Rect.zero
+        for section in first..<sectionCount {
+            let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            let inset = delegate?.listStackLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
+            let lineSpacing = delegate?.listStackLayout(self, minimumLineSpacingForSectionAt: section).map { check.length($0, section: section, .lineSpacing(section: section)) } ?? lineSpacingDefault
+            let interitem = delegate?.listStackLayout(self, minimumInteritemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacingDefault
+            let headerValue = delegate?.listStackLayout(self, lengthForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerLengthDefault
+            let footerValue = delegate?.listStackLayout(self, lengthForFooterInSection: section).map { check.length($0, section: section, .footerSize(section: section)) } ?? footerLengthDefault
+            let hidden = count == 0 && !showHeaderWhenEmpty
+            let headerLen = hidden ? 0 : headerValue
+            let footerLen = hidden ? 0 : footerValue
+            let (sLeading, sTrailing, fLeading, fTrailing) = direction.split(inset)
+            let padF = Swift.max(0, fixedLength - fLeading - fTrailing)
+            let maxF = fixedLength - fTrailing
+
+            cursor.itemS += headerLen
+            cursor.nextRowS += headerLen
+            cursor.itemF += fLeading
+
+            let firstBand = store.bandStart.count
+            var row = _ListStackRow(start: store.itemFrames.count, minS: 0, maxS: 0)
+            for item in 0..<count {
+                var size = itemSize
+                if let delegate {
+                    let path = IndexPath(item: item, section: section)
+                    if let custom = delegate.listStackLayout(self, sizeForItemAt: path) {
+                        size = check.size(custom, section: section, .itemSize(path))
+                    }
+                }
+                var lengthF = Swift.min(direction.fLength(size), padF)
+                let newline = cursor.itemF + lengthF > maxF + 1 || (item == 0 && headerLen > 0)
+                if newline {
+                    cursor.itemS = cursor.nextRowS
+                    cursor.itemF = fLeading
+                    if item > 0 { cursor.itemS += lineSpacing }
+                }
+                if stretchToEdge {
+                    let distance = padF - (cursor.itemF + lengthF)
+                    if distance > 0 && distance <= 1 { lengthF = padF - cursor.itemF }
+                }
+                let frame = Self.snapped(
+                    direction.rect(s: cursor.itemS + sLeading, f: cursor.itemF, sLength: direction.sLength(size), fLength: lengthF),
+                    scale: scale
+                )
+                let flat = store.itemFrames.count
+                store.itemFrames.append(frame)
+                if item > 0 && newline {
+                    row.close(in: &store, firstBand: firstBand)
+                    row = _ListStackRow(start: flat, minS: direction.minS(frame), maxS: direction.maxS(frame))
+                } else if item == 0 {
+                    row = _ListStackRow(start: flat, minS: direction.minS(frame), maxS: direction.maxS(frame))
+                } else {
+                    row.add(minS: direction.minS(frame), maxS: direction.maxS(frame))
+                }
+                cursor.nextRowS = Swift.max(direction.maxS(frame) - sLeading, cursor.nextRowS)
+                cursor.itemF += lengthF + interitem
+                rolling = item == 0 ? frame : rolling.union(frame)
+            }
+            if count > 0 { row.close(in: &store, firstBand: firstBand) }
+
+            let headerS = count == 0 ? direction.maxS(rolling) : direction.minS(rolling) - headerLen
+            let header = direction.rect(s: headerS, f: fLeading, sLength: headerLen, fLength: padF)
+            if count == 0 { rolling = header }
+            let footerS = direction.maxS(rolling) + (direction == .horizontal ? sTrailing : 0)
+            let footer = direction.rect(s: footerS, f: fLeading, sLength: footerLen, fLength: padF)
+            if headerLen > 0 { rolling = rolling.union(header) }
+            if footerLen > 0 { rolling = rolling.union(footer) }
+
+            cursor.itemF += fTrailing
+            cursor.nextRowS = Swift.max(cursor.nextRowS, direction.maxS(rolling) + sTrailing)
+            store.endSection(
+                bounds: rolling,
+                header: headerLen > 0 && padF > 0 ? header : nil,
+                footer: footerLen > 0 && padF > 0 ? footer : nil,
+                itemsAreBands: false
+            )
+            states.append(_ListStackSectionState(bounds: rolling, sTrailing: sTrailing, end: cursor))
+        }
+        if first < sectionCount || sectionCount != previousCount || first == 0 {
+            Self.indexSections(in: &store, states: states, stickyHeaders: stickyHeaders)
+        }
+        if let last = states.last {
+            let end = direction.maxS(last.bounds) + last.sTrailing
+            contentSize = direction == .vertical
+                ? Size(width: fixedLength, height: end)
+                : Size(width: end, height: fixedLength)
+        } else {
+            contentSize = .zero
+        }
+        preparedFixedLength = fixedLength
+        preparedScale = scale
+        isPrepared = true
+        store.sectionErrors += sectionErrors
+        store.checkInvariants()
+    }
+
+    /// The first section whose frames must be computed again: all of them
+    /// unless the last pass is still good for this fixed length, scale and
+    /// direction; otherwise the first section the context names (section 0
+    /// when counts changed with none named), or none for a context that
+    /// names only supplementary views or offsets.
+    private func firstSectionToLayOut(context: InvalidationContext?, fixedLength: Double, scale: Double, direction: ScrollDirection) -> Int {
+        guard isPrepared, preparedFixedLength == fixedLength, preparedScale == scale, store.direction == direction,
+              sectionStates.count == store.numberOfSections
+        else { return 0 }
+        guard let context else { return store.numberOfSections }
+        return Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
+    }
+
+    /// A frame snapped to the pixel grid as IGListKit does: origin floored,
+    /// size ceiled, at `scale`.
+    static func snapped(_ rect: Rect, scale: Double) -> Rect {
+        Rect(
+            x: (rect.origin.x * scale).rounded(.down) / scale,
+            y: (rect.origin.y * scale).rounded(.down) / scale,
+            width: (rect.size.width * scale).rounded(.up) / scale,
+            height: (rect.size.height * scale).rounded(.up) / scale
+        )
+    }
+
+    /// Replaces the section bounds the store searches with ones a query can
+    /// stop on. Sections share rows, so a later section can start before an
+    /// earlier one on S (a section with a smaller top inset on the same row);
+    /// and a sticky header can leave its section's bounds, anywhere between
+    /// its resting place and the next section's start. So each searched
+    /// bounds covers the section and where its sticky header can go (the
+    /// last section's header is checked apart, at query time), and its S
+    /// start is lowered to the smallest start of it and every later section,
+    /// which makes the starts ascend. The true bounds stay in
+    /// `sectionStates`.
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
+    private static func indexSections(in store: inout _FrameStore, states: [_ListStackSectionState], stickyHeaders: Bool) {
+        let direction = store.direction
+        let count = states.count
+        var runningMax = -Double.infinity
+        for section in 0..<count {
+            let bounds = states[section].bounds
+            var low = direction.minS(bounds)
+            var high = direction.maxS(bounds)
+            if stickyHeaders, section + 1 < count, let header = store.headerFrames[section] {
+                let length = direction.sLength(header.size)
+                let stop = direction.minS(states[section + 1].bounds) - length
+                low = Swift.min(low, stop)
+                high = Swift.max(high, stop + length)
+            }
+            store.sectionBounds[section] = Self.bounds(bounds, s: low, end: high, direction: direction)
+            runningMax = Swift.max(runningMax, high)
+            store.sectionMaxS[section] = runningMax
+        }
+        var suffixMin = Double.infinity
+        for section in stride(from: count - 1, through: 0, by: -1) {
+            let searched = store.sectionBounds[section]
+            let low = direction.minS(searched)
+            if low > suffixMin {
+                store.sectionBounds[section] = Self.bounds(searched, s: suffixMin, end: direction.maxS(searched), direction: direction)
+            } else {
+                suffixMin = low
+            }
+        }
+    }
+
+    /// `rect` with its S range replaced by `s..<end`.
+    private static func bounds(_ rect: Rect, s: Double, end: Double, direction: ScrollDirection) -> Rect {
+        direction == .vertical
+            ? Rect(x: rect.minX, y: s, width: rect.width, height: end - s)
+            : Rect(x: s, y: rect.minY, width: end - s, height: rect.height)
+    }
+
+    /// The size of the laid-out content: the container's fixed length, and
+    /// the end of the last section plus its trailing inset (zero with no
+    /// sections).
+    open override var collectionViewContentSize: Size { contentSize }
+
+    // MARK: Updates
+
+    package override func _captureStateBeforeUpdate() {
+        buffers.capture(store)
+    }
+
+    /// An inserted item starts at its final frame with alpha 0; an item that
+    /// moves or shifts starts where it was before the update.
+    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        if let attributes = super.initialLayoutAttributesForAppearingItem(at: itemIndexPath) { return attributes }
+        guard itemIndexPath.count == 2, var attributes = buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping) else { return nil }
+        attributes.zIndex = Self.zIndex(section: itemIndexPath[0], item: itemIndexPath[1])
+        return attributes
+    }
+
+    /// A header or footer of an inserted section starts at its final frame
+    /// with alpha 0; any other starts where it rested before the update.
+    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        if let attributes = super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath) { return attributes }
+        guard var attributes = buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping) else { return nil }
+        attributes.zIndex = Self.supplementaryZIndex(section: elementIndexPath[0])
+        return attributes
+    }
+
+    /// Forgets the update; the store before it becomes the spare buffers.
+    open override func finalizeCollectionViewUpdates() {
+        super.finalizeCollectionViewUpdates()
+        buffers.finish()
+    }
+
+    /// The bytes the layout's frame storage reserves: what a prepared layout
+    /// costs in memory beyond the object itself (and about 56 bytes per
+    /// section of row state). After its first batch update a layout also
+    /// keeps the previous frames' buffers for reuse
+    /// (``spareStorageByteCount``).
+    public var storageByteCount: Int {
+        store.byteCount + sectionStates.capacity * MemoryLayout<_ListStackSectionState>.stride
+    }
+
+    /// The bytes of the spare frame buffers kept for the next batch update.
+    public var spareStorageByteCount: Int { buffers.spareByteCount }
+
+    // MARK: Queries
+
+    /// Every header, footer and item whose frame intersects `rect` (elements
+    /// that only touch it are left out), sticky headers where they stick, in
+    /// order: sections ascending, and in each section its header and footer,
+    /// then its items ascending.
+    ///
+    /// - Complexity: O(log *n* + *k*) for *k* elements returned.
+    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        var lastVisited = -1
+        store.forEachSection(meeting: rect) { section in
+            lastVisited = section
+            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+                if let attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
+                    result.append(attributes)
+                }
+            }
+        } item: { section, item, frame in
+            var attributes = LayoutAttributes.cell(at: IndexPath(item: item, section: section), frame: frame)
+            attributes.zIndex = Self.zIndex(section: section, item: item)
+            result.append(attributes)
+        }
+        // The last section's sticky header follows the visible area past
+        // the end of the content: the searched bounds do not cover it.
+        let last = store.numberOfSections - 1
+        if stickyHeaders, last > lastVisited,
+           let attributes = supplementaryAttributes(ofKind: ElementKind.sectionHeader, section: last),
+           attributes.frame.intersects(rect) {
+            result.append(attributes)
+        }
+        return result
+    }
+
+    /// The attributes of an item, or `nil` when there is no such item.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
+        guard let frame = store.itemFrame(at: indexPath) else { return nil }
+        var attributes = LayoutAttributes.cell(at: indexPath, frame: frame)
+        attributes.zIndex = Self.zIndex(section: indexPath[0], item: indexPath[1])
+        return attributes
+    }
+
+    /// The attributes of a section's header or footer (kinds
+    /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
+    /// path `[section, 0]`), the header where it sticks when headers are
+    /// sticky; `nil` when the section has none.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
+        guard indexPath.count >= 1 else { return nil }
+        return supplementaryAttributes(ofKind: kind, section: indexPath[0])
+    }
+
+    private func supplementaryAttributes(ofKind kind: String, section: Int) -> LayoutAttributes? {
+        guard section >= 0 && section < store.numberOfSections && section < sectionStates.count else { return nil }
+        let path = IndexPath(item: 0, section: section)
+        let frame: Rect
+        switch kind {
+        case ElementKind.sectionHeader:
+            guard let resting = store.headerFrames[section] else { return nil }
+            frame = stickyHeaders ? stuck(resting, section: section) : resting
+        case ElementKind.sectionFooter:
+            guard let resting = store.footerFrames[section] else { return nil }
+            frame = resting
+        default:
+            return nil
+        }
+        var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
+        attributes.zIndex = Self.supplementaryZIndex(section: section)
+        return attributes
+    }
+
+    /// A header moved to where it sticks: at the top of the visible area
+    /// (plus the top content inset and the sticky offset), but not before
+    /// its section's start nor, except for the last section, past the next
+    /// section's start minus its own length.
+    private func stuck(_ header: Rect, section: Int) -> Rect {
+        let direction = store.direction
+        let offset = collectionView.map { direction.s($0.contentOffset) } ?? 0
+        let top = offset + (topContentInset.isFinite ? topContentInset : 0) + (stickyHeaderYOffset.isFinite ? stickyHeaderYOffset : 0)
+        var s = Swift.max(direction.minS(sectionStates[section].bounds), top)
+        if section + 1 < sectionStates.count {
+            s = Swift.min(s, direction.minS(sectionStates[section + 1].bounds) - direction.sLength(header.size))
+        }
+        return direction == .vertical
+            ? Rect(x: header.origin.x, y: s, width: header.size.width, height: header.size.height)
+            : Rect(x: s, y: header.origin.y, width: header.size.width, height: header.size.height)
+    }
+
+    /// The z-index of an item: `section · 1000 + item`.
+    static func zIndex(section: Int, item: Int) -> Int { section &* 1000 &+ item }
+
+    /// The z-index of a header or footer: `section · 1000 + 999`.
+    static func supplementaryZIndex(section: Int) -> Int { section &* 1000 &+ 999 }
+
+    // MARK: Invalidation
+
+    /// True when the size changes; on a change of the scroll-axis origin
+    /// (a scroll) only when headers are sticky.
+    open override func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool {
+        guard let environment = collectionView else { return true }
+        let old = environment.bounds
+        if newBounds.size != old.size { return true }
+        if scrollDirection.minS(newBounds) != scrollDirection.minS(old) { return stickyHeaders }
+        return false
+    }
+
+    /// Everything when the size changes; otherwise (a scroll) only the
+    /// headers of the sections that may show in the old or the new bounds,
+    /// when headers are sticky, which recomputes nothing.
+    ///
+    /// - Complexity: O(log *s* + *r*) for *r* sections visible before or after.
+    open override func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext {
+        guard let environment = collectionView, newBounds.size == environment.bounds.size else { return .everything() }
+        return stickyHeaderContext(meeting: environment.bounds.union(newBounds))
+    }
+
+    /// A context naming the headers whose sticky frames may meet `rect`
+    /// (nothing when headers are not sticky).
+    private func stickyHeaderContext(meeting rect: Rect) -> InvalidationContext {
+        let context = InvalidationContext()
+        guard stickyHeaders else { return context }
+        var sections = Array(store.sections(meeting: rect))
+        let last = store.numberOfSections - 1
+        if last >= 0 && sections.last != last { sections.append(last) }
+        let paths = sections.filter { store.headerFrames[$0] != nil }.map { IndexPath(item: 0, section: $0) }
+        context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: paths)
+        return context
+    }
+}
+
+/// The row state that runs across the sections of a ``ListStackLayout``.
+struct _ListStackCursor {
+    /// The S of the current row (before the section's leading inset).
+    var itemS = 0.0
+    /// The F of the next item.
+    var itemF = 0.0
+    /// The S of the next row (before the section's leading inset).
+    var nextRowS = 0.0
+}
+
+/// What a ``ListStackLayout`` keeps per section: the union of its elements
+/// (the section's bounds), its trailing inset on S, and the row state after
+/// it, from which a later section can be laid out again alone.
+struct _ListStackSectionState {
+    var bounds: Rect
+    var sTrailing: Double
+    var end: _ListStackCursor
+}
+
+/// One row of a section's items while it is being filled; it becomes a band
+/// of the frame store.
+struct _ListStackRow {
+    var start: Int
+    var minS: Double
+    var maxS: Double
+
+    mutating func add(minS itemMinS: Double, maxS itemMaxS: Double) {
+        minS = Swift.min(minS, itemMinS)
+        maxS = Swift.max(maxS, itemMaxS)
+    }
+
+    /// Records the row as a band. Bands must start in S order within a
+    /// section; a row that starts before the band before it (possible only
+    /// through sub-pixel rounding) is merged with it.
+    func close(in store: inout _FrameStore, firstBand: Int) {
+        var start = start
+        var maxS = maxS
+        while store.bandStart.count > firstBand, let previous = store.bandMinS.last, previous > minS {
+            start = Int(store.bandStart.removeLast())
+            store.bandMinS.removeLast()
+            maxS = Swift.max(maxS, store.bandMaxS.removeLast())
+        }
+        store.addBand(start: start, minS: minS, maxS: maxS)
+    }
+}
