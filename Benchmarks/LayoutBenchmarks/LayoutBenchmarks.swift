@@ -11,14 +11,45 @@ let benchmarks: @Sendable () -> Void = {
         registerLayoutBenchmarks(kind: .flow, items: items, sections: sections)
         registerLayoutBenchmarks(kind: .list, items: items, sections: sections)
     }
+    // The layout family, beside FlowLayout's figures above.
+    for (items, sections) in [(100_000, 10), (1_000_000, 10)] {
+        for kind in [LayoutKind.columnGrid, .waterfall, .styledFlow, .horizontalList, .listStack] {
+            registerLayoutBenchmarks(kind: kind, items: items, sections: sections)
+        }
+    }
 }
 
 enum LayoutKind: String {
     case flow = "FlowLayout"
     case list = "ListLayout"
+    case columnGrid = "ColumnLayout grid"
+    case waterfall = "ColumnLayout waterfall shortest-first"
+    case styledFlow = "StyledFlowLayout"
+    case horizontalList = "HorizontalListLayout"
+    case listStack = "ListStackLayout"
 
     func make() -> CollectionViewLayout {
         switch self {
+        case .columnGrid:
+            let layout = ColumnLayout()
+            layout.columnCount = 3
+            return layout
+        case .waterfall:
+            let layout = ColumnLayout()
+            layout.columnCount = 3
+            layout.itemRenderDirection = .shortestFirst
+            layout.delegate = waterfallHeights
+            return layout
+        case .styledFlow:
+            let layout = StyledFlowLayout()
+            layout.defaultItemStyle = .flow(Size(width: 120, height: 120))
+            return layout
+        case .horizontalList:
+            return HorizontalListLayout()
+        case .listStack:
+            let layout = ListStackLayout(scrollDirection: .vertical, stickyHeaders: false, topContentInset: 0, stretchToEdge: false)
+            layout.itemSize = Size(width: 120, height: 120)
+            return layout
         case .flow:
             let layout = FlowLayout()
             layout.itemSize = Size(width: 120, height: 120)
@@ -34,12 +65,26 @@ enum LayoutKind: String {
     }
 
     func storageByteCount(_ layout: CollectionViewLayout) -> Int {
-        switch self {
-        case .flow: return (layout as! FlowLayout).storageByteCount
-        case .list: return (layout as! ListLayout).storageByteCount
+        switch layout {
+        case let layout as FlowLayout: return layout.storageByteCount
+        case let layout as ListLayout: return layout.storageByteCount
+        case let layout as ColumnLayout: return layout.storageByteCount
+        case let layout as StyledFlowLayout: return layout.storageByteCount
+        case let layout as HorizontalListLayout: return layout.storageByteCount
+        case let layout as ListStackLayout: return layout.storageByteCount
+        default: return 0
         }
     }
 }
+
+/// Item heights that vary, for a waterfall.
+final class WaterfallHeights: ColumnLayoutDelegate {
+    func columnLayout(_ layout: ColumnLayout, heightForItemAt indexPath: IndexPath) -> Double? {
+        Double(60 + (indexPath.item &* 7_919) % 120)
+    }
+}
+
+nonisolated(unsafe) let waterfallHeights = WaterfallHeights()
 
 let viewport = Size(width: 390, height: 844)
 
@@ -78,8 +123,10 @@ func registerLayoutBenchmarks(kind: LayoutKind, items: Int, sections: Int) {
         }
     } setup: {
         let (layout, environment) = prepared(kind: kind, counts: counts)
-        let middle = layout.collectionViewContentSize.height / 2
-        let rect = Rect(origin: Point(x: 0, y: middle), size: viewport)
+        let content = layout.collectionViewContentSize
+        let rect = kind == .horizontalList
+            ? Rect(origin: Point(x: content.width / 2, y: 0), size: viewport)
+            : Rect(origin: Point(x: 0, y: content.height / 2), size: viewport)
         let found = layout.layoutAttributesForElements(in: rect)
         precondition(!found.isEmpty, "\(label): the middle viewport shows nothing")
         printMemory(label: label, kind: kind, layout: layout, items: items)
@@ -92,13 +139,18 @@ func registerLayoutBenchmarks(kind: LayoutKind, items: Int, sections: Int) {
         for _ in benchmark.scaledIterations {
             var total = 0
             for index in 0..<1_000 {
-                total &+= layout.layoutAttributesForElements(in: Rect(x: 0, y: Double(index) * step, width: viewport.width, height: viewport.height)).count
+                // A negative step sweeps horizontally (for a horizontal list).
+                let rect = step < 0
+                    ? Rect(x: Double(index) * -step, y: 0, width: viewport.width, height: viewport.height)
+                    : Rect(x: 0, y: Double(index) * step, width: viewport.width, height: viewport.height)
+                total &+= layout.layoutAttributesForElements(in: rect).count
             }
             blackHole(total)
         }
     } setup: {
         let (layout, _) = prepared(kind: kind, counts: counts)
-        let step = max(0, layout.collectionViewContentSize.height - viewport.height) / 999
+        let content = layout.collectionViewContentSize
+        let step = kind == .horizontalList ? -max(0, content.width - viewport.width) / 999 : max(0, content.height - viewport.height) / 999
         return (layout, step)
     }
 }
