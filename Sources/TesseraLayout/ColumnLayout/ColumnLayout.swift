@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A vertical grid of equal-width columns, or a waterfall when items differ
@@ -39,7 +39,7 @@ public import Foundation
 /// and bottoms ascend, and rect queries binary-search each column the rect
 /// meets. Rect queries run in O(log *n* + *c* log *n* + *k* log *k*) for
 /// the *c* columns the rect meets and *k* elements returned.
-open class ColumnLayout: CollectionViewLayout {
+open class ColumnLayout: FrameStorageLayout {
     /// The number of columns of every section, unless the delegate says
     /// otherwise; a value below 1 means 1. 2.
     public var columnCount: Int = 2 { didSet { invalidateLayout() } }
@@ -66,17 +66,13 @@ open class ColumnLayout: CollectionViewLayout {
     /// Per-item and per-section values.
     public weak var delegate: (any ColumnLayoutDelegate)? { didSet { invalidateLayout() } }
 
-    var store = _FrameStore()
     /// Each section's items grouped by column, for rect queries.
     var columns = _ColumnIndex()
-    /// The stores kept around batch updates.
-    var buffers = _UpdateBuffers()
-    var contentSize = Size.zero
     var preparedWidth: Double?
 
     /// Creates a column layout: two columns, 8-point spacings and insets.
-    public override init() {
-        super.init()
+    public init() {
+        super.init(direction: .vertical)
     }
 
     // MARK: Preparing
@@ -254,43 +250,9 @@ open class ColumnLayout: CollectionViewLayout {
         columns.checkInvariants(store)
     }
 
-    /// The size of the laid-out content: the width, and the bottom of the
-    /// last section.
-    open override var collectionViewContentSize: Size { contentSize }
-
-    // MARK: Updates
-
-    package override func _captureStateBeforeUpdate() {
-        buffers.capture(store)
-    }
-
-    /// An inserted item starts at its final frame with alpha 0; an item that
-    /// moves or shifts starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// A header or footer of an inserted section starts at its final frame
-    /// with alpha 0; any other starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// Forgets the update; the store before it becomes the spare buffers.
-    open override func finalizeCollectionViewUpdates() {
-        super.finalizeCollectionViewUpdates()
-        buffers.finish()
-    }
-
-    /// The bytes the layout's frame storage and column index reserve: what
-    /// a prepared layout costs in memory beyond the object itself (about 36
-    /// bytes per item).
-    public var storageByteCount: Int { store.byteCount + columns.byteCount }
-
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
+    /// The column index counts in ``storageByteCount`` (about 36 bytes per
+    /// item in all).
+    override var additionalStorageByteCount: Int { columns.byteCount }
 
     // MARK: Queries
 
@@ -329,29 +291,6 @@ open class ColumnLayout: CollectionViewLayout {
             // Column sections keep no bands: items come from the column index.
         }
         return result
-    }
-
-    /// The attributes of an item, or `nil` when there is no such item.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
-    }
-
-    /// The attributes of a section's header or footer (kinds
-    /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
-    /// path `[section, 0]`), or `nil` when the section has none.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
-        guard indexPath.count >= 1, indexPath[0] >= 0, indexPath[0] < store.numberOfSections else { return nil }
-        let section = indexPath[0]
-        let path = IndexPath(item: 0, section: section)
-        switch kind {
-        case ElementKind.sectionHeader: return store.headerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        case ElementKind.sectionFooter: return store.footerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        default: return nil
-        }
     }
 
     // MARK: Invalidation

@@ -27,7 +27,7 @@ public import Foundation
 ///
 /// Frames live in flat arrays; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
-open class FlowLayout: CollectionViewLayout {
+open class FlowLayout: FrameStorageLayout {
     /// The scroll direction. Vertical by default.
     public var scrollDirection: ScrollDirection = .vertical { didSet { invalidateLayout() } }
     /// The size of every item, unless the delegate says otherwise. 50×50.
@@ -61,16 +61,12 @@ open class FlowLayout: CollectionViewLayout {
     /// that scroll under them.
     public static let pinnedSupplementaryZIndex = 10
 
-    var store = _FrameStore()
-    /// The stores kept around batch updates.
-    var buffers = _UpdateBuffers()
-    var contentSize = Size.zero
     var preparedFixedLength: Double?
     var isPrepared = false
 
     /// Creates a flow layout with UIKit's defaults.
-    public override init() {
-        super.init()
+    public init() {
+        super.init(direction: .vertical)
     }
 
     // MARK: Preparing
@@ -206,72 +202,7 @@ open class FlowLayout: CollectionViewLayout {
         return Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
     }
 
-    /// The size of the laid-out content.
-    open override var collectionViewContentSize: Size { contentSize }
-
-    // MARK: Updates
-
-    package override func _captureStateBeforeUpdate() {
-        buffers.capture(store)
-    }
-
-    /// An inserted item starts at its final frame with alpha 0; an item that
-    /// moves or shifts starts where it was before the update (as UIKit's flow
-    /// layout does).
-    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// A header or footer of an inserted section starts at its final frame
-    /// with alpha 0; any other starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// Forgets the update; the store before it becomes the spare buffers.
-    open override func finalizeCollectionViewUpdates() {
-        super.finalizeCollectionViewUpdates()
-        buffers.finish()
-    }
-
-    /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself. After its first batch
-    /// update a layout also keeps the previous frames' buffers for reuse
-    /// (``spareStorageByteCount``).
-    public var storageByteCount: Int { store.byteCount }
-
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
-
     // MARK: Queries
-
-    /// Every header, footer and item whose frame intersects `rect` (elements
-    /// that only touch it are left out), in order: sections ascending, and in
-    /// each section its header and footer, then its items ascending.
-    ///
-    /// - Complexity: O(log *n* + *k*) for *k* elements returned.
-    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
-        var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { section in
-            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
-                if let attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
-                    result.append(attributes)
-                }
-            }
-        } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
-        }
-        return result
-    }
-
-    /// The attributes of an item, or `nil` when there is no such item.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
-    }
 
     /// The attributes of a section's header or footer (kinds
     /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A single horizontally scrolling row of items, across every section.
@@ -24,7 +24,7 @@ public import Foundation
 ///
 /// Frames live in a flat array; items are in x order, so rect queries run
 /// in O(log *n* + *k*).
-open class HorizontalListLayout: CollectionViewLayout {
+open class HorizontalListLayout: FrameStorageLayout {
     /// The width of every item, unless the delegate says otherwise. 100.
     public var itemWidth: Double = 100 { didSet { invalidateLayout() } }
     /// The spacing between the items of a section. 8.
@@ -36,17 +36,13 @@ open class HorizontalListLayout: CollectionViewLayout {
     /// Per-item and per-section values.
     public weak var delegate: (any HorizontalListLayoutDelegate)? { didSet { invalidateLayout() } }
 
-    var store = _FrameStore(direction: .horizontal)
-    /// The stores kept around batch updates.
-    var buffers = _UpdateBuffers()
-    var contentSize = Size.zero
     var preparedSize: Size?
     /// How far the frames were moved right to center them (0: not moved).
     var centeringOffset = 0.0
 
     /// Creates a horizontal list layout.
-    public override init() {
-        super.init()
+    public init() {
+        super.init(direction: .horizontal)
     }
 
     // MARK: Preparing
@@ -156,58 +152,6 @@ open class HorizontalListLayout: CollectionViewLayout {
             running = Swift.max(running, store.sectionBounds[section].maxX)
             store.sectionMaxS[section] = running
         }
-    }
-
-    /// The size of the laid-out content: the row's width (at least the
-    /// view's when centering) by the view's height.
-    open override var collectionViewContentSize: Size { contentSize }
-
-    // MARK: Updates
-
-    package override func _captureStateBeforeUpdate() {
-        buffers.capture(store)
-    }
-
-    /// An inserted item starts at its final frame with alpha 0; an item that
-    /// moves or shifts starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// Forgets the update; the store before it becomes the spare buffers.
-    open override func finalizeCollectionViewUpdates() {
-        super.finalizeCollectionViewUpdates()
-        buffers.finish()
-    }
-
-    /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself.
-    public var storageByteCount: Int { store.byteCount }
-
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
-
-    // MARK: Queries
-
-    /// Every item whose frame intersects `rect` (items that only touch it
-    /// are left out), sections ascending and items ascending in each.
-    ///
-    /// - Complexity: O(log *n* + *k*) for *k* items returned.
-    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
-        var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { _ in
-        } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
-        }
-        return result
-    }
-
-    /// The attributes of an item, or `nil` when there is no such item.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
     }
 
     // MARK: Invalidation

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A vertical list, like a table view: full-width rows stacked in sections
@@ -15,7 +15,7 @@ public import Foundation
 /// least as tall as the visible area unless ``hugContents`` is set.
 ///
 /// Frames live in flat arrays; rect queries run in O(log *n* + *k*).
-open class ListLayout: CollectionViewLayout {
+open class ListLayout: FrameStorageLayout {
     /// The height of every item, unless the delegate says otherwise. 36.
     public var itemHeight: Double = 36 { didSet { invalidateLayout() } }
     /// The spacing between items. 0.
@@ -34,15 +34,11 @@ open class ListLayout: CollectionViewLayout {
     /// Per-item and per-section values.
     public weak var delegate: (any ListLayoutDelegate)? { didSet { invalidateLayout() } }
 
-    var store = _FrameStore()
-    /// The stores kept around batch updates.
-    var buffers = _UpdateBuffers()
-    var contentSize = Size.zero
     var preparedWidth: Double?
 
     /// Creates a list layout.
-    public override init() {
-        super.init()
+    public init() {
+        super.init(direction: .vertical)
     }
 
     /// Lays out every section, or only those from the first section an
@@ -145,87 +141,7 @@ open class ListLayout: CollectionViewLayout {
         store.checkInvariants()
     }
 
-    /// The size of the laid-out content.
-    open override var collectionViewContentSize: Size { contentSize }
-
     // MARK: Updates
-
-    package override func _captureStateBeforeUpdate() {
-        buffers.capture(store)
-    }
-
-    /// An inserted item starts at its final frame with alpha 0; an item that
-    /// moves or shifts starts where it was before the update (as UIKit's flow
-    /// layout does).
-    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// A header or footer of an inserted section starts at its final frame
-    /// with alpha 0; any other starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// Forgets the update; the store before it becomes the spare buffers.
-    open override func finalizeCollectionViewUpdates() {
-        super.finalizeCollectionViewUpdates()
-        buffers.finish()
-    }
-
-    /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself. After its first batch
-    /// update a layout also keeps the previous frames' buffers for reuse
-    /// (``spareStorageByteCount``).
-    public var storageByteCount: Int { store.byteCount }
-
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
-
-    /// Every header, footer and item whose frame intersects `rect`, in order:
-    /// sections ascending, and in each section its header and footer, then
-    /// its items ascending.
-    ///
-    /// - Complexity: O(log *n* + *k*) for *k* elements returned.
-    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
-        var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { section in
-            let path = IndexPath(item: 0, section: section)
-            if let frame = store.headerFrames[section], frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
-            }
-            if let frame = store.footerFrames[section], frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
-            }
-        } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
-        }
-        return result
-    }
-
-    /// The attributes of an item, or `nil` when there is no such item.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
-    }
-
-    /// The attributes of a section's header or footer (index path
-    /// `[section, 0]`), or `nil` when the section has none.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
-        guard indexPath.count >= 1, indexPath[0] >= 0, indexPath[0] < store.numberOfSections else { return nil }
-        let section = indexPath[0]
-        let path = IndexPath(item: 0, section: section)
-        switch kind {
-        case ElementKind.sectionHeader: return store.headerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        case ElementKind.sectionFooter: return store.footerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        default: return nil
-        }
-    }
 
     /// True only when the width changes.
     open override func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool {

@@ -41,7 +41,7 @@ public import Foundation
 ///
 /// Frames live in flat arrays; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
-open class ListStackLayout: CollectionViewLayout {
+open class ListStackLayout: FrameStorageLayout {
     /// The scroll direction.
     public let scrollDirection: ScrollDirection
     /// Whether headers stay at the top of the visible area while their
@@ -83,12 +83,8 @@ open class ListStackLayout: CollectionViewLayout {
     /// Per-item and per-section values.
     public weak var delegate: (any ListStackLayoutDelegate)? { didSet { invalidateLayout() } }
 
-    var store = _FrameStore()
-    /// The stores kept around batch updates.
-    var buffers = _UpdateBuffers()
     /// Per section: its bounds and the row state after it.
     var sectionStates: [_ListStackSectionState] = []
-    var contentSize = Size.zero
     var preparedFixedLength: Double?
     var preparedScale: Double?
     var isPrepared = false
@@ -112,7 +108,7 @@ open class ListStackLayout: CollectionViewLayout {
         self.stickyHeaders = stickyHeaders
         self.topContentInset = topContentInset
         self.stretchToEdge = stretchToEdge
-        super.init()
+        super.init(direction: scrollDirection)
     }
 
     // MARK: Preparing
@@ -366,52 +362,31 @@ open class ListStackLayout: CollectionViewLayout {
             : Rect(x: s, y: rect.minY, width: end - s, height: rect.height)
     }
 
-    /// The size of the laid-out content: the container's fixed length, and
-    /// the end of the last section plus its trailing inset (zero with no
-    /// sections).
-    open override var collectionViewContentSize: Size { contentSize }
-
     // MARK: Updates
 
-    package override func _captureStateBeforeUpdate() {
-        buffers.capture(store)
-    }
-
-    /// An inserted item starts at its final frame with alpha 0; an item that
-    /// moves or shifts starts where it was before the update.
+    /// Where an appearing item starts (as ``FrameStorageLayout`` decides),
+    /// with the item's z-index.
     open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        if let attributes = super.initialLayoutAttributesForAppearingItem(at: itemIndexPath) { return attributes }
-        guard itemIndexPath.count == 2, var attributes = buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping) else { return nil }
+        guard itemIndexPath.count == 2, var attributes = super.initialLayoutAttributesForAppearingItem(at: itemIndexPath) else { return nil }
         attributes.zIndex = Self.zIndex(section: itemIndexPath[0], item: itemIndexPath[1])
         return attributes
     }
 
-    /// A header or footer of an inserted section starts at its final frame
-    /// with alpha 0; any other starts where it rested before the update.
+    /// Where an appearing header or footer starts (as ``FrameStorageLayout``
+    /// decides), with the supplementary z-index.
     open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        if let attributes = super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath) { return attributes }
-        guard var attributes = buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping) else { return nil }
+        guard !elementIndexPath.isEmpty,
+              var attributes = super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
+        else { return nil }
         attributes.zIndex = Self.supplementaryZIndex(section: elementIndexPath[0])
         return attributes
     }
 
-    /// Forgets the update; the store before it becomes the spare buffers.
-    open override func finalizeCollectionViewUpdates() {
-        super.finalizeCollectionViewUpdates()
-        buffers.finish()
+    /// The row state kept per section counts in ``storageByteCount`` (about
+    /// 56 bytes per section).
+    override var additionalStorageByteCount: Int {
+        sectionStates.capacity * MemoryLayout<_ListStackSectionState>.stride
     }
-
-    /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself (and about 56 bytes per
-    /// section of row state). After its first batch update a layout also
-    /// keeps the previous frames' buffers for reuse
-    /// (``spareStorageByteCount``).
-    public var storageByteCount: Int {
-        store.byteCount + sectionStates.capacity * MemoryLayout<_ListStackSectionState>.stride
-    }
-
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
 
     // MARK: Queries
 

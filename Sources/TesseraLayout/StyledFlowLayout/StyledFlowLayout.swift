@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// A vertical, row-based flow whose items are grouped by style, after
@@ -43,7 +43,7 @@ public import Foundation
 ///
 /// Frames live in flat arrays (one band per row); rect queries run in
 /// O(log *n* + *k*).
-open class StyledFlowLayout: CollectionViewLayout {
+open class StyledFlowLayout: FrameStorageLayout {
     /// The spacing between items on a row and between rows. 8.
     public var interitemSpacing: Double = 8 { didSet { invalidateLayout() } }
     /// The spacing between two span rows; `nil` uses ``interitemSpacing``.
@@ -71,15 +71,11 @@ open class StyledFlowLayout: CollectionViewLayout {
     /// Item styles and per-section values.
     public weak var delegate: (any StyledFlowLayoutDelegate)? { didSet { invalidateLayout() } }
 
-    var store = _FrameStore()
-    /// The stores kept around batch updates.
-    var buffers = _UpdateBuffers()
-    var contentSize = Size.zero
     var preparedWidth: Double?
 
     /// Creates a styled flow layout.
-    public override init() {
-        super.init()
+    public init() {
+        super.init(direction: .vertical)
     }
 
     // MARK: Preparing
@@ -218,89 +214,7 @@ open class StyledFlowLayout: CollectionViewLayout {
         return transform
     }
 
-    /// The size of the laid-out content: the width, and the bottom of the
-    /// last section.
-    open override var collectionViewContentSize: Size { contentSize }
-
-    // MARK: Updates
-
-    package override func _captureStateBeforeUpdate() {
-        buffers.capture(store)
-    }
-
-    /// An inserted item starts at its final frame with alpha 0; an item that
-    /// moves or shifts starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// A header or footer of an inserted section starts at its final frame
-    /// with alpha 0; any other starts where it was before the update.
-    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
-    }
-
-    /// Forgets the update; the store before it becomes the spare buffers.
-    open override func finalizeCollectionViewUpdates() {
-        super.finalizeCollectionViewUpdates()
-        buffers.finish()
-    }
-
-    /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself (see
-    /// ``spareStorageByteCount`` for the buffers kept after a batch update).
-    public var storageByteCount: Int { store.byteCount }
-
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
-
     // MARK: Queries
-
-    /// Every header, footer and item whose frame intersects `rect` (elements
-    /// that only touch it are left out), in order: sections ascending, and in
-    /// each section its header and footer, then its items ascending.
-    ///
-    /// - Complexity: O(log *n* + *k*) for *k* elements returned.
-    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
-        var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { section in
-            let path = IndexPath(item: 0, section: section)
-            if let frame = store.headerFrames[section], frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
-            }
-            if let frame = store.footerFrames[section], frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
-            }
-        } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
-        }
-        return result
-    }
-
-    /// The attributes of an item, or `nil` when there is no such item.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
-    }
-
-    /// The attributes of a section's header or footer (kinds
-    /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
-    /// path `[section, 0]`), or `nil` when the section has none.
-    ///
-    /// - Complexity: O(1).
-    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
-        guard indexPath.count >= 1, indexPath[0] >= 0, indexPath[0] < store.numberOfSections else { return nil }
-        let section = indexPath[0]
-        let path = IndexPath(item: 0, section: section)
-        switch kind {
-        case ElementKind.sectionHeader: return store.headerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        case ElementKind.sectionFooter: return store.footerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        default: return nil
-        }
-    }
 
     // MARK: Invalidation
 

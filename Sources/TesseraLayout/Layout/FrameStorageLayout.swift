@@ -1,0 +1,119 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The common base of Tessera's layouts: frames kept in flat arrays, grouped
+/// into bands along the scroll axis, with what every such layout answers the
+/// same way.
+///
+/// It answers rect queries in O(log *n* + *k*) (headers and footers through
+/// ``layoutAttributesForSupplementaryView(ofKind:at:)``, so a subclass that
+/// pins them overrides only that), per-element queries in O(1), keeps the
+/// frames of the state before a batch update to animate moved and shifted
+/// elements from where they were, and reports its memory. To write a layout
+/// of your own, subclass ``CollectionViewLayout`` (or one of the concrete
+/// layouts).
+open class FrameStorageLayout: CollectionViewLayout {
+    /// The frames.
+    var store: _FrameStore
+    /// The stores kept around batch updates.
+    var buffers = _UpdateBuffers()
+    /// The size of the laid-out content.
+    var contentSize = Size.zero
+
+    init(direction: ScrollDirection) {
+        store = _FrameStore(direction: direction)
+        super.init()
+    }
+
+    /// The size of the laid-out content.
+    open override var collectionViewContentSize: Size { contentSize }
+
+    /// The bytes the layout's frame storage reserves: what a prepared layout
+    /// costs in memory beyond the object itself. After its first batch
+    /// update a layout also keeps the previous frames' buffers for reuse
+    /// (``spareStorageByteCount``).
+    public var storageByteCount: Int { store.byteCount + additionalStorageByteCount }
+
+    /// The bytes of the spare frame buffers kept for the next batch update.
+    public var spareStorageByteCount: Int { buffers.spareByteCount }
+
+    /// Storage a subclass keeps beside the frames (an index, per-section
+    /// state), counted in ``storageByteCount``.
+    var additionalStorageByteCount: Int { 0 }
+
+    // MARK: Queries
+
+    /// Every header, footer and item whose frame intersects `rect` (elements
+    /// that only touch it are left out), in order: sections ascending, and in
+    /// each section its header and footer, then its items ascending.
+    ///
+    /// - Complexity: O(log *n* + *k*) for *k* elements returned.
+    open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        store.forEachSection(meeting: rect) { section in
+            let path = IndexPath(item: 0, section: section)
+            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+                if let attributes = layoutAttributesForSupplementaryView(ofKind: kind, at: path), attributes.frame.intersects(rect) {
+                    result.append(attributes)
+                }
+            }
+        } item: { section, item, frame in
+            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+        }
+        return result
+    }
+
+    /// The attributes of an item, or `nil` when there is no such item.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
+        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
+    }
+
+    /// The attributes of a section's header or footer (kinds
+    /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
+    /// path `[section, 0]`), or `nil` when the section has none.
+    ///
+    /// - Complexity: O(1).
+    open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
+        guard indexPath.count >= 1, indexPath[0] >= 0, indexPath[0] < store.numberOfSections else { return nil }
+        let section = indexPath[0]
+        let path = IndexPath(item: 0, section: section)
+        switch kind {
+        case ElementKind.sectionHeader: return store.headerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        case ElementKind.sectionFooter: return store.footerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        default: return nil
+        }
+    }
+
+    // MARK: Updates
+
+    package override func _captureStateBeforeUpdate() {
+        buffers.capture(store)
+    }
+
+    /// An inserted item starts at its final frame with alpha 0; an item that
+    /// moves or shifts starts where it was before the update (as UIKit's flow
+    /// layout does).
+    open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
+            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// A header or footer of an inserted section starts at its final frame
+    /// with alpha 0; any other starts where it was before the update.
+    open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
+            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
+    }
+
+    /// Forgets the update; the store before it becomes the spare buffers.
+    open override func finalizeCollectionViewUpdates() {
+        super.finalizeCollectionViewUpdates()
+        buffers.finish()
+    }
+}
+
