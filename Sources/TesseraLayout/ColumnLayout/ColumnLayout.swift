@@ -100,39 +100,21 @@ open class ColumnLayout: FrameStorageLayout {
         }
         let width = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
         let sectionCount = environment.numberOfSections
-        var first = Swift.min(store.numberOfSections, columns.numberOfSections)
-        if preparedWidth != width {
-            first = 0
-        } else if let context {
-            first = Swift.min(context.firstSectionToRecompute ?? first, first)
-        }
-        first = Swift.min(first, sectionCount)
-        buffers.takeSpare(for: &self.store, keepingSections: first)
-        // Lay out into locals: inout access to a local has no dynamic
-        // exclusivity checks, which a stored property pays per item.
-        var store = self.store
+        let stillValid = preparedWidth == width && columns.numberOfSections == store.numberOfSections
+        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
+        var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)
+        // The column index, like the frames, is laid out into a local.
         var columns = self.columns
-        self.store = _FrameStore()
         self.columns = _ColumnIndex()
         defer {
-            self.store = store
+            columns.checkInvariants(store)
             self.columns = columns
+            endPass(store)
         }
         if first == 0 {
-            var total = 0
-            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
-            store.removeAll(reservingItems: total)
-            store.direction = .vertical
-            columns.removeAll(reservingItems: total)
+            columns.removeAll(reservingItems: store.itemFrames.capacity)
         } else {
-            store.truncate(toSections: first)
             columns.truncate(toSections: first, itemCount: store.itemFrames.count)
-        }
-        for kept in store.sectionErrors { recordError(kept.error) }
-        var sectionErrors: [(section: Int, error: LayoutError)] = []
-        let check = _ValueCheck { [unowned self] error, section in
-            recordError(error)
-            if let section { sectionErrors.append((section, error)) }
         }
         let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
         let columnSpacing = check.length(self.columnSpacing, section: nil, .property("columnSpacing"))
@@ -245,9 +227,6 @@ open class ColumnLayout: FrameStorageLayout {
         }
         contentSize = Size(width: width, height: top)
         preparedWidth = width
-        store.sectionErrors += sectionErrors
-        store.checkInvariants()
-        columns.checkInvariants(store)
     }
 
     /// The column index counts in ``storageByteCount`` (about 36 bytes per

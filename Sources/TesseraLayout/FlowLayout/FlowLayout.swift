@@ -94,31 +94,10 @@ open class FlowLayout: FrameStorageLayout {
         let insets = direction.split(environment.contentInset)
         let fixedLength = Swift.max(0, direction.fLength(environment.bounds.size) - insets.fLeading - insets.fTrailing)
         let sectionCount = environment.numberOfSections
-        let first = Swift.min(
-            firstSectionToLayOut(context: context, fixedLength: fixedLength, direction: direction),
-            sectionCount
-        )
-        buffers.takeSpare(for: &self.store, keepingSections: first)
-        // Lay out into a local store: inout access to a local has no dynamic
-        // exclusivity checks, which a stored property pays per item.
-        var store = self.store
-        self.store = _FrameStore()
-        defer { self.store = store }
-        if first == 0 {
-            var total = 0
-            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
-            store.removeAll(reservingItems: total)
-            store.direction = direction
-        } else {
-            store.truncate(toSections: first)
-        }
-        // Bad values of the sections kept are still bad.
-        for kept in store.sectionErrors { recordError(kept.error) }
-        var sectionErrors: [(section: Int, error: LayoutError)] = []
-        let check = _ValueCheck { [unowned self] error, section in
-            recordError(error)
-            if let section { sectionErrors.append((section, error)) }
-        }
+        let stillValid = isPrepared && preparedFixedLength == fixedLength && store.direction == direction
+        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
+        var (store, check) = beginPass(keepingSections: first, direction: direction, environment: environment)
+        defer { endPass(store) }
         let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
         let lineSpacing = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
         let interitemSpacing = check.length(minimumInteritemSpacing, section: nil, .property("minimumInteritemSpacing"))
@@ -187,19 +166,6 @@ open class FlowLayout: FrameStorageLayout {
             : Size(width: s, height: fixedLength)
         preparedFixedLength = fixedLength
         isPrepared = true
-        store.sectionErrors += sectionErrors
-        store.checkInvariants()
-    }
-
-    /// The first section whose frames must be computed again: all of them
-    /// unless the last pass is still good for this fixed length and
-    /// direction; otherwise the first section the context names (section 0
-    /// when counts changed with none named), or none for a context that
-    /// names only supplementary views or offsets.
-    private func firstSectionToLayOut(context: InvalidationContext?, fixedLength: Double, direction: ScrollDirection) -> Int {
-        guard isPrepared, preparedFixedLength == fixedLength, store.direction == direction else { return 0 }
-        guard let context else { return store.numberOfSections }
-        return Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
     }
 
     // MARK: Queries

@@ -70,33 +70,10 @@ open class HorizontalListLayout: FrameStorageLayout {
         let viewHeight = Swift.max(0, environment.bounds.size.height - environment.contentInset.top - environment.contentInset.bottom)
         let viewSize = Size(width: viewWidth, height: viewHeight)
         let sectionCount = environment.numberOfSections
-        var first = store.numberOfSections
-        if preparedSize != viewSize || centeringOffset != 0 {
-            first = 0
-        } else if let context {
-            first = Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
-        }
-        first = Swift.min(first, sectionCount)
-        buffers.takeSpare(for: &self.store, keepingSections: first)
-        // Lay out into a local store: inout access to a local has no dynamic
-        // exclusivity checks, which a stored property pays per item.
-        var store = self.store
-        self.store = _FrameStore(direction: .horizontal)
-        defer { self.store = store }
-        if first == 0 {
-            var total = 0
-            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
-            store.removeAll(reservingItems: total)
-            store.direction = .horizontal
-        } else {
-            store.truncate(toSections: first)
-        }
-        for kept in store.sectionErrors { recordError(kept.error) }
-        var sectionErrors: [(section: Int, error: LayoutError)] = []
-        let check = _ValueCheck { [unowned self] error, section in
-            recordError(error)
-            if let section { sectionErrors.append((section, error)) }
-        }
+        let stillValid = preparedSize == viewSize && centeringOffset == 0
+        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
+        var (store, check) = beginPass(keepingSections: first, direction: .horizontal, environment: environment)
+        defer { endPass(store) }
         let itemWidth = check.length(self.itemWidth, section: nil, .property("itemWidth"))
         let itemSpacing = check.length(self.itemSpacing, section: nil, .property("itemSpacing"))
         let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
@@ -137,8 +114,6 @@ open class HorizontalListLayout: FrameStorageLayout {
             contentSize = Size(width: x, height: viewHeight)
         }
         preparedSize = viewSize
-        store.sectionErrors += sectionErrors
-        store.checkInvariants()
     }
 
     /// Moves every item and section right by `offset`.

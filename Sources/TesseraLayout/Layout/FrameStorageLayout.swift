@@ -44,6 +44,62 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// state), counted in ``storageByteCount``.
     var additionalStorageByteCount: Int { 0 }
 
+    /// Bad values met by the pass in progress, with their sections.
+    private var passErrors: [(section: Int, error: LayoutError)] = []
+
+    // MARK: Preparing
+
+    /// The first section a pass must lay out again: 0 when the frames kept
+    /// are no longer good (`framesStillValid` false: another width, another
+    /// direction), else the first section `context` names (0 when counts
+    /// changed with none named), or none when nothing was invalidated.
+    func firstSectionToLayOut(context: InvalidationContext?, framesStillValid: Bool, sectionCount: Int) -> Int {
+        guard framesStillValid else { return 0 }
+        let kept = store.numberOfSections
+        return Swift.min(context?.firstSectionToRecompute ?? kept, kept, sectionCount)
+    }
+
+    /// Starts a pass of `prepare()` that keeps the sections before `first`.
+    ///
+    /// Returns the frames to lay out into, as a local value (inout access
+    /// to a local pays no exclusivity check per item, which a stored
+    /// property does), moved to the spare buffers during a batch update, with
+    /// the sections from `first` on dropped (or, from 0, emptied and sized
+    /// for every item); and a value check that records bad values with their
+    /// sections. The errors of the kept sections are reported again. End
+    /// the pass with ``endPass(_:)``.
+    ///
+    /// - Complexity: O(*s*) for the sections, plus a copy of the kept
+    ///   sections when laying out into the spare buffers.
+    func beginPass(keepingSections first: Int, direction: ScrollDirection, environment: any LayoutEnvironment) -> (store: _FrameStore, check: _ValueCheck) {
+        buffers.takeSpare(for: &self.store, keepingSections: first)
+        var pass = self.store
+        self.store = _FrameStore(direction: pass.direction)
+        if first == 0 {
+            var total = 0
+            for section in 0..<environment.numberOfSections { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
+            pass.removeAll(reservingItems: total)
+            pass.direction = direction
+        } else {
+            pass.truncate(toSections: first)
+        }
+        for kept in pass.sectionErrors { recordError(kept.error) }
+        passErrors = []
+        let check = _ValueCheck { [unowned self] error, section in
+            recordError(error)
+            if let section { passErrors.append((section, error)) }
+        }
+        return (pass, check)
+    }
+
+    /// Ends a pass: keeps the frames laid out and the bad values met.
+    func endPass(_ pass: _FrameStore) {
+        store = pass
+        store.sectionErrors += passErrors
+        passErrors = []
+        store.checkInvariants()
+    }
+
     // MARK: Queries
 
     /// Every header, footer and item whose frame intersects `rect` (elements

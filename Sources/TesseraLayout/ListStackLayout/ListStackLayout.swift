@@ -149,37 +149,21 @@ open class ListStackLayout: FrameStorageLayout {
         if !stickyHeaderYOffset.isFinite { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
         let sectionCount = environment.numberOfSections
         let previousCount = store.numberOfSections
-        let first = Swift.min(
-            firstSectionToLayOut(context: context, fixedLength: fixedLength, scale: scale, direction: direction),
-            sectionCount
-        )
-        buffers.takeSpare(for: &self.store, keepingSections: first)
-        // Lay out into locals: inout access to a local has no dynamic
-        // exclusivity checks, which a stored property pays per item.
-        var store = self.store
+        let stillValid = isPrepared && preparedFixedLength == fixedLength && preparedScale == scale
+            && store.direction == direction && sectionStates.count == store.numberOfSections
+        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
+        var (store, check) = beginPass(keepingSections: first, direction: direction, environment: environment)
+        // The row state after each section, like the frames, goes into a local.
         var states = self.sectionStates
-        self.store = _FrameStore()
         self.sectionStates = []
         defer {
-            self.store = store
             self.sectionStates = states
+            endPass(store)
         }
         if first == 0 {
-            var total = 0
-            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
-            store.removeAll(reservingItems: total)
-            store.direction = direction
             states.removeAll(keepingCapacity: true)
         } else {
-            store.truncate(toSections: first)
             states.removeSubrange(first...)
-        }
-        // Bad values of the sections kept are still bad.
-        for kept in store.sectionErrors { recordError(kept.error) }
-        var sectionErrors: [(section: Int, error: LayoutError)] = []
-        let check = _ValueCheck { [unowned self] error, section in
-            recordError(error)
-            if let section { sectionErrors.append((section, error)) }
         }
         let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
         let lineSpacingDefault = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
@@ -285,21 +269,6 @@ open class ListStackLayout: FrameStorageLayout {
         preparedFixedLength = fixedLength
         preparedScale = scale
         isPrepared = true
-        store.sectionErrors += sectionErrors
-        store.checkInvariants()
-    }
-
-    /// The first section whose frames must be computed again: all of them
-    /// unless the last pass is still good for this fixed length, scale and
-    /// direction; otherwise the first section the context names (section 0
-    /// when counts changed with none named), or none for a context that
-    /// names only supplementary views or offsets.
-    private func firstSectionToLayOut(context: InvalidationContext?, fixedLength: Double, scale: Double, direction: ScrollDirection) -> Int {
-        guard isPrepared, preparedFixedLength == fixedLength, preparedScale == scale, store.direction == direction,
-              sectionStates.count == store.numberOfSections
-        else { return 0 }
-        guard let context else { return store.numberOfSections }
-        return Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
     }
 
     /// A frame snapped to the pixel grid as IGListKit does: origin floored,

@@ -102,33 +102,9 @@ open class StyledFlowLayout: FrameStorageLayout {
         }
         let width = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
         let sectionCount = environment.numberOfSections
-        var first = store.numberOfSections
-        if preparedWidth != width {
-            first = 0
-        } else if let context {
-            first = Swift.min(context.firstSectionToRecompute ?? store.numberOfSections, store.numberOfSections)
-        }
-        first = Swift.min(first, sectionCount)
-        buffers.takeSpare(for: &self.store, keepingSections: first)
-        // Lay out into a local store: inout access to a local has no dynamic
-        // exclusivity checks, which a stored property pays per item.
-        var store = self.store
-        self.store = _FrameStore()
-        defer { self.store = store }
-        if first == 0 {
-            var total = 0
-            for section in 0..<sectionCount { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
-            store.removeAll(reservingItems: total)
-        } else {
-            store.truncate(toSections: first)
-        }
-        // Bad values of the sections kept are still bad.
-        for kept in store.sectionErrors { recordError(kept.error) }
-        var sectionErrors: [(section: Int, error: LayoutError)] = []
-        let check = _ValueCheck { [unowned self] error, section in
-            recordError(error)
-            if let section { sectionErrors.append((section, error)) }
-        }
+        let first = firstSectionToLayOut(context: context, framesStillValid: preparedWidth == width, sectionCount: sectionCount)
+        var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)
+        defer { endPass(store) }
         let interitem = check.length(interitemSpacing, section: nil, .property("interitemSpacing"))
         let spacings = _StyledRowSpacings(
             interitem: interitem,
@@ -191,8 +167,6 @@ open class StyledFlowLayout: FrameStorageLayout {
         }
         contentSize = Size(width: width, height: top)
         preparedWidth = width
-        store.sectionErrors += sectionErrors
-        store.checkInvariants()
     }
 
     /// A style whose size is valid, or the same style with a zero size.
