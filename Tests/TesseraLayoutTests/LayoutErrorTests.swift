@@ -20,7 +20,7 @@ struct LayoutErrorTests {
         delegate.itemSizes[IndexPath(item: 2, section: 1)] = Size(width: 10, height: value)
         let (flow, environment) = makeFlow(itemCounts: [3, 4]) { $0.delegate = delegate }
         #expect(flow.layoutError?.subject == .itemSize(IndexPath(item: 2, section: 1)))
-        #expect(flow.layoutError?.description == "invalid layout value: the size of item 2 in section 1 is 10×\(value.tesseraTestShort); sizes, insets and spacings must be finite and not negative")
+        #expect(flow.layoutError?.description == "invalid layout value: the size of item 2 in section 1 is 10×\(value.tesseraTestShort); sizes, insets and spacings must be finite, not negative and at most 10^12 points")
         #expect(Self.allFinite(flow, environment.itemCounts))
         let (list, _) = makeList(itemCounts: [3, 4]) { $0.delegate = delegate }
         #expect(list.layoutError?.subject == .itemSize(IndexPath(item: 2, section: 1)))

@@ -134,4 +134,83 @@ struct LayoutRegressionTests {
         #expect(start?.alpha == 0.5 && start?.transform == .scale(0.1, 0.1))
         layout.finalizeCollectionViewUpdates()
     }
+
+    /// Sizes whose sums land a rounding apart depending on the order of the
+    /// arithmetic (from a review): section 0 has one item, section 1 six.
+    static let roundingLengths: [[Double]] = [[2.13], [0.89, 1.88, 2.81, 1.92, 0.45, 2.25]]
+
+    @Test("A rect starting a rounding before an element's end still finds it, in every layout")
+    func roundingAtSectionEnds() {
+        let counts = Self.roundingLengths.map(\.count)
+        let delegate = TableDelegate()
+        for (section, lengths) in Self.roundingLengths.enumerated() {
+            for (item, length) in lengths.enumerated() {
+                delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: 100, height: length)
+            }
+        }
+        let (flow, flowEnvironment) = makeFlow(width: 100, itemCounts: counts) {
+            $0.delegate = delegate
+            $0.minimumLineSpacing = 0
+        }
+        let (list, listEnvironment) = makeList(width: 100, itemCounts: counts) { $0.delegate = delegate }
+        for layout in [flow, list] as [CollectionViewLayout] {
+            let target = IndexPath(item: 5, section: 1)
+            let frame = layout.layoutAttributesForItem(at: target)!.frame
+            let rect = Rect(x: 0, y: frame.maxY.nextDown, width: 100, height: 1)
+            #expect(layout.layoutAttributesForElements(in: rect).map(\.indexPath).contains(target), "\(type(of: layout)) at \(rect)")
+        }
+        withExtendedLifetime((flowEnvironment, listEnvironment)) {}
+    }
+
+    @Test("Appending a section after rounding-prone ones lays it out exactly as a fresh layout does")
+    func incrementalAfterRounding() {
+        var counts = Self.roundingLengths.map(\.count)
+        let delegate = TableDelegate()
+        for (section, lengths) in Self.roundingLengths.enumerated() {
+            for (item, length) in lengths.enumerated() {
+                delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: 100, height: length)
+            }
+        }
+        let (list, environment) = makeList(width: 100, itemCounts: counts) { $0.delegate = delegate }
+        counts.append(1)
+        environment.itemCounts = counts
+        let context = InvalidationContext(invalidateDataSourceCounts: true)
+        context.invalidateSections([2])
+        list.invalidateLayout(with: context)
+        list.prepare()
+        let (fresh, freshEnvironment) = makeList(width: 100, itemCounts: counts) { $0.delegate = delegate }
+        #expect(allElements(of: list, itemCounts: counts) == allElements(of: fresh, itemCounts: counts))
+        #expect(list.collectionViewContentSize == fresh.collectionViewContentSize)
+        withExtendedLifetime(freshEnvironment) {}
+    }
+
+    @Test("A context naming only a header makes a layout that does not pin recompute it")
+    func supplementaryContext() {
+        let delegate = TableDelegate()
+        delegate.headerSizes[1] = Size(width: 0, height: 10)
+        let (list, environment) = makeList(itemCounts: [2, 2]) { $0.delegate = delegate }
+        delegate.headerSizes[1] = Size(width: 0, height: 40)
+        let context = InvalidationContext()
+        context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: [IndexPath(item: 0, section: 1)])
+        list.invalidateLayout(with: context)
+        list.prepare()
+        #expect(list.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 1))?.frame.height == 40)
+        // A pinning layout's own scroll context still recomputes nothing.
+        let (flow, flowEnvironment) = makeFlow(itemCounts: [3, 3]) {
+            $0.headerReferenceSize = Size(width: 0, height: 20)
+            $0.sectionHeadersPinToVisibleBounds = true
+        }
+        let scroll = flow.invalidationContext(forBoundsChange: Rect(x: 0, y: 30, width: 300, height: 600))
+        #expect(scroll.invalidatesPositionsOnly && scroll.firstSectionToRecompute == nil)
+        withExtendedLifetime((environment, flowEnvironment)) {}
+    }
+
+    @Test("A finite but absurd size is an error, and frames stay finite")
+    func absurdSizes() {
+        let (list, environment) = makeList(itemCounts: [2, 1]) { $0.itemHeight = 1e308 }
+        #expect(list.layoutError?.subject == .property("itemHeight"))
+        #expect(allElements(of: list, itemCounts: [2, 1]).allSatisfy { $0.frame.isFinite })
+        #expect(list.collectionViewContentSize.height.isFinite)
+        withExtendedLifetime(environment) {}
+    }
 }

@@ -136,7 +136,7 @@ open class ColumnLayout: FrameStorageLayout {
         var columnItems: [Int] = []
         var heap: [_ColumnBottom] = []
 
-        var top = first > 0 ? store.sectionBounds[first - 1].maxY : 0
+        var top = first > 0 ? store.sectionEndS[first - 1] : 0
         for section in first..<sectionCount {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             let insets = delegate?.columnLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
@@ -222,7 +222,7 @@ open class ColumnLayout: FrameStorageLayout {
             }
             store.endSection(
                 bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
-                header: headerFrame, footer: footerFrame, itemsAreBands: false
+                header: headerFrame, footer: footerFrame, itemsAreBands: false, endS: top
             )
         }
         contentSize = Size(width: width, height: top)
@@ -416,10 +416,10 @@ struct _ColumnIndex {
         var upper = endColumn
         while lower < upper {
             let mid = (lower + upper) / 2
-            if columnX(mid) + geometry.columnWidth > rect.minX { upper = mid } else { lower = mid + 1 }
+            if columnX(mid) + geometry.columnWidth > _FrameStore.widened(rect.minX, down: true) { upper = mid } else { lower = mid + 1 }
         }
         var column = lower
-        while column < endColumn && columnX(column) < rect.maxX {
+        while column < endColumn && columnX(column) < _FrameStore.widened(rect.maxX, down: false) {
             let runStart = Int(columnStart[column])
             let runEnd = column + 1 < endColumn ? Int(columnStart[column + 1]) : itemCount
             // The first item of the run that ends below the rect's top.

@@ -106,7 +106,7 @@ open class FlowLayout: FrameStorageLayout {
         let footerLengthDefault = check.length(direction.sLength(footerReferenceSize), section: nil, .property("footerReferenceSize"))
         let delegate = self.delegate
 
-        var s = first > 0 ? direction.maxS(store.sectionBounds[first - 1]) : 0
+        var s = first > 0 ? store.sectionEndS[first - 1] : 0
         for section in first..<sectionCount {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             let inset = delegate?.flowLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
@@ -158,7 +158,8 @@ open class FlowLayout: FrameStorageLayout {
                 bounds: direction.rect(s: sectionStart, f: 0, sLength: s - sectionStart, fLength: fixedLength),
                 header: headerFrame,
                 footer: footerFrame,
-                itemsAreBands: everyLineSingle
+                itemsAreBands: everyLineSingle,
+                endS: s
             )
         }
         contentSize = direction == .vertical
@@ -245,6 +246,7 @@ open class FlowLayout: FrameStorageLayout {
               scrollDirection.fLength(newBounds.size) == scrollDirection.fLength(environment.bounds.size)
         else { return .everything() }
         let context = InvalidationContext()
+        context.invalidatesPositionsOnly = true
         let sections = store.sections(meeting: environment.bounds.union(newBounds)).map { IndexPath(item: 0, section: $0) }
         if sectionHeadersPinToVisibleBounds {
             context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: sections.filter { store.headerFrames[$0[0]] != nil })

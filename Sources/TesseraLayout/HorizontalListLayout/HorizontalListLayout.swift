@@ -79,7 +79,7 @@ open class HorizontalListLayout: FrameStorageLayout {
         let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
         let delegate = self.delegate
 
-        var x = first > 0 ? store.sectionBounds[first - 1].maxX : 0
+        var x = first > 0 ? store.sectionEndS[first - 1] : 0
         for section in first..<sectionCount {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             let insets = delegate?.horizontalListLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
@@ -101,7 +101,7 @@ open class HorizontalListLayout: FrameStorageLayout {
             x += insets.right
             store.endSection(
                 bounds: Rect(x: sectionStart, y: 0, width: x - sectionStart, height: viewHeight),
-                header: nil, footer: nil, itemsAreBands: true
+                header: nil, footer: nil, itemsAreBands: true, endS: x
             )
         }
         centeringOffset = 0
@@ -124,7 +124,8 @@ open class HorizontalListLayout: FrameStorageLayout {
         var running = -Double.infinity
         for section in store.sectionBounds.indices {
             store.sectionBounds[section].origin.x += offset
-            running = Swift.max(running, store.sectionBounds[section].maxX)
+            store.sectionEndS[section] += offset
+            running = Swift.max(running, store.sectionBounds[section].maxX, store.sectionEndS[section])
             store.sectionMaxS[section] = running
         }
     }

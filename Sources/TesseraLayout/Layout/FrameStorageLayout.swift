@@ -44,6 +44,9 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// state), counted in ``storageByteCount``.
     var additionalStorageByteCount: Int { 0 }
 
+    /// The supplementary kinds every section may have, in query order.
+    static let headerAndFooter = [ElementKind.sectionHeader, ElementKind.sectionFooter]
+
     /// Bad values met by the pass in progress, with their sections.
     private var passErrors: [(section: Int, error: LayoutError)] = []
 
@@ -111,7 +114,7 @@ open class FrameStorageLayout: CollectionViewLayout {
         var result: [LayoutAttributes] = []
         store.forEachSection(meeting: rect) { section in
             let path = IndexPath(item: 0, section: section)
-            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+            for kind in Self.headerAndFooter {
                 if let attributes = layoutAttributesForSupplementaryView(ofKind: kind, at: path), attributes.frame.intersects(rect) {
                     result.append(attributes)
                 }

@@ -28,6 +28,13 @@ open class InvalidationContext {
     /// The first section that changed, for layouts that recompute from
     /// there on; `nil` when none was named.
     public var firstInvalidatedSection: Int?
+    /// The first section whose supplementary or decoration views were named.
+    public private(set) var firstInvalidatedSupplementarySection: Int?
+    /// Whether the supplementary views this context names only move, with
+    /// nothing about them to recompute (pinned or sticky headers after a
+    /// scroll): layouts that place them when queried then recompute
+    /// nothing. Layouts set it on the contexts they make for themselves.
+    public var invalidatesPositionsOnly = false
 
     /// Creates a context that invalidates nothing yet.
     public init(invalidateEverything: Bool = false, invalidateDataSourceCounts: Bool = false) {
@@ -54,6 +61,7 @@ open class InvalidationContext {
     /// - Complexity: O(*k*) for *k* index paths.
     public func invalidateSupplementaryElements(ofKind kind: String, at indexPaths: [IndexPath]) {
         invalidatedSupplementaryIndexPaths[kind, default: []] += indexPaths
+        noteSupplementarySections(indexPaths)
     }
 
     /// Adds decoration views of a kind to recompute.
@@ -61,6 +69,7 @@ open class InvalidationContext {
     /// - Complexity: O(*k*) for *k* index paths.
     public func invalidateDecorationElements(ofKind kind: String, at indexPaths: [IndexPath]) {
         invalidatedDecorationIndexPaths[kind, default: []] += indexPaths
+        noteSupplementarySections(indexPaths)
     }
 
     /// Names sections that changed (their content, sizes or counts), so a
@@ -81,10 +90,13 @@ open class InvalidationContext {
     }
 
     /// The first section a layout must recompute from: the first section
-    /// named, section 0 when counts changed and no section was named, and
-    /// `nil` when neither.
+    /// named (by its items, or by its supplementary views unless
+    /// ``invalidatesPositionsOnly``), section 0 when counts changed and no
+    /// section was named, and `nil` when neither.
     public var firstSectionToRecompute: Int? {
-        firstInvalidatedSection ?? (invalidateDataSourceCounts || invalidateEverything ? 0 : nil)
+        if invalidateDataSourceCounts || invalidateEverything, firstInvalidatedSection == nil { return 0 }
+        let supplementary = invalidatesPositionsOnly ? nil : firstInvalidatedSupplementarySection
+        return [firstInvalidatedSection, supplementary].compactMap { $0 }.min()
     }
 
     /// Folds another context into this one. Counts changed with no section
@@ -93,6 +105,9 @@ open class InvalidationContext {
     /// - Complexity: O(*k*) for the *k* index paths of `other`.
     open func merge(_ other: InvalidationContext) {
         let first = [firstSectionToRecompute, other.firstSectionToRecompute].compactMap { $0 }.min()
+        let supplementary = [firstInvalidatedSupplementarySection, other.firstInvalidatedSupplementarySection].compactMap { $0 }.min()
+        invalidatesPositionsOnly = invalidatesPositionsOnly && other.invalidatesPositionsOnly
+        firstInvalidatedSupplementarySection = supplementary
         invalidateEverything = invalidateEverything || other.invalidateEverything
         invalidateDataSourceCounts = invalidateDataSourceCounts || other.invalidateDataSourceCounts
         invalidatedItemIndexPaths += other.invalidatedItemIndexPaths
@@ -103,6 +118,11 @@ open class InvalidationContext {
         contentSizeAdjustment = Size(width: contentSizeAdjustment.width + other.contentSizeAdjustment.width,
                                      height: contentSizeAdjustment.height + other.contentSizeAdjustment.height)
         firstInvalidatedSection = first
+    }
+
+    private func noteSupplementarySections(_ indexPaths: [IndexPath]) {
+        guard let first = indexPaths.lazy.filter({ !$0.isEmpty }).map({ Swift.max(0, $0[0]) }).min() else { return }
+        firstInvalidatedSupplementarySection = Swift.min(firstInvalidatedSupplementarySection ?? first, first)
     }
 
     private func noteSections(_ sections: [Int]) {

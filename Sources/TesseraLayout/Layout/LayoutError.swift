@@ -5,7 +5,8 @@ public import Foundation
 #endif
 
 /// A value a layout cannot use: a size, inset or spacing that is negative,
-/// NaN or infinite, or a negative item count, named with where it came from.
+/// NaN, infinite or beyond 10¹² points, or a negative item count, named with
+/// where it came from.
 ///
 /// A layout does not trap on such a value: ``CollectionViewLayout/prepare()``
 /// records the first one in ``CollectionViewLayout/layoutError`` and lays the
@@ -57,6 +58,6 @@ extension LayoutError: CustomStringConvertible {
         case let .itemCount(section): what = "the number of items in section \(section)"
         case let .property(name): what = "the layout's \(name)"
         }
-        return "invalid layout value: \(what) is \(value); sizes, insets and spacings must be finite and not negative"
+        return "invalid layout value: \(what) is \(value); sizes, insets and spacings must be finite, not negative and at most 10^12 points"
     }
 }

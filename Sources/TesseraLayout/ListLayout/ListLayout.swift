@@ -71,7 +71,7 @@ open class ListLayout: FrameStorageLayout {
         let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
         let delegate = self.delegate
 
-        var top = first > 0 ? store.sectionBounds[first - 1].maxY : 0
+        var top = first > 0 ? store.sectionEndS[first - 1] : 0
         for section in first..<sectionCount {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             let insets = delegate?.listLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
@@ -109,7 +109,7 @@ open class ListLayout: FrameStorageLayout {
             top += insets.bottom
             store.endSection(
                 bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
-                header: headerFrame, footer: footerFrame, itemsAreBands: true
+                header: headerFrame, footer: footerFrame, itemsAreBands: true, endS: top
             )
         }
         contentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))

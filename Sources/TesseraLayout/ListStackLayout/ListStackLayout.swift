@@ -370,7 +370,7 @@ open class ListStackLayout: FrameStorageLayout {
         var lastVisited = -1
         store.forEachSection(meeting: rect) { section in
             lastVisited = section
-            for kind in [ElementKind.sectionHeader, ElementKind.sectionFooter] {
+            for kind in Self.headerAndFooter {
                 if let attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
                     result.append(attributes)
                 }
@@ -480,6 +480,7 @@ open class ListStackLayout: FrameStorageLayout {
     /// (nothing when headers are not sticky).
     private func stickyHeaderContext(meeting rect: Rect) -> InvalidationContext {
         let context = InvalidationContext()
+        context.invalidatesPositionsOnly = true
         guard stickyHeaders else { return context }
         var sections = Array(store.sections(meeting: rect))
         let last = store.numberOfSections - 1

@@ -40,6 +40,10 @@ struct _FrameStore {
     var sectionBandStart: [Int] = [0] // first band of each section; one more than sections
     var sectionBounds: [Rect] = []    // everything the section holds, including insets
     var sectionMaxS: [Double] = []    // running max of section S ends (monotone)
+    /// The exact S where each section ends, as the pass computed it (a
+    /// section's bounds give it back only up to a rounding): where a pass
+    /// that keeps the sections before resumes.
+    var sectionEndS: [Double] = []
     var headerFrames: [Rect?] = []
     var footerFrames: [Rect?] = []
 
@@ -49,7 +53,7 @@ struct _FrameStore {
     var byteCount: Int {
         itemFrames.capacity * MemoryLayout<Rect>.stride
             + bandStart.capacity * MemoryLayout<Int32>.stride
-            + (bandMinS.capacity + bandMaxS.capacity + sectionMaxS.capacity) * MemoryLayout<Double>.stride
+            + (bandMinS.capacity + bandMaxS.capacity + sectionMaxS.capacity + sectionEndS.capacity) * MemoryLayout<Double>.stride
             + (sectionItemStart.capacity + sectionBandStart.capacity) * MemoryLayout<Int>.stride
             + sectionBounds.capacity * MemoryLayout<Rect>.stride
             + (headerFrames.capacity + footerFrames.capacity) * MemoryLayout<Rect?>.stride
@@ -68,6 +72,7 @@ struct _FrameStore {
         sectionBandStart.removeSubrange((section + 1)...)
         sectionBounds.removeSubrange(section...)
         sectionMaxS.removeSubrange(section...)
+        sectionEndS.removeSubrange(section...)
         headerFrames.removeSubrange(section...)
         footerFrames.removeSubrange(section...)
         sectionItemsAreBands.removeSubrange(section...)
@@ -95,6 +100,7 @@ struct _FrameStore {
         sectionBandStart = Array(other.sectionBandStart[...sections])
         sectionBounds = Array(other.sectionBounds[..<sections])
         sectionMaxS = Array(other.sectionMaxS[..<sections])
+        sectionEndS = Array(other.sectionEndS[..<sections])
         headerFrames = Array(other.headerFrames[..<sections])
         footerFrames = Array(other.footerFrames[..<sections])
         sectionItemsAreBands = Array(other.sectionItemsAreBands[..<sections])
@@ -122,6 +128,7 @@ struct _FrameStore {
         sectionBandStart = [0]
         sectionBounds.removeAll(keepingCapacity: true)
         sectionMaxS.removeAll(keepingCapacity: true)
+        sectionEndS.removeAll(keepingCapacity: true)
         headerFrames.removeAll(keepingCapacity: true)
         footerFrames.removeAll(keepingCapacity: true)
     }
@@ -142,7 +149,7 @@ struct _FrameStore {
 
     /// Closes a section: its header, footer and bounds. When its items are
     /// their own bands, the bands recorded for it are dropped.
-    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, itemsAreBands: Bool) {
+    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, itemsAreBands: Bool, endS: Double? = nil) {
         if itemsAreBands {
             let first = sectionBandStart[sectionBandStart.count - 1]
             bandStart.removeSubrange(first...)
@@ -153,7 +160,9 @@ struct _FrameStore {
         sectionItemStart.append(itemFrames.count)
         sectionBandStart.append(bandStart.count)
         sectionBounds.append(bounds)
-        sectionMaxS.append(Swift.max(direction.maxS(bounds), sectionMaxS.last ?? -.infinity))
+        let end = endS ?? direction.maxS(bounds)
+        sectionEndS.append(end)
+        sectionMaxS.append(Swift.max(direction.maxS(bounds), end, sectionMaxS.last ?? -.infinity))
         headerFrames.append(header)
         footerFrames.append(footer)
     }
@@ -170,12 +179,23 @@ struct _FrameStore {
         return itemFrames[sectionItemStart[section] + item]
     }
 
+    /// `value` moved outward by a tiny relative margin (about 4,500 units in
+    /// the last place), for searches: a section's or band's end is computed
+    /// by other arithmetic than its items' frames and can fall a rounding
+    /// short of them, so searches use widened bounds and the final
+    /// `intersects` test stays exact.
+    @inline(__always)
+    static func widened(_ value: Double, down: Bool) -> Double {
+        let margin = Swift.max(abs(value), 1) * 1e-12
+        return down ? value - margin : value + margin
+    }
+
     /// The sections whose bounds may meet `rect` on the S axis.
     ///
     /// - Complexity: O(log *s* + *r*) for *r* sections returned.
     func sections(meeting rect: Rect) -> Range<Int> {
-        let low = direction.minS(rect)
-        let high = direction.maxS(rect)
+        let low = Self.widened(direction.minS(rect), down: true)
+        let high = Self.widened(direction.maxS(rect), down: false)
         let first = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
         var end = first
         while end < numberOfSections && direction.minS(sectionBounds[end]) < high { end += 1 }
@@ -188,6 +208,7 @@ struct _FrameStore {
         #if TESSERA_INTERNAL_CHECKS
         precondition(sectionItemStart.count == numberOfSections + 1 && sectionBandStart.count == numberOfSections + 1, "section arrays out of step")
         precondition(sectionItemsAreBands.count == numberOfSections, "section flags out of step")
+        precondition(sectionEndS.count == numberOfSections, "section ends out of step")
         for band in bandStart.indices.dropFirst() {
             precondition(bandMaxS[band] >= bandMaxS[band - 1], "band maxima fall at \(band)")
             precondition(bandStart[band] >= bandStart[band - 1], "bands out of order at \(band)")
@@ -219,8 +240,8 @@ struct _FrameStore {
         section sectionBody: (Int) -> Void,
         item itemBody: (Int, Int, Rect) -> Void
     ) {
-        let low = direction.minS(rect)
-        let high = direction.maxS(rect)
+        let low = Self.widened(direction.minS(rect), down: true)
+        let high = Self.widened(direction.maxS(rect), down: false)
         guard !rect.isEmpty else { return }
         var section = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
         while section < numberOfSections && direction.minS(sectionBounds[section]) < high {

@@ -119,7 +119,7 @@ open class StyledFlowLayout: FrameStorageLayout {
         let footerHeight = check.length(self.footerHeight, section: nil, .property("footerHeight"))
         let delegate = self.delegate
 
-        var top = first > 0 ? store.sectionBounds[first - 1].maxY : 0
+        var top = first > 0 ? store.sectionEndS[first - 1] : 0
         for section in first..<sectionCount {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             let insets = delegate?.styledFlowLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
@@ -162,7 +162,7 @@ open class StyledFlowLayout: FrameStorageLayout {
             }
             store.endSection(
                 bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
-                header: headerFrame, footer: footerFrame, itemsAreBands: rows.everyRowSingle
+                header: headerFrame, footer: footerFrame, itemsAreBands: rows.everyRowSingle, endS: top
             )
         }
         contentSize = Size(width: width, height: top)
