@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TesseraDiff", targets: ["TesseraDiff"]),
         .library(name: "TesseraLayout", targets: ["TesseraLayout"]),
         .library(name: "TesseraView", targets: ["TesseraView"]),
+        .library(name: "TesseraSQLite", targets: ["TesseraSQLite"]),
         .library(name: "Tessera", targets: ["Tessera"]),
     ],
     targets: [
@@ -30,9 +31,19 @@ let package = Package(
             dependencies: ["TesseraDiff", "TesseraLayout"],
             swiftSettings: internalChecks
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "TesseraSQLite",
+            dependencies: ["CSQLite"],
+            swiftSettings: internalChecks
+        ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView"]
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite"]
         ),
         // An example of a layout written only against TesseraLayout's public
         // API (see the "Writing your own layout" article).
@@ -59,6 +70,11 @@ let package = Package(
         .testTarget(
             name: "TesseraViewTests",
             dependencies: ["TesseraView", "TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
+            swiftSettings: internalChecks
+        ),
+        .testTarget(
+            name: "TesseraSQLiteTests",
+            dependencies: ["TesseraSQLite", "TesseraTestSupport"],
             swiftSettings: internalChecks
         ),
         .testTarget(

@@ -2,3 +2,4 @@
 @_exported import TesseraDiff
 @_exported import TesseraLayout
 @_exported import TesseraView
+@_exported import TesseraSQLite

@@ -1,0 +1,123 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A connection to an SQLite database. Thread-safe: it runs the closures
+/// given to ``read(_:)``, ``write(_:)`` and ``withDatabase(_:)`` one at a
+/// time, each with the ``Database`` handle, which must not escape them.
+///
+/// ```swift
+/// let connection = try Connection(path: "photos.sqlite")
+/// try connection.write { db in
+///     try db.execute("INSERT INTO photo (title) VALUES (?)", ["Beach"])
+/// }
+/// let count = try connection.read { db in try db.rows("SELECT count(*) FROM photo")[0][0] }
+/// ```
+public final class Connection: @unchecked Sendable {
+    // Every access to `database` happens with `lock` held.
+    private let database: Database
+    private let lock = _Lock()
+    /// The path it was opened with (`:memory:` for an in-memory database).
+    public let path: String
+
+    /// How to open the database.
+    public struct OpenMode: Sendable, Hashable {
+        let flags: Int32
+        /// Read only; the file must exist.
+        public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
+        /// Read and write; the file must exist.
+        public static let readWrite = OpenMode(flags: SQLITE_OPEN_READWRITE)
+        /// Read and write, creating the file when missing.
+        public static let readWriteCreate = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+    }
+
+    /// Opens a database file, or an in-memory database for `:memory:`.
+    ///
+    /// Files use write-ahead logging (unless read only, or `journalModeWAL`
+    /// is false) and wait up to `busyTimeout` seconds for a lock.
+    ///
+    /// - Throws: ``SQLiteError`` naming the path when the file cannot be
+    ///   opened (missing, unreadable, not a database).
+    public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeout: Double = 5, journalModeWAL: Bool = true) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, mode.flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(code: code, message: "cannot open \(path): \(message)")
+        }
+        self.path = path
+        database = Database(handle: handle)
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(max(0, busyTimeout) * 1000))
+        // Reading the schema here surfaces "file is not a database" at open.
+        _ = try database.rows("PRAGMA schema_version")
+        if journalModeWAL && path != ":memory:" && !path.isEmpty && mode != .readOnly {
+            _ = try database.rows("PRAGMA journal_mode = WAL")
+        }
+    }
+
+    /// Runs `body` with the database, outside any transaction.
+    ///
+    /// - Throws: what `body` throws.
+    public func withDatabase<T>(_ body: (Database) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// Runs `body` in a read transaction (a deferred transaction that sees
+    /// one consistent state).
+    ///
+    /// - Throws: what `body` throws, or ``SQLiteError``.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try transaction("BEGIN DEFERRED", body)
+    }
+
+    /// Runs `body` in a write transaction: committed when it returns, rolled
+    /// back when it throws.
+    ///
+    /// - Throws: what `body` throws, or ``SQLiteError`` (for example
+    ///   `SQLITE_BUSY` when another connection holds the write lock past the
+    ///   busy timeout).
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {
+        try withDatabase { database in
+            try database.execute(begin)
+            do {
+                let result = try body(database)
+                try database.execute("COMMIT")
+                return result
+            } catch {
+                if database.isInTransaction { try? database.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+}
+
+/// A mutual-exclusion lock over pthreads.
+final class _Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+}

@@ -1,0 +1,271 @@
+import CSQLite
+
+/// A SQLite database handle, as the closures of a ``Connection`` receive it:
+/// run SQL, prepare statements, manage savepoints, and observe changes
+/// through hooks. Not thread-safe: use it only inside that closure (the
+/// connection serializes them).
+public final class Database {
+    let handle: OpaquePointer
+
+    /// How a row changed, as SQLite's update hooks report it.
+    public enum Change: Hashable, Sendable {
+        case insert, update, delete
+    }
+
+    /// A change the pre-update hook saw, with the row's values before and
+    /// after.
+    public struct PreUpdate: Sendable {
+        /// How the row changes.
+        public var change: Change
+        /// The database name (`main`, …).
+        public var databaseName: String
+        /// The table.
+        public var table: String
+        /// The row id before the change (deletes and updates).
+        public var oldRowID: Int64
+        /// The row id after the change (inserts and updates).
+        public var newRowID: Int64
+        /// The column values before the change (empty for inserts).
+        public var oldValues: [DatabaseValue]
+        /// The column values after the change (empty for deletes).
+        public var newValues: [DatabaseValue]
+    }
+
+    /// What an authorizer is asked about (the action code and its
+    /// arguments, as `sqlite3_set_authorizer` passes them).
+    public struct Authorization: Sendable {
+        /// SQLite's action code (`SQLITE_READ` = 20, `SQLITE_INSERT` = 18, …).
+        public var action: Int32
+        /// The first argument: for reads, the table.
+        public var first: String?
+        /// The second argument: for reads, the column.
+        public var second: String?
+        /// The database name.
+        public var databaseName: String?
+    }
+
+    /// Called after a row of a rowid table changes (SQLite's update hook).
+    public var updateHook: ((_ change: Change, _ table: String, _ rowID: Int64) -> Void)? {
+        didSet { installUpdateHook() }
+    }
+
+    /// Called before a row changes, with its values before and after
+    /// (SQLite's pre-update hook; also covers WITHOUT ROWID tables and the
+    /// deletes of `INSERT OR REPLACE`).
+    public var preUpdateHook: ((PreUpdate) -> Void)? {
+        didSet { installPreUpdateHook() }
+    }
+
+    /// Called when a transaction commits.
+    public var commitHook: (() -> Void)? {
+        didSet { installCommitHook() }
+    }
+
+    /// Called when a transaction rolls back.
+    public var rollbackHook: (() -> Void)? {
+        didSet { installRollbackHook() }
+    }
+
+    /// Called while statements are prepared, for every action they would
+    /// take; return `true` to allow it.
+    public var authorizer: ((Authorization) -> Bool)? {
+        didSet { installAuthorizer() }
+    }
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// An error for a result code, with SQLite's message and the SQL.
+    func error(_ code: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(
+            code: code & 0xFF,
+            extendedCode: sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql
+        )
+    }
+
+    // MARK: Running SQL
+
+    /// Runs one or more SQL statements with no results.
+    ///
+    /// - Throws: ``SQLiteError``.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Runs one statement with arguments bound in order.
+    ///
+    /// - Throws: ``SQLiteError``.
+    public func execute(_ sql: String, _ arguments: [DatabaseValue]) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Prepares a statement.
+    ///
+    /// - Throws: ``SQLiteError`` naming the SQL (bad syntax, an unknown table
+    ///   or column…).
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Every row of a query, as arrays of values.
+    ///
+    /// - Complexity: O(*r* · *c*) for *r* rows of *c* columns.
+    public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws(SQLiteError) -> [[DatabaseValue]] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        var rows: [[DatabaseValue]] = []
+        while try statement.step() { rows.append(statement.row) }
+        return rows
+    }
+
+    /// The row id of the last insert.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    public func dataVersion() throws(SQLiteError) -> Int64 {
+        try rows("PRAGMA data_version").first?.first?.int64 ?? 0
+    }
+
+    // MARK: Savepoints
+
+    /// Runs `body` in a savepoint: released when it returns, rolled back
+    /// (and released) when it throws. Savepoints nest.
+    ///
+    /// - Throws: what `body` throws, or ``SQLiteError``.
+    public func savepoint<T>(_ body: (Database) throws -> T) throws -> T {
+        let name = "tessera_\(savepointDepth)"
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body(self)
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(name)")
+            try? execute("RELEASE \(name)")
+            throw error
+        }
+    }
+
+    private var savepointDepth = 0
+
+    // MARK: Hooks
+
+    private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private static func database(_ context: UnsafeMutableRawPointer?) -> Database {
+        Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    private static func change(_ operation: Int32) -> Change {
+        switch operation {
+        case SQLITE_INSERT: return .insert
+        case SQLITE_DELETE: return .delete
+        default: return .update
+        }
+    }
+
+    private func installUpdateHook() {
+        guard updateHook != nil else { sqlite3_update_hook(handle, nil, nil); return }
+        sqlite3_update_hook(handle, { context, operation, _, table, rowID in
+            let database = Database.database(context)
+            database.updateHook?(Database.change(operation), table.map { String(cString: $0) } ?? "", rowID)
+        }, context)
+    }
+
+    private func installPreUpdateHook() {
+        guard preUpdateHook != nil else { sqlite3_preupdate_hook(handle, nil, nil); return }
+        sqlite3_preupdate_hook(handle, { context, handle, operation, databaseName, table, oldRowID, newRowID in
+            let database = Database.database(context)
+            let change = Database.change(operation)
+            let count = sqlite3_preupdate_count(handle)
+            func values(_ read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>) -> Int32) -> [DatabaseValue] {
+                (0..<count).map { column in
+                    var value: OpaquePointer?
+                    guard read(handle, column, &value) == SQLITE_OK, let value else { return .null }
+                    return DatabaseValue(sqliteValue: value)
+                }
+            }
+            let update = PreUpdate(
+                change: change,
+                databaseName: databaseName.map { String(cString: $0) } ?? "main",
+                table: table.map { String(cString: $0) } ?? "",
+                oldRowID: oldRowID,
+                newRowID: newRowID,
+                oldValues: change == .insert ? [] : values(sqlite3_preupdate_old),
+                newValues: change == .delete ? [] : values(sqlite3_preupdate_new)
+            )
+            database.preUpdateHook?(update)
+        }, context)
+    }
+
+    private func installCommitHook() {
+        guard commitHook != nil else { sqlite3_commit_hook(handle, nil, nil); return }
+        sqlite3_commit_hook(handle, { context in
+            Database.database(context).commitHook?()
+            return 0
+        }, context)
+    }
+
+    private func installRollbackHook() {
+        guard rollbackHook != nil else { sqlite3_rollback_hook(handle, nil, nil); return }
+        sqlite3_rollback_hook(handle, { context in
+            Database.database(context).rollbackHook?()
+        }, context)
+    }
+
+    private func installAuthorizer() {
+        guard authorizer != nil else { sqlite3_set_authorizer(handle, nil, nil); return }
+        sqlite3_set_authorizer(handle, { context, action, first, second, databaseName, _ in
+            let request = Authorization(
+                action: action,
+                first: first.map { String(cString: $0) },
+                second: second.map { String(cString: $0) },
+                databaseName: databaseName.map { String(cString: $0) }
+            )
+            return Database.database(context).authorizer?(request) == false ? SQLITE_DENY : SQLITE_OK
+        }, context)
+    }
+}
+
+@available(*, unavailable)
+extension Database: Sendable {}
+
+extension DatabaseValue {
+    /// The value of an `sqlite3_value`.
+    init(sqliteValue value: OpaquePointer) {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_value_bytes(value))
+            self = .text(sqlite3_value_text(value).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            self = .blob(sqlite3_value_blob(value).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
+        default: self = .null
+        }
+    }
+}

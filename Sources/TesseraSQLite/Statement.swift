@@ -1,0 +1,148 @@
+import CSQLite
+
+/// A prepared SQL statement: prepare once, bind, step through rows, reset,
+/// run again. Not thread-safe: use it only inside the closure that gave you
+/// its ``Database``.
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL it was prepared from.
+    public let sql: String
+    unowned let database: Database
+
+    init(database: Database, sql: String) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw database.error(code, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The number of columns a row has.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of a column.
+    public func columnName(_ index: Int) -> String {
+        String(cString: sqlite3_column_name(handle, Int32(index)))
+    }
+
+    /// The tables the statement reads, as SQLite declares them for its
+    /// result columns (columns computed from expressions have none).
+    ///
+    /// - Complexity: O(*c*) for *c* result columns.
+    public var resultTables: Set<String> {
+        var tables = Set<String>()
+        for index in 0..<Int32(columnCount) {
+            if let name = sqlite3_column_table_name(handle, index) { tables.insert(String(cString: name)) }
+        }
+        return tables
+    }
+
+    /// Binds a value to a parameter by its 1-based index.
+    ///
+    /// - Throws: ``SQLiteError`` when the index is out of range.
+    public func bind(_ value: DatabaseValue, at index: Int) throws(SQLiteError) {
+        let position = Int32(index)
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, position)
+        case let .integer(integer): code = sqlite3_bind_int64(handle, position, integer)
+        case let .real(real): code = sqlite3_bind_double(handle, position, real)
+        case let .text(text): code = sqlite3_bind_text(handle, position, text, -1, transientDestructor)
+        case let .blob(bytes):
+            code = bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_blob(handle, position, buffer.baseAddress, Int32(buffer.count), transientDestructor)
+            }
+        }
+        guard code == SQLITE_OK else { throw database.error(code, sql: sql) }
+    }
+
+    /// Binds a value to a named parameter (`:name`, `@name` or `$name`).
+    ///
+    /// - Throws: ``SQLiteError`` when the statement has no such parameter.
+    public func bind(_ value: DatabaseValue, to name: String) throws(SQLiteError) {
+        let index = sqlite3_bind_parameter_index(handle, name)
+        guard index > 0 else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "no parameter named \(name)", sql: sql)
+        }
+        try bind(value, at: Int(index))
+    }
+
+    /// Binds values to the parameters in order.
+    public func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
+    }
+
+    /// Runs the statement to its next row: `true` when a row is available,
+    /// `false` when it is done.
+    ///
+    /// - Throws: ``SQLiteError`` with SQLite's code, message and the SQL.
+    @discardableResult
+    public func step() throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw database.error(code, sql: sql)
+        }
+    }
+
+    /// Resets the statement to run again (bindings are kept).
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Clears every binding to NULL.
+    public func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// The value of a column of the current row.
+    public func value(at index: Int) -> DatabaseValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(at: index))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
+        }
+    }
+
+    /// A column of the current row as an integer (SQLite's conversion).
+    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+
+    /// A column of the current row as a double (SQLite's conversion).
+    public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+
+    /// A column of the current row as text (SQLite's conversion; NULL is
+    /// the empty string).
+    public func text(at index: Int) -> String {
+        guard let text = sqlite3_column_text(handle, Int32(index)) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Whether a column of the current row is NULL.
+    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+
+    /// Every value of the current row.
+    ///
+    /// - Complexity: O(*c*) for *c* columns.
+    public var row: [DatabaseValue] { (0..<columnCount).map(value(at:)) }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}
+
+/// SQLITE_TRANSIENT: SQLite copies the bound bytes.
+let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
