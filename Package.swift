@@ -31,9 +31,10 @@ let package = Package(
             dependencies: ["TesseraDiff", "TesseraLayout"],
             swiftSettings: internalChecks
         ),
+        // The system SQLite: its header and library are on the default
+        // paths once libsqlite3-dev is installed (.ci/run installs it).
         .systemLibrary(
             name: "CSQLite",
-            pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(
