@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "TesseraLayout", targets: ["TesseraLayout"]),
         .library(name: "TesseraView", targets: ["TesseraView"]),
         .library(name: "TesseraSQLite", targets: ["TesseraSQLite"]),
+        .library(name: "TesseraResults", targets: ["TesseraResults"]),
         .library(name: "Tessera", targets: ["Tessera"]),
     ],
     targets: [
@@ -43,8 +44,13 @@ let package = Package(
             swiftSettings: internalChecks
         ),
         .target(
+            name: "TesseraResults",
+            dependencies: ["TesseraDiff", "TesseraSQLite"],
+            swiftSettings: internalChecks
+        ),
+        .target(
             name: "Tessera",
-            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite"]
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
         ),
         // An example of a layout written only against TesseraLayout's public
         // API (see the "Writing your own layout" article).
@@ -75,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraSQLiteTests",
-            dependencies: ["TesseraSQLite", "TesseraTestSupport"],
+            dependencies: ["TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport"],
             swiftSettings: internalChecks
         ),
         .testTarget(

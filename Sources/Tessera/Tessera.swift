@@ -3,3 +3,4 @@
 @_exported import TesseraLayout
 @_exported import TesseraView
 @_exported import TesseraSQLite
+@_exported import TesseraResults

@@ -76,6 +76,47 @@ public final class Database {
         self.handle = handle
     }
 
+    // MARK: Transaction observers
+
+    private final class WeakObserver {
+        weak var observer: (any TransactionObserver)?
+        init(_ observer: any TransactionObserver) { self.observer = observer }
+    }
+
+    private var observers: [WeakObserver] = []
+    /// A commit hook fired: observers are told once the commit completes.
+    private var commitPending = false
+
+    /// Registers an observer (held weakly) of committed changes.
+    public func add(transactionObserver observer: any TransactionObserver) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+        observers.append(WeakObserver(observer))
+        installHooks()
+    }
+
+    /// Unregisters an observer.
+    public func remove(transactionObserver observer: any TransactionObserver) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+        installHooks()
+    }
+
+    private var liveObservers: [any TransactionObserver] { observers.compactMap(\.observer) }
+
+    /// Tells observers about a commit once the database is out of the
+    /// transaction (after a statement or `COMMIT` finishes).
+    func notifyCommitIfNeeded() {
+        guard commitPending, !isInTransaction else { return }
+        commitPending = false
+        for observer in liveObservers { observer.databaseDidCommit(self) }
+    }
+
+    private func installHooks() {
+        installPreUpdateHook()
+        installCommitHook()
+        installRollbackHook()
+        installAuthorizer()
+    }
+
     deinit {
         sqlite3_close_v2(handle)
     }
@@ -98,6 +139,7 @@ public final class Database {
     public func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { notifyCommitIfNeeded() }
         guard code == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
@@ -196,7 +238,7 @@ public final class Database {
     }
 
     private func installPreUpdateHook() {
-        guard preUpdateHook != nil else { sqlite3_preupdate_hook(handle, nil, nil); return }
+        guard preUpdateHook != nil || !liveObservers.isEmpty else { sqlite3_preupdate_hook(handle, nil, nil); return }
         sqlite3_preupdate_hook(handle, { context, handle, operation, databaseName, table, oldRowID, newRowID in
             let database = Database.database(context)
             let change = Database.change(operation)
@@ -218,34 +260,50 @@ public final class Database {
                 newValues: change == .delete ? [] : values(sqlite3_preupdate_new)
             )
             database.preUpdateHook?(update)
+            for observer in database.liveObservers where observer.observedTables.contains(update.table) {
+                observer.database(database, willChange: update)
+            }
         }, context)
     }
 
     private func installCommitHook() {
-        guard commitHook != nil else { sqlite3_commit_hook(handle, nil, nil); return }
+        guard commitHook != nil || !liveObservers.isEmpty else { sqlite3_commit_hook(handle, nil, nil); return }
         sqlite3_commit_hook(handle, { context in
-            Database.database(context).commitHook?()
+            let database = Database.database(context)
+            database.commitHook?()
+            database.commitPending = true
             return 0
         }, context)
     }
 
     private func installRollbackHook() {
-        guard rollbackHook != nil else { sqlite3_rollback_hook(handle, nil, nil); return }
+        guard rollbackHook != nil || !liveObservers.isEmpty else { sqlite3_rollback_hook(handle, nil, nil); return }
         sqlite3_rollback_hook(handle, { context in
-            Database.database(context).rollbackHook?()
+            let database = Database.database(context)
+            database.rollbackHook?()
+            database.commitPending = false
+            for observer in database.liveObservers { observer.databaseDidRollback(database) }
         }, context)
     }
 
     private func installAuthorizer() {
-        guard authorizer != nil else { sqlite3_set_authorizer(handle, nil, nil); return }
+        guard authorizer != nil || !liveObservers.isEmpty else { sqlite3_set_authorizer(handle, nil, nil); return }
         sqlite3_set_authorizer(handle, { context, action, first, second, databaseName, _ in
+            let database = Database.database(context)
             let request = Authorization(
                 action: action,
                 first: first.map { String(cString: $0) },
                 second: second.map { String(cString: $0) },
                 databaseName: databaseName.map { String(cString: $0) }
             )
-            return Database.database(context).authorizer?(request) == false ? SQLITE_DENY : SQLITE_OK
+            if database.authorizer?(request) == false { return SQLITE_DENY }
+            // A DELETE of an observed table answered with SQLITE_IGNORE
+            // turns off the truncate shortcut, so every row is reported.
+            if action == SQLITE_DELETE, let table = request.first,
+               database.liveObservers.contains(where: { $0.observedTables.contains(table) }) {
+                return SQLITE_IGNORE
+            }
+            return SQLITE_OK
         }, context)
     }
 }

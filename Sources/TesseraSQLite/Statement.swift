@@ -88,8 +88,12 @@ public final class Statement {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default: throw database.error(code, sql: sql)
+        case SQLITE_DONE:
+            database.notifyCommitIfNeeded()
+            return false
+        default:
+            database.notifyCommitIfNeeded()
+            throw database.error(code, sql: sql)
         }
     }
 

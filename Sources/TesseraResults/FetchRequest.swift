@@ -1,0 +1,131 @@
+import TesseraSQLite
+
+/// How rows are compared as text in a sort key.
+public enum Collation: String, Hashable, Sendable {
+    /// Byte by byte (SQLite's default).
+    case binary = "BINARY"
+    /// Ignoring ASCII case.
+    case nocase = "NOCASE"
+    /// Ignoring trailing spaces.
+    case rtrim = "RTRIM"
+}
+
+/// One key a result is sorted by: a column or an SQL expression.
+public struct SortKey: Hashable, Sendable {
+    /// The column name or SQL expression.
+    public var expression: String
+    /// Ascending (the default) or descending.
+    public var ascending: Bool
+    /// The collation for text, or `nil` for the column's own.
+    public var collation: Collation?
+
+    /// Creates a sort key.
+    public init(_ expression: String, ascending: Bool = true, collation: Collation? = nil) {
+        self.expression = expression
+        self.ascending = ascending
+        self.collation = collation
+    }
+
+    var sql: String {
+        var text = expression
+        if let collation { text += " COLLATE \(collation.rawValue)" }
+        return text + (ascending ? " ASC" : " DESC")
+    }
+}
+
+/// What a results controller fetches: the rows of a table or view that match
+/// a predicate, sorted, optionally grouped into sections.
+///
+/// ```swift
+/// let request = FetchRequest(
+///     table: "photo",
+///     predicate: "album IS NOT NULL AND date >= ?", arguments: [.integer(2020)],
+///     sortKeys: [SortKey("album"), SortKey("date", ascending: false)],
+///     sectionKey: "album"
+/// )
+/// ```
+///
+/// The key column is appended as the last sort key, so the order is total.
+/// Values are always bound, never spliced into the SQL.
+public struct FetchRequest: Hashable, Sendable {
+    /// The table or view.
+    public var table: String
+    /// The column that identifies a row (the primary key).
+    public var keyColumn: String
+    /// An SQL condition rows must meet, or `nil` for all rows.
+    public var predicate: String?
+    /// The values bound to the predicate's parameters, in order.
+    public var arguments: [DatabaseValue]
+    /// The keys rows are sorted by, before the key column.
+    public var sortKeys: [SortKey]
+    /// The column or expression rows are grouped into sections by, or `nil`
+    /// for a single section. The first sort key must be this expression.
+    public var sectionKey: String?
+
+    /// Creates a request.
+    public init(
+        table: String,
+        keyColumn: String = "id",
+        predicate: String? = nil,
+        arguments: [DatabaseValue] = [],
+        sortKeys: [SortKey] = [],
+        sectionKey: String? = nil
+    ) {
+        self.table = table
+        self.keyColumn = keyColumn
+        self.predicate = predicate
+        self.arguments = arguments
+        self.sortKeys = sortKeys
+        self.sectionKey = sectionKey
+    }
+
+    /// Checks that the request can make sections.
+    ///
+    /// - Throws: ``ResultsError/sectionKeyNotFirstSortKey(sectionKey:firstSortKey:)``.
+    func validate() throws(ResultsError) {
+        guard let sectionKey else { return }
+        guard sortKeys.first?.expression == sectionKey else {
+            throw .sectionKeyNotFirstSortKey(sectionKey: sectionKey, firstSortKey: sortKeys.first?.expression)
+        }
+    }
+
+    /// The SELECT: the section value, the key, then every column.
+    var sql: String {
+        var text = "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(quoted(keyColumn)) AS tessera_key, * FROM \(quoted(table))"
+        if let predicate { text += " WHERE \(predicate)" }
+        let order = sortKeys.map(\.sql) + ["\(quoted(keyColumn)) ASC"]
+        text += " ORDER BY " + order.joined(separator: ", ")
+        return text
+    }
+
+    private func quoted(_ identifier: String) -> String {
+        "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+}
+
+/// A request a results controller cannot serve.
+public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The section key is not the first sort key, so sections would not be
+    /// contiguous.
+    case sectionKeyNotFirstSortKey(sectionKey: String, firstSortKey: String?)
+    /// Two rows of the result have the same key.
+    case duplicateKey(String)
+    /// SQLite refused the query or a row could not be read.
+    case database(SQLiteError)
+    /// A row could not be made into a record.
+    case decoding(key: String, message: String)
+
+    /// A sentence that says what to change.
+    public var description: String {
+        switch self {
+        case let .sectionKeyNotFirstSortKey(sectionKey, first):
+            return "the section key \(sectionKey) must be the first sort key (it is \(first ?? "missing")): add SortKey(\"\(sectionKey)\") first"
+        case let .duplicateKey(key):
+            return "two rows of the result have the key \(key): the key column must be unique"
+        case let .database(error):
+            return error.description
+        case let .decoding(key, message):
+            return "the row with key \(key) could not be decoded: \(message)"
+        }
+    }
+}

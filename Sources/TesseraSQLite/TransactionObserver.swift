@@ -1,0 +1,19 @@
+/// Follows the changes committed through a ``Database``: what a results
+/// controller registers with ``Database/add(transactionObserver:)``.
+///
+/// Changes arrive as they happen (also for work a rollback will undo);
+/// ``databaseDidCommit(_:)`` comes once the transaction has committed — the
+/// observer may read the database then — and ``databaseDidRollback(_:)``
+/// when it rolled back.
+public protocol TransactionObserver: AnyObject {
+    /// The tables whose changes the observer wants. Deletes of all rows of
+    /// these tables are reported row by row (SQLite's truncate shortcut is
+    /// turned off for them).
+    var observedTables: Set<String> { get }
+    /// A row of an observed table is about to change.
+    func database(_ database: Database, willChange change: Database.PreUpdate)
+    /// The transaction that made the changes committed.
+    func databaseDidCommit(_ database: Database)
+    /// The transaction rolled back: forget its changes.
+    func databaseDidRollback(_ database: Database)
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraTestSupport
+
+struct Photo: FetchableRecord {
+    var id: Int64
+    var album: String?
+    var date: Int64
+    var title: String
+
+    init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        album = row["album"].string
+        date = row["date"].int64 ?? 0
+        title = row["title"].string ?? ""
+    }
+}
+
+struct Tag: FetchableRecord {
+    var id: String
+    var weight: Int64
+
+    init(row: Row) throws {
+        id = row["name"].string ?? ""
+        weight = row["weight"].int64 ?? 0
+    }
+}
+
+/// Records every report a controller delivers.
+final class ReportLog<Record: FetchableRecord>: FetchedResultsControllerDelegate {
+    var reports: [ChangeReport<Record>] = []
+    var events: [String] = []
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Record>) { events.append("will") }
+    func controller(_ controller: FetchedResultsController<Record>, didChangeRecordAt oldIndexPath: IndexPath?, for type: ResultsChangeType, newIndexPath: IndexPath?) {
+        events.append("\(type) \(oldIndexPath.map { "\(Array($0))" } ?? "-") \(newIndexPath.map { "\(Array($0))" } ?? "-")")
+    }
+    func controller(_ controller: FetchedResultsController<Record>, didChangeContentWith report: ChangeReport<Record>) {
+        events.append("did")
+        reports.append(report)
+    }
+}
+
+@Suite("FetchedResultsController")
+struct FetchedResultsControllerTests {
+    static let photoRequest = FetchRequest(
+        table: "photo",
+        predicate: "visible = ?", arguments: [.integer(1)],
+        sortKeys: [SortKey("album"), SortKey("date", ascending: false), SortKey("title", collation: .nocase)],
+        sectionKey: "album"
+    )
+
+    static func makePhotos() throws -> Connection {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT, date INTEGER, title TEXT, visible INTEGER)")
+            try db.execute("CREATE TABLE tag (name TEXT PRIMARY KEY, weight INTEGER) WITHOUT ROWID")
+        }
+        return connection
+    }
+
+    @Test("A fetch sections and sorts the rows; index paths and objects agree")
+    func fetch() throws {
+        let connection = try Self.makePhotos()
+        try connection.write { db in
+            for (id, album, date, visible) in [(1, "b", 5, 1), (2, "a", 9, 1), (3, "a", 7, 1), (4, "b", 6, 0), (5, "b", 8, 1)] as [(Int64, String, Int64, Int64)] {
+                try db.execute("INSERT INTO photo VALUES (?, ?, ?, 't', ?)", [.integer(id), .text(album), .integer(date), .integer(visible)])
+            }
+        }
+        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+        try controller.performFetch()
+        #expect(controller.sections.map(\.value) == ["a", "b"])
+        #expect(controller.numberOfObjects(inSection: 0) == 2 && controller.numberOfObjects(inSection: 1) == 2)
+        #expect(controller.object(at: IndexPath(item: 0, section: 1)).id == 5)
+        #expect(controller.indexPath(for: controller.object(at: IndexPath(item: 1, section: 0))) == IndexPath(item: 1, section: 0))
+        #expect(controller.observedTables == ["photo"])
+    }
+
+    @Test("A section key that is not the first sort key is an error that says which key to add")
+    func sectionKeyMustLead() {
+        let request = FetchRequest(table: "photo", sortKeys: [SortKey("date")], sectionKey: "album")
+        #expect(throws: ResultsError.sectionKeyNotFirstSortKey(sectionKey: "album", firstSortKey: "date")) {
+            try FetchedResultsController<Photo>(connection: Self.makePhotos(), request: request)
+        }
+        #expect(ResultsError.sectionKeyNotFirstSortKey(sectionKey: "album", firstSortKey: "date").description
+            == "the section key album must be the first sort key (it is date): add SortKey(\"album\") first")
+    }
+
+    @Test("Bad SQL and unknown tables or columns are errors naming the SQL")
+    func badQueries() throws {
+        let connection = try Self.makePhotos()
+        for request in [FetchRequest(table: "nope"), FetchRequest(table: "photo", predicate: "missing = 1")] {
+            let controller = try FetchedResultsController<Photo>(connection: connection, request: request)
+            #expect {
+                try controller.performFetch()
+            } throws: { error in
+                guard case let .database(sqlite)? = error as? ResultsError else { return false }
+                return sqlite.sql?.contains(request.table) == true
+            }
+        }
+    }
+
+    @Test("One report per committed transaction; none for rollbacks or invisible changes; delegate order")
+    func reports() throws {
+        let connection = try Self.makePhotos()
+        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+        let log = ReportLog<Photo>()
+        controller.delegate = log
+        try controller.performFetch()
+        try connection.write { db in
+            try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'x', 1)")
+            try db.execute("INSERT INTO photo VALUES (2, 'a', 2, 'y', 1)")
+        }
+        #expect(log.reports.count == 1 && log.events.first == "will" && log.events.last == "did")
+        try? connection.write { db in
+            try db.execute("DELETE FROM photo")
+            throw SQLiteTransactionTests.Stop()
+        }
+        try connection.write { db in try db.execute("INSERT INTO photo VALUES (3, 'a', 3, 'z', 0)") }
+        #expect(log.reports.count == 1)
+        try connection.write { db in try db.execute("UPDATE photo SET title = 'Y' WHERE id = 2") }
+        #expect(log.reports.count == 2 && log.events.contains("update [0, 0] [0, 0]"))
+    }
+
+    @Test("Changing the request reports the difference; refresh sees another connection's commit")
+    func requestChangeAndRefresh() throws {
+        let file = try temporaryDirectory().appendingPathComponent("refresh.sqlite").path
+        let connection = try Connection(path: file)
+        try connection.write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT, date INTEGER, title TEXT, visible INTEGER)")
+            try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'x', 1), (2, 'b', 2, 'y', 0)")
+        }
+        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+        let log = ReportLog<Photo>()
+        controller.delegate = log
+        try controller.performFetch()
+        var everything = Self.photoRequest
+        everything.predicate = nil
+        everything.arguments = []
+        try controller.setRequest(everything)
+        #expect(log.reports.last?.changeset.sectionInserts == [1])
+        let other = try Connection(path: file)
+        try other.write { db in try db.execute("DELETE FROM photo WHERE id = 1") }
+        try controller.refresh()
+        #expect(log.reports.count == 2 && controller.sections.map(\.value) == ["b"])
+    }
+
+    @Test("Reports arrive as an AsyncSequence")
+    func asyncReports() async throws {
+        let connection = try Self.makePhotos()
+        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+        try controller.performFetch()
+        let reports = controller.reports
+        try connection.write { db in try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'x', 1)") }
+        var iterator = reports.makeAsyncIterator()
+        let report = await iterator.next()
+        #expect(report?.changeset.sectionInserts == [0])
+    }
+
+    @Test("2,000 random transactions: after every commit the result equals a fresh query, and each report replays")
+    func randomTransactions() throws {
+        let seed = testSeed(default: 0xF1C)
+        var generator = SplitMix64(seed: seed)
+        let connection = try Self.makePhotos()
+        let photos = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+        let tags = try FetchedResultsController<Tag>(connection: connection, request: FetchRequest(table: "tag", keyColumn: "name", sortKeys: [SortKey("weight")]))
+        let photoLog = ReportLog<Photo>()
+        let tagLog = ReportLog<Tag>()
+        photos.delegate = photoLog
+        tags.delegate = tagLog
+        try photos.performFetch()
+        try tags.performFetch()
+        let albums: [DatabaseValue] = ["a", "b", "c", "d", .null]
+        func randomAlbum() -> DatabaseValue { albums[Int.random(in: 0..<albums.count, using: &generator)] }
+        for round in 0..<2_000 {
+            let before = (photos.snapshot, tags.snapshot, photoLog.reports.count, tagLog.reports.count)
+            let rollback = Int.random(in: 0..<10, using: &generator) == 0
+            try? connection.write { (db: Database) -> Void in
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let id = Int64.random(in: 1...60, using: &generator)
+                    let visible: Int64 = Int64.random(in: 0...3, using: &generator) == 0 ? 0 : 1
+                    switch Int.random(in: 0..<100, using: &generator) {
+                    case 0..<30:
+                        try? db.execute("INSERT INTO photo VALUES (?, ?, ?, ?, ?)", [.integer(id), randomAlbum(), .integer(Int64.random(in: 0...20, using: &generator)), .text("t\(id % 7)"), .integer(visible)])
+                    case 30..<50:
+                        try db.execute("UPDATE photo SET album = ?, date = ? WHERE id = ?", [randomAlbum(), .integer(Int64.random(in: 0...20, using: &generator)), .integer(id)])
+                    case 50..<58:
+                        try db.execute("UPDATE photo SET visible = ?, title = ? WHERE id = ?", [.integer(visible), .text("T\(id % 5)"), .integer(id)])
+                    case 58..<68:
+                        try db.execute("DELETE FROM photo WHERE id = ?", [.integer(id)])
+                    case 68..<70:
+                        try db.execute("DELETE FROM photo")
+                    case 70..<78:
+                        try db.execute("INSERT OR REPLACE INTO photo VALUES (?, ?, ?, 'r', ?)", [.integer(id), randomAlbum(), .integer(Int64.random(in: 0...20, using: &generator)), .integer(visible)])
+                    case 78..<88:
+                        try db.execute("INSERT OR REPLACE INTO tag VALUES (?, ?)", [.text("tag\(id % 15)"), .integer(Int64.random(in: 0...9, using: &generator))])
+                    case 88..<92:
+                        try db.execute("DELETE FROM tag WHERE name = ?", [.text("tag\(id % 15)")])
+                    default:
+                        let release = Bool.random(using: &generator)
+                        try? db.savepoint { db in
+                            try db.execute("UPDATE photo SET date = date + 1 WHERE id % 3 = ?", [.integer(id % 3)])
+                            try db.execute("DELETE FROM tag WHERE weight < ?", [.integer(id % 4)])
+                            if !release { throw SQLiteTransactionTests.Stop() }
+                        }
+                    }
+                }
+                if rollback { throw SQLiteTransactionTests.Stop() }
+            }
+            let comment = Comment(rawValue: "seed \(seed), round \(round)")
+            let freshPhotos = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+            try freshPhotos.performFetch()
+            let freshTags = try FetchedResultsController<Tag>(connection: connection, request: tags.request)
+            try freshTags.performFetch()
+            #expect(photos.snapshot == freshPhotos.snapshot, comment)
+            #expect(tags.snapshot == freshTags.snapshot, comment)
+            #expect(photoLog.reports.count - before.2 <= 1 && tagLog.reports.count - before.3 <= 1, comment)
+            if photoLog.reports.count > before.2, let report = photoLog.reports.last {
+                #expect(report.oldSnapshot == before.0 && report.newSnapshot == photos.snapshot, comment)
+                #expect(try before.0.applying(report.changeset, takingValuesFrom: report.newSnapshot) == report.newSnapshot, comment)
+            } else {
+                #expect(photos.snapshot == before.0, comment)
+            }
+            if tagLog.reports.count > before.3, let report = tagLog.reports.last {
+                #expect(try before.1.applying(report.changeset, takingValuesFrom: report.newSnapshot) == report.newSnapshot, comment)
+            }
+            if rollback {
+                #expect(photoLog.reports.count == before.2 && tagLog.reports.count == before.3, comment)
+            }
+        }
+        #expect(photoLog.reports.count > 500 && tagLog.reports.count > 100, "seed \(seed): too few reports to mean anything")
+    }
+}
