@@ -18,6 +18,8 @@ let package = Package(
         // in) is left out.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // The peer for the results benchmarks; benchmarks only.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "BenchmarkSupport"),
@@ -51,6 +53,17 @@ let package = Package(
                 "BenchmarkSupport",
             ],
             path: "ViewBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "ResultsBenchmarks",
+            dependencies: [
+                .product(name: "TesseraResults", package: "Tessera"),
+                .product(name: "TesseraSQLite", package: "Tessera"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "ResultsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],

@@ -50,6 +50,9 @@ public protocol FetchedResultsControllerDelegate<Record>: AnyObject {
     func controller(_ controller: FetchedResultsController<Record>, didChangeRecordAt oldIndexPath: IndexPath?, for type: ResultsChangeType, newIndexPath: IndexPath?)
     /// After the changes of a report, with the report.
     func controller(_ controller: FetchedResultsController<Record>, didChangeContentWith report: ChangeReport<Record>)
+    /// Re-fetching after a commit failed (the controller keeps its last
+    /// good result; ``FetchedResultsController/refresh()`` tries again).
+    func controller(_ controller: FetchedResultsController<Record>, didFailWith error: ResultsError)
 }
 
 extension FetchedResultsControllerDelegate {
@@ -61,6 +64,8 @@ extension FetchedResultsControllerDelegate {
     public func controller(_ controller: FetchedResultsController<Record>, didChangeRecordAt oldIndexPath: IndexPath?, for type: ResultsChangeType, newIndexPath: IndexPath?) {}
     /// Nothing.
     public func controller(_ controller: FetchedResultsController<Record>, didChangeContentWith report: ChangeReport<Record>) {}
+    /// Nothing.
+    public func controller(_ controller: FetchedResultsController<Record>, didFailWith error: ResultsError) {}
 }
 
 /// Sorted, sectioned results of a fetch request that follow every commit
@@ -91,6 +96,9 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     public weak var delegate: (any FetchedResultsControllerDelegate<Record>)?
     /// The tables the request reads (views report their base tables).
     public private(set) var observedTables: Set<String> = []
+    /// The error of the last re-fetch after a commit, or `nil` once one
+    /// succeeds. The snapshot is the last good result meanwhile.
+    public private(set) var lastError: ResultsError?
 
     private var changedSinceCommit = false
     private var continuations: [Int: AsyncStream<ChangeReport<Record>>.Continuation] = [:]
@@ -152,6 +160,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             }
         }
         try result.get()
+        lastError = nil
     }
 
     /// Changes the request and reports the difference between the old
@@ -198,25 +207,32 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         do {
             try statement.bind(request.arguments)
             let names = (2..<statement.columnCount).map(statement.columnName)
-            var snapshot = Snapshot<ResultSection, Record>()
+            var row = Row(columnNames: names, values: Array(repeating: .null, count: names.count))
+            var sections: [ResultSection] = []
+            var sectionStarts = [0]
             var sectionValue: DatabaseValue?
             var items: [Record] = []
             while try statement.step() {
                 let section = statement.value(at: 0)
                 if section != sectionValue, let current = sectionValue {
-                    snapshot.appendSection(ResultSection(value: current), items: items)
-                    items.removeAll(keepingCapacity: true)
+                    sections.append(ResultSection(value: current))
+                    sectionStarts.append(items.count)
                 }
                 sectionValue = section
-                let values = (2..<statement.columnCount).map(statement.value(at:))
+                // One buffer for every row: it is written in place unless a
+                // record kept the previous row.
+                for column in row.values.indices { row.values[column] = statement.value(at: column + 2) }
                 do {
-                    items.append(try Record(row: Row(columnNames: names, values: values)))
+                    items.append(try Record(row: row))
                 } catch {
                     throw ResultsError.decoding(key: statement.value(at: 1).description, message: "\(error)")
                 }
             }
-            if let sectionValue { snapshot.appendSection(ResultSection(value: sectionValue), items: items) }
-            return snapshot
+            if let sectionValue {
+                sections.append(ResultSection(value: sectionValue))
+                sectionStarts.append(items.count)
+            }
+            return Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
         } catch let error as ResultsError {
             throw error
         } catch let error as SQLiteError {
@@ -285,7 +301,13 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     public func databaseDidCommit(_ database: Database) {
         guard changedSinceCommit else { return }
         changedSinceCommit = false
-        try? refetchAndReport(in: database)
+        do throws(ResultsError) {
+            try refetchAndReport(in: database)
+            lastError = nil
+        } catch {
+            lastError = error
+            delegate?.controller(self, didFailWith: error)
+        }
     }
 
     /// A transaction rolled back: nothing to report.

@@ -5,7 +5,7 @@ public struct Row: Sendable {
     /// The column names, in order.
     public let columnNames: [String]
     /// The values, in column order.
-    public let values: [DatabaseValue]
+    public internal(set) var values: [DatabaseValue]
 
     /// The value of a named column (NULL when there is no such column).
     ///
@@ -14,8 +14,11 @@ public struct Row: Sendable {
         columnNames.firstIndex(of: column).map { values[$0] } ?? .null
     }
 
-    /// The value of a column by position.
-    public subscript(_ index: Int) -> DatabaseValue { values[index] }
+    /// The value of a column by position (NULL when there is no such
+    /// column). Position 0 is the first column of the table or view.
+    public subscript(_ index: Int) -> DatabaseValue {
+        values.indices.contains(index) ? values[index] : .null
+    }
 }
 
 /// A type made from a row, identified by its key and compared for content

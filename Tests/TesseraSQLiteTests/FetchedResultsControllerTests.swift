@@ -29,10 +29,25 @@ struct Tag: FetchableRecord {
     }
 }
 
+/// A photo whose title must not be "bad".
+struct StrictPhoto: FetchableRecord {
+    struct BadTitle: Error {}
+    var id: Int64
+    var title: String
+
+    init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        title = row["title"].string ?? ""
+        if title == "bad" { throw BadTitle() }
+    }
+}
+
 /// Records every report a controller delivers.
 final class ReportLog<Record: FetchableRecord>: FetchedResultsControllerDelegate {
     var reports: [ChangeReport<Record>] = []
     var events: [String] = []
+    var errors: [ResultsError] = []
+    func controller(_ controller: FetchedResultsController<Record>, didFailWith error: ResultsError) { errors.append(error) }
     func controllerWillChangeContent(_ controller: FetchedResultsController<Record>) { events.append("will") }
     func controller(_ controller: FetchedResultsController<Record>, didChangeRecordAt oldIndexPath: IndexPath?, for type: ResultsChangeType, newIndexPath: IndexPath?) {
         events.append("\(type) \(oldIndexPath.map { "\(Array($0))" } ?? "-") \(newIndexPath.map { "\(Array($0))" } ?? "-")")
@@ -122,6 +137,28 @@ struct FetchedResultsControllerTests {
         #expect(log.reports.count == 1)
         try connection.write { db in try db.execute("UPDATE photo SET title = 'Y' WHERE id = 2") }
         #expect(log.reports.count == 2 && log.events.contains("update [0, 0] [0, 0]"))
+    }
+
+    @Test("A re-fetch that fails after a commit keeps the last good result, tells the delegate, and recovers")
+    func failedRefetch() throws {
+        let connection = try Self.makePhotos()
+        let controller = try FetchedResultsController<StrictPhoto>(connection: connection, request: FetchRequest(table: "photo"))
+        let log = ReportLog<StrictPhoto>()
+        controller.delegate = log
+        try controller.performFetch()
+        try connection.write { db in try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'ok', 1)") }
+        #expect(controller.snapshot.allItems.map(\.id) == [1] && controller.lastError == nil)
+        try connection.write { db in try db.execute("INSERT INTO photo VALUES (2, 'a', 2, 'bad', 1)") }
+        #expect(controller.snapshot.allItems.map(\.id) == [1])
+        #expect(log.errors.count == 1 && controller.lastError == log.errors.first)
+        guard case let .decoding(key, _)? = controller.lastError else {
+            Issue.record("expected a decoding error, got \(String(describing: controller.lastError))")
+            return
+        }
+        #expect(key == "2")
+        try connection.write { db in try db.execute("UPDATE photo SET title = 'fine' WHERE id = 2") }
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 2] && controller.lastError == nil)
+        #expect(log.reports.count == 2 && log.reports.last?.changeset.itemInserts == [IndexPath(item: 1, section: 0)])
     }
 
     @Test("Changing the request reports the difference; refresh sees another connection's commit")

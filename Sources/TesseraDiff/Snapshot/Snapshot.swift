@@ -49,6 +49,17 @@ public struct Snapshot<Section: Identifiable & Equatable, Item: Identifiable & E
         }
     }
 
+    /// Creates a snapshot from its flat storage, without copying: the
+    /// items of all sections in order and each section's first flat offset
+    /// followed by the item count.
+    package init(sections: [Section], flatItems: [Item], sectionStarts: [Int]) {
+        precondition(sectionStarts.count == sections.count + 1 && sectionStarts.first == 0 && sectionStarts.last == flatItems.count,
+                     "section starts \(sectionStarts.count) do not match \(sections.count) sections of \(flatItems.count) items")
+        _sections = sections
+        _items = flatItems
+        _sectionStarts = sectionStarts
+    }
+
     // MARK: Reading
 
     /// The sections, in order.
