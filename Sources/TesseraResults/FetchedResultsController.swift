@@ -101,6 +101,9 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     public private(set) var lastError: ResultsError?
 
     private var changedSinceCommit = false
+    /// SQLite's schema version when the result was last fetched: a commit
+    /// that changes it (a dropped or altered table) re-fetches too.
+    private var schemaVersion: Int64?
     private var continuations: [Int: AsyncStream<ChangeReport<Record>>.Continuation] = [:]
     private var nextContinuation = 0
 
@@ -204,6 +207,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             throw .database(error)
         }
         observedTables = tables.filter { !$0.hasPrefix("sqlite_") }
+        schemaVersion = Self.schemaVersion(of: db)
         do {
             try statement.bind(request.arguments)
             let names = (2..<statement.columnCount).map(statement.columnName)
@@ -299,8 +303,10 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
 
     /// A transaction committed: re-fetch and report if it touched the result.
     public func databaseDidCommit(_ database: Database) {
-        guard changedSinceCommit else { return }
+        let schema = Self.schemaVersion(of: database)
+        guard changedSinceCommit || schema != schemaVersion else { return }
         changedSinceCommit = false
+        schemaVersion = schema
         do throws(ResultsError) {
             try refetchAndReport(in: database)
             lastError = nil
@@ -308,6 +314,10 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             lastError = error
             delegate?.controller(self, didFailWith: error)
         }
+    }
+
+    private static func schemaVersion(of database: Database) -> Int64? {
+        try? database.rows("PRAGMA schema_version").first?.first?.int64
     }
 
     /// A transaction rolled back: nothing to report.

@@ -287,7 +287,7 @@ public final class Database {
     }
 
     private func installAuthorizer() {
-        guard authorizer != nil || !liveObservers.isEmpty else { sqlite3_set_authorizer(handle, nil, nil); return }
+        guard authorizer != nil else { sqlite3_set_authorizer(handle, nil, nil); return }
         sqlite3_set_authorizer(handle, { context, action, first, second, databaseName, _ in
             let database = Database.database(context)
             let request = Authorization(
@@ -296,14 +296,7 @@ public final class Database {
                 second: second.map { String(cString: $0) },
                 databaseName: databaseName.map { String(cString: $0) }
             )
-            if database.authorizer?(request) == false { return SQLITE_DENY }
-            // A DELETE of an observed table answered with SQLITE_IGNORE
-            // turns off the truncate shortcut, so every row is reported.
-            if action == SQLITE_DELETE, let table = request.first,
-               database.liveObservers.contains(where: { $0.observedTables.contains(table) }) {
-                return SQLITE_IGNORE
-            }
-            return SQLITE_OK
+            return database.authorizer?(request) == false ? SQLITE_DENY : SQLITE_OK
         }, context)
     }
 }

@@ -6,9 +6,10 @@
 /// observer may read the database then — and ``databaseDidRollback(_:)``
 /// when it rolled back.
 public protocol TransactionObserver: AnyObject {
-    /// The tables whose changes the observer wants. Deletes of all rows of
-    /// these tables are reported row by row (SQLite's truncate shortcut is
-    /// turned off for them).
+    /// The tables whose changes the observer wants. Deletes of all rows are
+    /// reported row by row: while an observer is registered the pre-update
+    /// hook is installed, and SQLite does not take its truncate shortcut
+    /// when there is one.
     var observedTables: Set<String> { get }
     /// A row of an observed table is about to change.
     func database(_ database: Database, willChange change: Database.PreUpdate)

@@ -161,6 +161,35 @@ struct FetchedResultsControllerTests {
         #expect(log.reports.count == 2 && log.reports.last?.changeset.itemInserts == [IndexPath(item: 1, section: 0)])
     }
 
+    @Test("A schema change under an open controller re-fetches: an added column is read, a dropped table is an error, never a stale result")
+    func schemaChange() throws {
+        let connection = try Self.makePhotos()
+        let controller = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "photo", sortKeys: [SortKey("title")]))
+        let log = ReportLog<Photo>()
+        controller.delegate = log
+        try controller.performFetch()
+        try connection.write { db in
+            try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'b', 1)")
+            try db.execute("INSERT INTO photo VALUES (2, 'a', 2, 'a', 1)")
+        }
+        #expect(controller.snapshot.allItems.map(\.id) == [2, 1])
+        // Renaming a column the sort uses: the old SQL no longer prepares.
+        try connection.write { db in try db.execute("ALTER TABLE photo RENAME COLUMN title TO caption") }
+        guard case let .database(error)? = controller.lastError else {
+            Issue.record("expected a database error after the rename, got \(String(describing: controller.lastError))")
+            return
+        }
+        #expect(error.message.contains("title"))
+        #expect(log.errors.count == 1)
+        try connection.write { db in try db.execute("ALTER TABLE photo RENAME COLUMN caption TO title") }
+        #expect(controller.lastError == nil && controller.snapshot.allItems.map(\.id) == [2, 1])
+        try connection.write { db in try db.execute("DROP TABLE photo") }
+        #expect(controller.lastError != nil && log.errors.count == 2)
+        // A commit that does not touch the schema again reports nothing new.
+        try connection.write { db in try db.execute("INSERT INTO tag VALUES ('x', 1)") }
+        #expect(log.errors.count == 2)
+    }
+
     @Test("Changing the request reports the difference; refresh sees another connection's commit")
     func requestChangeAndRefresh() throws {
         let file = try temporaryDirectory().appendingPathComponent("refresh.sqlite").path

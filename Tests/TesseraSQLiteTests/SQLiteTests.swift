@@ -195,6 +195,32 @@ struct SQLiteHookTests {
         #expect(seen[4].change == .insert && seen[4].newValues == [1, "b"] && seen[4].newRowID == 1)
     }
 
+    @Test("With a transaction observer, DELETE without WHERE reports every row, and DROP TABLE still drops")
+    func observerSeesTruncateAndDrop() throws {
+        final class Counter: TransactionObserver {
+            var observedTables: Set<String> = ["photo"]
+            var deletes = 0
+            var commits = 0
+            func database(_ database: Database, willChange change: Database.PreUpdate) {
+                if change.change == .delete { deletes += 1 }
+            }
+            func databaseDidCommit(_ database: Database) { commits += 1 }
+            func databaseDidRollback(_ database: Database) {}
+        }
+        let connection = try Connection(path: ":memory:")
+        let counter = Counter()
+        try connection.withDatabase { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
+            db.add(transactionObserver: counter)
+            for id in 1...50 { try db.execute("INSERT INTO photo VALUES (?, 't')", [.integer(Int64(id))]) }
+            try db.execute("DELETE FROM photo")
+            #expect(counter.deletes == 50)
+            try db.execute("DROP TABLE photo")
+            #expect(try db.rows("SELECT count(*) FROM sqlite_schema WHERE name = 'photo'") == [[0]])
+        }
+        #expect(counter.commits == 52)
+    }
+
     @Test("Commit and rollback hooks fire once per transaction")
     func commitAndRollback() throws {
         let connection = try Connection(path: ":memory:")
