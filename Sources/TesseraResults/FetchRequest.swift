@@ -48,8 +48,17 @@ public struct SortKey: Hashable, Sendable {
 /// The key column is appended as the last sort key, so the order is total.
 /// Values are always bound, never spliced into the SQL.
 public struct FetchRequest: Hashable, Sendable {
-    /// The table or view.
-    public var table: String
+    /// Where a request's rows come from.
+    public enum Source: Hashable, Sendable {
+        /// A table or view, by name.
+        case table(String)
+        /// A SELECT statement of your own; its `?` parameters take the
+        /// first arguments, before the predicate's.
+        case query(String)
+    }
+
+    /// Where the rows come from.
+    public var source: Source
     /// The column that identifies a row (the primary key).
     public var keyColumn: String
     /// An SQL condition rows must meet, or `nil` for all rows.
@@ -71,7 +80,40 @@ public struct FetchRequest: Hashable, Sendable {
         sortKeys: [SortKey] = [],
         sectionKey: String? = nil
     ) {
-        self.table = table
+        self.init(source: .table(table), keyColumn: keyColumn, predicate: predicate, arguments: arguments, sortKeys: sortKeys, sectionKey: sectionKey)
+    }
+
+    /// Creates a request over your own SELECT, which must have a column
+    /// named `keyColumn` that is unique in its result. The predicate, sort
+    /// keys and section key refer to the SELECT's column names.
+    ///
+    /// ```swift
+    /// FetchRequest(
+    ///     query: "SELECT photo.id, photo.title, album.name AS album FROM photo JOIN album ON album.id = photo.album_id",
+    ///     sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album"
+    /// )
+    /// ```
+    public init(
+        query: String,
+        keyColumn: String = "id",
+        predicate: String? = nil,
+        arguments: [DatabaseValue] = [],
+        sortKeys: [SortKey] = [],
+        sectionKey: String? = nil
+    ) {
+        self.init(source: .query(query), keyColumn: keyColumn, predicate: predicate, arguments: arguments, sortKeys: sortKeys, sectionKey: sectionKey)
+    }
+
+    /// Creates a request from a source.
+    public init(
+        source: Source,
+        keyColumn: String = "id",
+        predicate: String? = nil,
+        arguments: [DatabaseValue] = [],
+        sortKeys: [SortKey] = [],
+        sectionKey: String? = nil
+    ) {
+        self.source = source
         self.keyColumn = keyColumn
         self.predicate = predicate
         self.arguments = arguments
@@ -91,7 +133,12 @@ public struct FetchRequest: Hashable, Sendable {
 
     /// The SELECT: the section value, the key, then every column.
     var sql: String {
-        var text = "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(quoted(keyColumn)) AS tessera_key, * FROM \(quoted(table))"
+        let from: String
+        switch source {
+        case let .table(table): from = quoted(table)
+        case let .query(query): from = "(\(query))"
+        }
+        var text = "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(quoted(keyColumn)) AS tessera_key, * FROM \(from)"
         if let predicate { text += " WHERE \(predicate)" }
         let order = sortKeys.map(\.sql) + ["\(quoted(keyColumn)) ASC"]
         text += " ORDER BY " + order.joined(separator: ", ")

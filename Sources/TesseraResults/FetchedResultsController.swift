@@ -236,6 +236,12 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                 sections.append(ResultSection(value: sectionValue))
                 sectionStarts.append(items.count)
             }
+            // A table's primary key is unique, but a user's SELECT or
+            // another key column may repeat a key.
+            var keys = Set<Record.ID>(minimumCapacity: items.count)
+            for item in items where !keys.insert(item.id).inserted {
+                throw ResultsError.duplicateKey("\(item.id)")
+            }
             return Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
         } catch let error as ResultsError {
             throw error
