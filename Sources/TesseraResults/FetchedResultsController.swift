@@ -236,11 +236,13 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                 sections.append(ResultSection(value: sectionValue))
                 sectionStarts.append(items.count)
             }
-            // A table's primary key is unique, but a user's SELECT or
-            // another key column may repeat a key.
-            var keys = Set<Record.ID>(minimumCapacity: items.count)
-            for item in items where !keys.insert(item.id).inserted {
-                throw ResultsError.duplicateKey("\(item.id)")
+            // A table's single-column primary key is unique; any other key
+            // column, a view or a user's SELECT may repeat a key.
+            if !Self.keyIsPrimaryKey(of: request, in: db) {
+                var keys = Set<Record.ID>(minimumCapacity: items.count)
+                for item in items where !keys.insert(item.id).inserted {
+                    throw ResultsError.duplicateKey("\(item.id)")
+                }
             }
             return Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
         } catch let error as ResultsError {
@@ -320,6 +322,15 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             lastError = error
             delegate?.controller(self, didFailWith: error)
         }
+    }
+
+    /// Whether the request's key column is its table's whole primary key,
+    /// so SQLite already keeps it unique.
+    private static func keyIsPrimaryKey(of request: FetchRequest, in database: Database) -> Bool {
+        guard case let .table(table) = request.source,
+              let columns = try? database.rows("SELECT name, pk FROM pragma_table_info(?)", [.text(table)]) else { return false }
+        let primaryKey = columns.filter { ($0[1].int64 ?? 0) > 0 }
+        return primaryKey.count == 1 && primaryKey[0][0].string?.lowercased() == request.keyColumn.lowercased()
     }
 
     private static func schemaVersion(of database: Database) -> Int64? {

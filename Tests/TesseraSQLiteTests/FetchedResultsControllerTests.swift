@@ -216,6 +216,10 @@ struct FetchedResultsControllerTests {
         let duplicated = FetchRequest(query: "SELECT id, title FROM photo UNION ALL SELECT id, title FROM photo WHERE id = 3")
         let bad = try FetchedResultsController<Photo>(connection: connection, request: duplicated)
         #expect(throws: ResultsError.duplicateKey("3")) { try bad.performFetch() }
+        // A view has no primary key of its own, so its keys are checked too.
+        try connection.write { db in try db.execute("CREATE VIEW twice AS SELECT * FROM photo UNION ALL SELECT * FROM photo WHERE id = 1") }
+        let view = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "twice"))
+        #expect(throws: ResultsError.duplicateKey("1")) { try view.performFetch() }
     }
 
     @Test("Changing the request reports the difference; refresh sees another connection's commit")
