@@ -157,6 +157,10 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
     case sectionKeyNotFirstSortKey(sectionKey: String, firstSortKey: String?)
     /// Two rows of the result have the same key.
     case duplicateKey(String)
+    /// The rows of one section value are not together in the sorted
+    /// result: the first sort key orders values that the section key tells
+    /// apart as equal (a NOCASE or RTRIM collation on it, for instance).
+    case sectionNotContiguous(String)
     /// SQLite refused the query or a row could not be read.
     case database(SQLiteError)
     /// A row could not be made into a record.
@@ -167,6 +171,8 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case let .sectionKeyNotFirstSortKey(sectionKey, first):
             return "the section key \(sectionKey) must be the first sort key (it is \(first ?? "missing")): add SortKey(\"\(sectionKey)\") first"
+        case let .sectionNotContiguous(value):
+            return "the rows of section \(value) are not together in the sorted result: sort the section key without a collation that merges values, or make the section key the expression it is sorted by"
         case let .duplicateKey(key):
             return "two rows of the result have the key \(key): the key column must be unique"
         case let .database(error):

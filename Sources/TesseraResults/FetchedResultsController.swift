@@ -130,18 +130,11 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// - Complexity: O(*n* log *n*) for SQLite's sort of *n* rows, plus
     ///   O(*n*) to read them.
     public func performFetch() throws(ResultsError) {
-        let result: Result<Snapshot<ResultSection, Record>, ResultsError> = connection.withDatabase { db in
-            do {
-                let snapshot = try fetch(request, in: db)
-                db.add(transactionObserver: self)
-                return .success(snapshot)
-            } catch let error as ResultsError {
-                return .failure(error)
-            } catch {
-                return .failure(.database(SQLiteError(code: 1, message: "\(error)")))
-            }
+        snapshot = try connection.withDatabase { db throws(ResultsError) in
+            let snapshot = try fetch(request, in: db)
+            db.add(transactionObserver: self)
+            return snapshot
         }
-        snapshot = try result.get()
     }
 
     /// Fetches again and reports what changed (for changes the controller
@@ -154,15 +147,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
 
     /// Re-fetches and reports with the connection's database.
     private func refetchAndReportLocked() throws(ResultsError) {
-        let result: Result<Void, ResultsError> = connection.withDatabase { db in
-            do throws(ResultsError) {
-                try refetchAndReport(in: db)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        try result.get()
+        try connection.withDatabase { db throws(ResultsError) in try refetchAndReport(in: db) }
         lastError = nil
     }
 
@@ -215,12 +200,18 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             var sections: [ResultSection] = []
             var sectionStarts = [0]
             var sectionValue: DatabaseValue?
+            var seenSections = Set<DatabaseValue>()
             var items: [Record] = []
             while try statement.step() {
                 let section = statement.value(at: 0)
-                if section != sectionValue, let current = sectionValue {
-                    sections.append(ResultSection(value: current))
-                    sectionStarts.append(items.count)
+                if section != sectionValue {
+                    guard seenSections.insert(section).inserted else {
+                        throw ResultsError.sectionNotContiguous(section.description)
+                    }
+                    if let current = sectionValue {
+                        sections.append(ResultSection(value: current))
+                        sectionStarts.append(items.count)
+                    }
                 }
                 sectionValue = section
                 // One buffer for every row: it is written in place unless a

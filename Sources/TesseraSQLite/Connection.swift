@@ -65,7 +65,7 @@ public final class Connection: @unchecked Sendable {
     /// Runs `body` with the database, outside any transaction.
     ///
     /// - Throws: what `body` throws.
-    public func withDatabase<T>(_ body: (Database) throws -> T) rethrows -> T {
+    public func withDatabase<T, E: Error>(_ body: (Database) throws(E) -> T) throws(E) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(database)

@@ -103,6 +103,20 @@ struct FetchedResultsControllerTests {
             == "the section key album must be the first sort key (it is date): add SortKey(\"album\") first")
     }
 
+    @Test("A collation that merges section values is an error naming the section, not a snapshot with repeated sections")
+    func sectionsMustBeContiguous() throws {
+        let connection = try Self.makePhotos()
+        try connection.write { db in
+            try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 't', 1), (2, 'A', 2, 't', 1), (3, 'a', 3, 't', 1)")
+        }
+        let request = FetchRequest(table: "photo", sortKeys: [SortKey("album", collation: .nocase), SortKey("date")], sectionKey: "album")
+        let controller = try FetchedResultsController<Photo>(connection: connection, request: request)
+        #expect(throws: ResultsError.sectionNotContiguous("'a'")) { try controller.performFetch() }
+        let exact = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album"))
+        try exact.performFetch()
+        #expect(exact.sections.map(\.value) == ["A", "a"] && exact.snapshot.itemCounts == [1, 2])
+    }
+
     @Test("Bad SQL and unknown tables or columns are errors naming the SQL")
     func badQueries() throws {
         let connection = try Self.makePhotos()
