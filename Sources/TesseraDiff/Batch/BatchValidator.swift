@@ -31,7 +31,8 @@ public enum BatchValidator {
     /// problem: malformed items; indexes out of range in their space; an
     /// element named twice in one space; the number of sections; item
     /// operations inside deleted, inserted, reloaded (or, under UIKit rules,
-    /// moved) sections; the number of items of every surviving section.
+    /// moved) sections; the number of items of every surviving section;
+    /// where reloaded items land.
     ///
     /// - Parameters:
     ///   - items: The update items, in any order.
@@ -39,8 +40,8 @@ public enum BatchValidator {
     ///   - itemCountsAfter: The number of items in each section after.
     ///   - rules: UIKit's rules (the default) or Tessera's.
     /// - Throws: ``BatchValidationError``.
-    /// - Complexity: O(*k* + *s*) expected, for *k* update items and *s*
-    ///   sections.
+    /// - Complexity: O(*k* log *k* + *s*), for *k* update items and *s*
+    ///   sections (item paths are sorted to find repeats).
     public static func validate(
         _ items: [UpdateItem],
         itemCountsBefore: [Int],

@@ -28,8 +28,9 @@
 /// - Precondition: each list has fewer than 2³¹ − 1 elements (positions are
 ///   kept as 32-bit integers, which halves the memory a large diff touches).
 /// - Complexity: O(*n*) expected, plus O(*m* log *n*) for the *m* elements out
-///   of order and O(*k* log *k*) to sort the *k* moves and updates. The number
-///   of allocations does not depend on *n*.
+///   of order and O(*k* log *k*) to sort the *k* moves and updates. The
+///   allocations grow with *n* only logarithmically (the id table and the
+///   changeset's arrays grow by doubling).
 @inlinable
 public func diff<C: Collection>(from old: C, to new: C) throws -> ListChangeset
 where C.Element: Identifiable & Equatable {

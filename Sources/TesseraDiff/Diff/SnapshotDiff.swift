@@ -33,7 +33,9 @@ import Foundation
 /// - Precondition: each snapshot has fewer than 2³¹ − 1 items.
 /// - Complexity: O(*n* + *s*) expected in the numbers of items and sections,
 ///   plus O(*m* log *n*) for the *m* elements out of order and O(*k* log *k*)
-///   to sort the *k* moves. The number of allocations does not depend on *n*.
+///   to sort the *k* moves. The allocations grow with *n* only
+///   logarithmically (the id table and the changeset's arrays grow by
+///   doubling).
 @inlinable
 public func diff<Section, Item>(
     from old: Snapshot<Section, Item>,

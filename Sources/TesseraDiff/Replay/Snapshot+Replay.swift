@@ -21,7 +21,7 @@ extension Snapshot {
     ///   - items: The batch.
     ///   - target: Where values that the batch does not carry come from.
     /// - Throws: ``ReplayError``.
-    /// - Complexity: O(*n* + *s* + *k*) expected.
+    /// - Complexity: O(*n* + *s* + *k* log *k*).
     public func applying(_ items: [UpdateItem], takingValuesFrom target: Snapshot) throws(ReplayError) -> Snapshot {
         var replay = _Replay(base: self, target: target)
         return try replay.apply(items)
@@ -35,7 +35,7 @@ extension Snapshot {
     /// for every pair of snapshots: the oracle of Tessera's tests.
     ///
     /// - Throws: ``ReplayError``.
-    /// - Complexity: O(*n* + *s* + *k*) expected.
+    /// - Complexity: O(*n* + *s* + *k* log *k*).
     public func applying(_ changeset: Changeset, takingValuesFrom target: Snapshot) throws(ReplayError) -> Snapshot {
         var result = try applying(changeset.structuralUpdateItems, takingValuesFrom: target)
         for update in changeset.sectionUpdates {
@@ -61,7 +61,7 @@ extension Snapshot {
     /// Performs a single batch and its follow-up reloads.
     ///
     /// - Throws: ``ReplayError``.
-    /// - Complexity: O(*n* + *s* + *k*) expected.
+    /// - Complexity: O(*n* + *s* + *k* log *k*).
     public func applying(_ batch: BatchUpdate, takingValuesFrom target: Snapshot) throws(ReplayError) -> Snapshot {
         var result = self
         for items in batch.batches {
@@ -73,7 +73,7 @@ extension Snapshot {
     /// Performs every stage in order.
     ///
     /// - Throws: ``ReplayError``.
-    /// - Complexity: O((*n* + *s*) · stages + *k*) expected.
+    /// - Complexity: O((*n* + *s*) · stages + *k* log *k*).
     public func applying(_ staged: StagedBatchUpdate, takingValuesFrom target: Snapshot) throws(ReplayError) -> Snapshot {
         var result = self
         for step in staged.steps {
