@@ -133,9 +133,6 @@ struct _FrameStore {
         footerFrames.removeAll(keepingCapacity: true)
     }
 
-    /// The S end of everything laid out so far.
-    var endS: Double { sectionMaxS.last ?? 0 }
-
     /// Records a band that starts at item `start` (a flat offset).
     mutating func addBand(start: Int, minS: Double, maxS: Double) {
         bandStart.append(Int32(truncatingIfNeeded: start))
@@ -240,11 +237,10 @@ struct _FrameStore {
         section sectionBody: (Int) -> Void,
         item itemBody: (Int, Int, Rect) -> Void
     ) {
+        guard !rect.isEmpty else { return }
         let low = Self.widened(direction.minS(rect), down: true)
         let high = Self.widened(direction.maxS(rect), down: false)
-        guard !rect.isEmpty else { return }
-        var section = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
-        while section < numberOfSections && direction.minS(sectionBounds[section]) < high {
+        for section in sections(meeting: rect) {
             sectionBody(section)
             if sectionItemsAreBands[section] {
                 let start = sectionItemStart[section]
@@ -260,7 +256,6 @@ struct _FrameStore {
                     if itemFrames[flat].intersects(rect) { itemBody(section, flat - start, itemFrames[flat]) }
                     flat += 1
                 }
-                section += 1
                 continue
             }
             let firstBand = sectionBandStart[section]
@@ -275,7 +270,6 @@ struct _FrameStore {
                 }
                 band += 1
             }
-            section += 1
         }
     }
 }

@@ -29,7 +29,7 @@ struct _ValueCheck {
     }
 
     func insets(_ insets: EdgeInsets, section: Int?, _ subject: @autoclosure () -> LayoutError.Subject) -> EdgeInsets {
-        if [insets.top, insets.left, insets.bottom, insets.right].allSatisfy(Self.isValid) { return insets }
+        if Self.isValid(insets.top) && Self.isValid(insets.left) && Self.isValid(insets.bottom) && Self.isValid(insets.right) { return insets }
         report(LayoutError(subject: subject(), value: "top \(insets.top), left \(insets.left), bottom \(insets.bottom), right \(insets.right)"), section)
         return .zero
     }

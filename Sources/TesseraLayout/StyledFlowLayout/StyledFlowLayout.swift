@@ -150,7 +150,7 @@ open class StyledFlowLayout: FrameStorageLayout {
                     let path = IndexPath(item: item, section: section)
                     style = Self.checked(delegate.styledFlowLayout(self, styleForItemAt: path), check: check, section: section, .itemSize(path))
                 }
-                rows.add(style, item: item, top: &top, to: &store)
+                rows.add(style, top: &top, to: &store)
             }
             rows.closeRow(top: &top, in: &store)
             top += insets.bottom
@@ -187,8 +187,6 @@ open class StyledFlowLayout: FrameStorageLayout {
         }
         return transform
     }
-
-    // MARK: Queries
 
     // MARK: Invalidation
 
@@ -247,7 +245,7 @@ struct _StyledRows {
     /// Places an item: on the open row when it may join it, else on a new
     /// row below the open one, which then closes. `top` is the bottom of
     /// what is placed so far.
-    mutating func add(_ style: StyledFlowLayout.ItemStyle, item: Int, top: inout Double, to store: inout _FrameStore) {
+    mutating func add(_ style: StyledFlowLayout.ItemStyle, top: inout Double, to store: inout _FrameStore) {
         switch style {
         case let .flow(size):
             var width = size.width
