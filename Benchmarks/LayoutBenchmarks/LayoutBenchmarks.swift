@@ -1,4 +1,5 @@
-// Benchmarks of TesseraLayout's FlowLayout and ListLayout: prepare(), memory
+// Benchmarks of TesseraLayout's layouts (FlowLayout, ListLayout and the
+// rest of the family): prepare(), memory
 // per item, one viewport query in the middle of the content, and a sweep of
 // 1,000 viewport queries from top to bottom. Viewport 390×844.
 

@@ -207,6 +207,12 @@ extension CollectionView {
         }
         let reloadedItems = Set(items.filter { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 2 }.compactMap(\.indexPathBeforeUpdate))
         let movedSections = Set(items.filter { $0.updateAction == .move && $0.indexPathBeforeUpdate?.count == 1 }.compactMap { $0.indexPathBeforeUpdate?[0] })
+        // Sections reloaded, by their index after the update: their new cells
+        // appear as reloads.
+        let reloadedSectionsAfter = Set(items.compactMap { item -> Int? in
+            guard item.updateAction == .reload, let path = item.indexPathBeforeUpdate, path.count == 1 else { return nil }
+            return mapping.sectionAfter(path[0])
+        })
 
         func oldKey(of key: _ElementKey) -> _ElementKey? {
             switch key.category {
@@ -289,10 +295,10 @@ extension CollectionView {
                 } else if isMoved(old) {
                     disposition = .move
                 } else {
-                    disposition = from.frame == attributes.frame ? .unchanged : .shift
+                    disposition = .settled(from: from, to: attributes)
                 }
             } else {
-                disposition = key.category == .cell && items.contains { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 1 && mapping.sectionAfter($0.indexPathBeforeUpdate![0]) == key.indexPath[0] } ? .reload : .insert
+                disposition = key.category == .cell && reloadedSectionsAfter.contains(key.indexPath[0]) ? .reload : .insert
             }
             elements.append(AnimationPlan.Element(
                 category: key.category,
@@ -314,7 +320,7 @@ extension CollectionView {
             var to: LayoutAttributes
             if let new {
                 to = final(key) ?? current(new) ?? attributes
-                disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : (to.frame == attributes.frame ? .unchanged : .shift)
+                disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : .settled(from: attributes, to: to)
             } else {
                 to = final(key) ?? { var end = attributes; end.alpha = 0; return end }()
                 disposition = isReloaded(key) && !deletedSupplementary.contains(key) ? .reload : .delete

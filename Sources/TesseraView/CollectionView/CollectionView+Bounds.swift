@@ -101,7 +101,7 @@ extension CollectionView {
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
                 itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
-                from: start, to: end, disposition: start == end ? .unchanged : .shift, view: placeholder
+                from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
             ))
         }
         for start in before where !afterKeys.contains(_ElementKey(start)) {
@@ -110,7 +110,7 @@ extension CollectionView {
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
                 itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
-                from: start, to: end, disposition: start == end ? .unchanged : .shift, view: placeholder
+                from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
             ))
         }
         let views = assignViews(to: &elements, visibleAfter: after.count)

@@ -23,10 +23,19 @@ public struct AnimationPlan: Hashable, Codable, Sendable {
         case move
         /// It was reloaded (or its section was): new content.
         case reload
-        /// It moved only because others changed.
+        /// It moved only because others changed (any of its attributes
+        /// other than the index path differ).
         case shift
-        /// Nothing about it changed.
+        /// Nothing about it changed but, at most, its index path.
         case unchanged
+
+        /// `.unchanged` when the attributes differ at most in their index
+        /// path, `.shift` otherwise: the one rule every plan uses.
+        static func settled(from start: LayoutAttributes, to end: LayoutAttributes) -> Disposition {
+            var start = start
+            start.indexPath = end.indexPath
+            return start == end ? .unchanged : .shift
+        }
     }
 
     /// One element of the plan.

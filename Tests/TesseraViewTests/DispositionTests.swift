@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+import TesseraLayout
+@testable import TesseraView
+
+@Suite("Dispositions")
+struct DispositionTests {
+    @Test("An element is unchanged only when nothing but its index path differs")
+    func settledRule() {
+        let start = LayoutAttributes(category: .cell, indexPath: IndexPath(item: 0, section: 0), frame: Rect(x: 0, y: 0, width: 10, height: 10))
+        var renumbered = start
+        renumbered.indexPath = IndexPath(item: 3, section: 0)
+        #expect(AnimationPlan.Disposition.settled(from: start, to: renumbered) == .unchanged)
+        var faded = start
+        faded.alpha = 0.5
+        #expect(AnimationPlan.Disposition.settled(from: start, to: faded) == .shift)
+        var raised = start
+        raised.zIndex = 2
+        #expect(AnimationPlan.Disposition.settled(from: start, to: raised) == .shift)
+        var moved = start
+        moved.frame.origin.y = 5
+        #expect(AnimationPlan.Disposition.settled(from: start, to: moved) == .shift)
+    }
+}
