@@ -26,14 +26,15 @@ public struct ViewIdentity: Hashable, Codable, Sendable, Comparable, CustomStrin
 /// which wait for reuse. Free views are reused lowest instance first, so
 /// plans are deterministic.
 struct _ViewPool {
+    /// Free instances per kind, in descending order, so the lowest is last.
     private var free: [String: [Int]] = [:]
     private var made: [String: Int] = [:]
 
     /// A free view of a kind, or a new one.
+    ///
+    /// - Complexity: O(1) amortized.
     mutating func dequeue(_ reuseIdentifier: String) -> ViewIdentity {
-        if var instances = free[reuseIdentifier], !instances.isEmpty {
-            let instance = instances.removeFirst()
-            free[reuseIdentifier] = instances
+        if let instance = free[reuseIdentifier]?.popLast() {
             return ViewIdentity(reuseIdentifier: reuseIdentifier, instance: instance)
         }
         let instance = made[reuseIdentifier, default: 0]
@@ -42,10 +43,23 @@ struct _ViewPool {
     }
 
     /// Returns a view for reuse.
+    ///
+    /// - Complexity: O(*f*) for *f* free views of its kind (the insertion;
+    ///   the list is changed in place).
     mutating func recycle(_ view: ViewIdentity) {
-        var instances = free[view.reuseIdentifier, default: []]
-        let index = instances.firstIndex { $0 > view.instance } ?? instances.count
-        instances.insert(view.instance, at: index)
-        free[view.reuseIdentifier] = instances
+        free[view.reuseIdentifier, default: []].insertDescending(view.instance)
+    }
+}
+
+extension Array where Element == Int {
+    /// Inserts `value` into a list kept in descending order.
+    fileprivate mutating func insertDescending(_ value: Int) {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] > value { low = mid + 1 } else { high = mid }
+        }
+        insert(value, at: low)
     }
 }
