@@ -151,8 +151,8 @@ open class CollectionViewLayout {
     /// ``finalizeCollectionViewUpdates()``, for layouts that animate elements
     /// from their old positions.
     public var updateIndexMapping: BatchIndexMapping? {
-        guard let countsBefore = itemCountsBeforeUpdate, let environment = collectionView else { return nil }
         if let cachedMapping { return cachedMapping }
+        guard let countsBefore = itemCountsBeforeUpdate, let environment = collectionView else { return nil }
         let countsAfter = (0..<environment.numberOfSections).map { environment.numberOfItems(inSection: $0) }
         cachedMapping = try? BatchIndexMapping(pendingUpdateItems, itemCountsBefore: countsBefore, itemCountsAfter: countsAfter)
         return cachedMapping
@@ -170,10 +170,12 @@ open class CollectionViewLayout {
     /// keep what it needs (``_captureStateBeforeUpdate()``).
     ///
     /// - Complexity: O(*k*) for *k* update items, plus one rect query over
-    ///   the visible area.
+    ///   the visible area, plus O(*s*) for *s* sections to read the counts
+    ///   when no mapping is given.
     package func _beginBatchUpdate(_ updateItems: [UpdateItem], mapping: BatchIndexMapping? = nil) {
         pendingUpdateItems = updateItems
-        itemCountsBeforeUpdate = collectionView.map { environment in
+        // With a mapping the counts are not needed: the mapping answers.
+        itemCountsBeforeUpdate = mapping != nil ? nil : collectionView.map { environment in
             (0..<environment.numberOfSections).map { environment.numberOfItems(inSection: $0) }
         }
         cachedMapping = mapping
