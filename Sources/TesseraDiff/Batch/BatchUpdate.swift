@@ -72,7 +72,6 @@ public struct BatchUpdate: Hashable, Codable, Sendable {
     public init(_ changeset: Changeset, policy: MoveAndUpdatePolicy = .moveThenReload) {
         self.policy = policy
         let sectionMoveTarget = Dictionary(changeset.sectionMoves.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
-        let updatedSections = Set(changeset.sectionUpdates.map(\.from))
         let movedItems = Set(changeset.itemMoves.map(\.from))
 
         // Sections with inserts, deletes or moves of items inside, by old and
@@ -82,15 +81,15 @@ public struct BatchUpdate: Hashable, Codable, Sendable {
         let itemUpdatesNew = Set(changeset.itemUpdates.map { $0.to[0] })
 
         // Moved sections that must be deleted and inserted instead: those with
-        // item changes inside, and under `.deleteAndInsert` those whose
-        // content or items' content changed too.
+        // item changes inside, and under `.deleteAndInsert` those whose items'
+        // content changed too (moved sections whose own content changed are
+        // replaced with the section updates below).
         var replacedOld = Set<Int>()
         var replacedNew = Set<Int>()
         for move in changeset.sectionMoves {
             var replace = touchedOld.contains(move.from) || touchedNew.contains(move.to)
             if policy == .deleteAndInsert {
-                replace = replace || updatedSections.contains(move.from)
-                    || itemUpdatesOld.contains(move.from) || itemUpdatesNew.contains(move.to)
+                replace = replace || itemUpdatesOld.contains(move.from) || itemUpdatesNew.contains(move.to)
             }
             if replace {
                 replacedOld.insert(move.from)
