@@ -191,6 +191,19 @@ struct SnapshotDiffTests {
         }
     }
 
+    @Test("Replay names a section deleted twice, not the item that the impossible section count puts out of range")
+    func replayNamesTheSectionFault() {
+        let three = TestSnapshot([1: [10, 11, 12], 2: [20, 21, 22], 3: [30, 31, 32]])
+        let batch: [UpdateItem] = [.deleteSection(0), .deleteSection(0), .insertItem(at: IndexPath(item: 0, section: 1))]
+        #expect(throws: ReplayError.invalidBatch(.sectionNamedTwice(section: 0, space: .before, first: .delete, second: .delete))) {
+            try three.applying(batch, takingValuesFrom: three)
+        }
+        // The validator names the same fault once every index is in range.
+        #expect(throws: BatchValidationError.sectionNamedTwice(section: 0, space: .before, first: .delete, second: .delete)) {
+            try BatchValidator.validate(batch, itemCountsBefore: [3, 3, 3], itemCountsAfter: [3, 4], rules: .tessera)
+        }
+    }
+
     @Test("A hand-built changeset that moves a section twice gives a batch the validator rejects, not a trap")
     func inconsistentChangesetDoesNotTrap() {
         let changeset = Changeset(sectionMoves: [Move(from: 0, to: 1), Move(from: 0, to: 2)])

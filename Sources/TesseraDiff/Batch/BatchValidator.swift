@@ -96,10 +96,30 @@ struct _BatchPlan {
         itemCountsAfter after: [Int],
         rules: BatchValidator.Rules
     ) throws(BatchValidationError) {
-        try checkRanges(before: before, after: after)
-        try checkUniqueness()
         let oldCount = before.count
         let newCount = after.count
+        try checkSectionRanges(oldCount: oldCount, newCount: newCount)
+        try checkItemRanges(before: before, after: after)
+        try checkSectionUniqueness()
+        try checkItemUniqueness()
+        try placeSections(oldCount: oldCount, newCount: newCount)
+        try checkSectionsAgainstItems(oldCount: oldCount, newCount: newCount, rules: rules)
+        try checkItemCounts(before: before, after: after)
+        try checkReloadLandings(before: before, after: after)
+    }
+
+    /// Checks only the section operations, for section counts before and
+    /// after, and records where every surviving old section goes: what a
+    /// caller that works the item counts out from the sections needs first.
+    @usableFromInline
+    mutating func checkSections(oldCount: Int, newCount: Int) throws(BatchValidationError) {
+        try checkSectionRanges(oldCount: oldCount, newCount: newCount)
+        try checkSectionUniqueness()
+        try placeSections(oldCount: oldCount, newCount: newCount)
+    }
+
+    /// Checks the number of sections and records ``sectionTarget``.
+    private mutating func placeSections(oldCount: Int, newCount: Int) throws(BatchValidationError) {
         guard newCount == oldCount - sectionDeletes.count + sectionInserts.count else {
             throw .invalidSectionCount(before: oldCount, after: newCount, inserted: sectionInserts.count, deleted: sectionDeletes.count)
         }
@@ -107,9 +127,6 @@ struct _BatchPlan {
             preconditionFailure("section operations in range, each named once, with counts that add up always place every section")
         }
         sectionTarget = targets
-        try checkSectionsAgainstItems(oldCount: oldCount, newCount: newCount, rules: rules)
-        try checkItemCounts(before: before, after: after)
-        try checkReloadLandings(before: before, after: after)
     }
 
     /// The new index of every old section (`nil` when deleted), or `nil`
@@ -175,11 +192,20 @@ struct _BatchPlan {
         return path
     }
 
-    private func checkRanges(before: [Int], after: [Int]) throws(BatchValidationError) {
+    private func checkSectionRanges(oldCount: Int, newCount: Int) throws(BatchValidationError) {
         func section(_ s: Int, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
-            let count = space == .before ? before.count : after.count
+            let count = space == .before ? oldCount : newCount
             if s < 0 || s >= count { throw .sectionOutOfRange(action: action, section: s, sectionCount: count, space: space) }
         }
+        for s in sectionDeletes { try section(s, .delete, .before) }
+        for s in sectionReloads { try section(s, .reload, .before) }
+        for move in sectionMoves { try section(move.from, .move, .before) }
+        for t in sectionInserts { try section(t, .insert, .after) }
+        for move in sectionMoves { try section(move.to, .move, .after) }
+        for landing in sectionReloadLandings { try section(landing.to, .reload, .after) }
+    }
+
+    private func checkItemRanges(before: [Int], after: [Int]) throws(BatchValidationError) {
         func item(_ path: IndexPath, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
             let counts = space == .before ? before : after
             let s = path[0]
@@ -190,12 +216,6 @@ struct _BatchPlan {
                 throw .itemOutOfRange(action: action, indexPath: path, itemCount: counts[s], space: space)
             }
         }
-        for s in sectionDeletes { try section(s, .delete, .before) }
-        for s in sectionReloads { try section(s, .reload, .before) }
-        for move in sectionMoves { try section(move.from, .move, .before) }
-        for t in sectionInserts { try section(t, .insert, .after) }
-        for move in sectionMoves { try section(move.to, .move, .after) }
-        for landing in sectionReloadLandings { try section(landing.to, .reload, .after) }
         for path in itemDeletes { try item(path, .delete, .before) }
         for path in itemReloads { try item(path, .reload, .before) }
         for move in itemMoves { try item(move.from, .move, .before) }
@@ -204,7 +224,7 @@ struct _BatchPlan {
         for landing in itemReloadLandings { try item(landing.to, .reload, .after) }
     }
 
-    private func checkUniqueness() throws(BatchValidationError) {
+    private func checkSectionUniqueness() throws(BatchValidationError) {
         var sections = _Claims<Int> { .sectionNamedTwice(section: $0, space: $1, first: $2, second: $3) }
         for s in sectionDeletes { try sections.claim(s, .delete, .before) }
         for s in sectionReloads { try sections.claim(s, .reload, .before) }
@@ -212,7 +232,9 @@ struct _BatchPlan {
         for t in sectionInserts { try sections.claim(t, .insert, .after) }
         for move in sectionMoves { try sections.claim(move.to, .move, .after) }
         for landing in sectionReloadLandings { try sections.claim(landing.to, .reload, .after) }
+    }
 
+    private func checkItemUniqueness() throws(BatchValidationError) {
         // Items: sorting integer records is several times cheaper than hashing
         // thousands of index paths.
         var before: [_ItemClaim] = []

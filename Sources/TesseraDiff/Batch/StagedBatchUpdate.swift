@@ -82,11 +82,7 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
                 + changeset.sectionInserts.map { .insertSection($0) }
                 + changeset.sectionMoves.map { .moveSection($0.from, to: $0.to) }
         )
-        try sectionPlan.check(
-            itemCountsBefore: Array(repeating: 0, count: sectionCountBefore),
-            itemCountsAfter: Array(repeating: 0, count: sectionCountAfter),
-            rules: .tessera
-        )
+        try sectionPlan.checkSections(oldCount: sectionCountBefore, newCount: sectionCountAfter)
         let sectionTarget = sectionPlan.sectionTarget
 
         // An old section's index once the deleted sections are gone.

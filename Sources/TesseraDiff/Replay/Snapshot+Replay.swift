@@ -134,7 +134,7 @@ struct _Replay<Section: Identifiable & Equatable, Item: Identifiable & Equatable
             // Out of range or not adding up: let the validator say which.
             var failing = plan
             do {
-                try failing.check(itemCountsBefore: before, itemCountsAfter: Array(repeating: 0, count: Swift.max(sectionCount, 0)), rules: .tessera)
+                try failing.checkSections(oldCount: before.count, newCount: Swift.max(sectionCount, 0))
             } catch {
                 throw .invalidBatch(error)
             }
