@@ -131,21 +131,28 @@ public struct FetchRequest: Hashable, Sendable {
         }
     }
 
-    /// The SELECT: the section value, the key, then every column.
-    var sql: String {
+    /// The SELECT and FROM clauses: the section value, the key, then every
+    /// column.
+    var selectClause: String {
         let from: String
         switch source {
-        case let .table(table): from = quoted(table)
+        case let .table(table): from = Self.quoted(table)
         case let .query(query): from = "(\(query))"
         }
-        var text = "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(quoted(keyColumn)) AS tessera_key, * FROM \(from)"
+        return "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(Self.quoted(keyColumn)) AS tessera_key, * FROM \(from)"
+    }
+
+    /// The whole query, sorted.
+    var sql: String {
+        var text = selectClause
         if let predicate { text += " WHERE \(predicate)" }
-        let order = sortKeys.map(\.sql) + ["\(quoted(keyColumn)) ASC"]
+        let order = sortKeys.map(\.sql) + ["\(Self.quoted(keyColumn)) ASC"]
         text += " ORDER BY " + order.joined(separator: ", ")
         return text
     }
 
-    private func quoted(_ identifier: String) -> String {
+    /// An identifier quoted for SQL.
+    static func quoted(_ identifier: String) -> String {
         "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }

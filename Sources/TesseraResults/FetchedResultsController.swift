@@ -25,17 +25,6 @@ public enum ResultsChangeType: String, Hashable, Sendable {
     case insert, delete, move, update
 }
 
-/// One committed transaction's change to a result: the changeset, and the
-/// snapshots before and after (copy-on-write values, cheap to keep).
-public struct ChangeReport<Record: FetchableRecord>: Sendable {
-    /// The changes, in UIKit's index spaces.
-    public var changeset: Changeset
-    /// The result before.
-    public var oldSnapshot: Snapshot<ResultSection, Record>
-    /// The result after.
-    public var newSnapshot: Snapshot<ResultSection, Record>
-}
-
 /// Callbacks for a change, in Core Data's order: will change, each section
 /// and record change, did change. Every method has an empty default.
 public protocol FetchedResultsControllerDelegate<Record>: AnyObject {
@@ -68,9 +57,8 @@ extension FetchedResultsControllerDelegate {
     public func controller(_ controller: FetchedResultsController<Record>, didFailWith error: ResultsError) {}
 }
 
-/// Sorted, sectioned results of a fetch request that follow every commit
-/// made through the controller's connection, like Core Data's
-/// `NSFetchedResultsController`.
+/// Sorted, sectioned results of a fetch request that follow every commit,
+/// like Core Data's `NSFetchedResultsController`.
 ///
 /// ```swift
 /// let controller = try FetchedResultsController<Photo>(connection: connection, request: request)
@@ -81,31 +69,83 @@ extension FetchedResultsControllerDelegate {
 ///
 /// Each committed transaction that changes the result gives one report (a
 /// delegate callback sequence and an element of ``reports``); transactions
-/// that change nothing visible, and rolled-back work, give none. In this
-/// version a commit that touched an observed table re-fetches the result
-/// and diffs it. Changes made by other connections are seen by
-/// ``refresh()``. Not thread-safe: use it where you use its connection.
+/// that change nothing visible, and rolled-back work, give none.
+///
+/// **How a commit is applied.** When the request allows it (see
+/// ``supportsIncrementalUpdates``), the controller keeps the sort values of
+/// every row (8 bytes a value while they are integers) and patches the
+/// result: for each row the transaction touched it reads just that row by
+/// key, finds its old and new places by binary search, and builds the
+/// report directly, in time that follows the size of the change, not of the
+/// result. The report is the one ``TesseraDiff/diff(from:to:)`` gives for
+/// the two results, exactly. Requests over a view or your own SELECT, sort
+/// keys that are expressions rather than columns, collations other than
+/// BINARY, NOCASE and RTRIM, and transactions that touch more than
+/// ``incrementalThreshold`` of the result re-fetch and diff instead.
+///
+/// **Other connections.** Commits made elsewhere (another connection or
+/// process) are seen by polling `PRAGMA data_version`:
+/// ``followExternalChanges(every:isolation:)`` polls every 100 ms by
+/// default, ``checkForExternalChanges()`` polls once, and ``refresh()``
+/// re-fetches unconditionally.
+///
+/// Not thread-safe: use it where you use its connection.
 public final class FetchedResultsController<Record: FetchableRecord>: TransactionObserver {
+    /// How a report was made.
+    public enum UpdateMethod: String, Hashable, Sendable {
+        /// The result was patched row by row.
+        case incremental
+        /// The result was fetched again and diffed.
+        case refetch
+    }
+
     /// The connection it reads and observes.
     public let connection: Connection
     /// The request; change it with ``setRequest(_:)``.
     public private(set) var request: FetchRequest
     /// The result.
-    public private(set) var snapshot = Snapshot<ResultSection, Record>()
+    public private(set) var result = FetchedResult<Record>()
     /// Called for every report.
     public weak var delegate: (any FetchedResultsControllerDelegate<Record>)?
     /// The tables the request reads (views report their base tables).
     public private(set) var observedTables: Set<String> = []
-    /// The error of the last re-fetch after a commit, or `nil` once one
-    /// succeeds. The snapshot is the last good result meanwhile.
+    /// The error of the last update after a commit, or `nil` once one
+    /// succeeds. The result is the last good one meanwhile.
     public private(set) var lastError: ResultsError?
+    /// Whether commits patch the result when the request allows it (the
+    /// default); `false` re-fetches and diffs on every commit. Both give
+    /// the same reports.
+    public var isIncremental = true
+    /// The share of the result's rows one transaction may touch and still
+    /// be applied row by row; above it the result is fetched again. The
+    /// default is 0.1; a minimum of one row always qualifies.
+    public var incrementalThreshold = 0.1
+    /// How the last report (or the last commit that changed nothing) was
+    /// made, or `nil` before the first commit.
+    public private(set) var lastUpdateMethod: UpdateMethod?
 
+    private var plan: _IncrementalPlan?
+    private var keys = _SortKeyStore(collations: [], ascending: [])
+    /// Rows the open transaction touched, by key: where each was when the
+    /// transaction began (its sort values and key), or `nil` when it did
+    /// not exist.
+    private var touched: [DatabaseValue: [DatabaseValue]?] = [:]
+    /// The open transaction touched too many rows, or ones the plan cannot
+    /// follow: the commit re-fetches.
+    private var mustRefetch = false
     private var changedSinceCommit = false
     /// SQLite's schema version when the result was last fetched: a commit
     /// that changes it (a dropped or altered table) re-fetches too.
     private var schemaVersion: Int64?
-    private var continuations: [Int: AsyncStream<ChangeReport<Record>>.Continuation] = [:]
-    private var nextContinuation = 0
+    /// `PRAGMA data_version` when the result was last brought up to date:
+    /// it moves when another connection commits.
+    private var dataVersion: Int64?
+    private var buffers: [WeakBuffer] = []
+
+    private final class WeakBuffer {
+        weak var buffer: _ReportBuffer<Record>?
+        init(_ buffer: _ReportBuffer<Record>) { self.buffer = buffer }
+    }
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
     ///
@@ -118,8 +158,37 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     }
 
     deinit {
-        for continuation in continuations.values { continuation.finish() }
+        for box in buffers { box.buffer?.finish() }
     }
+
+    // MARK: Reading
+
+    /// The result as a snapshot.
+    ///
+    /// - Complexity: O(*n*) on first use after a change, then O(1).
+    public var snapshot: Snapshot<ResultSection, Record> { result.snapshot }
+    /// The sections, in order.
+    public var sections: [ResultSection] { result.sections }
+    /// The number of sections.
+    public var numberOfSections: Int { result.numberOfSections }
+    /// The number of records in a section.
+    public func numberOfObjects(inSection section: Int) -> Int { result.numberOfRecords(inSection: section) }
+    /// The record at an index path.
+    ///
+    /// - Complexity: O(log *n*).
+    public func object(at indexPath: IndexPath) -> Record { result[indexPath] }
+    /// The index path of a record (by its id), or `nil`.
+    ///
+    /// - Complexity: O(*n*).
+    public func indexPath(for record: Record) -> IndexPath? { result.indexPath(ofRecordWithID: record.id) }
+
+    /// Whether commits can patch this request's result (see the type's
+    /// discussion), known once it is fetched.
+    public var supportsIncrementalUpdates: Bool { plan != nil }
+
+    /// Bytes the kept sort values take (8 a value while they are integers;
+    /// text and blob contents not counted), 0 when the request re-fetches.
+    public var keptSortValueByteCount: Int { plan == nil ? 0 : keys.byteCount }
 
     // MARK: Fetching
 
@@ -130,25 +199,66 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// - Complexity: O(*n* log *n*) for SQLite's sort of *n* rows, plus
     ///   O(*n*) to read them.
     public func performFetch() throws(ResultsError) {
-        snapshot = try connection.withDatabase { db throws(ResultsError) in
-            let snapshot = try fetch(request, in: db)
+        try connection.withDatabase { db throws(ResultsError) in
+            let fetched = try fetch(request, in: db)
+            install(fetched, in: db)
             db.add(transactionObserver: self)
-            return snapshot
         }
     }
 
     /// Fetches again and reports what changed (for changes the controller
-    /// could not see, such as other connections' commits).
+    /// could not see, such as a file replaced under it).
     ///
     /// - Throws: ``ResultsError``.
+    /// - Complexity: O(*n* log *n*).
     public func refresh() throws(ResultsError) {
-        try refetchAndReportLocked()
-    }
-
-    /// Re-fetches and reports with the connection's database.
-    private func refetchAndReportLocked() throws(ResultsError) {
         try connection.withDatabase { db throws(ResultsError) in try refetchAndReport(in: db) }
         lastError = nil
+    }
+
+    /// Re-fetches and reports if another connection or process committed
+    /// since the result was last brought up to date (`PRAGMA
+    /// data_version` moved).
+    ///
+    /// - Returns: Whether the data version had moved.
+    /// - Throws: ``ResultsError``.
+    @discardableResult
+    public func checkForExternalChanges() throws(ResultsError) -> Bool {
+        let moved = try connection.withDatabase { db throws(ResultsError) -> Bool in
+            let version: Int64
+            do throws(SQLiteError) { version = try db.dataVersion() } catch { throw .database(error) }
+            guard version != dataVersion else { return false }
+            try refetchAndReport(in: db)
+            return true
+        }
+        if moved { lastError = nil }
+        return moved
+    }
+
+    /// Polls for other connections' and processes' commits until the task
+    /// is cancelled: every `interval`, ``checkForExternalChanges()``.
+    /// Errors go to the delegate's `didFailWith` and ``lastError``; polling
+    /// goes on.
+    ///
+    /// ```swift
+    /// let polling = Task { await controller.followExternalChanges() }
+    /// // …
+    /// polling.cancel()
+    /// ```
+    ///
+    /// Not calling it (or cancelling its task) turns polling off.
+    public func followExternalChanges(
+        every interval: Duration = .milliseconds(100),
+        isolation: isolated (any Actor)? = #isolation
+    ) async {
+        while !Task.isCancelled {
+            do throws(ResultsError) {
+                try checkForExternalChanges()
+            } catch {
+                fail(error)
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
     }
 
     /// Changes the request and reports the difference between the old
@@ -160,24 +270,45 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         let old = request
         request = newRequest
         do throws(ResultsError) {
-            try refetchAndReportLocked()
+            try refresh()
         } catch {
             request = old
             throw error
         }
     }
 
-    /// The reports, for Swift concurrency: each access makes a new stream
-    /// that receives every later report.
-    public var reports: AsyncStream<ChangeReport<Record>> {
-        let (stream, continuation) = AsyncStream<ChangeReport<Record>>.makeStream(bufferingPolicy: .unbounded)
-        let key = nextContinuation
-        nextContinuation += 1
-        continuations[key] = continuation
-        return stream
+    /// The reports, for Swift concurrency: each access makes a new
+    /// sequence that receives every later report. A consumer more than
+    /// `bufferLimit` reports behind gets the newest ones merged into one
+    /// exact report (see ``ChangeReports``).
+    public func reports(bufferLimit: Int) -> ChangeReports<Record> {
+        let buffer = _ReportBuffer<Record>(limit: bufferLimit)
+        buffers.removeAll { $0.buffer == nil }
+        buffers.append(WeakBuffer(buffer))
+        return ChangeReports(buffer: buffer)
     }
 
-    private func fetch(_ request: FetchRequest, in db: Database) throws(ResultsError) -> Snapshot<ResultSection, Record> {
+    /// ``reports(bufferLimit:)`` with a limit of 64 waiting reports.
+    public var reports: ChangeReports<Record> { reports(bufferLimit: 64) }
+
+    /// A fetched result with what keeps it up to date.
+    private struct Fetched {
+        var state: _ResultState<Record>
+        var plan: _IncrementalPlan?
+        var keys: _SortKeyStore
+        var tables: Set<String>
+    }
+
+    private func install(_ fetched: Fetched, in db: Database) {
+        result = FetchedResult(fetched.state)
+        plan = fetched.plan
+        keys = fetched.keys
+        observedTables = fetched.tables
+        schemaVersion = Self.schemaVersion(of: db)
+        dataVersion = try? db.dataVersion()
+    }
+
+    private func fetch(_ request: FetchRequest, in db: Database) throws(ResultsError) -> Fetched {
         var tables = Set<String>()
         let statement: Statement
         do {
@@ -191,8 +322,9 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         } catch {
             throw .database(error)
         }
-        observedTables = tables.filter { !$0.hasPrefix("sqlite_") }
-        schemaVersion = Self.schemaVersion(of: db)
+        tables = tables.filter { !$0.hasPrefix("sqlite_") }
+        var plan = _IncrementalPlan.make(for: request, readingTables: tables, in: db)
+        var keys = _SortKeyStore(collations: plan?.collations ?? [], ascending: plan?.ascending ?? [])
         do {
             try statement.bind(request.arguments)
             let names = (2..<statement.columnCount).map(statement.columnName)
@@ -201,7 +333,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             var sectionStarts = [0]
             var sectionValue: DatabaseValue?
             var seenSections = Set<DatabaseValue>()
-            var items: [Record] = []
+            var items = _ChunkedArray<Record>()
             while try statement.step() {
                 let section = statement.value(at: 0)
                 if section != sectionValue {
@@ -209,6 +341,13 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                         throw ResultsError.sectionNotContiguous(section.description)
                     }
                     if let current = sectionValue {
+                        // Sections that sort as equal but differ as values
+                        // (1 and 1.0, or "a" and "A" under NOCASE) cannot
+                        // be patched reliably: re-fetch on every commit.
+                        if let first = plan.map({ _ in keys }), request.sectionKey != nil,
+                           first.compare(current, section, column: 0) == 0 {
+                            plan = nil
+                        }
                         sections.append(ResultSection(value: current))
                         sectionStarts.append(items.count)
                     }
@@ -222,6 +361,10 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                 } catch {
                     throw ResultsError.decoding(key: statement.value(at: 1).description, message: "\(error)")
                 }
+                if let current = plan {
+                    guard let tuple = current.tuple(row.values) else { plan = nil; continue }
+                    keys.append(tuple)
+                }
             }
             if let sectionValue {
                 sections.append(ResultSection(value: sectionValue))
@@ -230,12 +373,16 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             // A table's single-column primary key is unique; any other key
             // column, a view or a user's SELECT may repeat a key.
             if !Self.keyIsPrimaryKey(of: request, in: db) {
-                var keys = Set<Record.ID>(minimumCapacity: items.count)
-                for item in items where !keys.insert(item.id).inserted {
-                    throw ResultsError.duplicateKey("\(item.id)")
+                var seen = Set<Record.ID>(minimumCapacity: items.count)
+                for chunk in items.chunks {
+                    for item in chunk where !seen.insert(item.id).inserted {
+                        throw ResultsError.duplicateKey("\(item.id)")
+                    }
                 }
             }
-            return Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
+            if plan == nil { keys = _SortKeyStore(collations: [], ascending: []) }
+            let state = _ResultState(sections: sections, sectionStarts: sectionStarts, records: items)
+            return Fetched(state: state, plan: plan, keys: keys, tables: tables)
         } catch let error as ResultsError {
             throw error
         } catch let error as SQLiteError {
@@ -246,19 +393,29 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     }
 
     private func refetchAndReport(in db: Database) throws(ResultsError) {
-        let old = snapshot
-        let new = try fetch(request, in: db)
+        let old = result
+        let fetched: Fetched
+        do {
+            fetched = try fetch(request, in: db)
+        } catch {
+            // The result is now older than the database: commits cannot
+            // patch it until a fetch succeeds.
+            plan = nil
+            throw error
+        }
+        let new = FetchedResult(fetched.state)
         let changeset: Changeset
         do {
-            changeset = try diff(from: old, to: new)
+            changeset = try diff(from: old.snapshot, to: new.snapshot)
         } catch let DiffError.duplicateItemID(id, _, _, _) {
             throw .duplicateKey(id)
         } catch {
             throw .duplicateKey("\(error)")
         }
-        snapshot = new
+        install(fetched, in: db)
+        lastUpdateMethod = .refetch
         guard !changeset.isEmpty else { return }
-        report(ChangeReport(changeset: changeset, oldSnapshot: old, newSnapshot: new))
+        report(ChangeReport(changeset: changeset, old: old, new: new))
     }
 
     private func report(_ report: ChangeReport<Record>) {
@@ -275,44 +432,78 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             for update in changes.itemUpdates { delegate.controller(self, didChangeRecordAt: update.from, for: .update, newIndexPath: update.to) }
             delegate.controller(self, didChangeContentWith: report)
         }
-        for continuation in continuations.values { continuation.yield(report) }
+        buffers.removeAll { $0.buffer == nil }
+        for box in buffers { box.buffer?.yield(report) }
     }
 
-    // MARK: Reading
-
-    /// The sections, in order.
-    public var sections: [ResultSection] { snapshot.sections }
-    /// The number of sections.
-    public var numberOfSections: Int { snapshot.numberOfSections }
-    /// The number of records in a section.
-    public func numberOfObjects(inSection section: Int) -> Int { snapshot.numberOfItems(inSection: section) }
-    /// The record at an index path.
-    public func object(at indexPath: IndexPath) -> Record { snapshot[indexPath] }
-    /// The index path of a record (by its id), or `nil`.
-    ///
-    /// - Complexity: O(*n*).
-    public func indexPath(for record: Record) -> IndexPath? { snapshot.indexPath(ofItemWithID: record.id) }
+    private func fail(_ error: ResultsError) {
+        lastError = error
+        delegate?.controller(self, didFailWith: error)
+    }
 
     // MARK: TransactionObserver
 
-    /// A row of an observed table is changing.
+    /// A row of an observed table is changing: note where it was.
     public func database(_ database: Database, willChange change: Database.PreUpdate) {
         changedSinceCommit = true
+        guard let plan, isIncremental, !mustRefetch else { return }
+        guard change.databaseName == "main", change.table.lowercased() == plan.table.lowercased() else {
+            mustRefetch = true
+            return
+        }
+        if change.change != .insert {
+            guard let tuple = plan.tuple(change.oldValues), let key = tuple.last else { mustRefetch = true; return }
+            if touched[key] == nil { touched[key] = .some(tuple) }
+        }
+        if change.change != .delete {
+            guard change.newValues.count > plan.keyIndex else { mustRefetch = true; return }
+            let key = change.newValues[plan.keyIndex]
+            if touched[key] == nil { touched[key] = .some(nil) }
+        }
+        if touched.count > Swift.max(1, Int(incrementalThreshold * Double(result.count))) {
+            mustRefetch = true
+            touched = [:]
+        }
     }
 
-    /// A transaction committed: re-fetch and report if it touched the result.
+    /// A transaction committed: patch or re-fetch, and report if the
+    /// result changed.
     public func databaseDidCommit(_ database: Database) {
         let schema = Self.schemaVersion(of: database)
-        guard changedSinceCommit || schema != schemaVersion else { return }
-        changedSinceCommit = false
+        defer {
+            changedSinceCommit = false
+            mustRefetch = false
+            touched = [:]
+        }
+        let schemaChanged = schema != schemaVersion
+        guard changedSinceCommit || schemaChanged else { return }
+        // Noted even if the re-fetch fails, so that later commits that do
+        // not touch the schema or the result do not retry it.
         schemaVersion = schema
         do throws(ResultsError) {
+            let current = try? database.dataVersion()
+            if plan != nil, isIncremental, !mustRefetch, !schemaChanged, current == dataVersion {
+                if applyIncrementally(in: database) {
+                    lastUpdateMethod = .incremental
+                    lastError = nil
+                    return
+                }
+                // The kept sort values may be half patched: until a fetch
+                // rebuilds them, commits re-fetch.
+                plan = nil
+            }
             try refetchAndReport(in: database)
             lastError = nil
         } catch {
-            lastError = error
-            delegate?.controller(self, didFailWith: error)
+            fail(error)
         }
+    }
+
+    /// A transaction rolled back: nothing to report.
+    public func databaseDidRollback(_ database: Database) {
+        changedSinceCommit = false
+        mustRefetch = false
+        touched = [:]
     }
 
     /// Whether the request's key column is its table's whole primary key,
@@ -328,9 +519,48 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         try? database.rows("PRAGMA schema_version").first?.first?.int64
     }
 
-    /// A transaction rolled back: nothing to report.
-    public func databaseDidRollback(_ database: Database) {
-        changedSinceCommit = false
+    // MARK: Incremental maintenance
+
+    /// Patches the result with the rows the transaction touched and
+    /// reports. Returns `false`, having reported nothing, when the commit
+    /// must re-fetch instead (a row that fails to decode, a repeated key,
+    /// sections the patch cannot place); the kept sort values are rebuilt
+    /// by that re-fetch.
+    private func applyIncrementally(in db: Database) -> Bool {
+        guard let plan else { return false }
+        let old = result.state
+        let statement: Statement
+        do { statement = try db.prepare(plan.pointQuery) } catch { return false }
+        let arguments = request.arguments
+
+        var patch = _Patch<Record>()
+        for (key, before) in touched {
+            let oldFlat = before.flatMap { keys.find($0) }
+            statement.reset()
+            var found: _Patch<Record>.Arrival?
+            do {
+                try statement.bind(arguments + [key])
+                let names = (2..<statement.columnCount).map(statement.columnName)
+                while try statement.step() {
+                    guard found == nil else { return false }   // a repeated key
+                    let values = (0..<names.count).map { statement.value(at: $0 + 2) }
+                    guard let tuple = plan.tuple(values) else { return false }
+                    let record = try Record(row: Row(columnNames: names, values: values))
+                    found = .init(key: key, tuple: tuple, section: statement.value(at: 0), record: record)
+                }
+            } catch {
+                return false
+            }
+            if let oldFlat { patch.departures.append(.init(key: key, oldFlat: oldFlat)) }
+            if let found { patch.arrivals.append(found) }
+        }
+        guard !patch.departures.isEmpty || !patch.arrivals.isEmpty else { return true }
+        guard let changes = patch.apply(to: old, keys: &keys, sectioned: request.sectionKey != nil) else { return false }
+        result = FetchedResult(changes.state)
+        if !changes.changeset.isEmpty {
+            report(ChangeReport(changeset: changes.changeset, old: FetchedResult(old), new: result))
+        }
+        return true
     }
 }
 

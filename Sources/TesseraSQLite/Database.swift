@@ -189,6 +189,42 @@ public final class Database {
         try rows("PRAGMA data_version").first?.first?.int64 ?? 0
     }
 
+    /// What SQLite knows of a table's column: its declared type, collation,
+    /// and whether it is NOT NULL or part of the primary key
+    /// (`sqlite3_table_column_metadata`).
+    public struct ColumnMetadata: Hashable, Sendable {
+        /// The declared type (`INTEGER`, `TEXT`, …), empty when none.
+        public var declaredType: String
+        /// The collation's name (`BINARY`, `NOCASE`, `RTRIM` or a registered one).
+        public var collation: String
+        /// Whether the column is declared NOT NULL.
+        public var isNotNull: Bool
+        /// Whether the column is part of the primary key.
+        public var isPrimaryKey: Bool
+    }
+
+    /// The metadata of a column of a table in the `main` database.
+    ///
+    /// - Throws: ``SQLiteError`` naming the table and column when either does
+    ///   not exist.
+    public func columnMetadata(table: String, column: String) throws(SQLiteError) -> ColumnMetadata {
+        var type: UnsafePointer<CChar>?
+        var collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0
+        var primaryKey: Int32 = 0
+        var autoIncrement: Int32 = 0
+        let code = sqlite3_table_column_metadata(handle, "main", table, column, &type, &collation, &notNull, &primaryKey, &autoIncrement)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code & 0xFF, message: "no column \(column) in table \(table): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        return ColumnMetadata(
+            declaredType: type.map { String(cString: $0) } ?? "",
+            collation: collation.map { String(cString: $0) } ?? "BINARY",
+            isNotNull: notNull != 0,
+            isPrimaryKey: primaryKey != 0
+        )
+    }
+
     // MARK: Savepoints
 
     /// Runs `body` in a savepoint: released when it returns, rolled back

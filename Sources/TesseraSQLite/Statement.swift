@@ -54,7 +54,15 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(handle, position)
         case let .integer(integer): code = sqlite3_bind_int64(handle, position, integer)
         case let .real(real): code = sqlite3_bind_double(handle, position, real)
-        case let .text(text): code = sqlite3_bind_text(handle, position, text, -1, transientDestructor)
+        case let .text(text):
+            // With its byte count, so text holding a NUL is stored whole.
+            var text = text
+            code = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    guard let start = chars.baseAddress else { return sqlite3_bind_text(handle, position, "", 0, transientDestructor) }
+                    return sqlite3_bind_text(handle, position, start, Int32(chars.count), transientDestructor)
+                }
+            }
         case let .blob(bytes):
             code = bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob(handle, position, buffer.baseAddress, Int32(buffer.count), transientDestructor)

@@ -1,16 +1,18 @@
-/// Scratch space for finding longest increasing subsequences, allocated once
+/// Scratch space for finding longest increasing subsequences (shared with
+/// TesseraResults, whose incremental reports must pick the same moves as
+/// ``diff(from:to:)``), allocated once
 /// per diff and reused for every section. Its owner calls ``deallocate()``
 /// exactly once (with `defer`) and never copies it.
 @usableFromInline
-struct _LISWorkspace {
+package struct _LISWorkspace {
     /// `predecessor[k]`: the position before `k` on the best chain ending at `k`.
-    @usableFromInline var predecessor: UnsafeMutablePointer<Int32>
+    @usableFromInline package var predecessor: UnsafeMutablePointer<Int32>
     /// Position of the smallest tail of an increasing run of each length.
-    @usableFromInline var tail: UnsafeMutablePointer<Int32>
-    @usableFromInline var capacity: Int
+    @usableFromInline package var tail: UnsafeMutablePointer<Int32>
+    @usableFromInline package var capacity: Int
 
     @inlinable
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
         predecessor = .allocate(capacity: Swift.max(capacity, 1))
         tail = .allocate(capacity: Swift.max(capacity, 1))
@@ -18,7 +20,7 @@ struct _LISWorkspace {
 
     /// Frees the scratch space. The workspace must not be used afterwards.
     @inlinable
-    func deallocate() {
+    package func deallocate() {
         predecessor.deallocate()
         tail.deallocate()
     }
@@ -36,7 +38,7 @@ struct _LISWorkspace {
     /// - Complexity: O(*n* + *m* log *n*), where *m* is the number of values
     ///   that do not extend the longest run when they are read.
     @inlinable
-    func markLongestIncreasing(
+    package func markLongestIncreasing(
         values: UnsafeBufferPointer<Int32>,
         keep: UnsafeMutableBufferPointer<Bool>
     ) {

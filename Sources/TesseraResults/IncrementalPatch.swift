@@ -1,0 +1,280 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TesseraDiff
+import TesseraSQLite
+
+/// The rows one transaction touched, and how they patch a result: where
+/// each was (a departure) and where it is now (an arrival). A row can be
+/// both, either or neither (a row outside the result before and after).
+///
+/// ``apply(to:keys:sectioned:)`` builds the new result and the changeset
+/// that ``TesseraDiff/diff(from:to:)`` would give for the two results,
+/// without looking at the rows the transaction did not touch, except where
+/// a move's minimality depends on them (see ``window``).
+struct _Patch<Record: FetchableRecord> {
+    struct Departure {
+        var key: DatabaseValue
+        var oldFlat: Int
+    }
+
+    struct Arrival {
+        var key: DatabaseValue
+        var tuple: [DatabaseValue]
+        var section: DatabaseValue
+        var record: Record
+        var newFlat = -1
+    }
+
+    struct Outcome {
+        var state: _ResultState<Record>
+        var changeset: Changeset
+    }
+
+    var departures: [Departure] = []
+    var arrivals: [Arrival] = []
+
+    /// A section while the patch is built: its value, its count, and its
+    /// index in the old result (-1 for a new one).
+    private struct Group {
+        var value: DatabaseValue
+        var count: Int
+        var old: Int
+    }
+
+    /// Patches `old` (and `keys`, which must hold its sort values) and
+    /// returns the new result with its changeset, or `nil` when the patch
+    /// cannot be placed reliably (a repeated key, or a section value that
+    /// sorts as equal to a neighbour's but differs from it); `keys` may be
+    /// half patched then.
+    ///
+    /// - Complexity: O(*k* (log² *n* + *m* + *c*) + *s* + *w* log *k*) for
+    ///   *k* touched rows, chunks of *m* records, *c* chunks, *s* sections
+    ///   and *w* rows in the windows where touched rows moved within a
+    ///   section (see ``window``).
+    mutating func apply(to old: _ResultState<Record>, keys: inout _SortKeyStore, sectioned: Bool) -> Outcome? {
+        departures.sort { $0.oldFlat < $1.oldFlat }
+        var records = old.records
+        for departure in departures.reversed() {
+            records.remove(at: departure.oldFlat)
+            keys.remove(at: departure.oldFlat)
+        }
+        arrivals.sort { keys.compare($0.tuple, $1.tuple) < 0 }
+        for i in arrivals.indices {
+            let tuple = arrivals[i].tuple
+            let position = keys.lowerBound(tuple)
+            if position < keys.count && keys.compare(row: position, with: tuple) == 0 { return nil }
+            keys.insert(tuple, at: position)
+            records.insert(arrivals[i].record, at: position)
+            arrivals[i].newFlat = position
+        }
+
+        // Sections, by count.
+        func compareSections(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
+            sectioned ? keys.compare(a, b, column: 0) : 0
+        }
+        var groups = old.sections.indices.map {
+            Group(value: old.sections[$0].value, count: old.sectionStarts[$0 + 1] - old.sectionStarts[$0], old: $0)
+        }
+        let departureSections = departures.map { old.section(ofFlatOffset: $0.oldFlat) }
+        for s in departureSections { groups[s].count -= 1 }
+        for arrival in arrivals {
+            if sectioned {
+                for neighbour in [arrival.newFlat - 1, arrival.newFlat + 1] where neighbour >= 0 && neighbour < keys.count {
+                    let value = keys.columns[0][neighbour]
+                    if compareSections(value, arrival.section) == 0 && value != arrival.section { return nil }
+                }
+            }
+            var low = 0
+            var high = groups.count
+            while low < high {
+                let mid = (low + high) / 2
+                if compareSections(groups[mid].value, arrival.section) < 0 { low = mid + 1 } else { high = mid }
+            }
+            if low < groups.count && compareSections(groups[low].value, arrival.section) == 0 {
+                guard groups[low].value == arrival.section else { return nil }
+                groups[low].count += 1
+            } else {
+                groups.insert(Group(value: arrival.section, count: 1, old: -1), at: low)
+            }
+        }
+        var sections: [ResultSection] = []
+        var starts = [0]
+        var newToOld: [Int] = []
+        var oldToNew = [Int](repeating: -1, count: old.sections.count)
+        for group in groups where group.count > 0 {
+            if group.old >= 0 { oldToNew[group.old] = sections.count }
+            newToOld.append(group.old)
+            sections.append(ResultSection(value: group.value))
+            starts.append(starts[starts.count - 1] + group.count)
+        }
+        guard starts[starts.count - 1] == records.count, groups.allSatisfy({ $0.count >= 0 }) else { return nil }
+        let new = _ResultState(sections: sections, sectionStarts: starts, records: records)
+
+        var changeset = Changeset()
+        for s in old.sections.indices where oldToNew[s] < 0 { changeset.sectionDeletes.append(s) }
+        for t in sections.indices where newToOld[t] < 0 { changeset.sectionInserts.append(t) }
+
+        func oldPath(_ flat: Int, _ s: Int) -> IndexPath { IndexPath(item: flat - old.sectionStarts[s], section: s) }
+        func newPath(_ flat: Int, _ t: Int) -> IndexPath { IndexPath(item: flat - starts[t], section: t) }
+
+        var arrivalOfKey: [DatabaseValue: Int] = [:]
+        for (i, arrival) in arrivals.enumerated() { arrivalOfKey[arrival.key] = i }
+        var paired = [Bool](repeating: false, count: arrivals.count)
+        // Rows that stayed in their section, by section: (old, new) flat offsets.
+        var stayed: [Int: [(old: Int, new: Int)]] = [:]
+        for (departure, s) in zip(departures, departureSections) {
+            let from = oldPath(departure.oldFlat, s)
+            let survives = oldToNew[s] >= 0
+            guard let i = arrivalOfKey[departure.key] else {
+                if survives { changeset.itemDeletes.append(from) }
+                continue
+            }
+            paired[i] = true
+            let arrival = arrivals[i]
+            let t = new.section(ofFlatOffset: arrival.newFlat)
+            let to = newPath(arrival.newFlat, t)
+            switch (survives, newToOld[t] >= 0) {
+            case (true, false): changeset.itemDeletes.append(from)
+            case (false, true): changeset.itemInserts.append(to)
+            case (false, false): break
+            case (true, true):
+                if old.records[departure.oldFlat] != arrival.record {
+                    changeset.itemUpdates.append(Move(from: from, to: to))
+                }
+                if oldToNew[s] == t {
+                    stayed[t, default: []].append((departure.oldFlat, arrival.newFlat))
+                } else {
+                    changeset.itemMoves.append(Move(from: from, to: to))
+                }
+            }
+        }
+        for (i, arrival) in arrivals.enumerated() where !paired[i] {
+            let t = new.section(ofFlatOffset: arrival.newFlat)
+            if newToOld[t] >= 0 { changeset.itemInserts.append(newPath(arrival.newFlat, t)) }
+        }
+
+        let offsets = _Offsets(removed: departures.map(\.oldFlat), added: arrivals.map(\.newFlat))
+        for (t, rows) in stayed {
+            let s = newToOld[t]
+            for move in window(rows, oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: offsets) {
+                changeset.itemMoves.append(Move(from: oldPath(move.old, s), to: newPath(move.new, t)))
+            }
+        }
+
+        changeset.itemDeletes.sort()
+        changeset.itemInserts.sort()
+        changeset.itemUpdates.sort { $0.from < $1.from }
+        changeset.itemMoves.sort { $0.from < $1.from }
+        return Outcome(state: new, changeset: changeset)
+    }
+
+    /// The rows that move within one section: those outside the longest
+    /// increasing subsequence that ``TesseraDiff/diff(from:to:)`` picks.
+    ///
+    /// Rows the transaction did not touch keep their order. Before the
+    /// first touched row that moved, and after the last, they form runs
+    /// that every choice of subsequence keeps whole, and that do not change
+    /// which of the rows between them it keeps: so the subsequence is found
+    /// over that window only, with the same algorithm. A single touched row
+    /// that crossed two or more others moves (keeping it would drop both),
+    /// so its window is not even read.
+    ///
+    /// - Complexity: O(*w* log *k*) for a window of *w* rows; O(log *k*)
+    ///   for a single row.
+    private func window(_ rows: [(old: Int, new: Int)], oldSection: Range<Int>, offsets: _Offsets) -> [(old: Int, new: Int)] {
+        let oldMin = rows.map(\.old).min()!
+        let oldMax = rows.map(\.old).max()!
+        var start = rows.map(\.new).min()!
+        var end = rows.map(\.new).max()!
+        let firstRank = offsets.untouchedRank(ofOld: oldSection.lowerBound)
+        let endRank = offsets.untouchedRank(ofOld: oldSection.upperBound)
+        // The first untouched row after the earliest old offset, and the
+        // last before the latest: the window reaches them.
+        let after = offsets.untouchedRank(ofOld: oldMin + 1)
+        if after < endRank { start = Swift.min(start, offsets.newOffset(ofUntouchedRank: after)) }
+        let before = offsets.untouchedRank(ofOld: oldMax) - 1
+        if before >= firstRank { end = Swift.max(end, offsets.newOffset(ofUntouchedRank: before)) }
+
+        let untouched = offsets.untouchedRank(ofNew: end + 1) - offsets.untouchedRank(ofNew: start)
+        if rows.count == 1 {
+            if untouched == 0 { return [] }
+            if untouched >= 2 { return rows }
+        }
+
+        var oldOfNew: [Int: Int] = [:]
+        for row in rows { oldOfNew[row.new] = row.old }
+        let width = end - start + 1
+        var values = [Int32](repeating: -1, count: width)
+        var rank = offsets.untouchedRank(ofNew: start)
+        for y in start...end {
+            if offsets.isAdded(y) {
+                if let x = oldOfNew[y] { values[y - start] = Int32(truncatingIfNeeded: x) }
+            } else {
+                values[y - start] = Int32(truncatingIfNeeded: offsets.oldOffset(ofUntouchedRank: rank))
+                rank += 1
+            }
+        }
+        var keep = [Bool](repeating: false, count: width)
+        let workspace = _LISWorkspace(capacity: width)
+        defer { workspace.deallocate() }
+        values.withUnsafeBufferPointer { values in
+            keep.withUnsafeMutableBufferPointer { keep in
+                workspace.markLongestIncreasing(values: values, keep: keep)
+            }
+        }
+        var moves: [(old: Int, new: Int)] = []
+        for k in 0..<width where values[k] >= 0 && !keep[k] {
+            moves.append((Int(values[k]), start + k))
+        }
+        return moves
+    }
+}
+
+/// Maps the offsets of the rows a patch did not touch between the old and
+/// the new result, given the sorted offsets of the rows it removed (old)
+/// and added (new). Untouched rows keep their order, so the *r*-th of them
+/// in the old result is the *r*-th in the new.
+struct _Offsets {
+    let removed: [Int]
+    let added: [Int]
+
+    /// How many of `sorted` are below `x`.
+    private static func countBelow(_ x: Int, in sorted: [Int]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < x { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The offset of the `rank`-th position not in `sorted`: `rank` plus
+    /// the number of `sorted[j]` with `sorted[j] - j <= rank`.
+    private static func offset(ofRank rank: Int, skipping sorted: [Int]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] - mid <= rank { low = mid + 1 } else { high = mid }
+        }
+        return rank + low
+    }
+
+    /// The number of untouched rows before old offset `x`.
+    func untouchedRank(ofOld x: Int) -> Int { x - Self.countBelow(x, in: removed) }
+    /// The number of untouched rows before new offset `y`.
+    func untouchedRank(ofNew y: Int) -> Int { y - Self.countBelow(y, in: added) }
+    /// The new offset of the `rank`-th untouched row.
+    func newOffset(ofUntouchedRank rank: Int) -> Int { Self.offset(ofRank: rank, skipping: added) }
+    /// The old offset of the `rank`-th untouched row.
+    func oldOffset(ofUntouchedRank rank: Int) -> Int { Self.offset(ofRank: rank, skipping: removed) }
+    /// Whether new offset `y` holds an added row.
+    func isAdded(_ y: Int) -> Bool {
+        let k = Self.countBelow(y, in: added)
+        return k < added.count && added[k] == y
+    }
+}

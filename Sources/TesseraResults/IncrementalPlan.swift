@@ -1,0 +1,89 @@
+import TesseraSQLite
+
+/// What a request needs for a commit to patch its result instead of
+/// re-fetching it, found when the result is fetched.
+///
+/// A request qualifies when it reads one ordinary table of the `main`
+/// database (no view, no query of your own, no other table in the
+/// predicate), every sort key is a column of that table sorted under
+/// BINARY, NOCASE or RTRIM, the table has no hidden or generated columns,
+/// and the database's text encoding is UTF-8. Then the pre-update hook's
+/// old values locate a changed row in the kept sort values, and one query
+/// by key finds where it goes.
+struct _IncrementalPlan: Sendable {
+    /// The table.
+    let table: String
+    /// The key column's position among the table's columns.
+    let keyIndex: Int
+    /// Each sort key's position among the table's columns.
+    let sortIndexes: [Int]
+    /// The collations of the sort keys, then of the key column.
+    let collations: [Collation]
+    /// The directions of the sort keys, then of the key column (ascending).
+    let ascending: [Bool]
+    /// Reads one row of the result by key: the request's SELECT with
+    /// `AND key = ?` and no ORDER BY.
+    let pointQuery: String
+
+    /// The sort values and key of a row of the table, in store order.
+    func tuple(_ values: [DatabaseValue]) -> [DatabaseValue]? {
+        guard values.count > keyIndex, sortIndexes.allSatisfy({ $0 < values.count }) else { return nil }
+        return sortIndexes.map { values[$0] } + [values[keyIndex]]
+    }
+
+    /// The plan for a request, or `nil` when its commits must re-fetch.
+    static func make(for request: FetchRequest, readingTables tables: Set<String>, in db: Database) -> _IncrementalPlan? {
+        guard case let .table(table) = request.source,
+              tables.count == 1, tables.first?.lowercased() == table.lowercased(),
+              (try? db.rows("PRAGMA encoding").first?.first?.string) == "UTF-8",
+              let type = try? db.rows("SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE", [.text(table)]).first?.first?.string,
+              type == "table",
+              let columns = try? db.rows("SELECT name, hidden FROM pragma_table_xinfo(?)", [.text(table)]),
+              !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
+        else { return nil }
+        let names = columns.map { $0[0].string?.lowercased() ?? "" }
+        func index(of expression: String) -> Int? {
+            var name = expression.trimmingSpaces
+            if name.count >= 2, name.first == "\"", name.last == "\"" {
+                name = String(name.dropFirst().dropLast()).replacing("\"\"", with: "\"")
+            }
+            return names.firstIndex(of: name.lowercased())
+        }
+        func collation(ofColumn column: Int, declared override: Collation?) -> Collation? {
+            if let override { return override }
+            guard let metadata = try? db.columnMetadata(table: table, column: names[column]) else { return nil }
+            return Collation(rawValue: metadata.collation.uppercased())
+        }
+        guard let keyIndex = names.firstIndex(of: request.keyColumn.lowercased()),
+              let keyCollation = collation(ofColumn: keyIndex, declared: nil) else { return nil }
+        var sortIndexes: [Int] = []
+        var collations: [Collation] = []
+        for key in request.sortKeys {
+            guard let column = index(of: key.expression),
+                  let collation = collation(ofColumn: column, declared: key.collation) else { return nil }
+            sortIndexes.append(column)
+            collations.append(collation)
+        }
+        var query = request.selectClause
+        if let predicate = request.predicate { query += " WHERE (\(predicate)) AND " } else { query += " WHERE " }
+        query += "\(FetchRequest.quoted(request.keyColumn)) = ?"
+        return _IncrementalPlan(
+            table: table,
+            keyIndex: keyIndex,
+            sortIndexes: sortIndexes,
+            collations: collations + [keyCollation],
+            ascending: request.sortKeys.map(\.ascending) + [true],
+            pointQuery: query
+        )
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var text = Substring(self)
+        while text.first?.isWhitespace == true { text = text.dropFirst() }
+        while text.last?.isWhitespace == true { text = text.dropLast() }
+        return String(text)
+    }
+
+}

@@ -1,0 +1,386 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraTestSupport
+
+/// A row of any table, compared on every column.
+struct AnyRow: FetchableRecord {
+    var id: DatabaseValue
+    var values: [DatabaseValue]
+
+    init(row: Row) throws {
+        id = row[0]
+        values = row.values
+    }
+}
+
+/// Values of every storage class, with the cases SQLite's ordering turns on:
+/// integers and reals that are equal or differ past 2⁵³, case, trailing
+/// spaces, bytes above ASCII, blobs that are prefixes of each other.
+private let mixedValues: [DatabaseValue] = [
+    .null, .integer(0), .integer(1), .integer(-1), .integer(2), .real(2.0), .real(2.5), .real(-0.5), .real(-0.0),
+    .integer(9_007_199_254_740_993), .real(9_007_199_254_740_992), .integer(Int64.max), .integer(Int64.min),
+    .real(9.3e18), .real(-9.3e18), .real(1e300),
+    .text(""), .text("a"), .text("A"), .text("a "), .text("A  "), .text("ab"), .text("aB"), .text("b"), .text("B"),
+    .text("Ä"), .text("ä"), .text("é"), .text("z"), .text("["), .text("_"), .text("a\u{0}b"), .text("a\u{0}c"),
+    .blob([]), .blob([0]), .blob([0, 1]), .blob([1]), .blob([0xFF]),
+]
+
+@Suite("Incremental results")
+struct IncrementalResultsTests {
+    @Test("Collation.compare orders random mixed values exactly as SQLite's ORDER BY does, for every collation and direction")
+    func orderingMatchesSQLite() throws {
+        let seed = testSeed(default: 0x0BD3)
+        var generator = SplitMix64(seed: seed)
+        let connection = try Connection(path: ":memory:")
+        var rows: [(id: Int64, value: DatabaseValue)] = []
+        try connection.write { db in
+            try db.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, x)")
+            for id in 1...600 {
+                var value = mixedValues[Int.random(in: 0..<mixedValues.count, using: &generator)]
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: value = .integer(Int64.random(in: -50...50, using: &generator))
+                case 1: value = .real(Double(Int.random(in: -100...100, using: &generator)) / 4)
+                case 2:
+                    let letters = ["a", "A", "b", "B", " ", "é", "z"]
+                    value = .text((0..<Int.random(in: 0...3, using: &generator)).map { _ in letters[Int.random(in: 0..<letters.count, using: &generator)] }.joined())
+                default: break
+                }
+                try db.execute("INSERT INTO v VALUES (?, ?)", [.integer(Int64(id)), value])
+                rows.append((Int64(id), value))
+            }
+        }
+        for collation in [Collation.binary, .nocase, .rtrim] {
+            for ascending in [true, false] {
+                let sql = "SELECT id FROM v ORDER BY x COLLATE \(collation.rawValue) \(ascending ? "ASC" : "DESC"), id"
+                let expected = try connection.read { db in try db.rows(sql).map { $0[0].int64 ?? -1 } }
+                let sorted = rows.sorted { a, b in
+                    let order = collation.compare(a.value, b.value) * (ascending ? 1 : -1)
+                    return order != 0 ? order < 0 : a.id < b.id
+                }
+                #expect(sorted.map(\.id) == expected, "seed \(seed), \(collation) \(ascending ? "asc" : "desc")")
+            }
+        }
+    }
+
+    static func makeItems() throws -> Connection {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name, flag INTEGER)")
+            try db.execute("CREATE TABLE tag (name TEXT PRIMARY KEY, weight) WITHOUT ROWID")
+        }
+        return connection
+    }
+
+    static let requests: [(String, FetchRequest)] = [
+        ("sectioned by a mixed-type column", FetchRequest(
+            table: "item", predicate: "flag = ?", arguments: [.integer(1)],
+            sortKeys: [SortKey("grp"), SortKey("rank", ascending: false), SortKey("name", collation: .nocase)],
+            sectionKey: "grp")),
+        ("sections under NOCASE", FetchRequest(
+            table: "item",
+            sortKeys: [SortKey("grp", collation: .nocase), SortKey("id", ascending: false)],
+            sectionKey: "grp")),
+        ("one list under RTRIM", FetchRequest(table: "item", sortKeys: [SortKey("name", collation: .rtrim), SortKey("rank")])),
+        ("descending with a parameter", FetchRequest(table: "item", predicate: "rank > ? OR rank IS NULL", arguments: [.integer(0)], sortKeys: [SortKey("\"rank\"", ascending: false)])),
+        ("by key only", FetchRequest(table: "item")),
+        ("a WITHOUT ROWID table with a text key", FetchRequest(table: "tag", keyColumn: "name", sortKeys: [SortKey("weight", ascending: false)])),
+    ]
+
+    /// Pairs of controllers on one request, one patching and one
+    /// re-fetching, with their reports.
+    final class Pair {
+        let name: String
+        let patching: FetchedResultsController<AnyRow>
+        let refetching: FetchedResultsController<AnyRow>
+        let patchingLog = ReportLog<AnyRow>()
+        let refetchingLog = ReportLog<AnyRow>()
+        var incrementalCommits = 0
+
+        init(name: String, connection: Connection, request: FetchRequest) throws {
+            self.name = name
+            patching = try FetchedResultsController(connection: connection, request: request)
+            refetching = try FetchedResultsController(connection: connection, request: request)
+            refetching.isIncremental = false
+            patching.delegate = patchingLog
+            refetching.delegate = refetchingLog
+            try? patching.performFetch()
+            try? refetching.performFetch()
+        }
+    }
+
+    @Test("3,000 random transactions: the patching and the re-fetching controller give identical reports, and both equal a fresh query")
+    func patchingEqualsRefetching() throws {
+        let seed = testSeed(default: 0x1C4)
+        var generator = SplitMix64(seed: seed)
+        let connection = try Self.makeItems()
+        let pairs = try Self.requests.map { try Pair(name: $0.0, connection: connection, request: $0.1) }
+        let groups: [DatabaseValue] = ["a", "b", "B", "c", .null, .integer(1), .real(1.5), .integer(2), .real(2.0)]
+        let names: [DatabaseValue] = ["alpha", "Alpha", "beta", "beta ", "Beta  ", "gamma", "", "éclair", .null, .integer(3)]
+        let ranks: [DatabaseValue] = [.integer(1), .integer(2), .real(2.0), .real(2.5), .integer(-1), .null, .integer(9_007_199_254_740_993), .real(9_007_199_254_740_992), "r", .blob([1])]
+        func pick(_ values: [DatabaseValue]) -> DatabaseValue { values[Int.random(in: 0..<values.count, using: &generator)] }
+
+        for round in 0..<3_000 {
+            let rollback = Int.random(in: 0..<12, using: &generator) == 0
+            try? connection.write { (db: Database) -> Void in
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let id = Int64.random(in: 1...80, using: &generator)
+                    let flag: Int64 = Int64.random(in: 0...3, using: &generator) == 0 ? 0 : 1
+                    switch Int.random(in: 0..<100, using: &generator) {
+                    case 0..<28:
+                        try? db.execute("INSERT INTO item VALUES (?, ?, ?, ?, ?)", [.integer(id), pick(groups), pick(ranks), pick(names), .integer(flag)])
+                    case 28..<48:
+                        try db.execute("UPDATE item SET grp = ?, rank = ? WHERE id = ?", [pick(groups), pick(ranks), .integer(id)])
+                    case 48..<56:
+                        try db.execute("UPDATE item SET name = ?, flag = ? WHERE id = ?", [pick(names), .integer(flag), .integer(id)])
+                    case 56..<60:
+                        try? db.execute("UPDATE item SET id = ? WHERE id = ?", [.integer(Int64.random(in: 1...80, using: &generator)), .integer(id)])
+                    case 60..<68:
+                        try db.execute("DELETE FROM item WHERE id = ?", [.integer(id)])
+                    case 68..<69:
+                        try db.execute("DELETE FROM item")
+                    case 69..<76:
+                        try db.execute("INSERT OR REPLACE INTO item VALUES (?, ?, ?, 'r', ?)", [.integer(id), pick(groups), pick(ranks), .integer(flag)])
+                    case 76..<80:
+                        try db.execute("UPDATE item SET rank = rank + 1 WHERE id % 9 = ?", [.integer(id % 9)])
+                    case 80..<88:
+                        try db.execute("INSERT OR REPLACE INTO tag VALUES (?, ?)", [.text("tag\(id % 20)"), pick(ranks)])
+                    case 88..<91:
+                        try db.execute("DELETE FROM tag WHERE name = ?", [.text("tag\(id % 20)")])
+                    default:
+                        let release = Bool.random(using: &generator)
+                        try? db.savepoint { db in
+                            try db.execute("UPDATE item SET grp = ? WHERE id % 5 = ?", [pick(groups), .integer(id % 5)])
+                            try db.execute("DELETE FROM tag WHERE weight < ?", [.integer(id % 4)])
+                            if !release { throw SQLiteTransactionTests.Stop() }
+                        }
+                    }
+                }
+                if rollback { throw SQLiteTransactionTests.Stop() }
+            }
+            for pair in pairs {
+                let comment = Comment(rawValue: "seed \(seed), round \(round), request \(pair.name)")
+                if pair.patching.lastUpdateMethod == .incremental { pair.incrementalCommits += 1 }
+                #expect(pair.patching.lastError == pair.refetching.lastError, comment)
+                #expect(pair.patchingLog.reports.count == pair.refetchingLog.reports.count, comment)
+                if let a = pair.patchingLog.reports.last, let b = pair.refetchingLog.reports.last {
+                    #expect(a.changeset == b.changeset, comment)
+                    #expect(a.oldSnapshot == b.oldSnapshot && a.newSnapshot == b.newSnapshot, comment)
+                }
+                #expect(pair.patching.snapshot == pair.refetching.snapshot, comment)
+                if pair.refetching.lastError == nil {
+                    let fresh = try FetchedResultsController<AnyRow>(connection: connection, request: pair.refetching.request)
+                    if (try? fresh.performFetch()) != nil {
+                        #expect(pair.patching.snapshot == fresh.snapshot, comment)
+                    }
+                }
+                // Stop at the first broken round: the rest would only repeat it.
+                if pair.patching.snapshot != pair.refetching.snapshot || pair.patching.lastError != pair.refetching.lastError { return }
+            }
+        }
+        for pair in pairs {
+            #expect(pair.patchingLog.reports.count > 300, "seed \(seed), \(pair.name): too few reports to mean anything")
+        }
+        // The requests a patch can serve were patched most of the time.
+        for pair in pairs where pair.name != "sections under NOCASE" {
+            #expect(pair.incrementalCommits > 500, "seed \(seed), \(pair.name): \(pair.incrementalCommits) patched commits")
+        }
+    }
+
+    @Test("500 random transactions moving several rows at once, near and far, in large sections: patched reports equal re-fetched ones")
+    func windows() throws {
+        let seed = testSeed(default: 0x3A7)
+        var generator = SplitMix64(seed: seed)
+        let connection = try Self.makeItems()
+        try connection.write { db in
+            for id in 1...600 {
+                try db.execute("INSERT INTO item VALUES (?, ?, ?, 'n', 1)", [.integer(Int64(id)), .text(["a", "b", "c"][id % 3]), .integer(Int64(id))])
+            }
+        }
+        let pairs = [
+            try Pair(name: "sections", connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")),
+            try Pair(name: "one list", connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank", ascending: false)])),
+        ]
+        for round in 0..<500 {
+            try connection.write { db in
+                for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                    let id = Int64.random(in: 1...620, using: &generator)
+                    let near = Bool.random(using: &generator)
+                    let rank = near ? Double(id) + Double.random(in: -8...8, using: &generator) : Double.random(in: -10...700, using: &generator)
+                    switch Int.random(in: 0..<10, using: &generator) {
+                    case 0: try db.execute("DELETE FROM item WHERE id = ?", [.integer(id)])
+                    case 1: try db.execute("INSERT OR REPLACE INTO item VALUES (?, ?, ?, 'r', 1)", [.integer(id), .text(["a", "b", "c", "d"][Int(id) % 4]), .real(rank)])
+                    case 2: try db.execute("UPDATE item SET grp = ? WHERE id = ?", [.text(["a", "b", "c"][Int.random(in: 0..<3, using: &generator)]), .integer(id)])
+                    default: try db.execute("UPDATE item SET rank = ? WHERE id = ?", [.real(rank), .integer(id)])
+                    }
+                }
+            }
+            for pair in pairs {
+                let comment = Comment(rawValue: "seed \(seed), round \(round), \(pair.name)")
+                #expect(pair.patching.lastUpdateMethod == .incremental, comment)
+                #expect(pair.patchingLog.reports.last?.changeset == pair.refetchingLog.reports.last?.changeset, comment)
+                #expect(pair.patching.snapshot == pair.refetching.snapshot, comment)
+                if pair.patching.snapshot != pair.refetching.snapshot { return }
+            }
+        }
+        #expect(pairs.allSatisfy { $0.patchingLog.reports.count > 450 }, "seed \(seed)")
+    }
+
+    @Test("Requests a patch cannot serve say so and re-fetch: a view, a user SELECT, an expression sort key")
+    func unsupportedRequests() throws {
+        let connection = try Self.makeItems()
+        try connection.write { db in
+            try db.execute("CREATE VIEW visible AS SELECT * FROM item WHERE flag = 1")
+            try db.execute("INSERT INTO item VALUES (1, 'a', 1, 'x', 1)")
+        }
+        let requests = [
+            FetchRequest(table: "visible"),
+            FetchRequest(query: "SELECT * FROM item"),
+            FetchRequest(table: "item", sortKeys: [SortKey("rank * 2")]),
+            FetchRequest(table: "item", predicate: "id IN (SELECT rowid FROM tag)"),
+        ]
+        for request in requests {
+            let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+            try controller.performFetch()
+            #expect(!controller.supportsIncrementalUpdates, "\(request.source)")
+            try connection.write { db in try db.execute("UPDATE item SET name = name || 'y'") }
+            #expect(controller.lastUpdateMethod == .refetch, "\(request.source)")
+        }
+        let plain = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+        try plain.performFetch()
+        #expect(plain.supportsIncrementalUpdates)
+        #expect(plain.keptSortValueByteCount == 16)
+    }
+
+    @Test("The threshold: a transaction touching more than the set share of the result re-fetches, one under it patches; both report the same")
+    func threshold() throws {
+        let connection = try Self.makeItems()
+        try connection.write { db in
+            for id in 1...100 { try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'n', 1)", [.integer(Int64(id)), .integer(Int64(id))]) }
+        }
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
+        let pair = try Pair(name: "threshold", connection: connection, request: request)
+        pair.patching.incrementalThreshold = 0.1
+        // 10 rows: at the threshold, patched.
+        try connection.write { db in try db.execute("UPDATE item SET rank = 200 - rank WHERE id <= 10") }
+        #expect(pair.patching.lastUpdateMethod == .incremental)
+        // 11 rows: over it, re-fetched.
+        try connection.write { db in try db.execute("UPDATE item SET rank = rank + 1000 WHERE id > 89") }
+        #expect(pair.patching.lastUpdateMethod == .refetch)
+        // And back under it.
+        try connection.write { db in try db.execute("DELETE FROM item WHERE id IN (1, 50, 99)") }
+        #expect(pair.patching.lastUpdateMethod == .incremental)
+        #expect(pair.patchingLog.reports.map(\.changeset) == pair.refetchingLog.reports.map(\.changeset))
+        #expect(pair.patchingLog.reports.count == 3)
+        #expect(pair.patching.snapshot == pair.refetching.snapshot)
+    }
+
+    @Test("A single row moving far within one large section is one move; its neighbours do not move")
+    func oneRowMovesFar() throws {
+        let connection = try Self.makeItems()
+        try connection.write { db in
+            for id in 1...5_000 { try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'n', 1)", [.integer(Int64(id)), .integer(Int64(id))]) }
+        }
+        let pair = try Pair(name: "far", connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp"))
+        try connection.write { db in try db.execute("UPDATE item SET rank = 4500.5 WHERE id = 3") }
+        let report = try #require(pair.patchingLog.reports.last)
+        #expect(pair.patching.lastUpdateMethod == .incremental)
+        #expect(report.changeset.itemMoves == [Move(from: IndexPath(item: 2, section: 0), to: IndexPath(item: 4499, section: 0))])
+        #expect(report.changeset.itemUpdates == [Move(from: IndexPath(item: 2, section: 0), to: IndexPath(item: 4499, section: 0))])
+        #expect(report.changeset == pair.refetchingLog.reports.last?.changeset)
+        // Two neighbours swapping: the diff's choice, reproduced.
+        try connection.write { db in try db.execute("UPDATE item SET rank = CASE id WHEN 10 THEN 11 ELSE 10 END WHERE id IN (10, 11)") }
+        #expect(pair.patching.lastUpdateMethod == .incremental)
+        #expect(pair.patchingLog.reports.last?.changeset == pair.refetchingLog.reports.last?.changeset)
+        #expect(pair.patchingLog.reports.last?.changeset.itemMoves.count == 1)
+    }
+
+    @Test("A commit by another connection, then one by the controller's own: the stale result is re-fetched, not patched")
+    func otherConnectionThenOwn() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let connection = try Connection(path: file)
+        try connection.write { db in
+            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name, flag INTEGER)")
+            try db.execute("INSERT INTO item VALUES (1, 'a', 1, 'x', 1), (2, 'a', 2, 'y', 1)")
+        }
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+        let log = ReportLog<AnyRow>()
+        controller.delegate = log
+        try controller.performFetch()
+        let other = try Connection(path: file)
+        try other.write { db in try db.execute("UPDATE item SET rank = 5 WHERE id = 1") }
+        try connection.write { db in try db.execute("UPDATE item SET rank = 0 WHERE id = 2") }
+        #expect(controller.lastUpdateMethod == .refetch)
+        #expect(controller.snapshot.allItems.map(\.id) == [.integer(2), .integer(1)])
+        #expect(try controller.checkForExternalChanges() == false)
+        try other.write { db in try db.execute("DELETE FROM item WHERE id = 2") }
+        #expect(try controller.checkForExternalChanges() == true)
+        #expect(log.reports.last?.changeset.itemDeletes == [IndexPath(item: 0, section: 0)])
+    }
+
+    @MainActor
+    @Test("Another process committing while the controller polls: every commit is reported once, in order")
+    func otherProcess() async throws {
+        let sqlite3 = "/usr/bin/sqlite3"
+        try #require(FileManager.default.isExecutableFile(atPath: sqlite3), "the sqlite3 command is needed (.ci/run installs it)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let connection = try Connection(path: file)
+        try connection.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name, flag INTEGER)") }
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank", ascending: false)]))
+        let log = ReportLog<AnyRow>()
+        controller.delegate = log
+        try controller.performFetch()
+        let polling = Task { @MainActor in await controller.followExternalChanges(every: .milliseconds(10)) }
+        defer { polling.cancel() }
+        for n in 1...5 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sqlite3)
+            process.arguments = [file, "INSERT INTO item VALUES (\(n), 'a', \(n), 'p\(n)', 1)"]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while log.reports.count < n && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(log.reports.count == n, "commit \(n) was not reported once")
+            let changes = log.reports.last?.changeset
+            #expect(n == 1 ? changes?.sectionInserts == [0] : changes?.itemInserts == [IndexPath(item: 0, section: 0)], "commit \(n)")
+        }
+        #expect(controller.snapshot.allItems.map(\.id) == (1...5).reversed().map { .integer(Int64($0)) })
+    }
+
+    @Test("A slow consumer: reports past the buffer limit merge into one exact report, and replaying what arrives gives the result")
+    func slowConsumer() async throws {
+        let connection = try Self.makeItems()
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+        try controller.performFetch()
+        let start = controller.snapshot
+        let reports = controller.reports(bufferLimit: 3)
+        for n in 1...10 {
+            try connection.write { db in
+                try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'n', 1)", [.integer(Int64(n)), .integer(Int64(11 - n))])
+                if n > 5 { try db.execute("DELETE FROM item WHERE id = ?", [.integer(Int64(n - 5))]) }
+            }
+        }
+        let final = controller.snapshot
+        var iterator = reports.makeAsyncIterator()
+        var replayed = start
+        var received: [ChangeReport<AnyRow>] = []
+        while received.count < 3, let report = await iterator.next() {
+            #expect(report.oldSnapshot == replayed)
+            replayed = try replayed.applying(report.changeset, takingValuesFrom: report.newSnapshot)
+            received.append(report)
+        }
+        #expect(received.count == 3)
+        #expect(replayed == final)
+        // The first report makes the section; the third goes from the
+        // second commit's result (ids 1 and 2) to the last (ids 6 to 10).
+        #expect(received[0].changeset.sectionInserts == [0])
+        #expect(received[2].changeset.itemDeletes.count == 2 && received[2].changeset.itemInserts.count == 5)
+    }
+}
