@@ -61,6 +61,7 @@ let package = Package(
                 .product(name: "TesseraResults", package: "Tessera"),
                 .product(name: "TesseraSQLite", package: "Tessera"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "ResultsBenchmarks",

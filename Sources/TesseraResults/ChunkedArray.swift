@@ -1,24 +1,31 @@
 /// An array kept in chunks of at most ``maxChunk`` elements, so that a copy
-/// shares every chunk and a change copies only the chunk it touches: what
+/// shares every chunk and a change copies only the chunks it touches: what
 /// lets a results controller keep the result before a change (in a report)
 /// and patch the result after it without copying a million records.
 struct _ChunkedArray<Element> {
     /// Chunks grow to this size, then split in two.
-    static var maxChunk: Int { 2048 }
+    let maxChunk: Int
 
     private(set) var chunks: [[Element]] = []
     /// `ends[c]`: the number of elements in chunks `0...c`.
     private(set) var ends: [Int] = []
 
-    init() {}
+    /// About 16 KiB of elements a chunk, so that copying the chunk a change
+    /// touches stays cheap (2,048 integers, 292 records of 56 bytes).
+    static var defaultMaxChunk: Int { Swift.max(64, Swift.min(2048, 16_384 / Swift.max(1, MemoryLayout<Element>.stride))) }
+
+    init(maxChunk: Int = Self.defaultMaxChunk) {
+        self.maxChunk = Swift.max(2, maxChunk)
+    }
 
     /// Takes an array's elements.
     ///
     /// - Complexity: O(*n*).
-    init(_ elements: [Element]) {
+    init(_ elements: [Element], maxChunk: Int = Self.defaultMaxChunk) {
+        self.init(maxChunk: maxChunk)
         var start = 0
         while start < elements.count {
-            let end = Swift.min(start + Self.maxChunk / 2, elements.count)
+            let end = Swift.min(start + self.maxChunk / 2, elements.count)
             chunks.append(Array(elements[start..<end]))
             ends.append(end)
             start = end
@@ -46,11 +53,16 @@ struct _ChunkedArray<Element> {
         return chunks[c][k]
     }
 
+    /// The element at a located position.
+    subscript(chunk c: Int, offset k: Int) -> Element {
+        chunks[c][k]
+    }
+
     /// Appends an element.
     ///
-    /// - Complexity: amortized O(1), O(*c*) when a chunk is started.
+    /// - Complexity: amortized O(1).
     mutating func append(_ element: Element) {
-        if let last = chunks.indices.last, chunks[last].count < Self.maxChunk / 2 {
+        if let last = chunks.indices.last, chunks[last].count < maxChunk / 2 {
             chunks[last].append(element)
             ends[last] += 1
         } else {
@@ -59,37 +71,82 @@ struct _ChunkedArray<Element> {
         }
     }
 
-    /// Inserts an element at `index` (`0...count`).
+    /// Removes the elements at `offsets` (sorted ascending, distinct).
     ///
-    /// - Complexity: O(log *c* + *m* + *c*) for chunks of *m* elements.
-    mutating func insert(_ element: Element, at index: Int) {
-        if index == count { append(element); return }
-        let (c, k) = locate(index)
-        chunks[c].insert(element, at: k)
-        for d in c..<ends.count { ends[d] += 1 }
-        if chunks[c].count > Self.maxChunk {
-            let half = chunks[c].count / 2
-            let tail = Array(chunks[c][half...])
-            chunks[c].removeSubrange(half...)
-            chunks.insert(tail, at: c + 1)
-            ends.insert(ends[c], at: c + 1)
-            ends[c] -= tail.count
+    /// - Complexity: O(*k* log *c* + *t* · *m* + *c*) for *k* offsets in *t*
+    ///   chunks of at most *m* elements.
+    mutating func remove(atSortedOffsets offsets: [Int]) {
+        guard !offsets.isEmpty else { return }
+        for offset in offsets.reversed() {
+            let (c, k) = locate(offset)
+            chunks[c].remove(at: k)
+        }
+        rebuildEnds()
+    }
+
+    /// Inserts elements so that they end at `offsets` (sorted ascending,
+    /// distinct, in the array after the insertion), in order.
+    ///
+    /// - Complexity: O(*k* log *c* + *t* · *m* + *c*).
+    mutating func insert(_ elements: [Element], atSortedOffsets offsets: [Int]) {
+        guard !elements.isEmpty else { return }
+        // The i-th element lands at offsets[i] - i among the elements
+        // already here; inserting from the last keeps the others' places.
+        // Positions are read against the counts from before the insertion
+        // (`ends` is recounted at the end); one past the end goes to the
+        // end of the last chunk as it was.
+        if chunks.isEmpty {
+            chunks.append([])
+            ends.append(0)
+        }
+        let total = count
+        for i in elements.indices.reversed() {
+            let position = offsets[i] - i
+            let (c, k) = position >= total
+                ? (chunks.count - 1, total - (chunks.count > 1 ? ends[chunks.count - 2] : 0))
+                : locate(position)
+            chunks[c].insert(elements[i], at: k)
+        }
+        rebuildEnds()
+    }
+
+    /// Splits full chunks, drops empty ones, and recounts.
+    ///
+    /// - Complexity: O(*c* + split chunks · *m*).
+    private mutating func rebuildEnds() {
+        if chunks.contains(where: { $0.isEmpty || $0.count > maxChunk }) {
+            var rebuilt: [[Element]] = []
+            rebuilt.reserveCapacity(chunks.count + 1)
+            for chunk in chunks where !chunk.isEmpty {
+                if chunk.count <= maxChunk {
+                    rebuilt.append(chunk)
+                    continue
+                }
+                var start = 0
+                while start < chunk.count {
+                    let end = Swift.min(start + maxChunk / 2, chunk.count)
+                    rebuilt.append(Array(chunk[start..<end]))
+                    start = end
+                }
+            }
+            chunks = rebuilt
+        }
+        ends.removeAll(keepingCapacity: true)
+        var total = 0
+        for chunk in chunks {
+            total += chunk.count
+            ends.append(total)
         }
     }
 
-    /// Removes the element at `index` and returns it.
+    /// The same chunks, each element transformed.
     ///
-    /// - Complexity: O(log *c* + *m* + *c*).
-    @discardableResult
-    mutating func remove(at index: Int) -> Element {
-        let (c, k) = locate(index)
-        let element = chunks[c].remove(at: k)
-        for d in c..<ends.count { ends[d] -= 1 }
-        if chunks[c].isEmpty {
-            chunks.remove(at: c)
-            ends.remove(at: c)
-        }
-        return element
+    /// - Complexity: O(*n*).
+    func map<T>(_ transform: (Element) -> T) -> _ChunkedArray<T> {
+        var result = _ChunkedArray<T>(maxChunk: maxChunk)
+        result.chunks = chunks.map { $0.map(transform) }
+        result.ends = ends
+        return result
     }
 
     /// The elements, in one array.

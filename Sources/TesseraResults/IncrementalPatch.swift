@@ -50,26 +50,30 @@ struct _Patch<Record: FetchableRecord> {
     /// sorts as equal to a neighbour's but differs from it); `keys` may be
     /// half patched then.
     ///
-    /// - Complexity: O(*k* (log² *n* + *m* + *c*) + *s* + *w* log *k*) for
-    ///   *k* touched rows, chunks of *m* records, *c* chunks, *s* sections
-    ///   and *w* rows in the windows where touched rows moved within a
-    ///   section (see ``window``).
+    /// - Complexity: O(*k* log² *n* + *t* · *m* + *c* + *s* + *w* log *k*)
+    ///   for *k* touched rows in *t* chunks of at most *m* records, *c*
+    ///   chunks, *s* sections and *w* rows in the windows where touched rows
+    ///   moved within a section (see ``window``).
     mutating func apply(to old: _ResultState<Record>, keys: inout _SortKeyStore, sectioned: Bool) -> Outcome? {
         departures.sort { $0.oldFlat < $1.oldFlat }
+        let removed = departures.map(\.oldFlat)
         var records = old.records
-        for departure in departures.reversed() {
-            records.remove(at: departure.oldFlat)
-            keys.remove(at: departure.oldFlat)
-        }
+        records.remove(atSortedOffsets: removed)
+        keys.remove(atSortedOffsets: removed)
         arrivals.sort { keys.compare($0.tuple, $1.tuple) < 0 }
-        for i in arrivals.indices {
-            let tuple = arrivals[i].tuple
-            let position = keys.lowerBound(tuple)
-            if position < keys.count && keys.compare(row: position, with: tuple) == 0 { return nil }
-            keys.insert(tuple, at: position)
-            records.insert(arrivals[i].record, at: position)
-            arrivals[i].newFlat = position
+        // Where each arrival ends: its place among the rows that stay, plus
+        // the arrivals before it.
+        var offsets: [Int] = []
+        offsets.reserveCapacity(arrivals.count)
+        for (i, arrival) in arrivals.enumerated() {
+            if i > 0 && keys.compare(arrivals[i - 1].tuple, arrival.tuple) == 0 { return nil }
+            let position = keys.lowerBound(arrival.tuple)
+            if position < keys.count && keys.compare(row: position, with: arrival.tuple) == 0 { return nil }
+            offsets.append(position + i)
         }
+        keys.insert(arrivals.map(\.tuple), atSortedOffsets: offsets)
+        records.insert(arrivals.map(\.record), atSortedOffsets: offsets)
+        for i in arrivals.indices { arrivals[i].newFlat = offsets[i] }
 
         // Sections, by count.
         func compareSections(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
@@ -156,10 +160,10 @@ struct _Patch<Record: FetchableRecord> {
             if newToOld[t] >= 0 { changeset.itemInserts.append(newPath(arrival.newFlat, t)) }
         }
 
-        let offsets = _Offsets(removed: departures.map(\.oldFlat), added: arrivals.map(\.newFlat))
+        let untouched = _Offsets(removed: removed, added: offsets)
         for (t, rows) in stayed {
             let s = newToOld[t]
-            for move in window(rows, oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: offsets) {
+            for move in window(rows, oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: untouched) {
                 changeset.itemMoves.append(Move(from: oldPath(move.old, s), to: newPath(move.new, t)))
             }
         }

@@ -1,19 +1,41 @@
 import TesseraSQLite
 
 /// One column of kept sort values: 8 bytes a row while every value is an
-/// integer, a `DatabaseValue` a row once one is not.
+/// integer, a `DatabaseValue` a row once one is not. Every column of a
+/// store is chunked alike, so one lookup locates a row in all of them.
 struct _KeyColumn: Sendable {
+    static var chunkSize: Int { 1024 }
+
     enum Storage: Sendable {
         case integers(_ChunkedArray<Int64>)
         case values(_ChunkedArray<DatabaseValue>)
     }
 
-    private(set) var storage = Storage.integers(_ChunkedArray())
+    private(set) var storage = Storage.integers(_ChunkedArray(maxChunk: _KeyColumn.chunkSize))
+
+    var count: Int {
+        switch storage {
+        case let .integers(values): return values.count
+        case let .values(values): return values.count
+        }
+    }
+
+    func locate(_ index: Int) -> (chunk: Int, offset: Int) {
+        switch storage {
+        case let .integers(values): return values.locate(index)
+        case let .values(values): return values.locate(index)
+        }
+    }
 
     subscript(index: Int) -> DatabaseValue {
+        let (c, k) = locate(index)
+        return self[chunk: c, offset: k]
+    }
+
+    subscript(chunk c: Int, offset k: Int) -> DatabaseValue {
         switch storage {
-        case let .integers(values): return .integer(values[index])
-        case let .values(values): return values[index]
+        case let .integers(values): return .integer(values[chunk: c, offset: k])
+        case let .values(values): return values[chunk: c, offset: k]
         }
     }
 
@@ -25,51 +47,53 @@ struct _KeyColumn: Sendable {
         }
     }
 
-    /// Switches to general storage for a value that is not an integer.
+    /// Switches to general storage (same chunks) once a value is not an
+    /// integer.
     ///
     /// - Complexity: O(*n*), once per column.
-    private mutating func generalize() {
-        guard case let .integers(integers) = storage else { return }
-        storage = .values(_ChunkedArray(integers.joined().map(DatabaseValue.integer)))
+    private mutating func generalize(for values: [DatabaseValue]) {
+        guard case let .integers(integers) = storage,
+              values.contains(where: { $0.int64 == nil }) else { return }
+        storage = .values(integers.map(DatabaseValue.integer))
     }
 
     mutating func append(_ value: DatabaseValue) {
-        if case let .integer(x) = value, case var .integers(values) = storage {
-            storage = .values(_ChunkedArray())
-            values.append(x)
-            storage = .integers(values)
-            return
-        }
-        generalize()
-        guard case var .values(values) = storage else { return }
-        storage = .integers(_ChunkedArray())
-        values.append(value)
-        storage = .values(values)
-    }
-
-    mutating func insert(_ value: DatabaseValue, at index: Int) {
-        if case let .integer(x) = value, case var .integers(values) = storage {
-            storage = .values(_ChunkedArray())
-            values.insert(x, at: index)
-            storage = .integers(values)
-            return
-        }
-        generalize()
-        guard case var .values(values) = storage else { return }
-        storage = .integers(_ChunkedArray())
-        values.insert(value, at: index)
-        storage = .values(values)
-    }
-
-    mutating func remove(at index: Int) {
+        generalize(for: [value])
         switch storage {
         case var .integers(values):
             storage = .values(_ChunkedArray())
-            values.remove(at: index)
+            values.append(value.int64 ?? 0)
             storage = .integers(values)
         case var .values(values):
             storage = .integers(_ChunkedArray())
-            values.remove(at: index)
+            values.append(value)
+            storage = .values(values)
+        }
+    }
+
+    mutating func insert(_ inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
+        generalize(for: inserted)
+        switch storage {
+        case var .integers(values):
+            storage = .values(_ChunkedArray())
+            values.insert(inserted.map { $0.int64 ?? 0 }, atSortedOffsets: offsets)
+            storage = .integers(values)
+        case var .values(values):
+            storage = .integers(_ChunkedArray())
+            values.insert(inserted, atSortedOffsets: offsets)
+            storage = .values(values)
+        }
+    }
+
+    mutating func remove(atSortedOffsets offsets: [Int]) {
+        switch storage {
+        case var .integers(values):
+            storage = .values(_ChunkedArray())
+            values.remove(atSortedOffsets: offsets)
+            storage = .integers(values)
+        case var .values(values):
+            storage = .integers(_ChunkedArray())
+            values.remove(atSortedOffsets: offsets)
             storage = .values(values)
         }
     }
@@ -90,13 +114,7 @@ struct _SortKeyStore: Sendable {
         columns = Array(repeating: _KeyColumn(), count: collations.count)
     }
 
-    var count: Int {
-        guard let first = columns.first else { return 0 }
-        switch first.storage {
-        case let .integers(values): return values.count
-        case let .values(values): return values.count
-        }
-    }
+    var count: Int { columns.first?.count ?? 0 }
 
     /// Bytes the kept values take (not counting text and blob contents).
     var byteCount: Int { columns.reduce(0) { $0 + $1.byteCount } }
@@ -105,12 +123,14 @@ struct _SortKeyStore: Sendable {
         for c in columns.indices { columns[c].append(tuple[c]) }
     }
 
-    mutating func insert(_ tuple: [DatabaseValue], at index: Int) {
-        for c in columns.indices { columns[c].insert(tuple[c], at: index) }
+    /// Inserts tuples so that they end at `offsets` (sorted ascending).
+    mutating func insert(_ tuples: [[DatabaseValue]], atSortedOffsets offsets: [Int]) {
+        for c in columns.indices { columns[c].insert(tuples.map { $0[c] }, atSortedOffsets: offsets) }
     }
 
-    mutating func remove(at index: Int) {
-        for c in columns.indices { columns[c].remove(at: index) }
+    /// Removes the rows at `offsets` (sorted ascending).
+    mutating func remove(atSortedOffsets offsets: [Int]) {
+        for c in columns.indices { columns[c].remove(atSortedOffsets: offsets) }
     }
 
     /// Compares one column's values in the result's order.
@@ -130,8 +150,9 @@ struct _SortKeyStore: Sendable {
 
     /// Compares the row at `index` with a tuple.
     func compare(row index: Int, with tuple: [DatabaseValue]) -> Int {
+        let (chunk, offset) = columns[0].locate(index)
         for c in columns.indices {
-            let order = compare(columns[c][index], tuple[c], column: c)
+            let order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
             if order != 0 { return order }
         }
         return 0
