@@ -42,6 +42,14 @@ struct RecordQuery {
         readTables: inout Set<String>,
         _ body: (_ leading: [DatabaseValue], _ record: Record) throws(ResultsError) -> Void
     ) throws(ResultsError) {
+        let statement = try prepare(in: db, readTables: &readTables)
+        try run(statement, arguments: arguments, as: type, body)
+    }
+
+    /// Prepares the query, noting the tables it reads.
+    ///
+    /// - Throws: ``ResultsError/database(_:)`` for SQL SQLite refuses.
+    func prepare(in db: Database, readTables: inout Set<String>) throws(ResultsError) -> Statement {
         var tables = Set<String>()
         let statement: Statement
         do {
@@ -56,6 +64,21 @@ struct RecordQuery {
             throw .database(error)
         }
         readTables = tables.filter { !$0.hasPrefix("sqlite_") }
+        return statement
+    }
+
+    /// Runs a statement prepared by ``prepare(in:readTables:)`` (again)
+    /// with `arguments`, calling `body` with each row's leading values and
+    /// record, in order.
+    ///
+    /// - Throws: as ``run(_:in:readTables:_:)``.
+    func run<Record: FetchableRecord>(
+        _ statement: Statement,
+        arguments: [DatabaseValue],
+        as type: Record.Type,
+        _ body: (_ leading: [DatabaseValue], _ record: Record) throws(ResultsError) -> Void
+    ) throws(ResultsError) {
+        statement.reset()
         do {
             try statement.bind(arguments)
         } catch {

@@ -186,9 +186,11 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         var deleted: [(DatabaseValue, Record)] = []
         var updated: [(DatabaseValue, Record)] = []
         var tables = Set<String>()
+        let query = request.rowQuery
+        let statement = try query.prepare(in: db, readTables: &tables)
         for key in keys {
             var current: Record?
-            try request.rowQuery(key: key).run(Record.self, in: db, readTables: &tables) { (_, record) throws(ResultsError) in
+            try query.run(statement, arguments: query.arguments + [key], as: Record.self) { (_, record) throws(ResultsError) in
                 current = record
             }
             switch (byKey[key], current) {
@@ -259,7 +261,9 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         if schema != schemaVersion { needsRefetch = true }
         guard needsRefetch || !changedKeys.isEmpty else { return }
         let keys = changedKeys
-        let refetch = needsRefetch || keys.count > (incrementalLimit ?? max(64, byKey.count / 4))
+        // A NULL key (possible in a rowid table's non-integer primary key)
+        // cannot be read back with `=`.
+        let refetch = needsRefetch || keys.count > (incrementalLimit ?? max(64, byKey.count / 4)) || keys.contains(.null)
         changedKeys.removeAll()
         needsRefetch = false
         schemaVersion = schema

@@ -31,13 +31,13 @@ public struct SetRequest: Hashable, Sendable {
         RecordQuery(leading: [quotedIdentifier(keyColumn)], table: table, keyColumn: keyColumn, predicate: predicate, arguments: arguments, sortKeys: nil)
     }
 
-    /// The matching row with a key (bound last, after the predicate's
-    /// arguments).
-    func rowQuery(key: DatabaseValue) -> RecordQuery {
+    /// The matching row with a key, which is bound after the predicate's
+    /// arguments.
+    var rowQuery: RecordQuery {
         let condition = predicate.map { "(\($0)) AND " } ?? ""
         return RecordQuery(
             leading: [quotedIdentifier(keyColumn)], table: table, keyColumn: keyColumn,
-            predicate: condition + "\(quotedIdentifier(keyColumn)) = ?", arguments: arguments + [key], sortKeys: nil
+            predicate: condition + "\(quotedIdentifier(keyColumn)) = ?", arguments: arguments, sortKeys: nil
         )
     }
 }
