@@ -43,7 +43,9 @@ public import TesseraDiff
 /// ``deleteSection(_:)``. ``insertSection(_:)`` adds a section that stays
 /// while empty in both modes.
 ///
-/// Not thread-safe: use it from one thread or actor.
+/// Sections and elements are `Sendable`, so that reports can go out
+/// through an `AsyncStream`. Not thread-safe: use the controller from one
+/// thread or actor.
 public final class MutableResultsController<Section: Hashable & Sendable, Element: Identifiable & Equatable & Sendable> {
     /// The snapshot type of the results.
     public typealias ResultSnapshot = Snapshot<KeyedSection<Section>, Element>
@@ -395,6 +397,7 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
     /// Diffs the last reported snapshot with the content and reports the
     /// difference, if any.
     private func reportChanges() {
+        _checkInvariants()
         let old = snapshot
         let new = currentSnapshot
         var changeset: Changeset
@@ -419,6 +422,32 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
             delegate.controller(self, didChangeContentWith: report)
         }
         streams.yield(report)
+    }
+
+    /// Checks, in O(*n* + *s*), that the sections are in order, each
+    /// element is in its section and in order (for value elements: class
+    /// elements may have been changed in place without ``didUpdate(_:)``
+    /// yet), empty sections are retained ones, and every element is
+    /// placed once. Compiled in with `TESSERA_INTERNAL_CHECKS`.
+    private func _checkInvariants() {
+        #if TESSERA_INTERNAL_CHECKS
+        precondition(sectionKeys.count == sectionEntries.count, "section keys out of step with sections")
+        var total = 0
+        let values = !(Element.self is AnyObject.Type)
+        for s in sectionKeys.indices {
+            precondition(s == 0 || !sectionOrder(sectionKeys[s], sectionKeys[s - 1]), "section \(s) sorts before section \(s - 1)")
+            let entries = sectionEntries[s]
+            precondition(!entries.isEmpty || retainedSections.contains(sectionKeys[s]), "section \(s) is empty and not retained")
+            for (i, entry) in entries.enumerated() {
+                precondition(placements[entry.element.id]?.section == sectionKeys[s], "element \(entry.element.id) is placed elsewhere")
+                guard values else { continue }
+                precondition(sectionKey(entry.element) == sectionKeys[s], "element \(entry.element.id) is in the wrong section")
+                precondition(i == 0 || precedes(entries[i - 1], entry), "element \(entry.element.id) is out of order in section \(s)")
+            }
+            total += entries.count
+        }
+        precondition(total == placements.count, "\(placements.count) elements placed, \(total) in sections")
+        #endif
     }
 
     /// Adds item updates for class elements changed in place, which `==`
