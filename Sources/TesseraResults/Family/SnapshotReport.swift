@@ -6,7 +6,10 @@ public import TesseraDiff
 ///
 /// The changeset is exactly `diff(from: oldSnapshot, to: newSnapshot)`, so
 /// `oldSnapshot.applying(changeset, takingValuesFrom: newSnapshot)` gives
-/// `newSnapshot`.
+/// `newSnapshot`. The one addition: class elements of a
+/// ``MutableResultsController`` changed in place and passed to
+/// ``MutableResultsController/didUpdate(_:)`` are item updates, which the
+/// diff cannot see (both snapshots hold the same, changed, object).
 public struct SnapshotReport<Section: Identifiable & Equatable, Item: Identifiable & Equatable> {
     /// The changes, in UIKit's index spaces.
     public var changeset: Changeset
