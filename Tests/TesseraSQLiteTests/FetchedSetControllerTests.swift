@@ -176,6 +176,30 @@ struct FetchedSetControllerTests {
         #expect(subquery.refetches == 3 && view.refetches == 1 && byRowID.refetches == 0 && byRowID.incrementalUpdates == 1)
     }
 
+    @Test("Another connection's commits are seen by refresh, as one report")
+    func refresh() throws {
+        let file = try temporaryDirectory().appendingPathComponent("set.sqlite").path
+        let connection = try Connection(path: file)
+        try connection.write { db in
+            try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)")
+            try db.execute("INSERT INTO message VALUES (1, 'inbox', 1, 'a'), (2, 'inbox', 1, 'b')")
+        }
+        let (controller, log) = try Self.makeController(connection, Self.unreadInbox)
+        let other = try Connection(path: file)
+        try other.write { db in
+            try db.execute("UPDATE message SET unread = 0 WHERE id = 1")
+            try db.execute("UPDATE message SET subject = 'B' WHERE id = 2")
+            try db.execute("INSERT INTO message VALUES (3, 'inbox', 1, 'c')")
+        }
+        #expect(log.reports.isEmpty && controller.count == 2)
+        try controller.refresh()
+        let report = try #require(log.reports.last)
+        #expect(report.deleted.map(\.id) == [1] && report.inserted.map(\.id) == [3] && report.updated.map(\.subject) == ["B"])
+        #expect(controller.ids == [2, 3] && log.reports.count == 1)
+        try controller.refresh()
+        #expect(log.reports.count == 1)
+    }
+
     @Test("A record that fails to decode after a commit keeps the last good set, tells the delegate, and recovers")
     func failedUpdate() throws {
         struct Strict: FetchableRecord {

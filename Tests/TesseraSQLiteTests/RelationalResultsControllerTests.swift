@@ -234,6 +234,33 @@ struct RelationalResultsControllerTests {
         #expect(controller.parentRequest == parents && controller.numberOfSections == 4)
     }
 
+    @Test("Another connection's commits are seen by refresh, as one report, and through the reports stream")
+    func refreshAndStream() async throws {
+        let file = try temporaryDirectory().appendingPathComponent("relational.sqlite").path
+        let connection = try Connection(path: file)
+        try connection.write { db in
+            try db.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER NOT NULL DEFAULT 0)")
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER NOT NULL DEFAULT 0)")
+        }
+        try Self.seed(connection)
+        let (controller, log) = try Self.makeController(connection)
+        let stream = controller.reports
+        let other = try Connection(path: file)
+        try other.write { db in
+            try db.execute("UPDATE album SET name = 'mountains' WHERE id = 2")
+            try db.execute("INSERT INTO photo (id, album_id, date, title) VALUES (30, 3, 1, 'x')")
+        }
+        #expect(log.reports.isEmpty, "another connection's commit is not seen until refresh")
+        try controller.refresh()
+        #expect(Self.layout(controller) == ["beach:11,10", "empty:30", "mountains:12"])
+        #expect(log.reports.count == 1)
+        try controller.refresh()
+        #expect(log.reports.count == 1, "a refresh that finds nothing new reports nothing")
+        var iterator = stream.makeAsyncIterator()
+        let report = await iterator.next()
+        #expect(report?.newSnapshot == controller.snapshot && report?.changeset == log.reports.first?.changeset)
+    }
+
     @Test("A key column that repeats is a duplicate-key error")
     func duplicateKeys() throws {
         let connection = try Self.makeDatabase()
