@@ -176,6 +176,26 @@ struct FetchedSetControllerTests {
         #expect(subquery.refetches == 3 && view.refetches == 1 && byRowID.refetches == 0 && byRowID.incrementalUpdates == 1)
     }
 
+    @Test("A large transaction re-fetches by default and reports exactly what reading row by row reports")
+    func largeTransactionFallsBack() throws {
+        let connection = try Self.makeDatabase()
+        let (automatic, automaticLog) = try Self.makeController(connection, Self.unreadInbox)
+        let (incremental, incrementalLog) = try Self.makeController(connection, Self.unreadInbox)
+        incremental.incrementalLimit = .max
+        try connection.write { db in
+            for id in 100..<300 {
+                try db.execute("INSERT INTO message VALUES (?, ?, 1, 's')", [.integer(Int64(id)), .text(id % 3 == 0 ? "spam" : "inbox")])
+            }
+            try db.execute("UPDATE message SET subject = 'x' WHERE id = 1")
+        }
+        #expect(automatic.refetches == 1 && automatic.incrementalUpdates == 0)
+        #expect(incremental.refetches == 0 && incremental.incrementalUpdates == 1)
+        #expect(automaticLog.reports == incrementalLog.reports && automaticLog.reports.count == 1)
+        #expect(automaticLog.reports.last?.inserted.count == 134 && automaticLog.reports.last?.updated.map(\.id) == [1])
+        #expect(automaticLog.reports.last?.inserted.map(\.id) == (100..<300).filter { $0 % 3 != 0 }.map(Int64.init))
+        #expect(automatic.count == 136 && incremental.count == 136)
+    }
+
     @Test("Another connection's commits are seen by refresh, as one report")
     func refresh() throws {
         let file = try temporaryDirectory().appendingPathComponent("set.sqlite").path
