@@ -1,0 +1,223 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import TesseraDiff
+public import TesseraSQLite
+
+/// Sections from the rows of a parent table and items from the rows of a
+/// child table that name them by a foreign key, following every commit
+/// made through the controller's connection.
+///
+/// ```swift
+/// let controller = RelationalResultsController<Album, Photo>(
+///     connection: connection,
+///     parents: ParentRequest(table: "album", sortKeys: [SortKey("name")]),
+///     children: ChildRequest(table: "photo", foreignKeyColumn: "album_id", sortKeys: [SortKey("date")])
+/// )
+/// try controller.performFetch()
+/// controller.parent(at: 0)                                  // an Album, even with no photos
+/// controller.object(at: IndexPath(item: 0, section: 0))     // a Photo
+/// ```
+///
+/// Unlike a ``FetchedResultsController`` with a section key, a parent
+/// with no children shows as an empty section, and a section is a record
+/// of its own: a renamed parent is a section update, a deleted one a
+/// section delete. A child that moves to another parent is an item move
+/// across sections; a child whose parent is not in the parent result is
+/// not shown.
+///
+/// Each committed transaction that changes the result gives one report (a
+/// delegate callback sequence and an element of ``reports``); transactions
+/// that change nothing visible, and rolled-back work, give none. A commit
+/// that touched either table (or changed the schema) re-fetches both
+/// requests and diffs. Changes made by other connections are seen by
+/// ``refresh()``. Not thread-safe: use it where you use its connection.
+public final class RelationalResultsController<Parent: FetchableRecord, Child: FetchableRecord>: TransactionObserver {
+    /// The snapshot type of the results: parents as sections, children as
+    /// items.
+    public typealias ResultSnapshot = Snapshot<Parent, Child>
+    /// The report type.
+    public typealias Report = SnapshotReport<Parent, Child>
+
+    /// The connection it reads and observes.
+    public let connection: Connection
+    /// The parent request; change it with ``setRequests(parents:children:)``.
+    public private(set) var parentRequest: ParentRequest
+    /// The child request; change it with ``setRequests(parents:children:)``.
+    public private(set) var childRequest: ChildRequest
+    /// The result.
+    public private(set) var snapshot = ResultSnapshot()
+    /// Called for every report.
+    public weak var delegate: (any RelationalResultsControllerDelegate<Parent, Child>)?
+    /// The tables the requests read (views report their base tables).
+    public private(set) var observedTables: Set<String> = []
+    /// The error of the last re-fetch after a commit, or `nil` once one
+    /// succeeds. The snapshot is the last good result meanwhile.
+    public private(set) var lastError: ResultsError?
+
+    private var changedSinceCommit = false
+    private var schemaVersion: Int64?
+    private let streams = ReportStreams<Report>()
+
+    /// Creates a controller; nothing is fetched until ``performFetch()``.
+    public init(connection: Connection, parents: ParentRequest, children: ChildRequest) {
+        self.connection = connection
+        parentRequest = parents
+        childRequest = children
+    }
+
+    // MARK: Fetching
+
+    /// Fetches the result and starts following commits.
+    ///
+    /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
+    ///   or column), repeated keys, or records that fail to decode.
+    /// - Complexity: O(*p* log *p* + *c* log *c*) for SQLite's sorts of *p*
+    ///   parents and *c* children, plus O(*p* + *c*) to read and group them.
+    public func performFetch() throws(ResultsError) {
+        try connection.withDatabase { db throws(ResultsError) in
+            let fetched = try fetch(parentRequest, childRequest, in: db)
+            _ = try recordDiff(from: ResultSnapshot(), to: fetched)
+            snapshot = fetched
+            db.add(transactionObserver: self)
+        }
+    }
+
+    /// Fetches again and reports what changed (for changes the controller
+    /// could not see, such as other connections' commits).
+    ///
+    /// - Throws: ``ResultsError``; the controller keeps its result then.
+    /// - Complexity: as ``performFetch()``, plus the diff: O(*p* + *c*)
+    ///   and O(*m* log *m*) for *m* moved elements.
+    public func refresh() throws(ResultsError) {
+        try connection.withDatabase { db throws(ResultsError) in try refetchAndReport(in: db) }
+        lastError = nil
+    }
+
+    /// Changes the requests and reports the difference between the old
+    /// result and the new one.
+    ///
+    /// - Throws: ``ResultsError``; the controller keeps its old requests
+    ///   and result then.
+    /// - Complexity: as ``refresh()``.
+    public func setRequests(parents: ParentRequest, children: ChildRequest) throws(ResultsError) {
+        let old = (parentRequest, childRequest)
+        (parentRequest, childRequest) = (parents, children)
+        do throws(ResultsError) {
+            try refresh()
+        } catch {
+            (parentRequest, childRequest) = old
+            throw error
+        }
+    }
+
+    /// The reports, for Swift concurrency: each access makes a new stream
+    /// that receives every later report.
+    public var reports: AsyncStream<Report> { streams.makeStream() }
+
+    /// Both requests' rows, grouped: each parent's children in order.
+    private func fetch(_ parents: ParentRequest, _ children: ChildRequest, in db: Database) throws(ResultsError) -> ResultSnapshot {
+        var parentTables = Set<String>()
+        var childTables = Set<String>()
+        var sections: [Parent] = []
+        var sectionOfKey: [DatabaseValue: Int] = [:]
+        try parents.query.run(Parent.self, in: db, readTables: &parentTables) { (leading, parent) throws(ResultsError) in
+            guard sectionOfKey.updateValue(sections.count, forKey: leading[0]) == nil else {
+                throw .duplicateKey(leading[0].description)
+            }
+            sections.append(parent)
+        }
+        var buckets = Array(repeating: [Child](), count: sections.count)
+        var childKeys = Set<DatabaseValue>()
+        try children.query.run(Child.self, in: db, readTables: &childTables) { (leading, child) throws(ResultsError) in
+            guard let section = sectionOfKey[leading[1]] else { return }
+            guard childKeys.insert(leading[0]).inserted else { throw .duplicateKey(leading[0].description) }
+            buckets[section].append(child)
+        }
+        observedTables = parentTables.union(childTables)
+        schemaVersion = TesseraResults.schemaVersion(of: db)
+        var starts = [0]
+        starts.reserveCapacity(sections.count + 1)
+        var items: [Child] = []
+        items.reserveCapacity(childKeys.count)
+        for bucket in buckets {
+            items.append(contentsOf: bucket)
+            starts.append(items.count)
+        }
+        return Snapshot(sections: sections, flatItems: items, sectionStarts: starts)
+    }
+
+    private func refetchAndReport(in db: Database) throws(ResultsError) {
+        let old = snapshot
+        let new = try fetch(parentRequest, childRequest, in: db)
+        let changeset = try recordDiff(from: old, to: new)
+        snapshot = new
+        guard !changeset.isEmpty else { return }
+        let report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
+        if let delegate {
+            delegate.controllerWillChangeContent(self)
+            changeset.forEachChange(
+                section: { delegate.controller(self, didChangeSectionAt: $0, for: $1, newIndex: $2) },
+                item: { delegate.controller(self, didChangeRecordAt: $0, for: $1, newIndexPath: $2) }
+            )
+            delegate.controller(self, didChangeContentWith: report)
+        }
+        streams.yield(report)
+    }
+
+    // MARK: Reading
+
+    /// The parents, in order: one per section.
+    public var sections: [Parent] { snapshot.sections }
+    /// The number of sections.
+    public var numberOfSections: Int { snapshot.numberOfSections }
+    /// The parent of a section.
+    public func parent(at section: Int) -> Parent { snapshot[section: section] }
+    /// The number of children in a section.
+    public func numberOfObjects(inSection section: Int) -> Int { snapshot.numberOfItems(inSection: section) }
+    /// The child at an index path.
+    public func object(at indexPath: IndexPath) -> Child { snapshot[indexPath] }
+    /// The index path of a child (by its id), or `nil`.
+    ///
+    /// - Complexity: O(*c*).
+    public func indexPath(for child: Child) -> IndexPath? { snapshot.indexPath(ofItemWithID: child.id) }
+    /// The section of a parent (by its id), or `nil`.
+    ///
+    /// - Complexity: O(*p*).
+    public func section(for parent: Parent) -> Int? { snapshot.index(ofSectionWithID: parent.id) }
+
+    // MARK: TransactionObserver
+
+    /// A row of an observed table is changing.
+    public func database(_ database: Database, willChange change: Database.PreUpdate) {
+        changedSinceCommit = true
+    }
+
+    /// A transaction committed: re-fetch and report if it touched either
+    /// table or changed the schema.
+    ///
+    /// - Complexity: as ``refresh()`` when it re-fetches.
+    public func databaseDidCommit(_ database: Database) {
+        let schema = TesseraResults.schemaVersion(of: database)
+        guard changedSinceCommit || schema != schemaVersion else { return }
+        changedSinceCommit = false
+        schemaVersion = schema
+        do throws(ResultsError) {
+            try refetchAndReport(in: database)
+            lastError = nil
+        } catch {
+            lastError = error
+            delegate?.controller(self, didFailWith: error)
+        }
+    }
+
+    /// A transaction rolled back: nothing to report.
+    public func databaseDidRollback(_ database: Database) {
+        changedSinceCommit = false
+    }
+}
+
+@available(*, unavailable)
+extension RelationalResultsController: Sendable {}
