@@ -10,8 +10,8 @@ struct _ChunkedArray<Element> {
     /// `ends[c]`: the number of elements in chunks `0...c`.
     private(set) var ends: [Int] = []
 
-    /// About 16 KiB of elements a chunk, so that copying the chunk a change
-    /// touches stays cheap (2,048 integers, 292 records of 56 bytes).
+    /// About 16 KiB of elements a chunk, so that copying the chunks a
+    /// change touches stays cheap (2,048 integers, 292 records of 56 bytes).
     static var defaultMaxChunk: Int { Swift.max(64, Swift.min(2048, 16_384 / Swift.max(1, MemoryLayout<Element>.stride))) }
 
     init(maxChunk: Int = Self.defaultMaxChunk) {
@@ -74,14 +74,15 @@ struct _ChunkedArray<Element> {
     /// Removes the elements at `offsets` (sorted ascending, distinct).
     ///
     /// - Complexity: O(*k* log *c* + *t* · *m* + *c*) for *k* offsets in *t*
-    ///   chunks of at most *m* elements.
+    ///   chunks of at most *m* elements; the O(*c*) part is a pass over
+    ///   plain integers.
     mutating func remove(atSortedOffsets offsets: [Int]) {
         guard !offsets.isEmpty else { return }
-        for offset in offsets.reversed() {
-            let (c, k) = locate(offset)
-            chunks[c].remove(at: k)
-        }
-        rebuildEnds()
+        // Located against the counts from before the removal: removing from
+        // the last keeps the earlier places.
+        let places = offsets.map(locate)
+        for (c, k) in places.reversed() { chunks[c].remove(at: k) }
+        recount(places.map(\.chunk), by: -1)
     }
 
     /// Inserts elements so that they end at `offsets` (sorted ascending,
@@ -90,52 +91,63 @@ struct _ChunkedArray<Element> {
     /// - Complexity: O(*k* log *c* + *t* · *m* + *c*).
     mutating func insert(_ elements: [Element], atSortedOffsets offsets: [Int]) {
         guard !elements.isEmpty else { return }
-        // The i-th element lands at offsets[i] - i among the elements
-        // already here; inserting from the last keeps the others' places.
-        // Positions are read against the counts from before the insertion
-        // (`ends` is recounted at the end); one past the end goes to the
-        // end of the last chunk as it was.
         if chunks.isEmpty {
             chunks.append([])
             ends.append(0)
         }
+        // The i-th element lands at offsets[i] - i among the elements
+        // already here, located against the counts from before the
+        // insertion; inserting from the last keeps the others' places. One
+        // past the end goes to the end of the last chunk.
         let total = count
-        for i in elements.indices.reversed() {
+        let places = elements.indices.map { i -> (chunk: Int, offset: Int) in
             let position = offsets[i] - i
-            let (c, k) = position >= total
+            return position >= total
                 ? (chunks.count - 1, total - (chunks.count > 1 ? ends[chunks.count - 2] : 0))
                 : locate(position)
-            chunks[c].insert(elements[i], at: k)
         }
-        rebuildEnds()
+        for i in elements.indices.reversed() { chunks[places[i].chunk].insert(elements[i], at: places[i].offset) }
+        recount(places.map(\.chunk), by: 1)
     }
 
-    /// Splits full chunks, drops empty ones, and recounts.
-    ///
-    /// - Complexity: O(*c* + split chunks · *m*).
-    private mutating func rebuildEnds() {
-        if chunks.contains(where: { $0.isEmpty || $0.count > maxChunk }) {
-            var rebuilt: [[Element]] = []
-            rebuilt.reserveCapacity(chunks.count + 1)
-            for chunk in chunks where !chunk.isEmpty {
-                if chunk.count <= maxChunk {
-                    rebuilt.append(chunk)
-                    continue
-                }
-                var start = 0
-                while start < chunk.count {
-                    let end = Swift.min(start + maxChunk / 2, chunk.count)
-                    rebuilt.append(Array(chunk[start..<end]))
-                    start = end
+    /// Brings `ends` up to date after `changed` (ascending chunk indexes,
+    /// one per element) each gained or lost an element, then splits chunks
+    /// that grew too long and drops empty ones.
+    private mutating func recount(_ changed: [Int], by step: Int) {
+        var j = 0
+        var shift = 0
+        var touched: [Int] = []
+        for c in ends.indices {
+            if j < changed.count && changed[j] == c {
+                touched.append(c)
+                while j < changed.count && changed[j] == c {
+                    shift += step
+                    j += 1
                 }
             }
-            chunks = rebuilt
+            ends[c] += shift
         }
-        ends.removeAll(keepingCapacity: true)
-        var total = 0
-        for chunk in chunks {
-            total += chunk.count
-            ends.append(total)
+        for c in touched.reversed() {
+            if chunks[c].isEmpty {
+                chunks.remove(at: c)
+                ends.remove(at: c)
+            } else if chunks[c].count > maxChunk {
+                let start = ends[c] - chunks[c].count
+                var pieces: [[Element]] = []
+                var from = 0
+                while from < chunks[c].count {
+                    let to = Swift.min(from + maxChunk / 2, chunks[c].count)
+                    pieces.append(Array(chunks[c][from..<to]))
+                    from = to
+                }
+                var end = start
+                let pieceEnds = pieces.map { piece -> Int in
+                    end += piece.count
+                    return end
+                }
+                chunks.replaceSubrange(c...c, with: pieces)
+                ends.replaceSubrange(c...c, with: pieceEnds)
+            }
         }
     }
 

@@ -60,16 +60,25 @@ struct _Patch<Record: FetchableRecord> {
         var records = old.records
         records.remove(atSortedOffsets: removed)
         keys.remove(atSortedOffsets: removed)
-        arrivals.sort { keys.compare($0.tuple, $1.tuple) < 0 }
-        // Where each arrival ends: its place among the rows that stay, plus
-        // the arrivals before it.
-        var offsets: [Int] = []
-        offsets.reserveCapacity(arrivals.count)
+        // Each arrival's place among the rows that stay; arrivals are put
+        // in order by it (and by their values where two share a place).
+        var places: [(position: Int, arrival: Int)] = []
+        places.reserveCapacity(arrivals.count)
         for (i, arrival) in arrivals.enumerated() {
-            if i > 0 && keys.compare(arrivals[i - 1].tuple, arrival.tuple) == 0 { return nil }
             let position = keys.lowerBound(arrival.tuple)
             if position < keys.count && keys.compare(row: position, with: arrival.tuple) == 0 { return nil }
-            offsets.append(position + i)
+            places.append((position, i))
+        }
+        places.sort { a, b in
+            a.position != b.position ? a.position < b.position : keys.compare(arrivals[a.arrival].tuple, arrivals[b.arrival].tuple) < 0
+        }
+        arrivals = places.map { arrivals[$0.arrival] }
+        // Where each arrival ends: its place plus the arrivals before it.
+        var offsets: [Int] = []
+        offsets.reserveCapacity(arrivals.count)
+        for (i, place) in places.enumerated() {
+            if i > 0 && place.position == places[i - 1].position && keys.compare(arrivals[i - 1].tuple, arrivals[i].tuple) == 0 { return nil }
+            offsets.append(place.position + i)
         }
         keys.insert(arrivals.map(\.tuple), atSortedOffsets: offsets)
         records.insert(arrivals.map(\.record), atSortedOffsets: offsets)
@@ -189,10 +198,16 @@ struct _Patch<Record: FetchableRecord> {
     /// - Complexity: O(*w* log *k*) for a window of *w* rows; O(log *k*)
     ///   for a single row.
     private func window(_ rows: [(old: Int, new: Int)], oldSection: Range<Int>, offsets: _Offsets) -> [(old: Int, new: Int)] {
-        let oldMin = rows.map(\.old).min()!
-        let oldMax = rows.map(\.old).max()!
-        var start = rows.map(\.new).min()!
-        var end = rows.map(\.new).max()!
+        var oldMin = rows[0].old
+        var oldMax = oldMin
+        var start = rows[0].new
+        var end = start
+        for row in rows.dropFirst() {
+            oldMin = Swift.min(oldMin, row.old)
+            oldMax = Swift.max(oldMax, row.old)
+            start = Swift.min(start, row.new)
+            end = Swift.max(end, row.new)
+        }
         let firstRank = offsets.untouchedRank(ofOld: oldSection.lowerBound)
         let endRank = offsets.untouchedRank(ofOld: oldSection.upperBound)
         // The first untouched row after the earliest old offset, and the

@@ -20,6 +20,14 @@ struct _KeyColumn: Sendable {
         }
     }
 
+    /// The number of chunks, and where a chunk starts and ends.
+    var chunkEnds: [Int] {
+        switch storage {
+        case let .integers(values): return values.ends
+        case let .values(values): return values.ends
+        }
+    }
+
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
         switch storage {
         case let .integers(values): return values.locate(index)
@@ -158,22 +166,52 @@ struct _SortKeyStore: Sendable {
         return 0
     }
 
-    /// The first row that does not sort before `tuple`.
+    /// Compares the row at a located position with a tuple (integers
+    /// compared without making values).
+    func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue]) -> Int {
+        for c in columns.indices {
+            var order: Int
+            if case let .integers(values) = columns[c].storage, case let .integer(y) = tuple[c] {
+                let x = values[chunk: chunk, offset: offset]
+                order = x < y ? -1 : (x > y ? 1 : 0)
+                if !ascending[c] { order = -order }
+            } else {
+                order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
+            }
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    /// The first row that does not sort before `tuple`: a search over the
+    /// chunks' last rows, then one inside a chunk.
     ///
-    /// - Complexity: O(log² *n*) value comparisons.
+    /// - Complexity: O(log *n*) tuple comparisons.
     func lowerBound(_ tuple: [DatabaseValue]) -> Int {
+        guard let first = columns.first else { return 0 }
+        let ends = first.chunkEnds
         var low = 0
-        var high = count
+        var high = ends.count
         while low < high {
             let mid = (low + high) / 2
-            if compare(row: mid, with: tuple) < 0 { low = mid + 1 } else { high = mid }
+            let length = ends[mid] - (mid == 0 ? 0 : ends[mid - 1])
+            if compare(chunk: mid, offset: length - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
         }
-        return low
+        guard low < ends.count else { return count }
+        let chunk = low
+        let start = chunk == 0 ? 0 : ends[chunk - 1]
+        var lowOffset = 0
+        var highOffset = ends[chunk] - start
+        while lowOffset < highOffset {
+            let mid = (lowOffset + highOffset) / 2
+            if compare(chunk: chunk, offset: mid, with: tuple) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
+        }
+        return start + lowOffset
     }
 
     /// The row whose sort values and key are `tuple`, or `nil`.
     ///
-    /// - Complexity: O(log² *n*).
+    /// - Complexity: O(log *n*).
     func find(_ tuple: [DatabaseValue]) -> Int? {
         let index = lowerBound(tuple)
         guard index < count, compare(row: index, with: tuple) == 0,
