@@ -136,25 +136,21 @@ public struct FetchRequest: Hashable, Sendable {
     var selectClause: String {
         let from: String
         switch source {
-        case let .table(table): from = Self.quoted(table)
+        case let .table(table): from = quotedIdentifier(table)
         case let .query(query): from = "(\(query))"
         }
-        return "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(Self.quoted(keyColumn)) AS tessera_key, * FROM \(from)"
+        return "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(quotedIdentifier(keyColumn)) AS tessera_key, * FROM \(from)"
     }
 
     /// The whole query, sorted.
     var sql: String {
         var text = selectClause
         if let predicate { text += " WHERE \(predicate)" }
-        let order = sortKeys.map(\.sql) + ["\(Self.quoted(keyColumn)) ASC"]
+        let order = sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]
         text += " ORDER BY " + order.joined(separator: ", ")
         return text
     }
 
-    /// An identifier quoted for SQL.
-    static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
-    }
 }
 
 /// A request a results controller cannot serve.

@@ -304,25 +304,12 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         plan = fetched.plan
         keys = fetched.keys
         observedTables = fetched.tables
-        schemaVersion = Self.schemaVersion(of: db)
+        schemaVersion = TesseraResults.schemaVersion(of: db)
         dataVersion = try? db.dataVersion()
     }
 
     private func fetch(_ request: FetchRequest, in db: Database) throws(ResultsError) -> Fetched {
-        var tables = Set<String>()
-        let statement: Statement
-        do {
-            let previous = db.authorizer
-            db.authorizer = { authorization in
-                if authorization.action == 20, let table = authorization.first { tables.insert(table) }   // SQLITE_READ
-                return previous?(authorization) ?? true
-            }
-            defer { db.authorizer = previous }
-            statement = try db.prepare(request.sql)
-        } catch {
-            throw .database(error)
-        }
-        tables = tables.filter { !$0.hasPrefix("sqlite_") }
+        let (statement, tables) = try prepareNotingReads(request.sql, in: db)
         var plan = _IncrementalPlan.make(for: request, readingTables: tables, in: db)
         var keys = _SortKeyStore(collations: plan?.collations ?? [], ascending: plan?.ascending ?? [])
         do {
@@ -422,14 +409,10 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         if let delegate {
             let changes = report.changeset
             delegate.controllerWillChangeContent(self)
-            for s in changes.sectionDeletes { delegate.controller(self, didChangeSectionAt: s, for: .delete, newIndex: nil) }
-            for t in changes.sectionInserts { delegate.controller(self, didChangeSectionAt: nil, for: .insert, newIndex: t) }
-            for move in changes.sectionMoves { delegate.controller(self, didChangeSectionAt: move.from, for: .move, newIndex: move.to) }
-            for update in changes.sectionUpdates { delegate.controller(self, didChangeSectionAt: update.from, for: .update, newIndex: update.to) }
-            for path in changes.itemDeletes { delegate.controller(self, didChangeRecordAt: path, for: .delete, newIndexPath: nil) }
-            for path in changes.itemInserts { delegate.controller(self, didChangeRecordAt: nil, for: .insert, newIndexPath: path) }
-            for move in changes.itemMoves { delegate.controller(self, didChangeRecordAt: move.from, for: .move, newIndexPath: move.to) }
-            for update in changes.itemUpdates { delegate.controller(self, didChangeRecordAt: update.from, for: .update, newIndexPath: update.to) }
+            changes.forEachChange(
+                section: { delegate.controller(self, didChangeSectionAt: $0, for: $1, newIndex: $2) },
+                item: { delegate.controller(self, didChangeRecordAt: $0, for: $1, newIndexPath: $2) }
+            )
             delegate.controller(self, didChangeContentWith: report)
         }
         buffers.removeAll { $0.buffer == nil }
@@ -469,7 +452,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// A transaction committed: patch or re-fetch, and report if the
     /// result changed.
     public func databaseDidCommit(_ database: Database) {
-        let schema = Self.schemaVersion(of: database)
+        let schema = TesseraResults.schemaVersion(of: database)
         defer {
             changedSinceCommit = false
             mustRefetch = false
@@ -513,10 +496,6 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
               let columns = try? database.rows("SELECT name, pk FROM pragma_table_info(?)", [.text(table)]) else { return false }
         let primaryKey = columns.filter { ($0[1].int64 ?? 0) > 0 }
         return primaryKey.count == 1 && primaryKey[0][0].string?.lowercased() == request.keyColumn.lowercased()
-    }
-
-    private static func schemaVersion(of database: Database) -> Int64? {
-        try? database.rows("PRAGMA schema_version").first?.first?.int64
     }
 
     // MARK: Incremental maintenance

@@ -136,8 +136,9 @@ struct _Patch<Record: FetchableRecord> {
         var arrivalOfKey: [DatabaseValue: Int] = [:]
         for (i, arrival) in arrivals.enumerated() { arrivalOfKey[arrival.key] = i }
         var paired = [Bool](repeating: false, count: arrivals.count)
-        // Rows that stayed in their section, by section: (old, new) flat offsets.
-        var stayed: [Int: [(old: Int, new: Int)]] = [:]
+        // Rows that stayed in their section: the section, and their old and
+        // new flat offsets.
+        var stayed: [(section: Int, old: Int, new: Int)] = []
         for (departure, s) in zip(departures, departureSections) {
             let from = oldPath(departure.oldFlat, s)
             let survives = oldToNew[s] >= 0
@@ -158,7 +159,7 @@ struct _Patch<Record: FetchableRecord> {
                     changeset.itemUpdates.append(Move(from: from, to: to))
                 }
                 if oldToNew[s] == t {
-                    stayed[t, default: []].append((departure.oldFlat, arrival.newFlat))
+                    stayed.append((t, departure.oldFlat, arrival.newFlat))
                 } else {
                     changeset.itemMoves.append(Move(from: from, to: to))
                 }
@@ -170,11 +171,18 @@ struct _Patch<Record: FetchableRecord> {
         }
 
         let untouched = _Offsets(removed: removed, added: offsets)
-        for (t, rows) in stayed {
+        stayed.sort { $0.section < $1.section }
+        var first = 0
+        while first < stayed.count {
+            let t = stayed[first].section
+            var end = first + 1
+            while end < stayed.count && stayed[end].section == t { end += 1 }
             let s = newToOld[t]
+            let rows = stayed[first..<end].map { (old: $0.old, new: $0.new) }
             for move in window(rows, oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: untouched) {
                 changeset.itemMoves.append(Move(from: oldPath(move.old, s), to: newPath(move.new, t)))
             }
+            first = end
         }
 
         changeset.itemDeletes.sort()

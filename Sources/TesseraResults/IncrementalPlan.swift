@@ -66,7 +66,7 @@ struct _IncrementalPlan: Sendable {
         }
         var query = request.selectClause
         if let predicate = request.predicate { query += " WHERE (\(predicate)) AND " } else { query += " WHERE " }
-        query += "\(FetchRequest.quoted(request.keyColumn)) = ?"
+        query += "\(quotedIdentifier(request.keyColumn)) = ?"
         return _IncrementalPlan(
             table: table,
             keyIndex: keyIndex,

@@ -6,33 +6,20 @@ import TesseraSQLite
 struct _KeyColumn: Sendable {
     static var chunkSize: Int { 1024 }
 
-    enum Storage: Sendable {
-        case integers(_ChunkedArray<Int64>)
-        case values(_ChunkedArray<DatabaseValue>)
-    }
+    /// The values while they are all integers.
+    private(set) var integers = _ChunkedArray<Int64>(maxChunk: _KeyColumn.chunkSize)
+    /// The values once one is not an integer (then `integers` is empty).
+    private(set) var values = _ChunkedArray<DatabaseValue>(maxChunk: _KeyColumn.chunkSize)
+    /// Whether `values` holds the column.
+    private(set) var isGeneral = false
 
-    private(set) var storage = Storage.integers(_ChunkedArray(maxChunk: _KeyColumn.chunkSize))
+    var count: Int { isGeneral ? values.count : integers.count }
 
-    var count: Int {
-        switch storage {
-        case let .integers(values): return values.count
-        case let .values(values): return values.count
-        }
-    }
-
-    /// The number of chunks, and where a chunk starts and ends.
-    var chunkEnds: [Int] {
-        switch storage {
-        case let .integers(values): return values.ends
-        case let .values(values): return values.ends
-        }
-    }
+    /// Where each chunk ends.
+    var chunkEnds: [Int] { isGeneral ? values.ends : integers.ends }
 
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
-        switch storage {
-        case let .integers(values): return values.locate(index)
-        case let .values(values): return values.locate(index)
-        }
+        isGeneral ? values.locate(index) : integers.locate(index)
     }
 
     subscript(index: Int) -> DatabaseValue {
@@ -41,68 +28,48 @@ struct _KeyColumn: Sendable {
     }
 
     subscript(chunk c: Int, offset k: Int) -> DatabaseValue {
-        switch storage {
-        case let .integers(values): return .integer(values[chunk: c, offset: k])
-        case let .values(values): return values[chunk: c, offset: k]
-        }
+        isGeneral ? values[chunk: c, offset: k] : .integer(integers[chunk: c, offset: k])
     }
 
     /// Bytes the kept values take (not counting text and blob contents).
     var byteCount: Int {
-        switch storage {
-        case let .integers(values): return values.count * MemoryLayout<Int64>.stride
-        case let .values(values): return values.count * MemoryLayout<DatabaseValue>.stride
-        }
+        isGeneral ? values.count * MemoryLayout<DatabaseValue>.stride : integers.count * MemoryLayout<Int64>.stride
     }
 
     /// Switches to general storage (same chunks) once a value is not an
     /// integer.
     ///
     /// - Complexity: O(*n*), once per column.
-    private mutating func generalize(for values: [DatabaseValue]) {
-        guard case let .integers(integers) = storage,
-              values.contains(where: { $0.int64 == nil }) else { return }
-        storage = .values(integers.map(DatabaseValue.integer))
+    private mutating func generalize(for inserted: [DatabaseValue]) {
+        guard !isGeneral, inserted.contains(where: { $0.int64 == nil }) else { return }
+        values = integers.map(DatabaseValue.integer)
+        integers = _ChunkedArray(maxChunk: Self.chunkSize)
+        isGeneral = true
     }
 
     mutating func append(_ value: DatabaseValue) {
-        generalize(for: [value])
-        switch storage {
-        case var .integers(values):
-            storage = .values(_ChunkedArray())
-            values.append(value.int64 ?? 0)
-            storage = .integers(values)
-        case var .values(values):
-            storage = .integers(_ChunkedArray())
-            values.append(value)
-            storage = .values(values)
+        if !isGeneral, case let .integer(x) = value {
+            integers.append(x)
+            return
         }
+        generalize(for: [value])
+        values.append(value)
     }
 
     mutating func insert(_ inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
         generalize(for: inserted)
-        switch storage {
-        case var .integers(values):
-            storage = .values(_ChunkedArray())
-            values.insert(inserted.map { $0.int64 ?? 0 }, atSortedOffsets: offsets)
-            storage = .integers(values)
-        case var .values(values):
-            storage = .integers(_ChunkedArray())
+        if isGeneral {
             values.insert(inserted, atSortedOffsets: offsets)
-            storage = .values(values)
+        } else {
+            integers.insert(inserted.map { $0.int64 ?? 0 }, atSortedOffsets: offsets)
         }
     }
 
     mutating func remove(atSortedOffsets offsets: [Int]) {
-        switch storage {
-        case var .integers(values):
-            storage = .values(_ChunkedArray())
+        if isGeneral {
             values.remove(atSortedOffsets: offsets)
-            storage = .integers(values)
-        case var .values(values):
-            storage = .integers(_ChunkedArray())
-            values.remove(atSortedOffsets: offsets)
-            storage = .values(values)
+        } else {
+            integers.remove(atSortedOffsets: offsets)
         }
     }
 }
@@ -171,8 +138,8 @@ struct _SortKeyStore: Sendable {
     func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue]) -> Int {
         for c in columns.indices {
             var order: Int
-            if case let .integers(values) = columns[c].storage, case let .integer(y) = tuple[c] {
-                let x = values[chunk: chunk, offset: offset]
+            if !columns[c].isGeneral, case let .integer(y) = tuple[c] {
+                let x = columns[c].integers[chunk: chunk, offset: offset]
                 order = x < y ? -1 : (x > y ? 1 : 0)
                 if !ascending[c] { order = -order }
             } else {

@@ -18,7 +18,7 @@ struct RecordQuery {
         text += ", * FROM \(quotedIdentifier(table))"
         if let predicate { text += " WHERE (\(predicate))" }
         if let sortKeys {
-            let order = sortKeys.map(orderingTerm) + ["\(quotedIdentifier(keyColumn)) ASC"]
+            let order = sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]
             text += " ORDER BY " + order.joined(separator: ", ")
         }
         sql = text
@@ -50,20 +50,8 @@ struct RecordQuery {
     ///
     /// - Throws: ``ResultsError/database(_:)`` for SQL SQLite refuses.
     func prepare(in db: Database, readTables: inout Set<String>) throws(ResultsError) -> Statement {
-        var tables = Set<String>()
-        let statement: Statement
-        do {
-            let previous = db.authorizer
-            db.authorizer = { authorization in
-                if authorization.action == 20, let table = authorization.first { tables.insert(table) }   // SQLITE_READ
-                return previous?(authorization) ?? true
-            }
-            defer { db.authorizer = previous }
-            statement = try db.prepare(sql)
-        } catch {
-            throw .database(error)
-        }
-        readTables = tables.filter { !$0.hasPrefix("sqlite_") }
+        let (statement, tables) = try prepareNotingReads(sql, in: db)
+        readTables = tables
         return statement
     }
 
@@ -106,16 +94,31 @@ struct RecordQuery {
     }
 }
 
+/// Prepares a statement and returns the tables it reads, as SQLite's
+/// authorizer reports them (views report their base tables), without
+/// SQLite's own.
+///
+/// - Throws: ``ResultsError/database(_:)`` for SQL SQLite refuses.
+func prepareNotingReads(_ sql: String, in db: Database) throws(ResultsError) -> (Statement, Set<String>) {
+    var tables = Set<String>()
+    let statement: Statement
+    do {
+        let previous = db.authorizer
+        db.authorizer = { authorization in
+            if authorization.action == 20, let table = authorization.first { tables.insert(table) }   // SQLITE_READ
+            return previous?(authorization) ?? true
+        }
+        defer { db.authorizer = previous }
+        statement = try db.prepare(sql)
+    } catch {
+        throw .database(error)
+    }
+    return (statement, tables.filter { !$0.hasPrefix("sqlite_") })
+}
+
 /// An SQL identifier in double quotes, inner quotes doubled.
 func quotedIdentifier(_ identifier: String) -> String {
     "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
-}
-
-/// A sort key as an ORDER BY term.
-func orderingTerm(_ key: SortKey) -> String {
-    var text = key.expression
-    if let collation = key.collation { text += " COLLATE \(collation.rawValue)" }
-    return text + (key.ascending ? " ASC" : " DESC")
 }
 
 /// SQLite's schema version, which changes with every schema change.
