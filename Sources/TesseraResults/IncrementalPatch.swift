@@ -172,14 +172,16 @@ struct _Patch<Record: FetchableRecord> {
 
         let untouched = _Offsets(removed: removed, added: offsets)
         stayed.sort { $0.section < $1.section }
+        var moves: [(old: Int, new: Int)] = []
         var first = 0
         while first < stayed.count {
             let t = stayed[first].section
             var end = first + 1
             while end < stayed.count && stayed[end].section == t { end += 1 }
             let s = newToOld[t]
-            let rows = stayed[first..<end].map { (old: $0.old, new: $0.new) }
-            for move in window(rows, oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: untouched) {
+            moves.removeAll(keepingCapacity: true)
+            window(stayed[first..<end], oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: untouched, moves: &moves)
+            for move in moves {
                 changeset.itemMoves.append(Move(from: oldPath(move.old, s), to: newPath(move.new, t)))
             }
             first = end
@@ -192,8 +194,9 @@ struct _Patch<Record: FetchableRecord> {
         return Outcome(state: new, changeset: changeset)
     }
 
-    /// The rows that move within one section: those outside the longest
-    /// increasing subsequence that ``TesseraDiff/diff(from:to:)`` picks.
+    /// Adds to `moves` the rows that move within one section: those outside
+    /// the longest increasing subsequence that ``TesseraDiff/diff(from:to:)``
+    /// picks.
     ///
     /// Rows the transaction did not touch keep their order. Before the
     /// first touched row that moved, and after the last, they form runs
@@ -205,10 +208,16 @@ struct _Patch<Record: FetchableRecord> {
     ///
     /// - Complexity: O(*w* log *k*) for a window of *w* rows; O(log *k*)
     ///   for a single row.
-    private func window(_ rows: [(old: Int, new: Int)], oldSection: Range<Int>, offsets: _Offsets) -> [(old: Int, new: Int)] {
-        var oldMin = rows[0].old
+    private func window(
+        _ rows: ArraySlice<(section: Int, old: Int, new: Int)>,
+        oldSection: Range<Int>,
+        offsets: _Offsets,
+        moves: inout [(old: Int, new: Int)]
+    ) {
+        let only = rows[rows.startIndex]
+        var oldMin = only.old
         var oldMax = oldMin
-        var start = rows[0].new
+        var start = only.new
         var end = start
         for row in rows.dropFirst() {
             oldMin = Swift.min(oldMin, row.old)
@@ -227,8 +236,11 @@ struct _Patch<Record: FetchableRecord> {
 
         let untouched = offsets.untouchedRank(ofNew: end + 1) - offsets.untouchedRank(ofNew: start)
         if rows.count == 1 {
-            if untouched == 0 { return [] }
-            if untouched >= 2 { return rows }
+            if untouched == 0 { return }
+            if untouched >= 2 {
+                moves.append((only.old, only.new))
+                return
+            }
         }
 
         var oldOfNew: [Int: Int] = [:]
@@ -252,11 +264,9 @@ struct _Patch<Record: FetchableRecord> {
                 workspace.markLongestIncreasing(values: values, keep: keep)
             }
         }
-        var moves: [(old: Int, new: Int)] = []
         for k in 0..<width where values[k] >= 0 && !keep[k] {
             moves.append((Int(values[k]), start + k))
         }
-        return moves
     }
 }
 
