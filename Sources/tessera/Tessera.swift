@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TesseraCommandKit
 import TesseraDiff
 
@@ -155,11 +156,128 @@ struct Render: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Follow a database that other processes write.")
-    func run() throws {}
+    static let configuration = CommandConfiguration(
+        abstract: "Follow a database that other processes write: one report per commit that changes the result.",
+        discussion: "Polls PRAGMA data_version every 100 ms and re-fetches when another connection commits. Ctrl-C exits cleanly."
+    )
+
+    @Argument(help: "The SQLite database file.")
+    var database: String
+
+    @Option(help: "The table or view to follow.")
+    var table: String
+
+    @Option(help: "A sort key, \"column [asc|desc]\"; repeat for more. The key column is always the last one.")
+    var sort: [String] = []
+
+    @Option(help: "The column rows are grouped into sections by (it becomes the first sort key).")
+    var section: String?
+
+    @Option(name: .customLong("where"), help: "An SQL condition with ? parameters.")
+    var predicate: String?
+
+    @Option(help: "A value for the condition's next ?; repeat for more (numbers bind as numbers, anything else as text).")
+    var arg: [String] = []
+
+    @Option(help: "The key column.")
+    var key: String = "id"
+
+    @OptionGroup var layout: LayoutOptions
+
+    @Flag(help: "Print JSON lines instead of text.")
+    var json = false
+
+    @Option(help: "Seconds to wait for another process's lock before giving up.")
+    var busyTimeout: Double = 1
+
+    func run() throws {
+        signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
+        try running { () throws(CommandError) in
+            let run = WatchRun(
+                databasePath: database, table: table, sortKeys: sort, section: section, predicate: predicate,
+                arguments: arg, keyColumn: key, layout: layout.choice(), json: json, busyTimeout: busyTimeout
+            )
+            try run.run(print: emit, shouldStop: { interrupted.load(ordering: .relaxed) })
+        }
+        if !json { FileHandle.standardError.write(Data("tessera: stopped watching \(table)\n".utf8)) }
+    }
 }
 
+/// Set by SIGINT and SIGTERM: `watch` stops at its next poll.
+let interrupted = Atomic<Bool>(false)
+
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Measure the diff.")
-    func run() throws {}
+    static let configuration = CommandConfiguration(
+        abstract: "Measure Tessera's diff against Swift's difference(from:) and a Dictionary floor.",
+        subcommands: [BenchDiff.self]
+    )
+}
+
+struct BenchDiff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Generate two lists, diff them with each method, and print the medians and ratios."
+    )
+
+    @Option(help: "Elements in the old list.")
+    var count: Int = 10_000
+
+    @Option(help: "The share of elements changed, as 10% or 10 (split evenly into deletes, inserts, moves and updates).")
+    var changes: String = "10%"
+
+    @Option(help: "The kind of ids: int or uuid.")
+    var ids: BenchRun.IDKind = .int
+
+    @Option(help: "The number of sections (1: a flat list).")
+    var sections: Int = 1
+
+    @Option(help: "The generator's seed: the same seed gives the same data.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Runs per method; the median is reported.")
+    var runs: Int = 7
+
+    @Option(help: "Leave Swift's difference(from:) out above this many elements.")
+    var swiftLimit: Int = 20_000
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func run() throws {
+        try running { () throws(CommandError) in
+            let text = changes.hasSuffix("%") ? String(changes.dropLast()) : changes
+            guard let percent = Double(text) else {
+                throw CommandError("--changes \(changes): expected a percentage such as 10%", exitCode: 64)
+            }
+            let run = BenchRun(count: count, changesPercent: percent, ids: ids, sections: sections, seed: seed,
+                               runs: runs, swiftLimit: swiftLimit, json: json)
+            let bar = ProgressBar()
+            let output = try run.run(progress: bar.show)
+            bar.finish()
+            emit(output)
+        }
+    }
+}
+
+extension BenchRun.IDKind: ExpressibleByArgument {}
+
+/// A progress bar on standard error.
+final class ProgressBar {
+    private var lastDrawn = -1
+
+    func show(_ fraction: Double, _ label: String) {
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let percent = Int((fraction * 100).rounded(.down))
+        guard percent != lastDrawn || fraction >= 1 else { return }
+        lastDrawn = percent
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let text = "\r[\(bar)] \(percent)% \(label)"
+        FileHandle.standardError.write(Data((text + String(repeating: " ", count: max(0, 50 - label.count))).utf8))
+    }
+
+    func finish() {
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
 }
