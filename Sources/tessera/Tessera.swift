@@ -193,6 +193,13 @@ struct Watch: ParsableCommand {
     func run() throws {
         signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
+        // A parent may start us with these blocked (the mask is inherited):
+        // unblock them, or Ctrl-C would never arrive.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         try running { () throws(CommandError) in
             let run = WatchRun(
                 databasePath: database, table: table, sortKeys: sort, section: section, predicate: predicate,
