@@ -173,6 +173,8 @@ public struct BenchRun: Sendable {
         let total = Double(runs * methods.count)
         var done = 0.0
         var sink = 0
+        // One untimed pass first, so no method pays for first-touch costs.
+        for method in methods { sink &+= method.body() }
         for run in 0..<runs {
             for (m, method) in methods.enumerated() {
                 progress(done / total, "\(method.name), run \(run + 1) of \(runs)")
