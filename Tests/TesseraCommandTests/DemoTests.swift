@@ -64,9 +64,11 @@ struct DemoTests {
         }
         #expect(result.stdout.contains("8 commits, 8 reports; the rolled-back transaction reported nothing"))
 
-        // The visible elements of the first report: 6 inserted photos fade in.
+        // The first report: 6 insert update items, and 6 inserted photos
+        // among the plan's visible elements.
         let first = blocks[0].body
-        #expect(first.components(separatedBy: "\n    insert ").count - 1 == 6)
+        #expect(first.components(separatedBy: "\n    insert → [section 0, item ").count - 1 == 6)
+        #expect(first.components(separatedBy: "\n    insert    ").count - 1 == 6)
         #expect(first.contains("(6 insert, "))
 
         let page = folder.appendingPathComponent("tessera-demo.html")
