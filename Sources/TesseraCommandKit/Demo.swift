@@ -200,9 +200,13 @@ public struct DemoRun: Sendable {
     /// before to pick the photos it changes.
     private func script() -> [Step] {
         let latest: Int64 = 1_800_000_000
-        func photos(_ snapshot: Snapshot<ResultSection, DemoPhoto>, album: String) -> [DemoPhoto] {
-            guard let s = snapshot.index(ofSectionWithID: .text(album)) else { return [] }
-            return Array(snapshot.items(inSection: s))
+        // The photos of an album, which must have enough for the step.
+        func photos(_ snapshot: Snapshot<ResultSection, DemoPhoto>, album: String, atLeast count: Int = 21) throws(CommandError) -> [DemoPhoto] {
+            let photos = snapshot.index(ofSectionWithID: .text(album)).map { Array(snapshot.items(inSection: $0)) } ?? []
+            guard photos.count >= count else {
+                throw CommandError("the library is too small for the demo's script: \(album) has \(photos.count) photos, the script needs \(count); seed more with --photos")
+            }
+            return photos
         }
         return [
             Step(title: "add 6 new photos to Amsterdam", rollsBack: false) { db, _ in
@@ -211,17 +215,17 @@ public struct DemoRun: Sendable {
                 }
             },
             Step(title: "delete 3 photos of Amsterdam", rollsBack: false) { db, snapshot in
-                let amsterdam = photos(snapshot, album: "Amsterdam")
+                let amsterdam = try photos(snapshot, album: "Amsterdam")
                 for offset in [1, 4, 9] { try db.execute("DELETE FROM photo WHERE id = ?", [.integer(amsterdam[offset].id)]) }
             },
             Step(title: "retitle 2 photos (same place, new content)", rollsBack: false) { db, snapshot in
-                let amsterdam = photos(snapshot, album: "Amsterdam")
+                let amsterdam = try photos(snapshot, album: "Amsterdam")
                 for offset in [2, 7] {
                     try db.execute("UPDATE photo SET title = title || ' (edited)' WHERE id = ?", [.integer(amsterdam[offset].id)])
                 }
             },
             Step(title: "re-date 3 photos so they re-sort within Amsterdam", rollsBack: false) { db, snapshot in
-                let amsterdam = photos(snapshot, album: "Amsterdam")
+                let amsterdam = try photos(snapshot, album: "Amsterdam")
                 try db.execute("UPDATE photo SET taken = ? WHERE id = ?", [.integer(latest + 100), .integer(amsterdam[12].id)])
                 try db.execute("UPDATE photo SET taken = ? WHERE id = ?", [.integer(amsterdam[20].taken - 1), .integer(amsterdam[0].id)])
                 try db.execute("UPDATE photo SET taken = ? WHERE id = ?", [.integer(amsterdam[5].taken - 1), .integer(amsterdam[16].id)])
@@ -230,7 +234,7 @@ public struct DemoRun: Sendable {
                 try db.execute("UPDATE photo SET album = 'Aachen' WHERE album = 'Zanzibar'")
             },
             Step(title: "move 4 photos from Aachen to Amsterdam", rollsBack: false) { db, snapshot in
-                let aachen = photos(snapshot, album: "Aachen")
+                let aachen = try photos(snapshot, album: "Aachen", atLeast: 7)
                 for offset in [0, 3, 5, 6] {
                     try db.execute("UPDATE photo SET album = 'Amsterdam' WHERE id = ?", [.integer(aachen[offset].id)])
                 }

@@ -111,7 +111,9 @@ public enum JSON: Hashable, Sendable {
         text += "\""
     }
 
+    /// Whether two values are equal, object key order aside.
     public static func == (lhs: JSON, rhs: JSON) -> Bool { lhs.canonicalText == rhs.canonicalText }
+    /// Hashes the canonical text.
     public func hash(into hasher: inout Hasher) { hasher.combine(canonicalText) }
 }
 

@@ -78,7 +78,7 @@ struct Demo: ParsableCommand {
     var photos: Int = 10_000
 
     func validate() throws {
-        guard photos >= 100 else { throw ValidationError("--photos \(photos): the demo needs at least 100 photos") }
+        guard photos >= 2000 else { throw ValidationError("--photos \(photos): the demo's script needs at least 2000 photos") }
     }
 
     func run() throws {
