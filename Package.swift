@@ -16,6 +16,12 @@ let package = Package(
         .library(name: "TesseraSQLite", targets: ["TesseraSQLite"]),
         .library(name: "TesseraResults", targets: ["TesseraResults"]),
         .library(name: "Tessera", targets: ["Tessera"]),
+        .executable(name: "tessera", targets: ["tessera"]),
+    ],
+    dependencies: [
+        // Only the `tessera` executable uses it; the library modules stay
+        // free of dependencies.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -51,6 +57,26 @@ let package = Package(
         .target(
             name: "Tessera",
             dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
+        ),
+        // The `tessera` command: the work of each subcommand lives in
+        // TesseraCommandKit (no argument parsing), so tests can call it too.
+        .target(
+            name: "TesseraCommandKit",
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
+        ),
+        .executableTarget(
+            name: "tessera",
+            dependencies: [
+                "TesseraCommandKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // End-to-end tests run the built `tessera`; listing it here makes
+        // `swift build --build-tests` and `swift test` build it first.
+        .testTarget(
+            name: "TesseraCommandTests",
+            dependencies: ["TesseraCommandKit", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite"],
+            exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public
         // API (see the "Writing your own layout" article).

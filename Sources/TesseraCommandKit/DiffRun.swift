@@ -1,0 +1,157 @@
+import Foundation
+import TesseraDiff
+import TesseraLayout
+import TesseraView
+
+/// `tessera diff`: two snapshot files → changeset, batch or stages, and
+/// optionally the animation plan and its page.
+public struct DiffRun: Sendable {
+    /// The snapshot before.
+    public var oldPath: String
+    /// The snapshot after.
+    public var newPath: String
+    /// Staged batches instead of one UIKit-safe batch.
+    public var staged: Bool
+    /// What one batch does with an element that moves and changes.
+    public var policy: MoveAndUpdatePolicy
+    /// The layout to compute the animation plan with, if any.
+    public var layout: LayoutChoice?
+    /// Where to write the plan's page, if anywhere (needs a layout).
+    public var htmlPath: String?
+    /// JSON output instead of text.
+    public var json: Bool
+
+    /// Creates a run.
+    public init(oldPath: String, newPath: String, staged: Bool = false, policy: MoveAndUpdatePolicy = .moveThenReload,
+                layout: LayoutChoice? = nil, htmlPath: String? = nil, json: Bool = false) {
+        self.oldPath = oldPath
+        self.newPath = newPath
+        self.staged = staged
+        self.policy = policy
+        self.layout = layout
+        self.htmlPath = htmlPath
+        self.json = json
+    }
+
+    /// Runs the diff and returns what to print.
+    ///
+    /// - Throws: ``CommandError`` for a missing or unreadable file, invalid
+    ///   JSON (with line and column), a malformed snapshot or duplicate ids.
+    public func run() throws(CommandError) -> String {
+        let old = try SnapshotDocument.load(path: oldPath)
+        let new = try SnapshotDocument.load(path: newPath)
+        let changeset: Changeset
+        do {
+            changeset = try diff(from: old, to: new)
+        } catch {
+            throw CommandError("\(error)", exitCode: CommandError.inputExitCode)
+        }
+        var description = ChangeDescription(changeset: changeset, batch: nil, staged: nil, plan: nil, labels: [])
+        if staged {
+            do {
+                description.staged = try StagedBatchUpdate(changeset, sectionCountBefore: old.numberOfSections)
+            } catch {
+                throw CommandError("cannot stage the change: \(error)")
+            }
+        } else {
+            description.batch = BatchUpdate(changeset, policy: policy)
+        }
+        let choice = layout ?? (htmlPath != nil ? LayoutChoice(kind: .flow) : nil)
+        if let choice {
+            try choice.validate()
+            let view = CollectionView(layout: choice.makeLayout(), size: choice.size)
+            let source = DiffableDataSource<DocumentSection, DocumentItem>(collectionView: view)
+            do {
+                try source.apply(old, animated: false)
+                let plan = try source.apply(new)
+                description.plan = plan
+                description.labels = ChangeDescription.labels(for: plan, old: old, new: new)
+            } catch {
+                throw CommandError("cannot lay out the change: \(error)")
+            }
+            if let htmlPath, let plan = description.plan {
+                let entry = PlanPage.Entry(title: "\(oldPath) → \(newPath)", plan: plan, labels: description.labels, viewport: choice.size)
+                try InputFile.write(PlanPage.html(title: "tessera diff: \(oldPath) → \(newPath)", entries: [entry]), to: htmlPath)
+            }
+        }
+        if json {
+            do {
+                return try description.json().compactText
+            } catch {
+                throw CommandError("cannot encode the result: \(error)")
+            }
+        }
+        var text = "\(oldPath) → \(newPath)\n" + description.text()
+        if let htmlPath { text += "\n  wrote \(htmlPath)" }
+        return text
+    }
+}
+
+/// `tessera render`: a saved animation plan → its page.
+public struct RenderRun: Sendable {
+    /// The plan file: an `AnimationPlan` in its JSON form, an array of
+    /// them, or `tessera diff --json` output (its `plan`, with `labels`).
+    public var planPath: String
+    /// Where to write the page.
+    public var htmlPath: String
+    /// The viewport, when known; otherwise guessed from the content size.
+    public var viewport: Size?
+
+    /// Creates a run.
+    public init(planPath: String, htmlPath: String, viewport: Size? = nil) {
+        self.planPath = planPath
+        self.htmlPath = htmlPath
+        self.viewport = viewport
+    }
+
+    /// Writes the page and returns what to print.
+    ///
+    /// - Throws: ``CommandError`` for a missing file, invalid JSON (line and
+    ///   column) or JSON that is not a plan (with the path to the bad part).
+    public func run() throws(CommandError) -> String {
+        let json = try InputFile.json(at: planPath)
+        var entries: [PlanPage.Entry] = []
+        func decodePlan(_ value: JSON, _ labels: JSON?, _ title: String) throws(CommandError) {
+            let plan: AnimationPlan
+            do {
+                plan = try JSONDecoder().decode(AnimationPlan.self, from: Data(value.compactText.utf8))
+            } catch let error as DecodingError {
+                throw CommandError("\(planPath): not an animation plan: \(Self.describe(error))", exitCode: CommandError.inputExitCode)
+            } catch {
+                throw CommandError("\(planPath): not an animation plan: \(error)", exitCode: CommandError.inputExitCode)
+            }
+            var names: [String] = plan.elements.enumerated().map { $0.element.itemID ?? "\(ChangeDescription.shortKind($0.element.category.kind ?? "cell")) \($0.element.to.indexPath.first ?? 0)" }
+            if case let .array(given)? = labels, given.count == names.count {
+                names = given.map { if case let .string(s) = $0 { s } else { $0.compactText } }
+            }
+            entries.append(PlanPage.Entry(title: title, plan: plan, labels: names, viewport: viewport ?? PlanPage.viewport(guessedFrom: plan)))
+        }
+        switch json {
+        case let .array(values):
+            for (i, value) in values.enumerated() { try decodePlan(value["plan"] ?? value, value["labels"], "plan \(i + 1)") }
+        default:
+            if let plan = json["plan"] { try decodePlan(plan, json["labels"], planPath) } else { try decodePlan(json, nil, planPath) }
+        }
+        try InputFile.write(PlanPage.html(title: "tessera render: \(planPath)", entries: entries), to: htmlPath)
+        return "wrote \(htmlPath): \(entries.count) plan\(entries.count == 1 ? "" : "s"), \(entries.map(\.plan.elements.count).reduce(0, +)) elements"
+    }
+
+    /// `elements[3].from: missing "frame"`.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            var text = ""
+            for key in context.codingPath {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "top level" : text
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            return "\(path(context)): missing \"\(key.stringValue)\""
+        case let .typeMismatch(_, context), let .valueNotFound(_, context), let .dataCorrupted(context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import TesseraLayout
+
+/// The layouts the commands can lay a snapshot out with, and the viewport.
+public struct LayoutChoice: Hashable, Sendable {
+    /// A layout family.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// `FlowLayout`: a grid of 96-point squares, 2 points apart, with
+        /// 32-point section headers (a photo grid).
+        case flow
+        /// `ListLayout`: 44-point rows with 28-point section headers.
+        case list
+        /// `ColumnLayout`: two columns of 120-point items with 28-point
+        /// headers.
+        case column
+    }
+
+    /// The layout family.
+    public var kind: Kind
+    /// The viewport's width.
+    public var width: Double
+    /// The viewport's height.
+    public var height: Double
+
+    /// Creates a choice; a phone-sized 390×844 viewport unless given.
+    public init(kind: Kind, width: Double = 390, height: Double = 844) {
+        self.kind = kind
+        self.width = width
+        self.height = height
+    }
+
+    /// Checks the viewport.
+    ///
+    /// - Throws: ``CommandError`` naming the bad dimension.
+    public func validate() throws(CommandError) {
+        for (name, value) in [("width", width), ("height", height)] where !(value.isFinite && value > 0) {
+            throw CommandError("--\(name) \(value): the viewport's \(name) must be a positive number", exitCode: 64)
+        }
+    }
+
+    /// The viewport size.
+    public var size: Size { Size(width: width, height: height) }
+
+    /// A new layout of this family.
+    public func makeLayout() -> CollectionViewLayout {
+        switch kind {
+        case .flow:
+            let layout = FlowLayout()
+            layout.itemSize = Size(width: 96, height: 96)
+            layout.minimumInteritemSpacing = 2
+            layout.minimumLineSpacing = 2
+            layout.headerReferenceSize = Size(width: 0, height: 32)
+            return layout
+        case .list:
+            let layout = ListLayout()
+            layout.itemHeight = 44
+            layout.headerHeight = 28
+            return layout
+        case .column:
+            let layout = ColumnLayout()
+            layout.columnCount = 2
+            layout.itemHeight = 120
+            layout.headerHeight = 28
+            return layout
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import TesseraLayout
+import TesseraView
+
+/// A self-contained HTML page that plays animation plans: the viewport with
+/// every element as a box labelled with its id, play/pause, a scrubber, a
+/// speed control and a legend of dispositions. No network, no external
+/// scripts or fonts.
+///
+/// The page draws the plan's own interpolation: each element goes from its
+/// `from` to its `to` attributes (frame, alpha, transform; z-index and
+/// hidden switch halfway) by the plan's timing fraction, which is sampled
+/// from ``AnimationTiming/fraction(at:duration:)`` at ``samples`` + 1 evenly
+/// spaced progress values and interpolated linearly in between, so at each
+/// sample the boxes are exactly where ``AnimationPlan/attributes(at:)`` puts
+/// them.
+///
+/// Open it with `#plan=K&progress=P` (K from 0, P in 0…1) to show one frame,
+/// paused: the browser test reads the boxes' `data-frame` attributes there.
+public enum PlanPage {
+    /// One plan on the page, with a title and a label per element.
+    public struct Entry: Sendable {
+        /// The title shown above the viewport (`Transaction 3: …`).
+        public var title: String
+        /// The plan.
+        public var plan: AnimationPlan
+        /// A label per element, in plan order.
+        public var labels: [String]
+        /// The viewport size.
+        public var viewport: Size
+
+        /// Creates an entry.
+        public init(title: String, plan: AnimationPlan, labels: [String], viewport: Size) {
+            self.title = title
+            self.plan = plan
+            self.labels = labels
+            self.viewport = viewport
+        }
+    }
+
+    /// The number of intervals the timing curve is sampled in.
+    public static let samples = 240
+
+    /// The page for a sequence of plans, played in order.
+    public static func html(title: String, entries: [Entry]) -> String {
+        let data = JSON.array(entries.map(entryJSON))
+        return template
+            .replacingOccurrences(of: "__TITLE__", with: escapeHTML(title))
+            .replacingOccurrences(of: "__DATA__", with: data.compactText)
+    }
+
+    /// The viewport size of a plan when the caller does not know it: the
+    /// content size's width and the larger content height, at most 844.
+    public static func viewport(guessedFrom plan: AnimationPlan) -> Size {
+        let width = max(plan.contentSizeBefore.width, plan.contentSizeAfter.width, 1)
+        let height = min(max(plan.contentSizeBefore.height, plan.contentSizeAfter.height, 1), 844)
+        return Size(width: width, height: height)
+    }
+
+    private static func entryJSON(_ entry: Entry) -> JSON {
+        let plan = entry.plan
+        let fractions = (0...samples).map { i in
+            JSON.double(plan.timing.fraction(at: Double(i) / Double(samples), duration: plan.duration))
+        }
+        func attributes(_ a: LayoutAttributes) -> JSON {
+            let t = a.transform
+            return .array([a.frame.origin.x, a.frame.origin.y, a.frame.size.width, a.frame.size.height, a.alpha,
+                           t.a, t.b, t.c, t.d, t.tx, t.ty].map(JSON.double) + [.int(a.zIndex), .bool(a.isHidden)])
+        }
+        let elements = zip(plan.elements, entry.labels).map { element, label in
+            JSON.object([
+                ("label", .string(label)),
+                ("disposition", .string(element.disposition.rawValue)),
+                ("kind", .string(element.category == .cell ? "cell" : ChangeDescription.shortKind(element.category.kind ?? ""))),
+                ("from", attributes(element.from)),
+                ("to", attributes(element.to)),
+            ])
+        }
+        return .object([
+            ("title", .string(entry.title)),
+            ("width", .double(entry.viewport.width)),
+            ("height", .double(entry.viewport.height)),
+            ("duration", .double(plan.duration)),
+            ("timing", .string(Format.timing(plan.timing))),
+            ("offsetFrom", .array([.double(plan.contentOffsetBefore.x), .double(plan.contentOffsetBefore.y)])),
+            ("offsetTo", .array([.double(plan.contentOffsetAfter.x), .double(plan.contentOffsetAfter.y)])),
+            ("fractions", .array(fractions)),
+            ("elements", .array(elements)),
+        ])
+    }
+
+    static func escapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    private static let template = #"""
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>__TITLE__</title>
+<style>
+  body { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 16px; color: #222; background: #f4f4f6; }
+  h1 { font-size: 17px; margin: 0 0 8px; }
+  #layout { display: flex; gap: 20px; align-items: flex-start; }
+  #viewport { position: relative; overflow: hidden; background: #fff; border: 1px solid #888; flex: none; }
+  #content { position: absolute; left: 0; top: 0; }
+  .el { position: absolute; box-sizing: border-box; border: 1px solid rgba(0,0,0,.35); font-size: 10px;
+        overflow: hidden; white-space: nowrap; padding: 1px 3px; transform-origin: 50% 50%; }
+  .d-insert { background: #b7e4b0; } .d-delete { background: #f4b4b4; } .d-move { background: #b5cdf5; }
+  .d-reload { background: #f8dd94; } .d-shift { background: #ddd2f2; } .d-unchanged { background: #e6e6e6; }
+  .k-header, .k-footer { font-weight: 600; border-style: dashed; }
+  #controls { margin: 8px 0; display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
+  #scrubber { width: 320px; }
+  .legend span { display: inline-block; width: 12px; height: 12px; border: 1px solid #0005; vertical-align: middle; margin: 0 4px 0 10px; }
+  #plans { list-style: none; padding: 0; margin: 0; max-width: 420px; }
+  #plans li { cursor: pointer; padding: 2px 6px; border-radius: 4px; }
+  #plans li.current { background: #dde6ff; }
+  #status { font-variant-numeric: tabular-nums; }
+</style>
+</head>
+<body>
+<h1>__TITLE__</h1>
+<div id="controls">
+  <button id="play" type="button">Play</button>
+  <input id="scrubber" type="range" min="0" max="1" step="0.001" value="0" aria-label="progress">
+  <label>speed <select id="speed">
+    <option value="0.1">0.1×</option><option value="0.25">0.25×</option><option value="0.5">0.5×</option>
+    <option value="1" selected>1×</option><option value="2">2×</option></select></label>
+  <span id="status"></span>
+</div>
+<div class="legend">
+  <span class="d-insert"></span>insert<span class="d-delete"></span>delete<span class="d-move"></span>move<span class="d-reload"></span>reload<span class="d-shift"></span>shift<span class="d-unchanged"></span>unchanged
+</div>
+<div id="layout">
+  <div>
+    <div id="title"></div>
+    <div id="viewport"><div id="content"></div></div>
+  </div>
+  <ol id="plans"></ol>
+</div>
+<script>
+"use strict";
+const PLANS = __DATA__;
+const SAMPLES = PLANS.length ? PLANS[0].fractions.length - 1 : 1;
+const HOLD = 0.8; // seconds between plans while playing
+let current = 0, progress = 0, playing = false, holdLeft = 0, last = null;
+const viewport = document.getElementById("viewport"), content = document.getElementById("content");
+const scrubber = document.getElementById("scrubber"), playButton = document.getElementById("play");
+const speed = document.getElementById("speed"), status = document.getElementById("status");
+const list = document.getElementById("plans");
+scrubber.max = String(Math.max(PLANS.length, 1));
+
+function fraction(plan, p) {
+  p = Math.min(Math.max(p, 0), 1);
+  if (p >= 1) return 1;
+  const x = p * SAMPLES, i = Math.floor(x), f = plan.fractions;
+  return f[i] + (f[i + 1] - f[i]) * (x - i);
+}
+// LayoutAttributes.interpolated(to:progress:): numbers mix, z-index and hidden switch halfway.
+function mix(a, b, t) {
+  const r = [];
+  for (let k = 0; k < 11; k++) r.push(a[k] + (b[k] - a[k]) * t);
+  const late = t >= 0.5;
+  r.push(late ? b[11] : a[11], late ? b[12] : a[12]);
+  return r;
+}
+let boxes = [];
+function build(plan) {
+  content.textContent = "";
+  viewport.style.width = plan.width + "px";
+  viewport.style.height = plan.height + "px";
+  boxes = plan.elements.map((e, i) => {
+    const box = document.createElement("div");
+    box.className = "el d-" + e.disposition + " k-" + e.kind;
+    box.dataset.index = String(i);
+    box.dataset.label = e.label;
+    box.dataset.disposition = e.disposition;
+    box.textContent = e.label;
+    box.title = e.label + " (" + e.disposition + ")";
+    content.appendChild(box);
+    return box;
+  });
+  document.getElementById("title").textContent = plan.title + " — " + plan.elements.length + " elements, " + plan.duration + " s " + plan.timing;
+  Array.from(list.children).forEach((li, k) => li.classList.toggle("current", k === current));
+}
+function draw() {
+  const plan = PLANS[current];
+  if (!plan) return;
+  const t = fraction(plan, progress);
+  const ox = plan.offsetFrom[0] + (plan.offsetTo[0] - plan.offsetFrom[0]) * t;
+  const oy = plan.offsetFrom[1] + (plan.offsetTo[1] - plan.offsetFrom[1]) * t;
+  content.style.transform = "translate(" + (-ox) + "px," + (-oy) + "px)";
+  content.dataset.offset = ox + "," + oy;
+  plan.elements.forEach((e, i) => {
+    const a = mix(e.from, e.to, t), box = boxes[i];
+    box.style.left = a[0] + "px"; box.style.top = a[1] + "px";
+    box.style.width = a[2] + "px"; box.style.height = a[3] + "px";
+    box.style.opacity = String(a[4]);
+    box.style.transform = "matrix(" + a.slice(5, 11).join(",") + ")";
+    box.style.zIndex = String(a[11]);
+    box.style.visibility = a[12] ? "hidden" : "visible";
+    box.dataset.frame = a[0] + "," + a[1] + "," + a[2] + "," + a[3];
+    box.dataset.alpha = String(a[4]);
+  });
+  scrubber.value = String(current + progress);
+  status.textContent = "plan " + (current + 1) + " of " + PLANS.length + ", progress " + progress.toFixed(3);
+  document.body.dataset.plan = String(current);
+  document.body.dataset.progress = String(progress);
+}
+function show(index, p) {
+  index = Math.min(Math.max(index, 0), PLANS.length - 1);
+  if (index !== current || !boxes.length) { current = index; build(PLANS[current]); }
+  progress = Math.min(Math.max(p, 0), 1);
+  draw();
+}
+function setPlaying(on) {
+  playing = on; last = null; holdLeft = 0;
+  playButton.textContent = on ? "Pause" : "Play";
+  if (on) {
+    if (current === PLANS.length - 1 && progress >= 1) show(0, 0);
+    requestAnimationFrame(tick);
+  }
+}
+function tick(now) {
+  if (!playing) return;
+  if (last !== null) {
+    let dt = (now - last) / 1000 * Number(speed.value);
+    const plan = PLANS[current];
+    if (holdLeft > 0) {
+      holdLeft -= dt;
+      if (holdLeft <= 0) { if (current + 1 < PLANS.length) show(current + 1, 0); else { setPlaying(false); return; } }
+    } else {
+      progress += dt / (plan.duration > 0 ? plan.duration : 0.3);
+      if (progress >= 1) { progress = 1; holdLeft = HOLD; }
+      draw();
+    }
+  }
+  last = now;
+  requestAnimationFrame(tick);
+}
+PLANS.forEach((plan, k) => {
+  const li = document.createElement("li");
+  li.textContent = plan.title;
+  li.addEventListener("click", () => { setPlaying(false); show(k, 0); });
+  list.appendChild(li);
+});
+playButton.addEventListener("click", () => setPlaying(!playing));
+scrubber.addEventListener("input", () => {
+  setPlaying(false);
+  const v = Number(scrubber.value), k = Math.min(Math.floor(v), PLANS.length - 1);
+  show(k, v - k);
+});
+function fromHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (!params.has("progress") && !params.has("plan")) return false;
+  setPlaying(false);
+  show(Number(params.get("plan") || 0), Number(params.get("progress") || 0));
+  return true;
+}
+window.addEventListener("hashchange", fromHash);
+if (PLANS.length) {
+  show(0, 0);
+  if (!fromHash()) setPlaying(true);
+}
+</script>
+</body>
+</html>
+"""#
+}

@@ -1,0 +1,249 @@
+import Foundation
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraView
+
+/// A row of any table: its key and its values, compared for content.
+public struct WatchedRow: FetchableRecord, Hashable {
+    /// The key column's value.
+    public var id: DatabaseValue
+    /// Every column's value, in table order.
+    public var values: [DatabaseValue]
+
+    /// Reads a row whose first column is the key (see ``WatchRun``).
+    public init(row: Row) throws {
+        id = row[0]
+        values = Array(row.values.dropFirst())
+    }
+}
+
+/// `tessera watch`: follows a table (or view) that other processes write,
+/// one report per commit that changes the result.
+///
+/// Commits by other connections are seen by polling `PRAGMA data_version`
+/// (every ``interval`` seconds) and refreshing the results controller;
+/// commits that leave the result unchanged print nothing. Two commits that
+/// land within one poll are one report.
+public struct WatchRun: Sendable {
+    /// The database file, which must exist.
+    public var databasePath: String
+    /// The table or view.
+    public var table: String
+    /// Sort keys as `column`, `column asc` or `column desc`.
+    public var sortKeys: [String]
+    /// The column the rows are grouped into sections by, if any. It becomes
+    /// the first sort key (ascending) unless it already is.
+    public var section: String?
+    /// An SQL condition, with `?` parameters.
+    public var predicate: String?
+    /// The predicate's arguments: integers and reals when they read as
+    /// numbers, text otherwise.
+    public var arguments: [String]
+    /// The key column.
+    public var keyColumn: String
+    /// The layout of the animation plans, if any.
+    public var layout: LayoutChoice?
+    /// JSON lines instead of text.
+    public var json: Bool
+    /// Seconds between polls.
+    public var interval: Double
+    /// How long to wait for another process's lock, in seconds.
+    public var busyTimeout: Double
+
+    /// Creates a run.
+    public init(databasePath: String, table: String, sortKeys: [String] = [], section: String? = nil,
+                predicate: String? = nil, arguments: [String] = [], keyColumn: String = "id",
+                layout: LayoutChoice? = nil, json: Bool = false, interval: Double = 0.1, busyTimeout: Double = 1) {
+        self.databasePath = databasePath
+        self.table = table
+        self.sortKeys = sortKeys
+        self.section = section
+        self.predicate = predicate
+        self.arguments = arguments
+        self.keyColumn = keyColumn
+        self.layout = layout
+        self.json = json
+        self.interval = interval
+        self.busyTimeout = busyTimeout
+    }
+
+    /// Follows the database until `shouldStop` returns true (checked every
+    /// poll), printing a report per change with `print`.
+    ///
+    /// - Throws: ``CommandError`` for a missing file, a file that is not a
+    ///   database, a table or column that does not exist, SQL SQLite
+    ///   refuses, or a database locked past the busy timeout.
+    public func run(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
+        let path = databasePath
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandError("\(path): no such database file", exitCode: CommandError.inputExitCode)
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CommandError("\(path): cannot be read (permission denied)", exitCode: CommandError.inputExitCode)
+        }
+        try layout?.validate()
+        let connection: Connection
+        do {
+            connection = try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout, journalModeWAL: false)
+        } catch {
+            throw DatabaseErrors.opening(path, error)
+        }
+        let request = try makeRequest(connection)
+        let controller: FetchedResultsController<WatchedRow>
+        do {
+            controller = try FetchedResultsController<WatchedRow>(connection: connection, request: request)
+            try controller.performFetch()
+        } catch {
+            throw resultsError(error)
+        }
+        let collector = ReportCollector<WatchedRow>()
+        controller.delegate = collector
+
+        var source: DiffableDataSource<ResultSection, WatchedRow>?
+        if let layout {
+            let view = CollectionView(layout: layout.makeLayout(), size: layout.size)
+            view.anchorsScrollPosition = false
+            let dataSource = DiffableDataSource<ResultSection, WatchedRow>(collectionView: view)
+            do { try dataSource.apply(controller.snapshot, animated: false) } catch { throw CommandError("cannot lay out \(table): \(error)") }
+            source = dataSource
+        }
+        let summary = "\(controller.numberOfSections) section\(controller.numberOfSections == 1 ? "" : "s"), \(controller.snapshot.numberOfItems) row\(controller.snapshot.numberOfItems == 1 ? "" : "s")"
+        if json {
+            print(JSON.object([
+                ("event", .string("fetched")), ("database", .string(path)), ("table", .string(table)),
+                ("sections", .int(controller.numberOfSections)), ("rows", .int(controller.snapshot.numberOfItems)),
+            ]).compactText)
+        } else {
+            print("watching \(table) in \(path): \(summary) (Ctrl-C to stop)")
+        }
+
+        var version = try dataVersion(connection)
+        var reportNumber = 0
+        while !shouldStop() {
+            usleep(useconds_t(max(interval, 0.001) * 1_000_000))
+            let current = try dataVersion(connection)
+            guard current != version else { continue }
+            version = current
+            collector.reports.removeAll()
+            do {
+                try controller.refresh()
+            } catch {
+                throw resultsError(error)
+            }
+            for report in collector.reports {
+                reportNumber += 1
+                var description = ChangeDescription(
+                    changeset: report.changeset, batch: BatchUpdate(report.changeset, policy: .moveThenReload),
+                    staged: nil, plan: nil, labels: []
+                )
+                if let source {
+                    do {
+                        let plan = try source.apply(report.newSnapshot)
+                        description.plan = plan
+                        description.labels = ChangeDescription.labels(for: plan, old: report.oldSnapshot, new: report.newSnapshot)
+                    } catch {
+                        throw CommandError("cannot lay out the change to \(table): \(error)")
+                    }
+                }
+                let sections = report.newSnapshot.numberOfSections, rows = report.newSnapshot.numberOfItems
+                if json {
+                    guard case let .object(members)? = try? description.json() else { throw CommandError("cannot encode report \(reportNumber)") }
+                    print(JSON.object([
+                        ("event", .string("change")), ("report", .int(reportNumber)), ("dataVersion", .number(String(current))),
+                        ("sections", .int(sections)), ("rows", .int(rows)),
+                    ] + members).compactText)
+                } else {
+                    print("report \(reportNumber): \(sections) section\(sections == 1 ? "" : "s"), \(rows) row\(rows == 1 ? "" : "s")\n" + description.text())
+                }
+            }
+        }
+    }
+
+    private func dataVersion(_ connection: Connection) throws(CommandError) -> Int64 {
+        do {
+            return try connection.withDatabase { db throws(SQLiteError) in try db.dataVersion() }
+        } catch {
+            if DatabaseErrors.isLocked(error) { throw DatabaseErrors.locked(databasePath) }
+            throw CommandError("\(databasePath): \(error.message)", exitCode: CommandError.databaseExitCode)
+        }
+    }
+
+    private func resultsError(_ error: ResultsError) -> CommandError {
+        if case let .database(sqlite) = error {
+            if DatabaseErrors.isLocked(sqlite) { return DatabaseErrors.locked(databasePath) }
+            return CommandError("\(databasePath): \(sqlite.message)", exitCode: CommandError.databaseExitCode)
+        }
+        return CommandError("\(databasePath): \(error)", exitCode: CommandError.databaseExitCode)
+    }
+
+    /// Checks the table and columns and makes the request.
+    func makeRequest(_ connection: Connection) throws(CommandError) -> FetchRequest {
+        let path = databasePath
+        let columns: [String]
+        do {
+            let found = try connection.withDatabase { db throws(SQLiteError) in
+                try db.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [.text(table)])
+            }
+            guard !found.isEmpty else {
+                let names = try connection.withDatabase { db throws(SQLiteError) in
+                    try db.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                }.compactMap { $0.first?.string }
+                throw CommandError("no such table: \(table) in \(path) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))", exitCode: CommandError.databaseExitCode)
+            }
+            columns = try connection.withDatabase { db throws(SQLiteError) in
+                try db.rows("SELECT name FROM pragma_table_info(?)", [.text(table)])
+            }.compactMap { $0.first?.string }
+        } catch let error as CommandError {
+            throw error
+        } catch let error as SQLiteError {
+            if DatabaseErrors.isLocked(error) { throw DatabaseErrors.locked(path) }
+            throw CommandError("\(path): \(error.message)", exitCode: CommandError.databaseExitCode)
+        } catch {
+            throw CommandError("\(path): \(error)", exitCode: CommandError.databaseExitCode)
+        }
+        func column(_ name: String, _ option: String) throws(CommandError) -> String {
+            guard let match = columns.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
+                throw CommandError("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", ")))", exitCode: CommandError.databaseExitCode)
+            }
+            return match
+        }
+        let key = try column(keyColumn, "--key")
+        var keys: [SortKey] = []
+        for spec in sortKeys {
+            let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard (1...2).contains(words.count) else {
+                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: 64)
+            }
+            var ascending = true
+            if words.count == 2 {
+                switch words[1].lowercased() {
+                case "asc": ascending = true
+                case "desc": ascending = false
+                default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: 64)
+                }
+            }
+            keys.append(SortKey(quoted(try column(words[0], "--sort")), ascending: ascending))
+        }
+        var sectionKey: String?
+        if let section {
+            let name = quoted(try column(section, "--section"))
+            sectionKey = name
+            if keys.first?.expression != name { keys.insert(SortKey(name), at: 0) }
+        }
+        let arguments: [DatabaseValue] = arguments.map { text in
+            if let integer = Int64(text) { return .integer(integer) }
+            if let real = Double(text), real.isFinite { return .real(real) }
+            return .text(text)
+        }
+        return FetchRequest(
+            query: "SELECT \(quoted(key)) AS tessera_watch_key, * FROM \(quoted(table))",
+            keyColumn: "tessera_watch_key", predicate: predicate, arguments: arguments,
+            sortKeys: keys, sectionKey: sectionKey
+        )
+    }
+
+    private func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+
+/// Runs the built `tessera` executable and collects what it prints.
+enum Tool {
+    /// The package's root folder.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The fixtures folder.
+    static let fixtures = packageRoot.appendingPathComponent("Tests/TesseraCommandTests/Fixtures")
+
+    /// The executable: next to the test binary (the test target depends on
+    /// it, so `swift build --build-tests` and `swift test` build it first).
+    static let executable: URL = {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        // Inside an .xctest bundle on some platforms: climb out of it.
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("tessera")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return candidate
+            }
+            if folder.lastPathComponent == ".build" { break }
+            folder = folder.deletingLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/tessera")
+    }()
+
+    /// What a run printed and how it ended.
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `tessera` with arguments in a folder and waits (at most
+    /// `timeout` seconds) for it to exit.
+    static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 120) throws -> Result {
+        let process = try start(arguments, in: folder)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.process.isRunning {
+            process.process.terminate()
+            throw ToolError("tessera \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
+        }
+        process.process.waitUntilExit()
+        return Result(status: process.process.terminationStatus, stdout: process.stdout(waitingForEOF: true), stderr: process.stderr(waitingForEOF: true))
+    }
+
+    /// Starts `tessera` without waiting.
+    static func start(_ arguments: [String], in folder: URL? = nil) throws -> RunningTool {
+        try RunningTool(executable: executable, arguments: arguments, folder: folder)
+    }
+
+    /// A fresh temporary folder.
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+struct ToolError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A running `tessera` whose output is read as it comes.
+final class RunningTool: Sendable {
+    let process: Process
+    private let out = Output()
+    private let err = Output()
+
+    /// What a pipe delivered, and whether it reached its end.
+    final class Output: Sendable {
+        let data = Mutex(Data())
+        let done = Mutex(false)
+
+        func read(_ handle: FileHandle) {
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                done.withLock { $0 = true }
+            } else {
+                data.withLock { $0.append(chunk) }
+            }
+        }
+
+        func text(waitingForEOF: Bool) -> String {
+            if waitingForEOF {
+                let deadline = Date().addingTimeInterval(5)
+                while !done.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+            }
+            return data.withLock { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    init(executable: URL, arguments: [String], folder: URL?) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw ToolError("no tessera executable at \(executable.path): run `swift build --build-tests` first")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        self.process = process
+        outPipe.fileHandleForReading.readabilityHandler = { [out] handle in out.read(handle) }
+        errPipe.fileHandleForReading.readabilityHandler = { [err] handle in err.read(handle) }
+        try process.run()
+    }
+
+    func stdout(waitingForEOF: Bool = false) -> String { out.text(waitingForEOF: waitingForEOF) }
+
+    func stderr(waitingForEOF: Bool = false) -> String { err.text(waitingForEOF: waitingForEOF) }
+
+    /// Waits until standard output has at least `count` lines.
+    func waitForLines(_ count: Int, timeout: Double = 20) throws -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let lines = stdout().split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            if lines.count >= count { return lines }
+            if !process.isRunning { break }
+            usleep(10_000)
+        }
+        throw ToolError("expected \(count) lines within \(timeout) s; got:\n\(stdout())\nstandard error:\n\(stderr())")
+    }
+}

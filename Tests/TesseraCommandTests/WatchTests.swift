@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import TesseraCommandKit
+import TesseraSQLite
+
+/// `tessera watch` following commits made by another process (this test).
+@Suite("tessera watch, end to end")
+struct WatchTests {
+    func makeDatabase() throws -> (folder: URL, path: String, writer: Connection) {
+        let folder = try Tool.temporaryFolder()
+        let path = folder.appendingPathComponent("photos.sqlite").path
+        let writer = try Connection(path: path)
+        try writer.write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT NOT NULL, title TEXT, taken INTEGER)")
+            try db.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
+            try db.execute("INSERT INTO photo VALUES (1, 'Paris', 'Seine', 10), (2, 'Rome', 'Forum', 20)")
+        }
+        return (folder, path, writer)
+    }
+
+    /// The counts of a JSON report line.
+    func counts(_ line: String) throws -> [String: Int] {
+        let json = try JSON.parse(line)
+        guard case let .object(members)? = json["counts"] else { throw ToolError("no counts in \(line)") }
+        var result: [String: Int] = [:]
+        for (key, value) in members { if case let .number(text) = value { result[key] = Int(text) } }
+        return result.filter { $0.value != 0 }
+    }
+
+    @Test("every commit of another process appears once, in order; other commits and rollbacks print nothing; Ctrl-C exits 0")
+    func reportsEveryCommitOnceInOrder() throws {
+        let (folder, path, writer) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--section", "album", "--sort", "taken desc", "--json"])
+        defer { if tool.process.isRunning { tool.process.terminate() } }
+        let fetched = try JSON.parse(try tool.waitForLines(1)[0])
+        #expect(fetched["event"] == .string("fetched"))
+        #expect(fetched["rows"] == .int(2))
+        #expect(fetched["sections"] == .int(2))
+
+        struct Commit { var sql: [String]; var counts: [String: Int]?; var rows: Int }
+        let commits = [
+            Commit(sql: ["INSERT INTO photo VALUES (3, 'Paris', 'Louvre', 30)"], counts: ["itemInserts": 1], rows: 3),
+            Commit(sql: ["UPDATE photo SET title = 'Seine at night' WHERE id = 1"], counts: ["itemUpdates": 1], rows: 3),
+            Commit(sql: ["UPDATE note SET text = 'unrelated' WHERE id = 1", "INSERT INTO note VALUES (1, 'elsewhere')"], counts: nil, rows: 3),
+            Commit(sql: ["UPDATE photo SET taken = 40 WHERE id = 1"], counts: ["itemMoves": 1, "itemUpdates": 1], rows: 3),
+            Commit(sql: ["DELETE FROM photo WHERE id = 2"], counts: ["sectionDeletes": 1], rows: 2),
+            Commit(sql: ["INSERT INTO photo VALUES (4, 'Athens', 'Acropolis', 5)", "INSERT INTO photo VALUES (5, 'Athens', 'Agora', 6)"],
+                   counts: ["sectionInserts": 1], rows: 4),
+            Commit(sql: ["DELETE FROM photo WHERE id = 3", "INSERT INTO photo VALUES (6, 'Paris', 'Marais', 50)"],
+                   counts: ["itemDeletes": 1, "itemInserts": 1], rows: 4),
+        ]
+        var expectedReports = 0
+        for commit in commits {
+            try writer.write { db in for sql in commit.sql { try db.execute(sql) } }
+            guard let expected = commit.counts else {
+                // Nothing the result shows changed: no report after several polls.
+                usleep(500_000)
+                #expect(try tool.waitForLines(1).count == 1 + expectedReports, "a commit that changes nothing in photo was reported")
+                continue
+            }
+            expectedReports += 1
+            let lines = try tool.waitForLines(1 + expectedReports)
+            #expect(lines.count == 1 + expectedReports)
+            let line = lines[expectedReports]
+            let report = try JSON.parse(line)
+            #expect(report["event"] == .string("change"))
+            #expect(report["report"] == .int(expectedReports))
+            #expect(report["rows"] == .int(commit.rows))
+            #expect(try counts(line) == expected, "commit \(commit.sql): \(line)")
+        }
+        // A rolled-back transaction of the other process: nothing.
+        do {
+            try writer.write { db in
+                try db.execute("DELETE FROM photo")
+                throw ToolError("roll back")
+            }
+        } catch is ToolError {}
+        usleep(500_000)
+        #expect(try tool.waitForLines(1).count == 1 + expectedReports)
+
+        tool.process.interrupt()
+        tool.process.waitUntilExit()
+        #expect(tool.process.terminationReason == .exit)
+        #expect(tool.process.terminationStatus == 0)
+        let lines = tool.stdout(waitingForEOF: true).split(separator: "\n").map(String.init)
+        #expect(lines.count == 1 + expectedReports, "\(lines)")
+        #expect(lines.dropFirst().enumerated().allSatisfy { n, line in (try? JSON.parse(line))?["report"] == .int(n + 1) })
+        #expect(tool.stderr(waitingForEOF: true).isEmpty)
+    }
+
+    @Test("human-readable reports with a layout show the animation plan")
+    func humanReportWithPlan() throws {
+        let (folder, path, writer) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--sort", "taken", "--layout", "list", "--width", "320", "--height", "200"])
+        defer { if tool.process.isRunning { tool.process.terminate() } }
+        #expect(try tool.waitForLines(1)[0] == "watching photo in \(path): 1 section, 2 rows (Ctrl-C to stop)")
+        try writer.write { db in try db.execute("INSERT INTO photo VALUES (3, 'Oslo', 'Fjord', 15)") }
+        let lines = try tool.waitForLines(7)
+        #expect(lines[1] == "report 1: 1 section, 3 rows")
+        #expect(lines[2] == "  changeset: sections: 0 deleted, 0 inserted, 0 moved, 0 updated; items: 0 deleted, 1 inserted, 0 moved, 0 updated")
+        #expect(lines[3] == "  update items, moveThenReload (1):")
+        #expect(lines[4] == "    insert → [section 0, item 1]")
+        // A 28-point header (the one section), then 44-point rows: Seine
+        // stays, Fjord fades in below it, Forum slides down one row.
+        #expect(lines[5].hasPrefix("  animation plan: 4 visible elements (1 insert, 1 shift, 2 unchanged)"))
+        let plan = try tool.waitForLines(10)
+        #expect(plan[6] == "    unchanged header NULL  [0, 0]   → [0, 0]    (0, 0, 320×28)")
+        #expect(plan[7] == "    unchanged 1            [0, 0]   → [0, 0]    (0, 28, 320×44)")
+        #expect(plan[8] == "    insert    3            –        → [0, 1]    (0, 72, 320×44)  alpha 0 → 1")
+        #expect(plan[9] == "    shift     2            [0, 1]   → [0, 2]    (0, 72, 320×44) → (0, 116, 320×44)")
+        tool.process.interrupt()
+        tool.process.waitUntilExit()
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
+    }
+}
