@@ -118,19 +118,20 @@ public struct WatchRun: Sendable {
             print("watching \(table) in \(path): \(summary) (Ctrl-C to stop)")
         }
 
-        var version = try dataVersion(connection)
         var reportNumber = 0
         while !shouldStop() {
             usleep(useconds_t(max(interval, 0.001) * 1_000_000))
-            let current = try dataVersion(connection)
-            guard current != version else { continue }
-            version = current
             collector.reports.removeAll()
+            // Another process committed when `PRAGMA data_version` moved;
+            // the controller then re-fetches and reports the difference.
+            let moved: Bool
             do {
-                try controller.refresh()
+                moved = try controller.checkForExternalChanges()
             } catch {
                 throw resultsError(error)
             }
+            guard moved else { continue }
+            let current = try dataVersion(connection)
             for report in collector.reports {
                 reportNumber += 1
                 var description = ChangeDescription(

@@ -90,7 +90,9 @@ final class RunningTool: Sendable {
 
         func text(waitingForEOF: Bool) -> String {
             if waitingForEOF {
-                let deadline = Date().addingTimeInterval(5)
+                // The process has exited; its last output can still be on
+                // its way through the pipe when the machine is busy.
+                let deadline = Date().addingTimeInterval(60)
                 while !done.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
             }
             return data.withLock { String(decoding: $0, as: UTF8.self) }
