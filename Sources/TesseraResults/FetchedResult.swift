@@ -136,3 +136,27 @@ public struct ChangeReport<Record: FetchableRecord>: Sendable {
     /// - Complexity: O(*n*) on first use (see ``FetchedResult/snapshot``).
     public var newSnapshot: Snapshot<ResultSection, Record> { new.snapshot }
 }
+
+extension ChangeReport {
+    /// Reports merged under load go from the first one's old result to the
+    /// last one's new result; the changeset is diffed when the merged report
+    /// is taken.
+    static var merging: _ReportMerging<ChangeReport> {
+        _ReportMerging(
+            merge: { earlier, later in ChangeReport(changeset: Changeset(), old: earlier.old, new: later.new) },
+            resolve: { merged in
+                ChangeReport(changeset: exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot), old: merged.old, new: merged.new)
+            }
+        )
+    }
+}
+
+/// The changeset between two results a controller produced, which never
+/// hold one id twice.
+func exactDiff<Section, Item>(from old: Snapshot<Section, Item>, to new: Snapshot<Section, Item>) -> Changeset {
+    do {
+        return try diff(from: old, to: new)
+    } catch {
+        preconditionFailure("a result held a repeated id: \(error)")
+    }
+}

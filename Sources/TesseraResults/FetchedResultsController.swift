@@ -140,12 +140,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// `PRAGMA data_version` when the result was last brought up to date:
     /// it moves when another connection commits.
     private var dataVersion: Int64?
-    private var buffers: [WeakBuffer] = []
-
-    private final class WeakBuffer {
-        weak var buffer: _ReportBuffer<Record>?
-        init(_ buffer: _ReportBuffer<Record>) { self.buffer = buffer }
-    }
+    private let hub = _ReportHub<ChangeReport<Record>>(merging: ChangeReport.merging)
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
     ///
@@ -155,10 +150,6 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         try request.validate()
         self.connection = connection
         self.request = request
-    }
-
-    deinit {
-        for box in buffers { box.buffer?.finish() }
     }
 
     // MARK: Reading
@@ -282,10 +273,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// `bufferLimit` reports behind gets the newest ones merged into one
     /// exact report (see ``ChangeReports``).
     public func reports(bufferLimit: Int) -> ChangeReports<Record> {
-        let buffer = _ReportBuffer<Record>(limit: bufferLimit)
-        buffers.removeAll { $0.buffer == nil }
-        buffers.append(WeakBuffer(buffer))
-        return ChangeReports(buffer: buffer)
+        hub.makeSequence(limit: bufferLimit)
     }
 
     /// ``reports(bufferLimit:)`` with a limit of 64 waiting reports.
@@ -415,8 +403,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             )
             delegate.controller(self, didChangeContentWith: report)
         }
-        buffers.removeAll { $0.buffer == nil }
-        for box in buffers { box.buffer?.yield(report) }
+        hub.yield(report)
     }
 
     private func fail(_ error: ResultsError) {

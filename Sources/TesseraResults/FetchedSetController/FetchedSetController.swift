@@ -60,7 +60,7 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// gives them, or `nil` when it is the row id or cannot be found.
     private var keyIndex: KeySource?
     private var schemaVersion: Int64?
-    private let streams = ReportStreams<SetChangeReport<Record>>()
+    private let streams = _ReportHub<SetChangeReport<Record>>(merging: SetChangeReport.merging)
     /// How the last commits were followed, for tests and diagnostics.
     private(set) var incrementalUpdates = 0
     private(set) var refetches = 0
@@ -104,9 +104,14 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         lastError = nil
     }
 
-    /// The reports, for Swift concurrency: each access makes a new stream
-    /// that receives every later report.
-    public var reports: AsyncStream<SetChangeReport<Record>> { streams.makeStream() }
+    /// The reports, for Swift concurrency: each access makes a new
+    /// sequence that receives every later report. A consumer more than
+    /// `bufferLimit` reports behind gets the newest ones merged into one
+    /// exact report (see ``ReportSequence`` and ``SetChangeReport``).
+    public func reports(bufferLimit: Int) -> ReportSequence<SetChangeReport<Record>> { streams.makeSequence(limit: bufferLimit) }
+
+    /// ``reports(bufferLimit:)`` with a limit of 64 waiting reports.
+    public var reports: ReportSequence<SetChangeReport<Record>> { reports(bufferLimit: 64) }
 
     // MARK: Reading
 

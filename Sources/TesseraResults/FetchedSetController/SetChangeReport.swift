@@ -30,3 +30,46 @@ public struct SetChangeReport<Record: FetchableRecord>: Sendable {
 }
 
 extension SetChangeReport: Equatable where Record: Equatable {}
+
+extension SetChangeReport {
+    /// Two consecutive reports as one, by id: a record inserted then
+    /// deleted drops out, one deleted then inserted again is an update
+    /// (when its content changed), updates keep the latest content. Records
+    /// keep the order they had in the reports they came from, earlier
+    /// report first.
+    ///
+    /// - Complexity: O(*k*) in the number of changed records.
+    static var merging: _ReportMerging<SetChangeReport> {
+        _ReportMerging(
+            merge: { a, b in
+                let bDeleted = Set(b.deleted.map(\.id))
+                let bInserted = Dictionary(b.inserted.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                let bUpdated = Dictionary(b.updated.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                let aInserted = Set(a.inserted.map(\.id))
+                let aUpdated = Set(a.updated.map(\.id))
+                let aDeleted = Set(a.deleted.map(\.id))
+                var inserted: [Record] = []
+                var deleted: [Record] = []
+                var updated: [Record] = []
+                for record in a.inserted where !bDeleted.contains(record.id) {
+                    inserted.append(bUpdated[record.id] ?? record)
+                }
+                for record in a.deleted {
+                    if let again = bInserted[record.id] {
+                        if again != record { updated.append(again) }
+                    } else {
+                        deleted.append(record)
+                    }
+                }
+                for record in a.updated {
+                    if bDeleted.contains(record.id) { deleted.append(record) } else { updated.append(bUpdated[record.id] ?? record) }
+                }
+                for record in b.inserted where !aDeleted.contains(record.id) { inserted.append(record) }
+                for record in b.deleted where !aInserted.contains(record.id) && !aUpdated.contains(record.id) { deleted.append(record) }
+                for record in b.updated where !aInserted.contains(record.id) && !aUpdated.contains(record.id) { updated.append(record) }
+                return SetChangeReport(inserted: inserted, deleted: deleted, updated: updated, oldCount: a.oldCount, newCount: b.newCount)
+            },
+            resolve: { $0 }
+        )
+    }
+}

@@ -92,7 +92,7 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
     private var editingDepth = 0
     /// Class elements passed to ``didUpdate(_:)`` since the last report.
     private var updatedInPlace: Set<Element.ID> = []
-    private let streams = ReportStreams<Report>()
+    private let streams = _ReportHub<Report>(merging: Report.merging)
 
     /// Creates an empty controller that sorts with a comparator.
     ///
@@ -137,9 +137,14 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
 
     // MARK: Reports
 
-    /// The reports, for Swift concurrency: each access makes a new stream
-    /// that receives every later report.
-    public var reports: AsyncStream<Report> { streams.makeStream() }
+    /// The reports, for Swift concurrency: each access makes a new
+    /// sequence that receives every later report. A consumer more than
+    /// `bufferLimit` reports behind gets the newest ones merged into one
+    /// exact report (see ``ReportSequence``).
+    public func reports(bufferLimit: Int) -> ReportSequence<Report> { streams.makeSequence(limit: bufferLimit) }
+
+    /// ``reports(bufferLimit:)`` with a limit of 64 waiting reports.
+    public var reports: ReportSequence<Report> { reports(bufferLimit: 64) }
 
     /// Starts a batch of edits: they are reported together at the
     /// outermost ``endEditing()``. Batches nest.
@@ -407,7 +412,7 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
             preconditionFailure("a mutable results controller holds repeated ids: \(error)")
         }
         if !updatedInPlace.isEmpty {
-            addUpdates(for: updatedInPlace, from: old, to: new, to: &changeset)
+            Report.addUpdates(for: updatedInPlace, from: old, to: new, to: &changeset)
             updatedInPlace.removeAll()
         }
         snapshot = new
@@ -448,28 +453,6 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
         }
         precondition(total == placements.count, "\(placements.count) elements placed, \(total) in sections")
         #endif
-    }
-
-    /// Adds item updates for class elements changed in place, which `==`
-    /// cannot see: where the diff would put them had it seen the old
-    /// content (the element stays, in a section that stays).
-    private func addUpdates(for ids: Set<Element.ID>, from old: ResultSnapshot, to new: ResultSnapshot, to changeset: inout Changeset) {
-        var newPaths: [Element.ID: IndexPath] = [:]
-        for t in 0..<new.numberOfSections where old.index(ofSectionWithID: new[section: t].id) != nil {
-            for (i, element) in new.items(inSection: t).enumerated() where ids.contains(element.id) {
-                newPaths[element.id] = IndexPath(item: i, section: t)
-            }
-        }
-        guard !newPaths.isEmpty else { return }
-        let present = Set(changeset.itemUpdates.map(\.from))
-        for s in 0..<old.numberOfSections where new.index(ofSectionWithID: old[section: s].id) != nil {
-            for (offset, element) in old.items(inSection: s).enumerated() {
-                guard let to = newPaths[element.id] else { continue }
-                let from = IndexPath(item: offset, section: s)
-                if !present.contains(from) { changeset.itemUpdates.append(Move(from: from, to: to)) }
-            }
-        }
-        changeset.itemUpdates.sort { $0.from < $1.from }
     }
 }
 

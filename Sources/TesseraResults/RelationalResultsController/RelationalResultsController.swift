@@ -59,7 +59,7 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
 
     private var changedSinceCommit = false
     private var schemaVersion: Int64?
-    private let streams = ReportStreams<Report>()
+    private let streams = _ReportHub<Report>(merging: Report.merging)
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
     public init(connection: Connection, parents: ParentRequest, children: ChildRequest) {
@@ -113,9 +113,14 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         }
     }
 
-    /// The reports, for Swift concurrency: each access makes a new stream
-    /// that receives every later report.
-    public var reports: AsyncStream<Report> { streams.makeStream() }
+    /// The reports, for Swift concurrency: each access makes a new
+    /// sequence that receives every later report. A consumer more than
+    /// `bufferLimit` reports behind gets the newest ones merged into one
+    /// exact report (see ``ReportSequence``).
+    public func reports(bufferLimit: Int) -> ReportSequence<Report> { streams.makeSequence(limit: bufferLimit) }
+
+    /// ``reports(bufferLimit:)`` with a limit of 64 waiting reports.
+    public var reports: ReportSequence<Report> { reports(bufferLimit: 64) }
 
     /// Both requests' rows, grouped: each parent's children in order.
     private func fetch(_ parents: ParentRequest, _ children: ChildRequest, in db: Database) throws(ResultsError) -> ResultSnapshot {

@@ -38,15 +38,36 @@ enum Tool {
     /// Runs `tessera` with arguments in a folder and waits (at most
     /// `timeout` seconds) for it to exit.
     static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 120) throws -> Result {
-        let process = try start(arguments, in: folder)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.process.isRunning {
-            process.process.terminate()
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw ToolError("no tessera executable at \(executable.path): run `swift build --build-tests` first")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        try process.run()
+        // Each pipe is read to its end on its own thread, so neither fills
+        // up while the other is read, and nothing is lost to a busy machine.
+        let output = Mutex((out: Data(), err: Data()))
+        let group = DispatchGroup()
+        for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = handle.readDataToEndOfFile()
+                output.withLock { if isOut { $0.out = data } else { $0.err = data } }
+                group.leave()
+            }
+        }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
             throw ToolError("tessera \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
         }
-        process.process.waitUntilExit()
-        return Result(status: process.process.terminationStatus, stdout: process.stdout(waitingForEOF: true), stderr: process.stderr(waitingForEOF: true))
+        process.waitUntilExit()
+        let (out, err) = output.withLock { ($0.out, $0.err) }
+        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Starts `tessera` without waiting.
