@@ -44,7 +44,7 @@ public import TesseraDiff
 /// while empty in both modes.
 ///
 /// Sections and elements are `Sendable`, so that reports can go out
-/// through an `AsyncStream`. Not thread-safe: use the controller from one
+/// through a ``ReportSequence``. Not thread-safe: use the controller from one
 /// thread or actor.
 public final class MutableResultsController<Section: Hashable & Sendable, Element: Identifiable & Equatable & Sendable> {
     /// The snapshot type of the results.
