@@ -500,8 +500,14 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         let arguments = request.arguments
 
         var patch = _Patch<Record>()
+        let sectioned = request.sectionKey != nil
         for (key, before) in touched {
-            let oldFlat = before.flatMap { keys.find($0) }
+            let oldFlat = before.flatMap { tuple in
+                // In a sectioned result, only the row's section is searched.
+                guard sectioned else { return keys.find(tuple) }
+                guard let s = keys.section(of: tuple[0], in: old.sections) else { return nil }
+                return keys.find(tuple, within: old.sectionStarts[s]..<old.sectionStarts[s + 1])
+            }
             statement.reset()
             var found: _Patch<Record>.Arrival?
             do {
@@ -521,7 +527,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             if let found { patch.arrivals.append(found) }
         }
         guard !patch.departures.isEmpty || !patch.arrivals.isEmpty else { return true }
-        guard let changes = patch.apply(to: old, keys: &keys, sectioned: request.sectionKey != nil) else { return false }
+        guard let changes = patch.apply(to: old, keys: &keys, sectioned: sectioned) else { return false }
         result = FetchedResult(changes.state)
         if !changes.changeset.isEmpty {
             report(ChangeReport(changeset: changes.changeset, old: FetchedResult(old), new: result))

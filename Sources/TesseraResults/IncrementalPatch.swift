@@ -62,10 +62,25 @@ struct _Patch<Record: FetchableRecord> {
         keys.remove(atSortedOffsets: removed)
         // Each arrival's place among the rows that stay; arrivals are put
         // in order by it (and by their values where two share a place).
+        // In a sectioned result an arrival whose section was there is
+        // searched for in that section only (where it is after the
+        // removals).
+        var remainingStarts: [Int] = []
+        if sectioned {
+            var counts = old.sections.indices.map { old.sectionStarts[$0 + 1] - old.sectionStarts[$0] }
+            for departure in departures { counts[old.section(ofFlatOffset: departure.oldFlat)] -= 1 }
+            remainingStarts = [0]
+            for count in counts { remainingStarts.append(remainingStarts[remainingStarts.count - 1] + count) }
+        }
         var places: [(position: Int, arrival: Int)] = []
         places.reserveCapacity(arrivals.count)
         for (i, arrival) in arrivals.enumerated() {
-            let position = keys.lowerBound(arrival.tuple)
+            let position: Int
+            if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
+                position = keys.lowerBound(arrival.tuple, within: remainingStarts[s]..<remainingStarts[s + 1])
+            } else {
+                position = keys.lowerBound(arrival.tuple)
+            }
             if position < keys.count && keys.compare(row: position, with: arrival.tuple) == 0 { return nil }
             places.append((position, i))
         }

@@ -135,8 +135,8 @@ struct _SortKeyStore: Sendable {
 
     /// Compares the row at a located position with a tuple (integers
     /// compared without making values).
-    func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue]) -> Int {
-        for c in columns.indices {
+    func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue], fromColumn first: Int = 0) -> Int {
+        for c in first..<columns.count {
             var order: Int
             if !columns[c].isGeneral, case let .integer(y) = tuple[c] {
                 let x = columns[c].integers[chunk: chunk, offset: offset]
@@ -176,13 +176,44 @@ struct _SortKeyStore: Sendable {
         return start + lowOffset
     }
 
-    /// The row whose sort values and key are `tuple`, or `nil`.
+    /// The first row of `range` that does not sort before `tuple`, where
+    /// every row of the range has `tuple`'s first value (a section): the
+    /// first column is not compared.
+    ///
+    /// - Complexity: O(log *r* · log *c*) for a range of *r* rows.
+    func lowerBound(_ tuple: [DatabaseValue], within range: Range<Int>) -> Int {
+        var low = range.lowerBound
+        var high = range.upperBound
+        while low < high {
+            let mid = (low + high) / 2
+            let (chunk, offset) = columns[0].locate(mid)
+            if compare(chunk: chunk, offset: offset, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The row whose sort values and key are `tuple`, or `nil`; searched
+    /// in `range` (without comparing first values) when it is given.
     ///
     /// - Complexity: O(log *n*).
-    func find(_ tuple: [DatabaseValue]) -> Int? {
-        let index = lowerBound(tuple)
+    func find(_ tuple: [DatabaseValue], within range: Range<Int>? = nil) -> Int? {
+        let index = range.map { lowerBound(tuple, within: $0) } ?? lowerBound(tuple)
         guard index < count, compare(row: index, with: tuple) == 0,
               let key = tuple.last, columns[columns.count - 1][index] == key else { return nil }
         return index
+    }
+
+    /// The index of the section whose value sorts as `value` in the
+    /// result's first column, among `sections` in result order, or `nil`.
+    ///
+    /// - Complexity: O(log *s*) comparisons.
+    func section(of value: DatabaseValue, in sections: [ResultSection]) -> Int? {
+        var low = 0
+        var high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if compare(sections[mid].value, value, column: 0) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low < sections.count && sections[low].value == value ? low : nil
     }
 }
