@@ -66,7 +66,10 @@ struct _ChunkedArray<Element> {
             chunks[last].append(element)
             ends[last] += 1
         } else {
-            chunks.append([element])
+            var chunk: [Element] = []
+            chunk.reserveCapacity(maxChunk / 2)
+            chunk.append(element)
+            chunks.append(chunk)
             ends.append(count + 1)
         }
     }

@@ -300,6 +300,8 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         let (statement, tables) = try prepareNotingReads(request.sql, in: db)
         var plan = _IncrementalPlan.make(for: request, readingTables: tables, in: db)
         var keys = _SortKeyStore(collations: plan?.collations ?? [], ascending: plan?.ascending ?? [])
+        let positions = plan?.tuplePositions ?? []
+        let maxPosition = positions.max() ?? 0
         do {
             try statement.bind(request.arguments)
             let names = (2..<statement.columnCount).map(statement.columnName)
@@ -336,9 +338,9 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                 } catch {
                     throw ResultsError.decoding(key: statement.value(at: 1).description, message: "\(error)")
                 }
-                if let current = plan {
-                    guard let tuple = current.tuple(row.values) else { plan = nil; continue }
-                    keys.append(tuple)
+                if plan != nil {
+                    guard row.values.count > maxPosition else { plan = nil; continue }
+                    keys.append(row.values, at: positions)
                 }
             }
             if let sectionValue {

@@ -25,6 +25,10 @@ struct _IncrementalPlan: Sendable {
     /// `AND key = ?` and no ORDER BY.
     let pointQuery: String
 
+    /// Where the sort values and the key are among the table's columns, in
+    /// store order.
+    var tuplePositions: [Int] { sortIndexes + [keyIndex] }
+
     /// The sort values and key of a row of the table, in store order.
     func tuple(_ values: [DatabaseValue]) -> [DatabaseValue]? {
         guard values.count > keyIndex, sortIndexes.allSatisfy({ $0 < values.count }) else { return nil }

@@ -48,11 +48,15 @@ struct _KeyColumn: Sendable {
     }
 
     mutating func append(_ value: DatabaseValue) {
-        if !isGeneral, case let .integer(x) = value {
-            integers.append(x)
-            return
+        if !isGeneral {
+            if case let .integer(x) = value {
+                integers.append(x)
+                return
+            }
+            values = integers.map(DatabaseValue.integer)
+            integers = _ChunkedArray(maxChunk: Self.chunkSize)
+            isGeneral = true
         }
-        generalize(for: [value])
         values.append(value)
     }
 
@@ -96,6 +100,11 @@ struct _SortKeyStore: Sendable {
 
     mutating func append(_ tuple: [DatabaseValue]) {
         for c in columns.indices { columns[c].append(tuple[c]) }
+    }
+
+    /// Appends a row's values at the given positions (one per column).
+    mutating func append(_ values: [DatabaseValue], at positions: [Int]) {
+        for c in columns.indices { columns[c].append(values[positions[c]]) }
     }
 
     /// Inserts tuples so that they end at `offsets` (sorted ascending).
