@@ -38,16 +38,7 @@ enum Tool {
     /// Runs `tessera` with arguments in a folder and waits (at most
     /// `timeout` seconds) for it to exit.
     static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 120) throws -> Result {
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw ToolError("no tessera executable at \(executable.path): run `swift build --build-tests` first")
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
+        let (process, outPipe, errPipe) = try makeProcess(arguments, in: folder)
         try process.run()
         // Each pipe is read to its end on its own thread, so neither fills
         // up while the other is read, and nothing is lost to a busy machine.
@@ -68,6 +59,22 @@ enum Tool {
         process.waitUntilExit()
         let (out, err) = output.withLock { ($0.out, $0.err) }
         return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// A process for `tessera` with its output and error on pipes, not
+    /// started.
+    static func makeProcess(_ arguments: [String], in folder: URL?, executable: URL = executable) throws -> (Process, Pipe, Pipe) {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw ToolError("no tessera executable at \(executable.path): run `swift build --build-tests` first")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        return (process, outPipe, errPipe)
     }
 
     /// Starts `tessera` without waiting.
@@ -121,16 +128,7 @@ final class RunningTool: Sendable {
     }
 
     init(executable: URL, arguments: [String], folder: URL?) throws {
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw ToolError("no tessera executable at \(executable.path): run `swift build --build-tests` first")
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
+        let (process, outPipe, errPipe) = try Tool.makeProcess(arguments, in: folder, executable: executable)
         self.process = process
         outPipe.fileHandleForReading.readabilityHandler = { [out] handle in out.read(handle) }
         errPipe.fileHandleForReading.readabilityHandler = { [err] handle in err.read(handle) }
