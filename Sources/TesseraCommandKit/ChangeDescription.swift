@@ -164,7 +164,9 @@ enum Format {
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return "\(value)" }
         let rounded = (value * 100).rounded() / 100
-        if rounded == rounded.rounded() { return String(Int64(rounded)) }
+        // Whole numbers print without decimals while they fit exactly.
+        if rounded == rounded.rounded() && abs(rounded) < 9_007_199_254_740_992 { return String(Int64(rounded)) }
+        if abs(rounded) >= 1e15 { return "\(rounded)" }
         var text = String(format: "%.2f", rounded)
         while text.hasSuffix("0") { text.removeLast() }
         return text

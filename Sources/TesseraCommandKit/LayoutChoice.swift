@@ -28,12 +28,15 @@ public struct LayoutChoice: Hashable, Sendable {
         self.height = height
     }
 
+    /// The largest width or height a viewport may have, in points.
+    public static let maximumSide: Double = 100_000
+
     /// Checks the viewport.
     ///
     /// - Throws: ``CommandError`` naming the bad dimension.
     public func validate() throws(CommandError) {
-        for (name, value) in [("width", width), ("height", height)] where !(value.isFinite && value > 0) {
-            throw CommandError("--\(name) \(value): the viewport's \(name) must be a positive number", exitCode: 64)
+        for (name, value) in [("width", width), ("height", height)] where !(value.isFinite && value > 0 && value <= Self.maximumSide) {
+            throw CommandError("--\(name) \(Format.number(value)): the viewport's \(name) must be a positive number up to \(Format.number(Self.maximumSide))", exitCode: 64)
         }
     }
 

@@ -151,12 +151,17 @@ extension ChangeReport {
     }
 }
 
-/// The changeset between two results a controller produced, which never
-/// hold one id twice.
+/// The changeset between two results a controller produced. Should a
+/// record type's ids repeat where the keys do not (an `id` that is not the
+/// key), no diff exists: then every old section goes and every new one
+/// comes, a batch a list can always apply.
 func exactDiff<Section, Item>(from old: Snapshot<Section, Item>, to new: Snapshot<Section, Item>) -> Changeset {
     do {
         return try diff(from: old, to: new)
     } catch {
-        preconditionFailure("a result held a repeated id: \(error)")
+        var changeset = Changeset()
+        changeset.sectionDeletes = Array(0..<old.numberOfSections)
+        changeset.sectionInserts = Array(0..<new.numberOfSections)
+        return changeset
     }
 }

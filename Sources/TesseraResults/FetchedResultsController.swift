@@ -120,6 +120,16 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// be applied row by row; above it the result is fetched again. The
     /// default is 0.1; a minimum of one row always qualifies.
     public var incrementalThreshold = 0.1
+    /// The most rows a transaction may touch and be patched: at least one,
+    /// `incrementalThreshold` of the result (a share of 1 or more, or
+    /// infinity, is no limit; NaN or a negative share is one row).
+    private var touchedLimit: Int {
+        let share = incrementalThreshold
+        guard !share.isNaN, share > 0 else { return 1 }
+        guard share < 1 else { return .max }
+        return Swift.max(1, Int(share * Double(result.count)))
+    }
+
     /// How the last report (or the last commit that changed nothing) was
     /// made, or `nil` before the first commit.
     public private(set) var lastUpdateMethod: UpdateMethod?
@@ -297,8 +307,8 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     }
 
     private func fetch(_ request: FetchRequest, in db: Database) throws(ResultsError) -> Fetched {
-        let (statement, tables) = try prepareNotingReads(request.sql, in: db)
-        var plan = _IncrementalPlan.make(for: request, readingTables: tables, in: db)
+        let (statement, tables, selects) = try prepareNotingReadsAndSelects(request.sql, in: db)
+        var plan = _IncrementalPlan.make(for: request, readingTables: tables, selects: selects, in: db)
         var keys = _SortKeyStore(collations: plan?.collations ?? [], ascending: plan?.ascending ?? [])
         let positions = plan?.tuplePositions ?? []
         let maxPosition = positions.max() ?? 0
@@ -370,6 +380,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     }
 
     private func refetchAndReport(in db: Database) throws(ResultsError) {
+        lastUpdateMethod = .refetch
         let old = result
         let fetched: Fetched
         do {
@@ -385,12 +396,13 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         do {
             changeset = try diff(from: old.snapshot, to: new.snapshot)
         } catch let DiffError.duplicateItemID(id, _, _, _) {
+            plan = nil
             throw .duplicateKey(id)
         } catch {
+            plan = nil
             throw .duplicateKey("\(error)")
         }
         install(fetched, in: db)
-        lastUpdateMethod = .refetch
         guard !changeset.isEmpty else { return }
         report(ChangeReport(changeset: changeset, old: old, new: new))
     }
@@ -418,13 +430,17 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// A row of an observed table is changing: note where it was.
     public func database(_ database: Database, willChange change: Database.PreUpdate) {
         changedSinceCommit = true
-        guard let plan, isIncremental, !mustRefetch else { return }
+        guard let plan, !mustRefetch else { return }
+        // Turned on in the middle of a transaction: its earlier rows were
+        // not noted.
+        guard isIncremental else { mustRefetch = true; return }
         guard change.databaseName == "main", change.table.lowercased() == plan.table.lowercased() else {
             mustRefetch = true
             return
         }
         if change.change != .insert {
-            guard let tuple = plan.tuple(change.oldValues), let key = tuple.last else { mustRefetch = true; return }
+            guard let tuple = plan.tuple(change.oldValues), let key = tuple.last,
+                  !plan.defaulted.contains(where: { tuple[$0].isNull }) else { mustRefetch = true; return }
             if touched[key] == nil { touched[key] = .some(tuple) }
         }
         if change.change != .delete {
@@ -432,7 +448,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             let key = change.newValues[plan.keyIndex]
             if touched[key] == nil { touched[key] = .some(nil) }
         }
-        if touched.count > Swift.max(1, Int(incrementalThreshold * Double(result.count))) {
+        if touched.count > touchedLimit {
             mustRefetch = true
             touched = [:]
         }

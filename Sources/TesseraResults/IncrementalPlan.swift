@@ -7,7 +7,9 @@ import TesseraSQLite
 /// database (no view, no query of your own, no other table in the
 /// predicate), every sort key is a column of that table sorted under
 /// BINARY, NOCASE or RTRIM, the table has no hidden or generated columns,
-/// and the database's text encoding is UTF-8. Then the pre-update hook's
+/// the database's text encoding is UTF-8, and the predicate has no
+/// subquery. The predicate must depend only on the row and be
+/// deterministic (no `random()`, no current time). Then the pre-update hook's
 /// old values locate a changed row in the kept sort values, and one query
 /// by key finds where it goes.
 struct _IncrementalPlan: Sendable {
@@ -17,6 +19,11 @@ struct _IncrementalPlan: Sendable {
     let keyIndex: Int
     /// Each sort key's position among the table's columns.
     let sortIndexes: [Int]
+    /// The tuple positions whose column has a default. For rows written
+    /// before an `ALTER TABLE … ADD COLUMN … DEFAULT`, SQLite's pre-update
+    /// hook (before 3.41) gives NULL where a query gives the default, so a
+    /// NULL there cannot be trusted to locate the row.
+    let defaulted: [Int]
     /// The collations of the sort keys, then of the key column.
     let collations: [Collation]
     /// The directions of the sort keys, then of the key column (ascending).
@@ -36,13 +43,15 @@ struct _IncrementalPlan: Sendable {
     }
 
     /// The plan for a request, or `nil` when its commits must re-fetch.
-    static func make(for request: FetchRequest, readingTables tables: Set<String>, in db: Database) -> _IncrementalPlan? {
-        guard case let .table(table) = request.source,
+    static func make(for request: FetchRequest, readingTables tables: Set<String>, selects: Int, in db: Database) -> _IncrementalPlan? {
+        // One SELECT: a subquery in the predicate, even on the same table,
+        // can make a change to one row move others in or out.
+        guard case let .table(table) = request.source, selects == 1,
               tables.count == 1, tables.first?.lowercased() == table.lowercased(),
               (try? db.rows("PRAGMA encoding").first?.first?.string) == "UTF-8",
               let type = try? db.rows("SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE", [.text(table)]).first?.first?.string,
               type == "table",
-              let columns = try? db.rows("SELECT name, hidden FROM pragma_table_xinfo(?)", [.text(table)]),
+              let columns = try? db.rows("SELECT name, hidden, dflt_value FROM pragma_table_xinfo(?)", [.text(table)]),
               !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
         else { return nil }
         let names = columns.map { $0[0].string?.lowercased() ?? "" }
@@ -71,10 +80,12 @@ struct _IncrementalPlan: Sendable {
         var query = request.selectClause
         if let predicate = request.predicate { query += " WHERE (\(predicate)) AND " } else { query += " WHERE " }
         query += "\(quotedIdentifier(request.keyColumn)) = ?"
+        let positions = sortIndexes + [keyIndex]
         return _IncrementalPlan(
             table: table,
             keyIndex: keyIndex,
             sortIndexes: sortIndexes,
+            defaulted: positions.indices.filter { !columns[positions[$0]][2].isNull },
             collations: collations + [keyCollation],
             ascending: request.sortKeys.map(\.ascending) + [true],
             pointQuery: query

@@ -9,7 +9,9 @@ import Darwin
 
 /// A connection to an SQLite database. Thread-safe: it runs the closures
 /// given to ``read(_:)``, ``write(_:)`` and ``withDatabase(_:)`` one at a
-/// time, each with the ``Database`` handle, which must not escape them.
+/// time, each with the ``Database`` handle, which must not escape them. A
+/// closure may call the connection again on its own thread (a transaction
+/// observer does, at a commit): the lock is recursive.
 ///
 /// ```swift
 /// let connection = try Connection(path: "photos.sqlite")
@@ -104,13 +106,19 @@ public final class Connection: @unchecked Sendable {
     }
 }
 
-/// A mutual-exclusion lock over pthreads.
+/// A recursive mutual-exclusion lock over pthreads: the thread that holds
+/// it may take it again, so a transaction observer called at a commit (with
+/// the lock held) can read through the same connection.
 final class _Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {
         mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {

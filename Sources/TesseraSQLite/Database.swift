@@ -52,9 +52,7 @@ public final class Database {
     /// Called before a row changes, with its values before and after
     /// (SQLite's pre-update hook; also covers WITHOUT ROWID tables and the
     /// deletes of `INSERT OR REPLACE`).
-    public var preUpdateHook: ((PreUpdate) -> Void)? {
-        didSet { installPreUpdateHook() }
-    }
+    public var preUpdateHook: ((PreUpdate) -> Void)?
 
     /// Called when a transaction commits.
     public var commitHook: (() -> Void)? {
@@ -74,7 +72,10 @@ public final class Database {
 
     init(handle: OpaquePointer) {
         self.handle = handle
+        installPreUpdateHook()
     }
+
+    private var preUpdateHookInstalled = false
 
     // MARK: Transaction observers
 
@@ -273,10 +274,17 @@ public final class Database {
         }, context)
     }
 
+    /// Installed once, when the database opens, and never removed: SQLite
+    /// decides on its truncate shortcut for `DELETE` without `WHERE` when a
+    /// statement is prepared, so a hook installed later would miss the
+    /// deletes of statements prepared before it. With nobody listening it
+    /// returns at once.
     private func installPreUpdateHook() {
-        guard preUpdateHook != nil || !liveObservers.isEmpty else { sqlite3_preupdate_hook(handle, nil, nil); return }
+        guard !preUpdateHookInstalled else { return }
+        preUpdateHookInstalled = true
         sqlite3_preupdate_hook(handle, { context, handle, operation, databaseName, table, oldRowID, newRowID in
             let database = Database.database(context)
+            guard database.preUpdateHook != nil || !database.observers.isEmpty else { return }
             let change = Database.change(operation)
             let count = sqlite3_preupdate_count(handle)
             func values(_ read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>) -> Int32) -> [DatabaseValue] {

@@ -60,6 +60,44 @@ public enum DatabaseValue: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension DatabaseValue {
+    /// Whether two values are the same value of the same storage class.
+    /// Text is compared by its UTF-8 bytes, as SQLite compares it, not by
+    /// Swift's Unicode equivalence: a precomposed "é" and an "e" followed by
+    /// a combining accent are different values.
+    public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.integer(x), .integer(y)): return x == y
+        case let (.real(x), .real(y)): return x == y
+        case let (.text(x), .text(y)): return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
+        case let (.blob(x), .blob(y)): return x == y
+        default: return false
+        }
+    }
+
+    /// Hashes the storage class and the value (text by its UTF-8 bytes).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0)
+        case let .integer(value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case let .real(value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case let .text(value):
+            hasher.combine(3)
+            var text = value
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case let .blob(bytes):
+            hasher.combine(4)
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+}
+
 extension DatabaseValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
     /// `NULL`.
     public init(nilLiteral: ()) { self = .null }

@@ -7,9 +7,9 @@
 /// when it rolled back.
 public protocol TransactionObserver: AnyObject {
     /// The tables whose changes the observer wants. Deletes of all rows are
-    /// reported row by row: while an observer is registered the pre-update
-    /// hook is installed, and SQLite does not take its truncate shortcut
-    /// when there is one.
+    /// reported row by row: every ``Database`` installs the pre-update hook
+    /// when it opens, and SQLite does not take its truncate shortcut when
+    /// there is one (`DELETE` without `WHERE` deletes row by row).
     var observedTables: Set<String> { get }
     /// A row of an observed table is about to change.
     func database(_ database: Database, willChange change: Database.PreUpdate)

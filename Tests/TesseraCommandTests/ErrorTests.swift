@@ -101,4 +101,12 @@ struct ErrorTests {
         try expectError(["watch", path, "--table", "photo", "--busy-timeout", "0.2"],
                         message: "\(path): the database is locked by another process (try again when it commits)", status: 3)
     }
+
+    @Test("a viewport too large or not positive is an option error, not a crash")
+    func viewportBounds() throws {
+        try expectError(["diff", "photos-old.json", "photos-new.json", "--layout", "list", "--width", "1e19"],
+                        message: "--width 1e+19: the viewport's width must be a positive number up to 100000", status: 64)
+        try expectError(["diff", "photos-old.json", "photos-new.json", "--layout", "flow", "--height", "0"],
+                        message: "--height 0: the viewport's height must be a positive number up to 100000", status: 64)
+    }
 }

@@ -384,3 +384,154 @@ struct IncrementalResultsTests {
         #expect(received[2].changeset.itemDeletes.count == 2 && received[2].changeset.itemInserts.count == 5)
     }
 }
+
+/// Cases a review of the patching path found: each once broke the result or
+/// the controller.
+@Suite("Incremental results: reviewed edge cases")
+struct IncrementalEdgeCaseTests {
+    static func items(_ count: Int) throws -> Connection {
+        let connection = try IncrementalResultsTests.makeItems()
+        try connection.write { db in
+            for id in 1...count { try db.execute("INSERT INTO item VALUES (?, 'a', ?, ?, 1)", [.integer(Int64(id)), .integer(Int64(id)), .text("n\(id)")]) }
+        }
+        return connection
+    }
+
+    static func fresh(_ connection: Connection, _ request: FetchRequest) throws -> Snapshot<ResultSection, AnyRow> {
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+        try controller.performFetch()
+        return controller.snapshot
+    }
+
+    @Test("A predicate with a subquery on its own table re-fetches: one row's change moves others in and out")
+    func sameTableSubquery() throws {
+        let connection = try Self.items(10)
+        let request = FetchRequest(table: "item", predicate: "rank >= (SELECT max(rank) FROM item) - 2", sortKeys: [SortKey("rank")])
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+        try controller.performFetch()
+        #expect(!controller.supportsIncrementalUpdates)
+        try connection.write { db in try db.execute("UPDATE item SET rank = 100 WHERE id = 1") }
+        #expect(controller.snapshot == (try Self.fresh(connection, request)))
+        #expect(controller.snapshot.allItems.map(\.id) == [.integer(1)])
+    }
+
+    @Test("Rows written before ALTER TABLE … ADD COLUMN … DEFAULT: deletes and moves stay exact")
+    func addedColumnWithDefault() throws {
+        let connection = try Self.items(5)
+        try connection.write { db in try db.execute("ALTER TABLE item ADD COLUMN prio INTEGER DEFAULT 5") }
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("prio"), SortKey("rank")])
+        let pair = try IncrementalResultsTests.Pair(name: "defaults", connection: connection, request: request)
+        try connection.write { db in try db.execute("DELETE FROM item WHERE id = 1") }
+        try connection.write { db in try db.execute("UPDATE item SET prio = 1 WHERE id = 2") }
+        try connection.write { db in try db.execute("INSERT INTO item (id, grp, rank, name, flag) VALUES (9, 'a', 0, 'x', 1)") }
+        #expect(pair.patching.snapshot == (try Self.fresh(connection, request)))
+        #expect(pair.patchingLog.reports.map(\.changeset) == pair.refetchingLog.reports.map(\.changeset))
+        #expect(pair.patching.snapshot.allItems.map(\.id) == [2, 9, 3, 4, 5].map { .integer($0) })
+    }
+
+    /// A row whose id is its name, which the table does not keep unique.
+    struct NamedRow: FetchableRecord {
+        var id: String
+        var rank: Int64
+        init(row: Row) throws {
+            id = row["name"].string ?? ""
+            rank = row["rank"].int64 ?? 0
+        }
+    }
+
+    @Test("After a re-fetch fails, commits re-fetch until one succeeds; none patches the stale result")
+    func failedRefetchStopsPatching() throws {
+        let connection = try Self.items(40)
+        let controller = try FetchedResultsController<NamedRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+        try controller.performFetch()
+        let good = controller.snapshot
+        // Every name the same: the records' ids repeat, so no diff exists.
+        try connection.write { db in try db.execute("UPDATE item SET name = 'same'") }
+        #expect(controller.lastError != nil)
+        #expect(controller.snapshot == good)
+        try connection.write { db in try db.execute("UPDATE item SET rank = 0 WHERE id = 7") }
+        #expect(controller.lastUpdateMethod == .refetch)
+        #expect(controller.lastError != nil && controller.snapshot == good)
+        try connection.write { db in try db.execute("UPDATE item SET name = 'n' || id") }
+        #expect(controller.lastError == nil)
+        #expect(controller.snapshot.allItems.first?.id == "n7")
+        #expect(controller.supportsIncrementalUpdates)
+    }
+
+    /// Calls back into the controller from its delegate.
+    final class Reentrant: FetchedResultsControllerDelegate {
+        var reports = 0
+        var counts: [Int] = []
+        func controller(_ controller: FetchedResultsController<AnyRow>, didChangeContentWith report: ChangeReport<AnyRow>) {
+            reports += 1
+            try? controller.refresh()
+            counts.append((try? controller.connection.read { db in try db.rows("SELECT count(*) FROM item")[0][0].int64 }).flatMap { $0 }.map(Int.init) ?? -1)
+        }
+    }
+
+    @Test("A delegate may call the controller and read the connection from a report (no deadlock)")
+    func reentrantDelegate() throws {
+        let connection = try Self.items(3)
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+        let delegate = Reentrant()
+        controller.delegate = delegate
+        try controller.performFetch()
+        try connection.write { db in try db.execute("DELETE FROM item WHERE id = 2") }
+        #expect(delegate.reports == 1 && delegate.counts == [2])
+        #expect(controller.lastError == nil)
+    }
+
+    @Test("Text is compared by its bytes: a precomposed and a decomposed é are different keys and sections, as in SQLite")
+    func unicodeForms() throws {
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(DatabaseValue.text(composed) != DatabaseValue.text(decomposed))
+        #expect(Set([DatabaseValue.text(composed), .text(decomposed)]).count == 2)
+        let connection = try IncrementalResultsTests.makeItems()
+        try connection.write { db in try db.execute("INSERT INTO item VALUES (1, ?, 1, 'x', 1)", [.text(composed)]) }
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
+        let pair = try IncrementalResultsTests.Pair(name: "forms", connection: connection, request: request)
+        try connection.write { db in try db.execute("INSERT INTO item VALUES (2, ?, 2, 'y', 1)", [.text(decomposed)]) }
+        // Keys that differ only in Unicode form are two rows (a record type
+        // whose id is a Swift String would see them as one id).
+        let tags = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "tag", keyColumn: "name", sortKeys: [SortKey("weight")]))
+        try tags.performFetch()
+        try connection.write { db in
+            try db.execute("INSERT INTO tag VALUES (?, 1)", [.text(composed)])
+            try db.execute("INSERT INTO tag VALUES (?, 2)", [.text(decomposed)])
+        }
+        #expect(pair.patching.snapshot == (try Self.fresh(connection, request)))
+        #expect(pair.patching.snapshot.numberOfSections == 2)
+        #expect(pair.patchingLog.reports.last?.changeset == pair.refetchingLog.reports.last?.changeset)
+        #expect(tags.snapshot.numberOfItems == 2 && tags.lastError == nil)
+    }
+
+    @Test("DELETE without WHERE prepared before the controller existed is still seen row by row")
+    func truncatePreparedEarlier() throws {
+        let connection = try Self.items(4)
+        try connection.withDatabase { db in
+            let delete = try db.prepare("DELETE FROM item")
+            let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+            try controller.performFetch()
+            #expect(controller.snapshot.numberOfItems == 4)
+            while try delete.step() {}
+            #expect(controller.snapshot.numberOfItems == 0)
+        }
+    }
+
+    @Test("Thresholds of infinity, NaN and less than zero do not trap: infinity always patches")
+    func oddThresholds() throws {
+        let connection = try Self.items(20)
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+        try controller.performFetch()
+        controller.incrementalThreshold = .infinity
+        try connection.write { db in try db.execute("UPDATE item SET rank = 100 - rank") }
+        #expect(controller.lastUpdateMethod == .incremental)
+        for threshold in [Double.nan, -1, 0] {
+            controller.incrementalThreshold = threshold
+            try connection.write { db in try db.execute("UPDATE item SET rank = rank + 1 WHERE id <= 2") }
+            #expect(controller.lastUpdateMethod == .refetch)
+        }
+        #expect(controller.snapshot == (try Self.fresh(connection, controller.request)))
+    }
+}

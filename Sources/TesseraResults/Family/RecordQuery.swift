@@ -100,12 +100,21 @@ struct RecordQuery {
 ///
 /// - Throws: ``ResultsError/database(_:)`` for SQL SQLite refuses.
 func prepareNotingReads(_ sql: String, in db: Database) throws(ResultsError) -> (Statement, Set<String>) {
+    let (statement, tables, _) = try prepareNotingReadsAndSelects(sql, in: db)
+    return (statement, tables)
+}
+
+/// ``prepareNotingReads(_:in:)``, also counting the SELECTs the statement
+/// runs (1 for a plain query; each subquery adds one).
+func prepareNotingReadsAndSelects(_ sql: String, in db: Database) throws(ResultsError) -> (Statement, Set<String>, Int) {
     var tables = Set<String>()
+    var selects = 0
     let statement: Statement
     do {
         let previous = db.authorizer
         db.authorizer = { authorization in
             if authorization.action == 20, let table = authorization.first { tables.insert(table) }   // SQLITE_READ
+            if authorization.action == 21 { selects += 1 }   // SQLITE_SELECT
             return previous?(authorization) ?? true
         }
         defer { db.authorizer = previous }
@@ -113,7 +122,7 @@ func prepareNotingReads(_ sql: String, in db: Database) throws(ResultsError) -> 
     } catch {
         throw .database(error)
     }
-    return (statement, tables.filter { !$0.hasPrefix("sqlite_") })
+    return (statement, tables.filter { !$0.hasPrefix("sqlite_") }, selects)
 }
 
 /// An SQL identifier in double quotes, inner quotes doubled.

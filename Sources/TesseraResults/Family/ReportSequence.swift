@@ -101,7 +101,9 @@ final class _ReportBuffer<Report: Sendable>: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Report?, Never>) in
                 let ready = state.withLock { state -> (report: Report, merged: Bool)?? in
                     if !state.pending.isEmpty { return .some(state.pending.removeFirst()) }
-                    if state.finished || Task.isCancelled { return .some(nil) }
+                    // One consumer a sequence: a second one waiting at the
+                    // same time ends at once rather than strand the first.
+                    if state.finished || Task.isCancelled || state.waiter != nil { return .some(nil) }
                     state.waiter = continuation
                     return nil
                 }

@@ -3,7 +3,10 @@
 ///
 /// Each list is ordered by key, as SQLite orders the key column's values
 /// (NULL, then numbers, then text by bytes, then blobs), so a report is
-/// the same whichever way the controller found it.
+/// the same whichever way the controller found it. A report that merged
+/// several under load (see ``ReportSequence``) lists the records of the
+/// earlier commits first, and a record deleted after an update is listed
+/// with its updated content.
 public struct SetChangeReport<Record: FetchableRecord>: Sendable {
     /// Records that now match and did not.
     public var inserted: [Record]
