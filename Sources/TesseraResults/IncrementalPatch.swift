@@ -72,11 +72,23 @@ struct _Patch<Record: FetchableRecord> {
             remainingStarts = [0]
             for count in counts { remainingStarts.append(remainingStarts[remainingStarts.count - 1] + count) }
         }
+        // A row that left a place usually comes back to it (its sort
+        // values did not change, or not by much): its place among the rows
+        // that stay is checked against its two neighbours first.
+        var departureIndex: [DatabaseValue: Int] = [:]
+        departureIndex.reserveCapacity(departures.count)
+        for (d, departure) in departures.enumerated() { departureIndex[departure.key] = d }
+        func fitsAt(_ position: Int, _ tuple: [DatabaseValue]) -> Bool {
+            (position == 0 || keys.compare(row: position - 1, with: tuple) < 0)
+                && (position == keys.count || keys.compare(row: position, with: tuple) > 0)
+        }
         var places: [(position: Int, arrival: Int)] = []
         places.reserveCapacity(arrivals.count)
         for (i, arrival) in arrivals.enumerated() {
             let position: Int
-            if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
+            if let d = departureIndex[arrival.key], fitsAt(departures[d].oldFlat - d, arrival.tuple) {
+                position = departures[d].oldFlat - d
+            } else if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
                 position = keys.lowerBound(arrival.tuple, within: remainingStarts[s]..<remainingStarts[s + 1])
             } else {
                 position = keys.lowerBound(arrival.tuple)
