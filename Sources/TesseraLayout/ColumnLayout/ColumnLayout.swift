@@ -92,13 +92,12 @@ open class ColumnLayout: FrameStorageLayout {
         let context = pendingInvalidation
         super.prepare()
         guard let environment = collectionView else {
-            store = _FrameStore()
+            clearFrames()
             columns = _ColumnIndex()
-            contentSize = .zero
             preparedWidth = nil
             return
         }
-        let width = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
+        let width = visibleSize(in: environment).width
         let sectionCount = environment.numberOfSections
         let stillValid = preparedWidth == width && columns.numberOfSections == store.numberOfSections
         let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)

@@ -85,14 +85,12 @@ open class FlowLayout: FrameStorageLayout {
         let context = pendingInvalidation
         super.prepare()
         guard let environment = collectionView else {
-            store = _FrameStore()
-            contentSize = .zero
+            clearFrames()
             isPrepared = false
             return
         }
         let direction = scrollDirection
-        let insets = direction.split(environment.contentInset)
-        let fixedLength = Swift.max(0, direction.fLength(environment.bounds.size) - insets.fLeading - insets.fTrailing)
+        let fixedLength = direction.fLength(visibleSize(in: environment))
         let sectionCount = environment.numberOfSections
         let stillValid = isPrepared && preparedFixedLength == fixedLength && store.direction == direction
         let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)

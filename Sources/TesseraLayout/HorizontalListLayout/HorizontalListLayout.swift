@@ -60,15 +60,12 @@ open class HorizontalListLayout: FrameStorageLayout {
         let context = pendingInvalidation
         super.prepare()
         guard let environment = collectionView else {
-            store = _FrameStore(direction: .horizontal)
-            contentSize = .zero
+            clearFrames(direction: .horizontal)
             preparedSize = nil
             centeringOffset = 0
             return
         }
-        let viewWidth = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
-        let viewHeight = Swift.max(0, environment.bounds.size.height - environment.contentInset.top - environment.contentInset.bottom)
-        let viewSize = Size(width: viewWidth, height: viewHeight)
+        let viewSize = visibleSize(in: environment)
         let sectionCount = environment.numberOfSections
         let stillValid = preparedSize == viewSize && centeringOffset == 0
         let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
@@ -83,7 +80,7 @@ open class HorizontalListLayout: FrameStorageLayout {
         for section in first..<sectionCount {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             let insets = delegate?.horizontalListLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
-            let height = Swift.max(0, viewHeight - insets.top - insets.bottom)
+            let height = Swift.max(0, viewSize.height - insets.top - insets.bottom)
             let sectionStart = x
             x += insets.left
             for item in 0..<count {
@@ -100,18 +97,18 @@ open class HorizontalListLayout: FrameStorageLayout {
             }
             x += insets.right
             store.endSection(
-                bounds: Rect(x: sectionStart, y: 0, width: x - sectionStart, height: viewHeight),
+                bounds: Rect(x: sectionStart, y: 0, width: x - sectionStart, height: viewSize.height),
                 header: nil, footer: nil, itemsAreBands: true, endS: x
             )
         }
         centeringOffset = 0
-        if centerContent && x < viewWidth {
+        if centerContent && x < viewSize.width {
             // Every frame moves: the next prepare lays out everything again.
-            centeringOffset = (viewWidth - x) / 2
+            centeringOffset = (viewSize.width - x) / 2
             Self.move(&store, by: centeringOffset)
             contentSize = viewSize
         } else {
-            contentSize = Size(width: x, height: viewHeight)
+            contentSize = Size(width: x, height: viewSize.height)
         }
         preparedSize = viewSize
     }

@@ -52,6 +52,23 @@ open class FrameStorageLayout: CollectionViewLayout {
 
     // MARK: Preparing
 
+    /// The part of the bounds the content shows in: the bounds less the
+    /// content insets, never negative.
+    func visibleSize(in environment: any LayoutEnvironment) -> Size {
+        let bounds = environment.bounds.size
+        let insets = environment.contentInset
+        return Size(
+            width: Swift.max(0, bounds.width - insets.left - insets.right),
+            height: Swift.max(0, bounds.height - insets.top - insets.bottom)
+        )
+    }
+
+    /// Forgets every frame: there is no collection view to lay out for.
+    func clearFrames(direction: ScrollDirection = .vertical) {
+        store = _FrameStore(direction: direction)
+        contentSize = .zero
+    }
+
     /// The first section a pass must lay out again: 0 when the frames kept
     /// are no longer good (`framesStillValid` false: another width, another
     /// direction), else the first section `context` names (0 when counts

@@ -53,13 +53,13 @@ open class ListLayout: FrameStorageLayout {
         let context = pendingInvalidation
         super.prepare()
         guard let environment = collectionView else {
-            store = _FrameStore()
-            contentSize = .zero
+            clearFrames()
             preparedWidth = nil
             return
         }
-        let width = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
-        let visibleHeight = Swift.max(0, environment.bounds.size.height - environment.contentInset.top - environment.contentInset.bottom)
+        let visible = visibleSize(in: environment)
+        let width = visible.width
+        let visibleHeight = visible.height
         let sectionCount = environment.numberOfSections
         let first = firstSectionToLayOut(context: context, framesStillValid: preparedWidth == width, sectionCount: sectionCount)
         var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)

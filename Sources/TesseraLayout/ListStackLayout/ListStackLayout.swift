@@ -138,8 +138,7 @@ open class ListStackLayout: FrameStorageLayout {
             return
         }
         let direction = scrollDirection
-        let insets = direction.split(environment.contentInset)
-        let fixedLength = Swift.max(0, direction.fLength(environment.bounds.size) - insets.fLeading - insets.fTrailing)
+        let fixedLength = direction.fLength(visibleSize(in: environment))
         var scale = screenScale
         if !(scale > 0 && scale.isFinite) {
             recordError(LayoutError(subject: .property("screenScale"), value: "\(scale)"))

@@ -95,12 +95,11 @@ open class StyledFlowLayout: FrameStorageLayout {
         let context = pendingInvalidation
         super.prepare()
         guard let environment = collectionView else {
-            store = _FrameStore()
-            contentSize = .zero
+            clearFrames()
             preparedWidth = nil
             return
         }
-        let width = Swift.max(0, environment.bounds.size.width - environment.contentInset.left - environment.contentInset.right)
+        let width = visibleSize(in: environment).width
         let sectionCount = environment.numberOfSections
         let first = firstSectionToLayOut(context: context, framesStillValid: preparedWidth == width, sectionCount: sectionCount)
         var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)
