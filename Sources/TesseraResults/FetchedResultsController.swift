@@ -331,8 +331,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                         // Sections that sort as equal but differ as values
                         // (1 and 1.0, or "a" and "A" under NOCASE) cannot
                         // be patched reliably: re-fetch on every commit.
-                        if let first = plan.map({ _ in keys }), request.sectionKey != nil,
-                           first.compare(current, section, column: 0) == 0 {
+                        if plan != nil, request.sectionKey != nil, keys.compare(current, section, column: 0) == 0 {
                             plan = nil
                         }
                         sections.append(ResultSection(value: current))

@@ -57,6 +57,7 @@ struct _Patch<Record: FetchableRecord> {
     mutating func apply(to old: _ResultState<Record>, keys: inout _SortKeyStore, sectioned: Bool) -> Outcome? {
         departures.sort { $0.oldFlat < $1.oldFlat }
         let removed = departures.map(\.oldFlat)
+        let departureSections = removed.map(old.section(ofFlatOffset:))
         var records = old.records
         records.remove(atSortedOffsets: removed)
         keys.remove(atSortedOffsets: removed)
@@ -68,7 +69,7 @@ struct _Patch<Record: FetchableRecord> {
         var remainingStarts: [Int] = []
         if sectioned {
             var counts = old.sections.indices.map { old.sectionStarts[$0 + 1] - old.sectionStarts[$0] }
-            for departure in departures { counts[old.section(ofFlatOffset: departure.oldFlat)] -= 1 }
+            for s in departureSections { counts[s] -= 1 }
             remainingStarts = [0]
             for count in counts { remainingStarts.append(remainingStarts[remainingStarts.count - 1] + count) }
         }
@@ -118,7 +119,6 @@ struct _Patch<Record: FetchableRecord> {
         var groups = old.sections.indices.map {
             Group(value: old.sections[$0].value, count: old.sectionStarts[$0 + 1] - old.sectionStarts[$0], old: $0)
         }
-        let departureSections = departures.map { old.section(ofFlatOffset: $0.oldFlat) }
         for s in departureSections { groups[s].count -= 1 }
         for arrival in arrivals {
             if sectioned {
@@ -160,24 +160,23 @@ struct _Patch<Record: FetchableRecord> {
         func oldPath(_ flat: Int, _ s: Int) -> IndexPath { IndexPath(item: flat - old.sectionStarts[s], section: s) }
         func newPath(_ flat: Int, _ t: Int) -> IndexPath { IndexPath(item: flat - starts[t], section: t) }
 
-        var arrivalOfKey: [DatabaseValue: Int] = [:]
-        for (i, arrival) in arrivals.enumerated() { arrivalOfKey[arrival.key] = i }
-        var paired = [Bool](repeating: false, count: arrivals.count)
+        // Pairs by key, through the departures' index made for placing.
+        var paired = [Bool](repeating: false, count: departures.count)
         // Rows that stayed in their section: the section, and their old and
         // new flat offsets.
         var stayed: [(section: Int, old: Int, new: Int)] = []
-        for (departure, s) in zip(departures, departureSections) {
-            let from = oldPath(departure.oldFlat, s)
-            let survives = oldToNew[s] >= 0
-            guard let i = arrivalOfKey[departure.key] else {
-                if survives { changeset.itemDeletes.append(from) }
-                continue
-            }
-            paired[i] = true
-            let arrival = arrivals[i]
+        for arrival in arrivals {
             let t = new.section(ofFlatOffset: arrival.newFlat)
             let to = newPath(arrival.newFlat, t)
-            switch (survives, newToOld[t] >= 0) {
+            guard let d = departureIndex[arrival.key] else {
+                if newToOld[t] >= 0 { changeset.itemInserts.append(to) }
+                continue
+            }
+            paired[d] = true
+            let departure = departures[d]
+            let s = departureSections[d]
+            let from = oldPath(departure.oldFlat, s)
+            switch (oldToNew[s] >= 0, newToOld[t] >= 0) {
             case (true, false): changeset.itemDeletes.append(from)
             case (false, true): changeset.itemInserts.append(to)
             case (false, false): break
@@ -192,9 +191,8 @@ struct _Patch<Record: FetchableRecord> {
                 }
             }
         }
-        for (i, arrival) in arrivals.enumerated() where !paired[i] {
-            let t = new.section(ofFlatOffset: arrival.newFlat)
-            if newToOld[t] >= 0 { changeset.itemInserts.append(newPath(arrival.newFlat, t)) }
+        for (d, departure) in departures.enumerated() where !paired[d] && oldToNew[departureSections[d]] >= 0 {
+            changeset.itemDeletes.append(oldPath(departure.oldFlat, departureSections[d]))
         }
 
         let untouched = _Offsets(removed: removed, added: offsets)

@@ -38,8 +38,9 @@ struct _IncrementalPlan: Sendable {
 
     /// The sort values and key of a row of the table, in store order.
     func tuple(_ values: [DatabaseValue]) -> [DatabaseValue]? {
-        guard values.count > keyIndex, sortIndexes.allSatisfy({ $0 < values.count }) else { return nil }
-        return sortIndexes.map { values[$0] } + [values[keyIndex]]
+        let positions = tuplePositions
+        guard positions.allSatisfy({ $0 < values.count }) else { return nil }
+        return positions.map { values[$0] }
     }
 
     /// The plan for a request, or `nil` when its commits must re-fetch.

@@ -36,32 +36,28 @@ struct _KeyColumn: Sendable {
         isGeneral ? values.count * MemoryLayout<DatabaseValue>.stride : integers.count * MemoryLayout<Int64>.stride
     }
 
-    /// Switches to general storage (same chunks) once a value is not an
+    /// Switches to general storage (same chunks), once a value is not an
     /// integer.
     ///
     /// - Complexity: O(*n*), once per column.
-    private mutating func generalize(for inserted: [DatabaseValue]) {
-        guard !isGeneral, inserted.contains(where: { $0.int64 == nil }) else { return }
+    private mutating func generalize() {
+        guard !isGeneral else { return }
         values = integers.map(DatabaseValue.integer)
         integers = _ChunkedArray(maxChunk: Self.chunkSize)
         isGeneral = true
     }
 
     mutating func append(_ value: DatabaseValue) {
-        if !isGeneral {
-            if case let .integer(x) = value {
-                integers.append(x)
-                return
-            }
-            values = integers.map(DatabaseValue.integer)
-            integers = _ChunkedArray(maxChunk: Self.chunkSize)
-            isGeneral = true
+        if !isGeneral, case let .integer(x) = value {
+            integers.append(x)
+            return
         }
+        generalize()
         values.append(value)
     }
 
     mutating func insert(_ inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
-        generalize(for: inserted)
+        if inserted.contains(where: { $0.int64 == nil }) { generalize() }
         if isGeneral {
             values.insert(inserted, atSortedOffsets: offsets)
         } else {
