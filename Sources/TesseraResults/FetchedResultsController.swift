@@ -295,6 +295,10 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         var plan: _IncrementalPlan?
         var keys: _SortKeyStore
         var tables: Set<String>
+        /// `PRAGMA data_version` read before the rows: a commit by another
+        /// connection while they were read moves it past this value, so
+        /// the next check fetches again rather than missing that commit.
+        var dataVersion: Int64?
     }
 
     private func install(_ fetched: Fetched, in db: Database) {
@@ -303,10 +307,11 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         keys = fetched.keys
         observedTables = fetched.tables
         schemaVersion = TesseraResults.schemaVersion(of: db)
-        dataVersion = try? db.dataVersion()
+        dataVersion = fetched.dataVersion
     }
 
     private func fetch(_ request: FetchRequest, in db: Database) throws(ResultsError) -> Fetched {
+        let version = try? db.dataVersion()
         let (statement, tables, selects) = try prepareNotingReadsAndSelects(request.sql, in: db)
         var plan = _IncrementalPlan.make(for: request, readingTables: tables, selects: selects, in: db)
         var keys = _SortKeyStore(collations: plan?.collations ?? [], ascending: plan?.ascending ?? [])
@@ -368,7 +373,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             }
             if plan == nil { keys = _SortKeyStore(collations: [], ascending: []) }
             let state = _ResultState(sections: sections, sectionStarts: sectionStarts, records: items)
-            return Fetched(state: state, plan: plan, keys: keys, tables: tables)
+            return Fetched(state: state, plan: plan, keys: keys, tables: tables, dataVersion: version)
         } catch let error as ResultsError {
             throw error
         } catch let error as SQLiteError {
@@ -456,21 +461,24 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// A transaction committed: patch or re-fetch, and report if the
     /// result changed.
     public func databaseDidCommit(_ database: Database) {
+        // Taken now: a delegate may commit again from inside the report,
+        // and that commit's changes are its own.
+        let touched = self.touched
+        let mustRefetch = self.mustRefetch
+        let changed = changedSinceCommit
+        self.touched = [:]
+        self.mustRefetch = false
+        changedSinceCommit = false
         let schema = TesseraResults.schemaVersion(of: database)
-        defer {
-            changedSinceCommit = false
-            mustRefetch = false
-            touched = [:]
-        }
         let schemaChanged = schema != schemaVersion
-        guard changedSinceCommit || schemaChanged else { return }
+        guard changed || schemaChanged else { return }
         // Noted even if the re-fetch fails, so that later commits that do
         // not touch the schema or the result do not retry it.
         schemaVersion = schema
         do throws(ResultsError) {
             let current = try? database.dataVersion()
             if plan != nil, isIncremental, !mustRefetch, !schemaChanged, current == dataVersion {
-                if applyIncrementally(in: database) {
+                if applyIncrementally(touched, in: database) {
                     lastUpdateMethod = .incremental
                     lastError = nil
                     return
@@ -509,7 +517,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// must re-fetch instead (a row that fails to decode, a repeated key,
     /// sections the patch cannot place); the kept sort values are rebuilt
     /// by that re-fetch.
-    private func applyIncrementally(in db: Database) -> Bool {
+    private func applyIncrementally(_ touched: [DatabaseValue: [DatabaseValue]?], in db: Database) -> Bool {
         guard let plan else { return false }
         let old = result.state
         let statement: Statement

@@ -134,18 +134,47 @@ public final class Database {
 
     // MARK: Running SQL
 
-    /// Runs one or more SQL statements with no results.
+    /// Runs one or more SQL statements with no results, one after another,
+    /// stopping at the first that fails.
     ///
-    /// - Throws: ``SQLiteError``.
+    /// Every statement that commits (a statement outside a transaction,
+    /// `COMMIT`, `END`, or the `RELEASE` of an outermost savepoint) is told
+    /// to the transaction observers as soon as that statement finishes,
+    /// before the next one runs: a script that commits several times gives
+    /// observers one commit each, and a later `ROLLBACK` in the same script
+    /// undoes only its own transaction.
+    ///
+    /// - Throws: ``SQLiteError`` with the failing statement's SQL. The
+    ///   statements before it have run (and those that committed stay
+    ///   committed); a transaction the script opened stays open.
+    /// - Complexity: O(*s*) for *s* statements, plus their own work.
     public func execute(_ sql: String) throws(SQLiteError) {
-        var message: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(handle, sql, nil, nil, &message)
-        defer { notifyCommitIfNeeded() }
-        guard code == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
-            sqlite3_free(message)
-            throw SQLiteError(code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        var failure: SQLiteError?
+        sql.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle, current, -1, &statement, &tail)
+                guard code == SQLITE_OK else {
+                    failure = error(code, sql: String(cString: current))
+                    return
+                }
+                next = tail
+                // Only white space or a comment was left.
+                guard let statement else { continue }
+                var result: Int32
+                repeat { result = sqlite3_step(statement) } while result == SQLITE_ROW
+                let failed = result == SQLITE_DONE ? nil : error(result, sql: String(cString: sqlite3_sql(statement)).trimmingSQLWhitespace())
+                sqlite3_finalize(statement)
+                notifyCommitIfNeeded()
+                if let failed {
+                    failure = failed
+                    return
+                }
+            }
         }
+        if let failure { throw failure }
     }
 
     /// Runs one statement with arguments bound in order.
@@ -157,10 +186,12 @@ public final class Database {
         while try statement.step() {}
     }
 
-    /// Prepares a statement.
+    /// Prepares one statement.
     ///
     /// - Throws: ``SQLiteError`` naming the SQL (bad syntax, an unknown table
-    ///   or column…).
+    ///   or column…, or a second statement after the first: anything but
+    ///   white space and comments after its `;`, which would otherwise be
+    ///   ignored without a word).
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try Statement(database: self, sql: sql)
     }

@@ -7,21 +7,60 @@ public final class Statement {
     let handle: OpaquePointer
     /// The SQL it was prepared from.
     public let sql: String
-    unowned let database: Database
+    /// Kept alive while the statement is: finalizing it may commit, and
+    /// the database's observers are told then.
+    let database: Database
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var statement: OpaquePointer?
-        let code = sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else {
-            throw database.error(code, sql: sql)
+        var code = SQLITE_OK
+        let trailing: String? = sql.withCString { start in
+            var tail: UnsafePointer<CChar>?
+            code = sqlite3_prepare_v2(database.handle, start, -1, &statement, &tail)
+            guard code == SQLITE_OK, statement != nil else { return nil }
+            return Statement.trailingStatement(after: tail, in: database.handle)
+        }
+        guard code == SQLITE_OK else { throw database.error(code, sql: sql) }
+        guard let statement else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "no statement to prepare: the SQL holds only white space and comments", sql: sql)
+        }
+        if let trailing {
+            sqlite3_finalize(statement)
+            throw SQLiteError(
+                code: SQLITE_ERROR,
+                message: "more than one statement: \"\(trailing)\" follows the first; run scripts with execute(_:)",
+                sql: sql
+            )
         }
         self.handle = statement
         self.sql = sql
         self.database = database
     }
 
+    /// The first statement in `tail` (what follows a prepared statement),
+    /// or `nil` when it holds only white space and comments.
+    private static func trailingStatement(after tail: UnsafePointer<CChar>?, in handle: OpaquePointer) -> String? {
+        guard var rest = tail else { return nil }
+        while rest.pointee != 0 {
+            var statement: OpaquePointer?
+            var next: UnsafePointer<CChar>?
+            guard sqlite3_prepare_v2(handle, rest, -1, &statement, &next) == SQLITE_OK else {
+                return String(cString: rest).trimmingSQLWhitespace()
+            }
+            if let statement {
+                defer { sqlite3_finalize(statement) }
+                return String(cString: sqlite3_sql(statement)).trimmingSQLWhitespace()
+            }
+            guard let next, next != rest else { return nil }
+            rest = next
+        }
+        return nil
+    }
+
     deinit {
         sqlite3_finalize(handle)
+        // A statement finalized before it was done commits then.
+        database.notifyCommitIfNeeded()
     }
 
     /// The number of columns a row has.
@@ -108,6 +147,8 @@ public final class Statement {
     /// Resets the statement to run again (bindings are kept).
     public func reset() {
         sqlite3_reset(handle)
+        // A statement reset before it was done commits then.
+        database.notifyCommitIfNeeded()
     }
 
     /// Clears every binding to NULL.
@@ -158,3 +199,12 @@ extension Statement: Sendable {}
 
 /// SQLITE_TRANSIENT: SQLite copies the bound bytes.
 let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension String {
+    /// The text without leading and trailing white space.
+    func trimmingSQLWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" || $0 == "\u{0C}" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

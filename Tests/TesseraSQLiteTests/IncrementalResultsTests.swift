@@ -28,6 +28,19 @@ private let mixedValues: [DatabaseValue] = [
     .blob([]), .blob([0]), .blob([0, 1]), .blob([1]), .blob([0xFF]),
 ]
 
+extension DatabaseValue {
+    /// The value as an SQL literal (text without NUL bytes).
+    var sqlLiteral: String {
+        switch self {
+        case .null: return "NULL"
+        case let .integer(value): return String(value)
+        case let .real(value): return "\(value)"
+        case let .text(text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case let .blob(bytes): return "X'" + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "'"
+        }
+    }
+}
+
 @Suite("Incremental results")
 struct IncrementalResultsTests {
     @Test("Collation.compare orders random mixed values exactly as SQLite's ORDER BY does, for every collation and direction")
@@ -111,7 +124,7 @@ struct IncrementalResultsTests {
         }
     }
 
-    @Test("3,000 random transactions: the patching and the re-fetching controller give identical reports, and both equal a fresh query")
+    @Test("3,000 random transactions and multi-statement scripts: the patching and the re-fetching controller give identical reports, and both equal a fresh query")
     func patchingEqualsRefetching() throws {
         let seed = testSeed(default: 0x1C4)
         var generator = SplitMix64(seed: seed)
@@ -122,50 +135,68 @@ struct IncrementalResultsTests {
         let ranks: [DatabaseValue] = [.integer(1), .integer(2), .real(2.0), .real(2.5), .integer(-1), .null, .integer(9_007_199_254_740_993), .real(9_007_199_254_740_992), "r", .blob([1])]
         func pick(_ values: [DatabaseValue]) -> DatabaseValue { values[Int.random(in: 0..<values.count, using: &generator)] }
 
+        var scripts = 0
         for round in 0..<3_000 {
-            let rollback = Int.random(in: 0..<12, using: &generator) == 0
-            try? connection.write { (db: Database) -> Void in
-                for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    let id = Int64.random(in: 1...80, using: &generator)
-                    let flag: Int64 = Int64.random(in: 0...3, using: &generator) == 0 ? 0 : 1
-                    switch Int.random(in: 0..<100, using: &generator) {
-                    case 0..<28:
-                        try? db.execute("INSERT INTO item VALUES (?, ?, ?, ?, ?)", [.integer(id), pick(groups), pick(ranks), pick(names), .integer(flag)])
-                    case 28..<48:
-                        try db.execute("UPDATE item SET grp = ?, rank = ? WHERE id = ?", [pick(groups), pick(ranks), .integer(id)])
-                    case 48..<56:
-                        try db.execute("UPDATE item SET name = ?, flag = ? WHERE id = ?", [pick(names), .integer(flag), .integer(id)])
-                    case 56..<60:
-                        try? db.execute("UPDATE item SET id = ? WHERE id = ?", [.integer(Int64.random(in: 1...80, using: &generator)), .integer(id)])
-                    case 60..<68:
-                        try db.execute("DELETE FROM item WHERE id = ?", [.integer(id)])
-                    case 68..<69:
-                        try db.execute("DELETE FROM item")
-                    case 69..<76:
-                        try db.execute("INSERT OR REPLACE INTO item VALUES (?, ?, ?, 'r', ?)", [.integer(id), pick(groups), pick(ranks), .integer(flag)])
-                    case 76..<80:
-                        try db.execute("UPDATE item SET rank = rank + 1 WHERE id % 9 = ?", [.integer(id % 9)])
-                    case 80..<88:
-                        try db.execute("INSERT OR REPLACE INTO tag VALUES (?, ?)", [.text("tag\(id % 20)"), pick(ranks)])
-                    case 88..<91:
-                        try db.execute("DELETE FROM tag WHERE name = ?", [.text("tag\(id % 20)")])
-                    default:
-                        let release = Bool.random(using: &generator)
-                        try? db.savepoint { db in
-                            try db.execute("UPDATE item SET grp = ? WHERE id % 5 = ?", [pick(groups), .integer(id % 5)])
-                            try db.execute("DELETE FROM tag WHERE weight < ?", [.integer(id % 4)])
-                            if !release { throw SQLiteTransactionTests.Stop() }
+            let before = pairs.map { ($0.patchingLog.reports.count, $0.refetchingLog.reports.count) }
+            // One round in four runs a multi-statement script through one
+            // execute: commits, transactions rolled back, savepoints and
+            // failing statements, one after another.
+            if Int.random(in: 0..<4, using: &generator) == 0 {
+                scripts += 1
+                let script = Self.randomScript(using: &generator, groups: groups, names: names, ranks: ranks)
+                connection.withDatabase { db in
+                    try? db.execute(script)
+                    // A script that failed or stopped inside its own BEGIN
+                    // is rolled back by its caller.
+                    if db.isInTransaction { try? db.execute("ROLLBACK") }
+                }
+            } else {
+                let rollback = Int.random(in: 0..<12, using: &generator) == 0
+                try? connection.write { (db: Database) -> Void in
+                    for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                        let id = Int64.random(in: 1...80, using: &generator)
+                        let flag: Int64 = Int64.random(in: 0...3, using: &generator) == 0 ? 0 : 1
+                        switch Int.random(in: 0..<100, using: &generator) {
+                        case 0..<28:
+                            try? db.execute("INSERT INTO item VALUES (?, ?, ?, ?, ?)", [.integer(id), pick(groups), pick(ranks), pick(names), .integer(flag)])
+                        case 28..<48:
+                            try db.execute("UPDATE item SET grp = ?, rank = ? WHERE id = ?", [pick(groups), pick(ranks), .integer(id)])
+                        case 48..<56:
+                            try db.execute("UPDATE item SET name = ?, flag = ? WHERE id = ?", [pick(names), .integer(flag), .integer(id)])
+                        case 56..<60:
+                            try? db.execute("UPDATE item SET id = ? WHERE id = ?", [.integer(Int64.random(in: 1...80, using: &generator)), .integer(id)])
+                        case 60..<68:
+                            try db.execute("DELETE FROM item WHERE id = ?", [.integer(id)])
+                        case 68..<69:
+                            try db.execute("DELETE FROM item")
+                        case 69..<76:
+                            try db.execute("INSERT OR REPLACE INTO item VALUES (?, ?, ?, 'r', ?)", [.integer(id), pick(groups), pick(ranks), .integer(flag)])
+                        case 76..<80:
+                            try db.execute("UPDATE item SET rank = rank + 1 WHERE id % 9 = ?", [.integer(id % 9)])
+                        case 80..<88:
+                            try db.execute("INSERT OR REPLACE INTO tag VALUES (?, ?)", [.text("tag\(id % 20)"), pick(ranks)])
+                        case 88..<91:
+                            try db.execute("DELETE FROM tag WHERE name = ?", [.text("tag\(id % 20)")])
+                        default:
+                            let release = Bool.random(using: &generator)
+                            try? db.savepoint { db in
+                                try db.execute("UPDATE item SET grp = ? WHERE id % 5 = ?", [pick(groups), .integer(id % 5)])
+                                try db.execute("DELETE FROM tag WHERE weight < ?", [.integer(id % 4)])
+                                if !release { throw SQLiteTransactionTests.Stop() }
+                            }
                         }
                     }
+                    if rollback { throw SQLiteTransactionTests.Stop() }
                 }
-                if rollback { throw SQLiteTransactionTests.Stop() }
             }
-            for pair in pairs {
+            for (pair, (patchedBefore, refetchedBefore)) in zip(pairs, before) {
                 let comment = Comment(rawValue: "seed \(seed), round \(round), request \(pair.name)")
                 if pair.patching.lastUpdateMethod == .incremental { pair.incrementalCommits += 1 }
                 #expect(pair.patching.lastError == pair.refetching.lastError, comment)
                 #expect(pair.patchingLog.reports.count == pair.refetchingLog.reports.count, comment)
-                if let a = pair.patchingLog.reports.last, let b = pair.refetchingLog.reports.last {
+                // Every report of the round, not just the last: a script
+                // can commit several times.
+                for (a, b) in zip(pair.patchingLog.reports[patchedBefore...], pair.refetchingLog.reports[refetchedBefore...]) {
                     #expect(a.changeset == b.changeset, comment)
                     #expect(a.oldSnapshot == b.oldSnapshot && a.newSnapshot == b.newSnapshot, comment)
                 }
@@ -180,6 +211,7 @@ struct IncrementalResultsTests {
                 if pair.patching.snapshot != pair.refetching.snapshot || pair.patching.lastError != pair.refetching.lastError { return }
             }
         }
+        #expect(scripts > 500, "seed \(seed): \(scripts) scripts")
         for pair in pairs {
             #expect(pair.patchingLog.reports.count > 300, "seed \(seed), \(pair.name): too few reports to mean anything")
         }
@@ -187,6 +219,60 @@ struct IncrementalResultsTests {
         for pair in pairs where pair.name != "sections under NOCASE" {
             #expect(pair.incrementalCommits > 500, "seed \(seed), \(pair.name): \(pair.incrementalCommits) patched commits")
         }
+    }
+
+    /// A script of 2 to 8 statements for one `execute`: statements that
+    /// commit on their own, transactions that commit or roll back, savepoints
+    /// released or rolled back to, and statements that fail (a repeated
+    /// key, an unknown column), which stop the script where they stand.
+    static func randomScript(using generator: inout SplitMix64, groups: [DatabaseValue], names: [DatabaseValue], ranks: [DatabaseValue]) -> String {
+        func pick(_ values: [DatabaseValue]) -> String { values[Int.random(in: 0..<values.count, using: &generator)].sqlLiteral }
+        func id() -> Int64 { Int64.random(in: 1...80, using: &generator) }
+        var statements: [String] = []
+        var open: [String] = []   // "BEGIN" or savepoint names, innermost last
+        for _ in 0..<Int.random(in: 2...8, using: &generator) {
+            switch Int.random(in: 0..<100, using: &generator) {
+            case 0..<22:
+                statements.append("INSERT OR REPLACE INTO item VALUES (\(id()), \(pick(groups)), \(pick(ranks)), \(pick(names)), \(Int.random(in: 0...1, using: &generator)))")
+            case 22..<40:
+                statements.append("UPDATE item SET grp = \(pick(groups)), rank = \(pick(ranks)) WHERE id = \(id())")
+            case 40..<48:
+                statements.append("DELETE FROM item WHERE id = \(id())")
+            case 48..<54:
+                statements.append("INSERT OR REPLACE INTO tag VALUES ('tag\(id() % 20)', \(pick(ranks)))")
+            case 54..<64 where open.isEmpty:
+                statements.append("BEGIN")
+                open.append("BEGIN")
+            case 64..<72 where open.last == "BEGIN":
+                statements.append(Bool.random(using: &generator) ? "COMMIT" : "ROLLBACK")
+                open.removeLast()
+            case 72..<80:
+                let name = "s\(open.count)"
+                statements.append("SAVEPOINT \(name)")
+                open.append(name)
+            case 80..<88 where open.last.map { $0 != "BEGIN" } ?? false:
+                let name = open.removeLast()
+                if Bool.random(using: &generator) {
+                    statements.append("RELEASE \(name)")
+                } else {
+                    statements.append("ROLLBACK TO \(name)")
+                    statements.append("RELEASE \(name)")
+                }
+            case 88..<94:
+                // Fails on a repeated key when the row exists.
+                statements.append("INSERT INTO item VALUES (\(id()), 'x', 1, 'dup', 1)")
+            case 94..<97:
+                statements.append("UPDATE item SET nowhere = 1")
+            default:
+                statements.append("DELETE FROM item WHERE id % 7 = \(id() % 7)")
+            }
+        }
+        // Close what is open about half the time; the caller rolls back the
+        // rest.
+        if Bool.random(using: &generator) {
+            for name in open.reversed() { statements.append(name == "BEGIN" ? "COMMIT" : "RELEASE \(name)") }
+        }
+        return statements.joined(separator: ";\n") + ";"
     }
 
     @Test("500 random transactions moving several rows at once, near and far, in large sections: patched reports equal re-fetched ones")

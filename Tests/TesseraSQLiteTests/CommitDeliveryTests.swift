@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraTestSupport
+
+/// A row of `item(id, title)`.
+struct DeliveryItem: FetchableRecord, Hashable {
+    var id: Int64
+    var title: String
+
+    init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        title = row["title"].string ?? ""
+    }
+}
+
+/// The ids of `item`, sorted by title then id, as a fresh query gives them.
+private func freshIDs(_ connection: Connection) throws -> [Int64] {
+    try connection.read { db in try db.rows("SELECT id FROM item ORDER BY title, id").map { $0[0].int64 ?? -1 } }
+}
+
+@Suite("Commit delivery: every commit an execute or a statement makes reaches the observers")
+struct CommitDeliveryTests {
+    static let request = FetchRequest(table: "item", sortKeys: [SortKey("title")])
+
+    /// A connection with `item(id INTEGER PRIMARY KEY, title TEXT)` holding
+    /// `(1, 'a')`, and a controller over it sorted by title.
+    static func makeController() throws -> (Connection, FetchedResultsController<DeliveryItem>, ReportLog<DeliveryItem>) {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, title TEXT)")
+            try db.execute("INSERT INTO item VALUES (1, 'a')")
+        }
+        let controller = try FetchedResultsController<DeliveryItem>(connection: connection, request: request)
+        let log = ReportLog<DeliveryItem>()
+        controller.delegate = log
+        try controller.performFetch()
+        return (connection, controller, log)
+    }
+
+    @Test("A commit followed by BEGIN; ROLLBACK in one execute is reported, and later patches keep it")
+    func commitThenRollbackInOneScript() throws {
+        let (connection, controller, log) = try Self.makeController()
+        try connection.withDatabase { db in try db.execute("INSERT INTO item VALUES (2, 'b'); BEGIN; ROLLBACK;") }
+        #expect(log.reports.count == 1)
+        #expect(log.reports.first?.changeset.itemInserts == [IndexPath(item: 1, section: 0)])
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 2])
+        try connection.write { db in try db.execute("INSERT INTO item VALUES (3, 'c')") }
+        #expect(controller.lastUpdateMethod == .incremental)
+        #expect(controller.snapshot.allItems.map(\.id) == (try freshIDs(connection)))
+    }
+
+    @Test("Each commit of a script is its own report: three commits, three reports, in order")
+    func oneReportPerCommit() throws {
+        let (connection, controller, log) = try Self.makeController()
+        try connection.withDatabase { db in
+            try db.execute("""
+                INSERT INTO item VALUES (2, 'b');
+                BEGIN; UPDATE item SET title = 'z' WHERE id = 1; COMMIT;
+                SAVEPOINT s; DELETE FROM item WHERE id = 2; RELEASE s;
+                BEGIN; INSERT INTO item VALUES (9, 'q'); ROLLBACK;
+                """)
+        }
+        #expect(log.reports.count == 3)
+        #expect(log.reports.map(\.changeset.itemInserts) == [[IndexPath(item: 1, section: 0)], [], []])
+        #expect(log.reports.map(\.changeset.itemDeletes) == [[], [], [IndexPath(item: 0, section: 0)]])
+        #expect(log.reports[1].changeset.itemMoves.count == 1)
+        #expect(controller.snapshot.allItems.map(\.id) == [1])
+        #expect(controller.snapshot.allItems.map(\.id) == (try freshIDs(connection)))
+    }
+
+    @Test("A script that fails inside its own BEGIN, rolled back by the caller, still reports the commit before it")
+    func failureInsideOwnTransaction() throws {
+        let (connection, controller, log) = try Self.makeController()
+        try connection.withDatabase { db in
+            #expect(throws: SQLiteError.self) {
+                try db.execute("INSERT INTO item VALUES (2, 'b'); BEGIN; INSERT INTO item VALUES (3, 'c'); INSERT INTO item VALUES (1, 'dup');")
+            }
+            #expect(db.isInTransaction)
+            try db.execute("ROLLBACK")
+        }
+        #expect(log.reports.count == 1)
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 2])
+        #expect(controller.snapshot.allItems.map(\.id) == (try freshIDs(connection)))
+    }
+
+    @Test("The error of a failing script names the statement that failed, not the whole script")
+    func errorNamesFailingStatement() throws {
+        let (connection, _, _) = try Self.makeController()
+        let error = try connection.withDatabase { db in
+            try #require(throws: SQLiteError.self) {
+                try db.execute("INSERT INTO item VALUES (2, 'b'); INSERT INTO item VALUES (1, 'dup'); INSERT INTO item VALUES (4, 'd')")
+            }
+        }
+        #expect(error.sql == "INSERT INTO item VALUES (1, 'dup');")
+        #expect(error.code == 19)
+        // The statement after the failing one did not run.
+        #expect(try freshIDs(connection) == [1, 2])
+    }
+
+    @Test("A statement reset or dropped before it is done commits then, and the commit is reported before a later rollback")
+    func commitAtResetAndFinalize() throws {
+        let (connection, controller, log) = try Self.makeController()
+        try connection.withDatabase { db in
+            // RETURNING gives a row before the statement is done: it
+            // commits when reset.
+            let statement = try db.prepare("INSERT INTO item VALUES (2, 'b') RETURNING id")
+            #expect(try statement.step())
+            statement.reset()
+            try db.execute("BEGIN; ROLLBACK")
+        }
+        #expect(log.reports.count == 1)
+        try connection.withDatabase { db in
+            do {
+                let statement = try db.prepare("INSERT INTO item VALUES (3, 'c') RETURNING id")
+                #expect(try statement.step())
+            }
+            try db.execute("BEGIN; ROLLBACK")
+        }
+        #expect(log.reports.count == 2)
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 2, 3])
+        #expect(controller.snapshot.allItems.map(\.id) == (try freshIDs(connection)))
+    }
+
+    @Test("The set and relational controllers see every commit of a script too")
+    func familySeesEveryCommit() throws {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)")
+            try db.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER)")
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER)")
+            try db.execute("INSERT INTO album VALUES (1, 'A', 0)")
+        }
+        let set = FetchedSetController<Message>(connection: connection, request: SetRequest(table: "message"))
+        let relational = RelationalResultsController<Album, AlbumPhoto>(
+            connection: connection,
+            parents: ParentRequest(table: "album", sortKeys: [SortKey("name")]),
+            children: ChildRequest(table: "photo", foreignKeyColumn: "album_id", sortKeys: [SortKey("date")])
+        )
+        try set.performFetch()
+        try relational.performFetch()
+        try connection.withDatabase { db in
+            try db.execute("""
+                INSERT INTO message VALUES (1, 'inbox', 1, 'hi');
+                INSERT INTO photo VALUES (1, 1, 5, 'p', 0);
+                BEGIN; DELETE FROM message; DELETE FROM photo; ROLLBACK;
+                """)
+        }
+        #expect(set.records.map(\.id) == [1])
+        #expect(relational.snapshot.allItems.map(\.id) == [1])
+    }
+
+    @Test("prepare refuses a second statement after the first instead of ignoring it; comments and white space after it are fine")
+    func prepareRefusesTrailingStatement() throws {
+        let (connection, _, _) = try Self.makeController()
+        try connection.withDatabase { db in
+            let error = try #require(throws: SQLiteError.self) { try db.prepare("SELECT * FROM item; DROP TABLE item") }
+            #expect(error.message.contains("DROP TABLE item"))
+            #expect(throws: SQLiteError.self) { try db.rows("SELECT 1; SELECT 2") }
+            #expect(throws: SQLiteError.self) { try db.prepare("  -- nothing but a comment\n") }
+            #expect(try db.rows("SELECT count(*) FROM item; -- a comment\n  /* and another */ ").first?.first == .integer(1))
+        }
+        #expect(try freshIDs(connection) == [1])
+    }
+}

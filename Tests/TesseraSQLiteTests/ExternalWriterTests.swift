@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraTestSupport
+
+/// A row of `photo(id, album, date, title)`.
+struct Shot: FetchableRecord, Hashable {
+    var id: Int64
+    var album: Int64
+    var date: Int64
+
+    init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        album = row["album"].int64 ?? -1
+        date = row["date"].int64 ?? -1
+    }
+}
+
+/// Another process (the `sqlite3` command) commits thousands of small
+/// transactions while a controller follows it by polling: when the writer
+/// stops, the controller equals a fresh query, and its reports chain from
+/// the first result to the last.
+@Suite("External writer: other processes' commits are never missed")
+struct ExternalWriterTests {
+    static let sqlite3 = "/usr/bin/sqlite3"
+    static let rowCount = 20_000
+    static let albums = 50
+    static let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album")
+
+    /// A database file of `rowCount` photos in `albums` albums.
+    static func makeDatabase() throws -> (file: String, connection: Connection) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-writer-\(UUID().uuidString).sqlite").path
+        let connection = try Connection(path: file)
+        try connection.write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album INTEGER NOT NULL, date INTEGER NOT NULL, title TEXT)")
+            try db.execute("""
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(rowCount))
+                INSERT INTO photo SELECT x, x % \(albums), x * 7 % 1000, 'photo ' || x FROM n
+                """)
+        }
+        return (file, connection)
+    }
+
+    /// A script of single-row transactions for the `sqlite3` command:
+    /// updates that move a row within its album, ones that move it to
+    /// another album, inserts and deletes; one in twenty rolled back. It
+    /// pauses a millisecond every ten transactions, about 2,500 a second.
+    static func writerScript(transactions: Int, seed: UInt64) -> String {
+        var generator = SplitMix64(seed: seed)
+        func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
+        var lines = ["PRAGMA busy_timeout = 10000;", "PRAGMA synchronous = NORMAL;"]
+        for index in 0..<transactions {
+            let change: String
+            switch random(0..<100) {
+            case 0..<55: change = "UPDATE photo SET date = \(random(0..<1000)) WHERE id = \(random(1..<rowCount))"
+            case 55..<72: change = "UPDATE photo SET album = \(random(0..<albums)) WHERE id = \(random(1..<rowCount))"
+            case 72..<88: change = "INSERT INTO photo (album, date, title) VALUES (\(random(0..<albums)), \(random(0..<1000)), 'new')"
+            default: change = "DELETE FROM photo WHERE id = \(random(1..<rowCount))"
+            }
+            lines.append("BEGIN; \(change); \(random(0..<20) == 0 ? "ROLLBACK" : "COMMIT");")
+            if index % 10 == 9 { lines.append(".shell sleep 0.001") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Starts the `sqlite3` command running the writer script on `file`.
+    static func startWriter(file: String, seed: UInt64) throws -> Process {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-writer-\(UUID().uuidString).sql")
+        try writerScript(transactions: 6_000, seed: seed).write(to: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sqlite3)
+        process.arguments = [file, ".read \(script.path)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.terminationHandler = { _ in try? FileManager.default.removeItem(at: script) }
+        try process.run()
+        return process
+    }
+
+    /// The controller equals a fresh query, and its reports chain: each
+    /// starts where the one before ended, and replaying its changeset on
+    /// its old snapshot gives its new one.
+    static func checkAgainstFreshQuery(_ controller: FetchedResultsController<Shot>, log: ReportLog<Shot>, initial: Snapshot<ResultSection, Shot>, connection: Connection, seed: UInt64) throws {
+        let fresh = try FetchedResultsController<Shot>(connection: connection, request: request)
+        try fresh.performFetch()
+        #expect(controller.lastError == nil, "seed \(seed)")
+        #expect(controller.result.count == fresh.result.count, "seed \(seed): \(controller.result.count) rows against \(fresh.result.count)")
+        #expect(controller.snapshot == fresh.snapshot, "seed \(seed)")
+        #expect(!log.reports.isEmpty, "seed \(seed): no report at all")
+        var previous = initial
+        for (index, report) in log.reports.enumerated() {
+            #expect(report.oldSnapshot == previous, "seed \(seed): report \(index) does not start where the one before ended")
+            #expect(try previous.applying(report.changeset, takingValuesFrom: report.newSnapshot) == report.newSnapshot, "seed \(seed): report \(index)")
+            previous = report.newSnapshot
+        }
+        #expect(previous == controller.snapshot, "seed \(seed)")
+    }
+
+    @Test("checkForExternalChanges every 10 ms under a writer of about 2,500 commits a second: a final check leaves the controller equal to a fresh query")
+    func pollingByHand() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.sqlite3), "the sqlite3 command is needed (.ci/run installs it)")
+        let seed = testSeed(default: 0xE27)
+        let (file, connection) = try Self.makeDatabase()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
+        let controller = try FetchedResultsController<Shot>(connection: connection, request: Self.request)
+        let log = ReportLog<Shot>()
+        controller.delegate = log
+        try controller.performFetch()
+        let initial = controller.snapshot
+
+        let writer = try Self.startWriter(file: file, seed: seed)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var checks = 0
+        while writer.isRunning && ContinuousClock.now < deadline {
+            try controller.checkForExternalChanges()
+            checks += 1
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if writer.isRunning { writer.terminate() }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0, "seed \(seed): the writer failed")
+        try controller.checkForExternalChanges()
+        #expect(checks > 10, "seed \(seed): the writer finished before the controller polled much (\(checks) checks)")
+        try Self.checkAgainstFreshQuery(controller, log: log, initial: initial, connection: connection, seed: seed)
+    }
+
+    @MainActor
+    @Test("followExternalChanges every 10 ms under the same writer: once it stops, polling alone brings the controller to a fresh query")
+    func following() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.sqlite3), "the sqlite3 command is needed (.ci/run installs it)")
+        let seed = testSeed(default: 0xF011)
+        let (file, connection) = try Self.makeDatabase()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
+        let controller = try FetchedResultsController<Shot>(connection: connection, request: Self.request)
+        let log = ReportLog<Shot>()
+        controller.delegate = log
+        try controller.performFetch()
+        let initial = controller.snapshot
+
+        let polling = Task { @MainActor in await controller.followExternalChanges(every: .milliseconds(10)) }
+        defer { polling.cancel() }
+        let writer = try Self.startWriter(file: file, seed: seed)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while writer.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if writer.isRunning { writer.terminate() }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0, "seed \(seed): the writer failed")
+        // Polling alone must catch up: no check by hand here.
+        let settle = ContinuousClock.now + .seconds(10)
+        var reportsSeen = -1
+        while ContinuousClock.now < settle {
+            try await Task.sleep(for: .milliseconds(100))
+            // Two polls in a row without a report: polling has settled.
+            if log.reports.count == reportsSeen { break }
+            reportsSeen = log.reports.count
+        }
+        try Self.checkAgainstFreshQuery(controller, log: log, initial: initial, connection: connection, seed: seed)
+    }
+}
