@@ -1,4 +1,4 @@
-import TesseraSQLite
+public import TesseraSQLite
 
 /// How rows are compared as text in a sort key.
 public enum Collation: String, Hashable, Sendable {
@@ -12,7 +12,10 @@ public enum Collation: String, Hashable, Sendable {
 
 /// One key a result is sorted by: a column or an SQL expression.
 public struct SortKey: Hashable, Sendable {
-    /// The column name or SQL expression.
+    /// The column name or SQL expression: one expression, which may hold
+    /// comments but no comma outside parentheses and no `;` (a request
+    /// with such a key is refused with
+    /// ``ResultsError/invalidSQL(part:sql:problem:)``).
     public var expression: String
     /// Ascending (the default) or descending.
     public var ascending: Bool
@@ -27,10 +30,35 @@ public struct SortKey: Hashable, Sendable {
     }
 
     var sql: String {
-        var text = expression
+        var text = SQLFragment.spliced(expression)
         if let collation { text += " COLLATE \(collation.rawValue)" }
         return text + (ascending ? " ASC" : " DESC")
     }
+}
+
+/// The SQL a request's user-written parts may hold: each predicate is one
+/// condition, each sort or section key one expression, a source one
+/// SELECT, none reaching past itself into the statement around it.
+///
+/// - Throws: ``ResultsError/invalidSQL(part:sql:problem:)`` for the first
+///   that does not.
+func checkFragments(predicate: String?, sortKeys: [SortKey]?, sectionKey: String? = nil, query: String? = nil) throws(ResultsError) {
+    var parts: [(String, String, SQLFragment.Kind)] = []
+    if let query { parts.append(("query", query, .query)) }
+    if let sectionKey { parts.append(("section key", sectionKey, .expression)) }
+    for key in sortKeys ?? [] { parts.append(("sort key", key.expression, .expression)) }
+    if let predicate { parts.append(("predicate", predicate, .condition)) }
+    for (part, sql, kind) in parts {
+        if let problem = SQLFragment.problem(in: sql, as: kind) {
+            throw .invalidSQL(part: part, sql: sql, problem: problem)
+        }
+    }
+}
+
+/// `WHERE (<predicate>)`, the predicate closed off so that nothing in it
+/// (a `--` comment) reaches the rest of the statement.
+func whereClause(_ predicate: String?) -> String {
+    predicate.map { " WHERE (\(SQLFragment.spliced($0)))" } ?? ""
 }
 
 /// What a results controller fetches: the rows of a table or view that match
@@ -53,7 +81,8 @@ public struct FetchRequest: Hashable, Sendable {
         /// A table or view, by name.
         case table(String)
         /// A SELECT statement of your own; its `?` parameters take the
-        /// first arguments, before the predicate's.
+        /// first arguments, before the predicate's. One statement: a `;`
+        /// followed by more SQL is refused.
         case query(String)
     }
 
@@ -62,6 +91,12 @@ public struct FetchRequest: Hashable, Sendable {
     /// The column that identifies a row (the primary key).
     public var keyColumn: String
     /// An SQL condition rows must meet, or `nil` for all rows.
+    ///
+    /// It stays one condition: comments are fine (a `--` comment ends with
+    /// the predicate), but a `;`, a parenthesis it did not open, or a quote
+    /// or `/*` comment left open would reach into the rest of the statement,
+    /// and the controller refuses the request with
+    /// ``ResultsError/invalidSQL(part:sql:problem:)``.
     public var predicate: String?
     /// The values bound to the predicate's parameters, in order.
     public var arguments: [DatabaseValue]
@@ -69,6 +104,8 @@ public struct FetchRequest: Hashable, Sendable {
     public var sortKeys: [SortKey]
     /// The column or expression rows are grouped into sections by, or `nil`
     /// for a single section. The first sort key must be this expression.
+    /// Like a sort key, it is one expression (no comma outside parentheses,
+    /// no `;`).
     public var sectionKey: String?
 
     /// Creates a request.
@@ -121,10 +158,15 @@ public struct FetchRequest: Hashable, Sendable {
         self.sectionKey = sectionKey
     }
 
-    /// Checks that the request can make sections.
+    /// Checks that the request's SQL stays within its parts and that it can
+    /// make sections.
     ///
-    /// - Throws: ``ResultsError/sectionKeyNotFirstSortKey(sectionKey:firstSortKey:)``.
+    /// - Throws: ``ResultsError/invalidSQL(part:sql:problem:)`` or
+    ///   ``ResultsError/sectionKeyNotFirstSortKey(sectionKey:firstSortKey:)``.
     func validate() throws(ResultsError) {
+        var query: String?
+        if case let .query(text) = source { query = text }
+        try checkFragments(predicate: predicate, sortKeys: sortKeys, sectionKey: sectionKey, query: query)
         guard let sectionKey else { return }
         guard sortKeys.first?.expression == sectionKey else {
             throw .sectionKeyNotFirstSortKey(sectionKey: sectionKey, firstSortKey: sortKeys.first?.expression)
@@ -137,15 +179,14 @@ public struct FetchRequest: Hashable, Sendable {
         let from: String
         switch source {
         case let .table(table): from = quotedIdentifier(table)
-        case let .query(query): from = "(\(query))"
+        case let .query(query): from = "(\(SQLFragment.spliced(query)))"
         }
-        return "SELECT \(sectionKey ?? "NULL") AS tessera_section, \(quotedIdentifier(keyColumn)) AS tessera_key, * FROM \(from)"
+        return "SELECT \(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section, \(quotedIdentifier(keyColumn)) AS tessera_key, * FROM \(from)"
     }
 
     /// The whole query, sorted.
     var sql: String {
-        var text = selectClause
-        if let predicate { text += " WHERE \(predicate)" }
+        var text = selectClause + whereClause(predicate)
         let order = sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]
         text += " ORDER BY " + order.joined(separator: ", ")
         return text
@@ -168,6 +209,12 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
     case database(SQLiteError)
     /// A row could not be made into a record.
     case decoding(key: String, message: String)
+    /// A part of the request written in SQL (`part`: the predicate, a sort
+    /// key, the section key or the query) could reach past itself into the
+    /// statement around it: `problem` says how (a `;` and a second
+    /// statement, a parenthesis it did not open, a comment or quote left
+    /// open).
+    case invalidSQL(part: String, sql: String, problem: String)
 
     /// A sentence that says what to change.
     public var description: String {
@@ -182,6 +229,8 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
             return error.description
         case let .decoding(key, message):
             return "the row with key \(key) could not be decoded: \(message)"
+        case let .invalidSQL(part, sql, problem):
+            return "the \(part) \"\(sql)\" is refused: \(problem)"
         }
     }
 }

@@ -79,7 +79,7 @@ struct _IncrementalPlan: Sendable {
             collations.append(collation)
         }
         var query = request.selectClause
-        if let predicate = request.predicate { query += " WHERE (\(predicate)) AND " } else { query += " WHERE " }
+        query += whereClause(request.predicate) + (request.predicate == nil ? " WHERE " : " AND ")
         query += "\(quotedIdentifier(request.keyColumn)) = ?"
         let positions = sortIndexes + [keyIndex]
         return _IncrementalPlan(

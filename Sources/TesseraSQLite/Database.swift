@@ -149,6 +149,7 @@ public final class Database {
     ///   committed); a transaction the script opened stays open.
     /// - Complexity: O(*s*) for *s* statements, plus their own work.
     public func execute(_ sql: String) throws(SQLiteError) {
+        try SQLiteError.checkNoNUL(in: sql)
         var failure: SQLiteError?
         sql.withCString { start in
             var next: UnsafePointer<CChar>? = start

@@ -12,6 +12,7 @@ public final class Statement {
     let database: Database
 
     init(database: Database, sql: String) throws(SQLiteError) {
+        try SQLiteError.checkNoNUL(in: sql)
         var statement: OpaquePointer?
         var code = SQLITE_OK
         let trailing: String? = sql.withCString { start in

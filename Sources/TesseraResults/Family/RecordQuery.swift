@@ -16,7 +16,7 @@ struct RecordQuery {
     init(leading: [String], table: String, keyColumn: String, predicate: String?, arguments: [DatabaseValue], sortKeys: [SortKey]?) {
         var text = "SELECT " + leading.enumerated().map { "\($1) AS tessera_\($0)" }.joined(separator: ", ")
         text += ", * FROM \(quotedIdentifier(table))"
-        if let predicate { text += " WHERE (\(predicate))" }
+        text += whereClause(predicate)
         if let sortKeys {
             let order = sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]
             text += " ORDER BY " + order.joined(separator: ", ")

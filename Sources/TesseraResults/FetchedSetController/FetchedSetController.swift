@@ -137,6 +137,7 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     // MARK: Following commits
 
     private func fetchAll(in db: Database) throws(ResultsError) -> ([DatabaseValue: Record], [Record.ID: DatabaseValue]) {
+        try checkFragments(predicate: request.predicate, sortKeys: nil)
         var tables = Set<String>()
         var records: [DatabaseValue: Record] = [:]
         var ids: [Record.ID: DatabaseValue] = [:]

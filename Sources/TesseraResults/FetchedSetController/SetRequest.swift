@@ -34,7 +34,7 @@ public struct SetRequest: Hashable, Sendable {
     /// The matching row with a key, which is bound after the predicate's
     /// arguments.
     var rowQuery: RecordQuery {
-        let condition = predicate.map { "(\($0)) AND " } ?? ""
+        let condition = predicate.map { "(\(SQLFragment.spliced($0))) AND " } ?? ""
         return RecordQuery(
             leading: [quotedIdentifier(keyColumn)], table: table, keyColumn: keyColumn,
             predicate: condition + "\(quotedIdentifier(keyColumn)) = ?", arguments: arguments, sortKeys: nil

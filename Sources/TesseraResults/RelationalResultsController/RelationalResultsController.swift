@@ -124,6 +124,8 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
 
     /// Both requests' rows, grouped: each parent's children in order.
     private func fetch(_ parents: ParentRequest, _ children: ChildRequest, in db: Database) throws(ResultsError) -> ResultSnapshot {
+        try checkFragments(predicate: parents.predicate, sortKeys: parents.sortKeys)
+        try checkFragments(predicate: children.predicate, sortKeys: children.sortKeys)
         var parentTables = Set<String>()
         var childTables = Set<String>()
         var sections: [Parent] = []

@@ -1,0 +1,300 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraTestSupport
+
+/// A row of `photo(id, album, taken, title)`.
+struct Snap: FetchableRecord, Hashable {
+    var id: Int64
+    var album: String
+    var taken: Int64
+    var title: String
+
+    init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        album = row["album"].string ?? ""
+        taken = row["taken"].int64 ?? -1
+        title = row["title"].string ?? ""
+    }
+
+    init(id: Int64, album: String, taken: Int64, title: String) {
+        self.id = id
+        self.album = album
+        self.taken = taken
+        self.title = title
+    }
+}
+
+/// Texts that look like SQL's own punctuation, for titles and string
+/// literals: inside quotes they are data.
+private let trickyTitles = ["a;b", "-- not a comment", "/* nor this", ")", "(", "it's", "\"quoted\"", "plain", "x */ y", "[z]"]
+
+/// A predicate made by ``SQLFragmentTests/randomPredicate(using:)``: its
+/// SQL and what it means, to be evaluated in Swift.
+struct GeneratedPredicate {
+    var sql: String
+    var matches: (Snap) -> Bool
+}
+
+@Suite("SQL fragments: a predicate, key or query can never change the statement around it")
+struct SQLFragmentTests {
+    static func makePhotos(count: Int = 60, seed: UInt64 = 7) throws -> Connection {
+        var generator = SplitMix64(seed: seed)
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT NOT NULL, taken INTEGER NOT NULL, title TEXT NOT NULL)")
+            for id in 1...count {
+                try db.execute("INSERT INTO photo VALUES (?, ?, ?, ?)", [
+                    .integer(Int64(id)), .text(["Rome", "Oslo", "Lima"][Int.random(in: 0..<3, using: &generator)]),
+                    .integer(Int64.random(in: 0..<40, using: &generator)), .text(trickyTitles[Int.random(in: 0..<trickyTitles.count, using: &generator)]),
+                ])
+            }
+        }
+        return connection
+    }
+
+    /// Every photo, read straight from the table.
+    static func allPhotos(_ connection: Connection) throws -> [Snap] {
+        try connection.read { db in
+            try db.rows("SELECT id, album, taken, title FROM photo").map {
+                Snap(id: $0[0].int64 ?? -1, album: $0[1].string ?? "", taken: $0[2].int64 ?? -1, title: $0[3].string ?? "")
+            }
+        }
+    }
+
+    /// The expected result: the photos that match, by album (when
+    /// sectioned), then newest first, then by id.
+    static func expected(_ photos: [Snap], _ predicate: (Snap) -> Bool, sectioned: Bool) -> [Int64] {
+        photos.filter(predicate).sorted { a, b in
+            if sectioned && a.album != b.album { return a.album < b.album }
+            if a.taken != b.taken { return a.taken > b.taken }
+            return a.id < b.id
+        }.map(\.id)
+    }
+
+    static func request(predicate: String, sectioned: Bool) -> FetchRequest {
+        FetchRequest(
+            table: "photo", predicate: predicate,
+            sortKeys: (sectioned ? [SortKey("album")] : []) + [SortKey("taken", ascending: false)],
+            sectionKey: sectioned ? "album" : nil
+        )
+    }
+
+    @Test("A predicate ending in a -- comment keeps the ORDER BY, with and without sections, and stays right after commits")
+    func lineCommentKeepsOrder() throws {
+        let connection = try Self.makePhotos()
+        for sectioned in [false, true] {
+            let controller = try FetchedResultsController<Snap>(connection: connection, request: Self.request(predicate: "taken >= 0 -- every photo", sectioned: sectioned))
+            try controller.performFetch()
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(try Self.allPhotos(connection), { _ in true }, sectioned: sectioned))
+            try connection.write { db in try db.execute("UPDATE photo SET taken = 99 WHERE id = 5") }
+            #expect(controller.lastUpdateMethod == .incremental)
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(try Self.allPhotos(connection), { _ in true }, sectioned: sectioned))
+            try connection.write { db in try db.execute("UPDATE photo SET taken = 7 WHERE id = 5") }
+        }
+    }
+
+    @Test("A ; in a predicate is refused with an error naming the predicate; the table is untouched", arguments: [
+        "1=1; DROP TABLE photo", "taken > 3;", "1 -- fine\n; DELETE FROM photo",
+    ])
+    func semicolonRefused(predicate: String) throws {
+        let connection = try Self.makePhotos()
+        let error = try #require(throws: ResultsError.self) {
+            _ = try FetchedResultsController<Snap>(connection: connection, request: Self.request(predicate: predicate, sectioned: false))
+        }
+        guard case let .invalidSQL(part, sql, problem) = error else { Issue.record("\(error)"); return }
+        #expect(part == "predicate")
+        #expect(sql == predicate)
+        #expect(problem.contains("';'"))
+        #expect(error.description.contains(predicate))
+        #expect(try Self.allPhotos(connection).count == 60)
+    }
+
+    @Test("Comments: a closed /* */ is fine anywhere, an open one is refused, and quotes hide what looks like SQL")
+    func commentsAndQuotes() throws {
+        let connection = try Self.makePhotos()
+        let photos = try Self.allPhotos(connection)
+        let accepted: [(String, (Snap) -> Bool)] = [
+            ("/* first */ taken < 20 /* ; ) -- */", { $0.taken < 20 }),
+            ("title = 'a;b' OR title = '-- not a comment'", { $0.title == "a;b" || $0.title == "-- not a comment" }),
+            ("title IN (')', '(', 'it''s') -- ) ; ORDER BY id", { [")", "(", "it's"].contains($0.title) }),
+            ("\"title\" <> '/* nor this' AND [taken] >= 10", { $0.title != "/* nor this" && $0.taken >= 10 }),
+        ]
+        for (predicate, matches) in accepted {
+            let controller = try FetchedResultsController<Snap>(connection: connection, request: Self.request(predicate: predicate, sectioned: true))
+            try controller.performFetch()
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(photos, matches, sectioned: true), "\(predicate)")
+        }
+        let refused: [(String, String)] = [
+            ("taken < 20 /* and the rest", "/* comment"),
+            ("taken < 20) ORDER BY id DESC --", "closes a parenthesis"),
+            ("1) /*", "closes a parenthesis"),
+            ("(taken < 20", "parenthesis open"),
+            ("title = 'open", "quote"),
+            ("taken < 20 \u{0}", "NUL"),
+            ("  ", "empty"),
+        ]
+        for (predicate, reason) in refused {
+            let error = try #require(throws: ResultsError.self, "\(predicate)") {
+                _ = try FetchedResultsController<Snap>(connection: connection, request: Self.request(predicate: predicate, sectioned: false))
+            }
+            #expect(error.description.contains(reason), "\(predicate): \(error)")
+        }
+    }
+
+    @Test("Your own SELECT: a trailing -- comment keeps the ORDER BY, a second statement is refused")
+    func ownSelect() throws {
+        let connection = try Self.makePhotos()
+        let photos = try Self.allPhotos(connection)
+        let request = FetchRequest(query: "SELECT * FROM photo WHERE taken < 30 -- recent ones", sortKeys: [SortKey("taken", ascending: false)])
+        let controller = try FetchedResultsController<Snap>(connection: connection, request: request)
+        try controller.performFetch()
+        #expect(controller.snapshot.allItems.map(\.id) == Self.expected(photos, { $0.taken < 30 }, sectioned: false))
+        let error = try #require(throws: ResultsError.self) {
+            _ = try FetchedResultsController<Snap>(connection: connection, request: FetchRequest(query: "SELECT * FROM photo; DROP TABLE photo"))
+        }
+        guard case .invalidSQL(part: "query", sql: _, problem: _) = error else { Issue.record("\(error)"); return }
+        #expect(try Self.allPhotos(connection).count == 60)
+    }
+
+    @Test("Sort and section keys: a -- comment keeps the direction and the key order; a comma or a ; is refused")
+    func keys() throws {
+        let connection = try Self.makePhotos()
+        let photos = try Self.allPhotos(connection)
+        let request = FetchRequest(table: "photo", sortKeys: [SortKey("album -- by place"), SortKey("taken -- newest first", ascending: false)], sectionKey: "album -- by place")
+        let controller = try FetchedResultsController<Snap>(connection: connection, request: request)
+        try controller.performFetch()
+        #expect(controller.snapshot.allItems.map(\.id) == Self.expected(photos, { _ in true }, sectioned: true))
+        #expect(controller.sections.map(\.value) == ["Lima", "Oslo", "Rome"])
+        for bad in [FetchRequest(table: "photo", sortKeys: [SortKey("taken DESC, id")]),
+                    FetchRequest(table: "photo", sortKeys: [SortKey("album, 1")], sectionKey: "album, 1"),
+                    FetchRequest(table: "photo", sortKeys: [SortKey("taken; DROP TABLE photo")])] {
+            #expect(throws: ResultsError.self) { _ = try FetchedResultsController<Snap>(connection: connection, request: bad) }
+        }
+    }
+
+    @Test("The set and relational controllers refuse the same predicates and keys, and read -- comments right")
+    func family() throws {
+        let connection = try Self.makePhotos()
+        let set = FetchedSetController<Snap>(connection: connection, request: SetRequest(table: "photo", predicate: "taken < 10 -- old"))
+        try set.performFetch()
+        #expect(Set(set.records.map(\.id)) == Set(try Self.allPhotos(connection).filter { $0.taken < 10 }.map(\.id)))
+        try connection.write { db in try db.execute("UPDATE photo SET taken = 1 WHERE id = 1") }
+        #expect(Set(set.records.map(\.id)) == Set(try Self.allPhotos(connection).filter { $0.taken < 10 }.map(\.id)))
+        let badSet = FetchedSetController<Snap>(connection: connection, request: SetRequest(table: "photo", predicate: "1; DELETE FROM photo"))
+        #expect(throws: ResultsError.self) { try badSet.performFetch() }
+        try connection.write { db in
+            try db.execute("CREATE TABLE place (id TEXT PRIMARY KEY, name TEXT)")
+            try db.execute("INSERT INTO place VALUES ('Rome', 'Rome'), ('Oslo', 'Oslo')")
+        }
+        let relational = RelationalResultsController<Place, Snap>(
+            connection: connection,
+            parents: ParentRequest(table: "place", sortKeys: [SortKey("name -- a to z")]),
+            children: ChildRequest(table: "photo", foreignKeyColumn: "album", predicate: "taken >= 20 -- recent", sortKeys: [SortKey("taken -- newest", ascending: false)])
+        )
+        try relational.performFetch()
+        #expect(relational.snapshot.sections.map(\.id) == ["Oslo", "Rome"])
+        let photos = try Self.allPhotos(connection)
+        let oslo = Self.expected(photos.filter { $0.album == "Oslo" }, { $0.taken >= 20 }, sectioned: false)
+        let rome = Self.expected(photos.filter { $0.album == "Rome" }, { $0.taken >= 20 }, sectioned: false)
+        #expect(relational.snapshot.allItems.map(\.id) == oslo + rome)
+        let badRelational = RelationalResultsController<Place, Snap>(
+            connection: connection,
+            parents: ParentRequest(table: "place", sortKeys: [SortKey("name) --")]),
+            children: ChildRequest(table: "photo", foreignKeyColumn: "album")
+        )
+        #expect(throws: ResultsError.self) { try badRelational.performFetch() }
+    }
+
+    /// A random predicate over `photo`: comparisons joined by AND, OR and
+    /// NOT, with closed comments, string literals holding punctuation, and
+    /// a trailing `--` comment with SQL after it, all of which must be
+    /// read as SQLite reads them.
+    static func randomPredicate(using generator: inout SplitMix64, depth: Int = 0) -> GeneratedPredicate {
+        func comment() -> String {
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0: return " /* ; ) ORDER BY id */ "
+            case 1: return " /**/"
+            default: return " "
+            }
+        }
+        if depth >= 3 || Int.random(in: 0..<3, using: &generator) == 0 {
+            let bound = Int64.random(in: 0..<40, using: &generator)
+            let title = trickyTitles[Int.random(in: 0..<trickyTitles.count, using: &generator)]
+            let literal = "'" + title.replacingOccurrences(of: "'", with: "''") + "'"
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: return GeneratedPredicate(sql: "taken >=\(comment())\(bound)", matches: { $0.taken >= bound })
+            case 1: return GeneratedPredicate(sql: "\"taken\" < \(bound)", matches: { $0.taken < bound })
+            case 2: return GeneratedPredicate(sql: "title =\(comment())\(literal)", matches: { $0.title == title })
+            default: return GeneratedPredicate(sql: "[title] <> \(literal)", matches: { $0.title != title })
+            }
+        }
+        let left = randomPredicate(using: &generator, depth: depth + 1)
+        let right = randomPredicate(using: &generator, depth: depth + 1)
+        switch Int.random(in: 0..<3, using: &generator) {
+        case 0: return GeneratedPredicate(sql: "(\(left.sql) AND\(comment())\(right.sql))", matches: { left.matches($0) && right.matches($0) })
+        case 1: return GeneratedPredicate(sql: "((\(left.sql))\(comment())OR (\(right.sql)))", matches: { left.matches($0) || right.matches($0) })
+        default: return GeneratedPredicate(sql: "NOT (\(left.sql))", matches: { !left.matches($0) })
+        }
+    }
+
+    @Test("400 random predicates, clean or with something that reaches past them: each is refused, or its result equals the Swift oracle in sort order, also after commits")
+    func randomPredicates() throws {
+        let seed = testSeed(default: 0x5A1)
+        var generator = SplitMix64(seed: seed)
+        let connection = try Self.makePhotos(seed: seed)
+        var accepted = 0
+        var refused = 0
+        for round in 0..<400 {
+            var predicate = Self.randomPredicate(using: &generator)
+            // Half the time, something that reaches past the predicate.
+            var hostile = false
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: predicate.sql += "; DROP TABLE photo"; hostile = true
+            case 1: predicate.sql += ") OR (1"; hostile = true
+            case 2: predicate.sql += " /* ) ORDER BY id"; hostile = true
+            case 3: predicate.sql = "1) UNION SELECT 1, 1, 1, 1, 1, 1 --" ; hostile = true
+            case 4: predicate.sql += " AND title = 'open"; hostile = true
+            case 5...7: predicate.sql += " -- ) ORDER BY id DESC; DROP TABLE photo"
+            default: break
+            }
+            let sectioned = Bool.random(using: &generator)
+            let comment = Comment(rawValue: "seed \(seed), round \(round): \(predicate.sql)")
+            let request = Self.request(predicate: predicate.sql, sectioned: sectioned)
+            guard let controller = try? FetchedResultsController<Snap>(connection: connection, request: request) else {
+                #expect(hostile, comment)
+                refused += 1
+                continue
+            }
+            #expect(!hostile, comment)
+            accepted += 1
+            try controller.performFetch()
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(try Self.allPhotos(connection), predicate.matches, sectioned: sectioned), comment)
+            // A commit patches or re-fetches through the same predicate.
+            let id = Int64.random(in: 1...60, using: &generator)
+            try connection.write { db in
+                try db.execute("UPDATE photo SET taken = ?, title = ? WHERE id = ?", [
+                    .integer(Int64.random(in: 0..<40, using: &generator)),
+                    .text(trickyTitles[Int.random(in: 0..<trickyTitles.count, using: &generator)]), .integer(id),
+                ])
+            }
+            #expect(controller.lastError == nil, comment)
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(try Self.allPhotos(connection), predicate.matches, sectioned: sectioned), comment)
+        }
+        #expect(accepted > 150 && refused > 100, "seed \(seed): \(accepted) accepted, \(refused) refused")
+        #expect(try Self.allPhotos(connection).count == 60)
+    }
+}
+
+/// A row of `place(id, name)`.
+struct Place: FetchableRecord, Hashable {
+    var id: String
+    var name: String
+
+    init(row: Row) throws {
+        id = row["id"].string ?? ""
+        name = row["name"].string ?? ""
+    }
+}
