@@ -110,6 +110,14 @@ let package = Package(
             dependencies: ["TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport"],
             swiftSettings: internalChecks
         ),
+        // Every sample of README.md and the DocC articles, compiled with
+        // the import it states and run where it can be, and a check that
+        // the copies still equal the documents.
+        .testTarget(
+            name: "TesseraDocumentationTests",
+            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "CalendarLayoutExample"],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .testTarget(
             name: "TesseraLayoutTests",
             dependencies: ["TesseraLayout", "TesseraDiff", "TesseraTestSupport"],

@@ -44,8 +44,11 @@ public struct DocumentItem: Identifiable, Hashable, Sendable {
 /// ```
 ///
 /// Ids are strings or integers and must be unique: among sections, and
-/// among all items of the snapshot. `content` is optional and may be any
-/// JSON; equal ids with different content are updates (reloads).
+/// among all items of the snapshot. An integer id is kept as its digits, so
+/// `1` and `"1"` are the same id: in one file they are a duplicate, and in
+/// the two files of a diff they are the same element. `content` is optional
+/// and may be any JSON; equal ids with different content are updates
+/// (reloads).
 /// A top-level array is accepted as the `sections` array.
 public enum SnapshotDocument {
     /// The snapshot type the files hold.

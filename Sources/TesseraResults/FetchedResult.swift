@@ -73,6 +73,9 @@ public struct FetchedResult<Record: FetchableRecord>: Sendable {
     /// The number of records in every section.
     public var count: Int { state.records.count }
     /// The number of records in a section.
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    /// - Complexity: O(1).
     public func numberOfRecords(inSection section: Int) -> Int {
         state.sectionStarts[section + 1] - state.sectionStarts[section]
     }

@@ -7,7 +7,27 @@ public import TesseraDiff
 public import TesseraSQLite
 
 /// A section of a fetched result: the value of the section key its rows
-/// share (NULL for a result without sections).
+/// share.
+///
+/// A ``FetchedResultsController``'s ``FetchedResultsController/snapshot``
+/// is a `Snapshot<ResultSection, Record>`, with one section per distinct
+/// value of the request's ``FetchRequest/sectionKey``, in the order of the
+/// first sort key. A section exists only while it has rows. Rows whose
+/// section key is NULL share a section whose value is `.null`; a request
+/// without a section key has one such section, or none when the result is
+/// empty.
+///
+/// ```swift
+/// for section in controller.sections {
+///     print(section.value.string ?? "No album")   // .text("Holidays") prints Holidays
+/// }
+/// let holidays = controller.snapshot.index(ofSectionWithID: .text("Holidays"))
+/// ```
+///
+/// The value is the section's identity and its whole content, so a section
+/// is never updated: a row whose section key changes moves to another
+/// section, a section is deleted when its last row leaves and inserted
+/// when its first row arrives.
 public struct ResultSection: Identifiable, Hashable, Sendable {
     /// The section key's value.
     public var value: DatabaseValue
@@ -106,6 +126,20 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// The result.
     public private(set) var result = FetchedResult<Record>()
     /// Called for every report.
+    ///
+    /// Held weakly, as UIKit's and Core Data's delegates are: the
+    /// controller does not keep its delegate alive. Keep a reference to it
+    /// for as long as it should hear reports; a delegate nothing else
+    /// holds is released at once, and nothing is reported to it:
+    ///
+    /// ```swift
+    /// controller.delegate = PhotoList()   // released at once (the compiler warns): hears nothing
+    ///
+    /// let list = PhotoList()              // kept while `list` is
+    /// controller.delegate = list
+    /// ```
+    ///
+    /// ``reports`` delivers the same reports without a delegate.
     public weak var delegate: (any FetchedResultsControllerDelegate<Record>)?
     /// The tables the request reads (views report their base tables).
     public private(set) var observedTables: Set<String> = []
@@ -172,7 +206,13 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     public var sections: [ResultSection] { result.sections }
     /// The number of sections.
     public var numberOfSections: Int { result.numberOfSections }
-    /// The number of records in a section.
+    /// The number of records in a section, as Core Data's
+    /// `sections[section].numberOfObjects` (and UIKit's
+    /// `collectionView(_:numberOfItemsInSection:)`) count them.
+    ///
+    /// - Parameter section: the index of a section.
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    /// - Complexity: O(1).
     public func numberOfObjects(inSection section: Int) -> Int { result.numberOfRecords(inSection: section) }
     /// The record at an index path.
     ///

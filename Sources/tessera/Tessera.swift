@@ -93,8 +93,8 @@ struct Diff: ParsableCommand {
         abstract: "Diff two snapshot files: the changeset, the batch (or staged batches), and optionally the animation plan and its page.",
         discussion: """
         A snapshot file is {"sections": [{"id": "a", "content": …, "items": [{"id": 1, "content": …}]}]}: \
-        ids are strings or integers, unique among sections and among items; content is optional, any JSON, \
-        and a changed content is an update.
+        ids are strings or integers (1 and "1" are the same id), unique among sections and among items; \
+        content is optional, any JSON, and a changed content is an update.
         """
     )
 

@@ -141,6 +141,25 @@ struct FlowLayoutExampleTests {
         #expect(context.invalidatesOnlySupplementaryElements)
     }
 
+    @Test("Pinned footers stay at the bottom of the visible area, above their section's start")
+    func pinnedFooters() {
+        let (layout, environment) = makeFlow(width: 100, height: 100, itemCounts: [4]) {
+            $0.itemSize = Size(width: 100, height: 50)
+            $0.minimumLineSpacing = 0
+            $0.footerReferenceSize = Size(width: 0, height: 20)
+            $0.sectionFootersPinToVisibleBounds = true
+        }
+        // Items 0..<200, footer naturally at 200..<220.
+        func footerY() -> Double? {
+            layout.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionFooter, at: IndexPath(item: 0, section: 0))?.frame.minY
+        }
+        #expect(footerY() == 80)
+        environment.bounds.origin.y = 60
+        #expect(footerY() == 140)
+        environment.bounds.origin.y = 150
+        #expect(footerY() == 200)
+    }
+
     @Test("A change of width re-wraps the lines; a scroll without pinning does not invalidate")
     func boundsChangeRewraps() {
         let (layout, environment) = makeFlow(itemCounts: [3]) { $0.itemSize = Size(width: 80, height: 50) }

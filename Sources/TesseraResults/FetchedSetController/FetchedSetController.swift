@@ -36,6 +36,20 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// The request.
     public let request: SetRequest
     /// Called for every report.
+    ///
+    /// Held weakly, as UIKit's and Core Data's delegates are: the
+    /// controller does not keep its delegate alive. Keep a reference to it
+    /// for as long as it should hear reports; a delegate nothing else
+    /// holds is released at once, and nothing is reported to it:
+    ///
+    /// ```swift
+    /// controller.delegate = Badge()   // released at once (the compiler warns): hears nothing
+    ///
+    /// let badge = Badge()             // kept while `badge` is
+    /// controller.delegate = badge
+    /// ```
+    ///
+    /// ``reports`` delivers the same reports without a delegate.
     public weak var delegate: (any FetchedSetControllerDelegate<Record>)?
     /// The tables the request reads (views report their base tables).
     public private(set) var observedTables: Set<String> = []

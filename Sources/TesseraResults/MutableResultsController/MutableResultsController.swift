@@ -79,6 +79,20 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
     public private(set) var snapshot = ResultSnapshot()
 
     /// Called for every report.
+    ///
+    /// Held weakly, as UIKit's and Core Data's delegates are: the
+    /// controller does not keep its delegate alive. Keep a reference to it
+    /// for as long as it should hear reports; a delegate nothing else
+    /// holds is released at once, and nothing is reported to it:
+    ///
+    /// ```swift
+    /// controller.delegate = CardList()   // released at once (the compiler warns): hears nothing
+    ///
+    /// let list = CardList()              // kept while `list` is
+    /// controller.delegate = list
+    /// ```
+    ///
+    /// ``reports`` delivers the same reports without a delegate.
     public weak var delegate: (any MutableResultsControllerDelegate<Section, Element>)?
 
     // The current content: section keys in section order, each section's
@@ -293,6 +307,9 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
     /// The number of sections (as last reported).
     public var numberOfSections: Int { snapshot.numberOfSections }
     /// The number of elements in a section (as last reported).
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    /// - Complexity: O(1).
     public func numberOfObjects(inSection section: Int) -> Int { snapshot.numberOfItems(inSection: section) }
     /// The element at an index path (as last reported).
     public func object(at indexPath: IndexPath) -> Element { snapshot[indexPath] }

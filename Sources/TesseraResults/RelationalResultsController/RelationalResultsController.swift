@@ -50,6 +50,20 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// The result.
     public private(set) var snapshot = ResultSnapshot()
     /// Called for every report.
+    ///
+    /// Held weakly, as UIKit's and Core Data's delegates are: the
+    /// controller does not keep its delegate alive. Keep a reference to it
+    /// for as long as it should hear reports; a delegate nothing else
+    /// holds is released at once, and nothing is reported to it:
+    ///
+    /// ```swift
+    /// controller.delegate = AlbumList()   // released at once (the compiler warns): hears nothing
+    ///
+    /// let list = AlbumList()              // kept while `list` is
+    /// controller.delegate = list
+    /// ```
+    ///
+    /// ``reports`` delivers the same reports without a delegate.
     public weak var delegate: (any RelationalResultsControllerDelegate<Parent, Child>)?
     /// The tables the requests read (views report their base tables).
     public private(set) var observedTables: Set<String> = []
@@ -182,7 +196,11 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     public var numberOfSections: Int { snapshot.numberOfSections }
     /// The parent of a section.
     public func parent(at section: Int) -> Parent { snapshot[section: section] }
-    /// The number of children in a section.
+    /// The number of children in a section (the parent's children that
+    /// are shown; zero for a parent with none).
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    /// - Complexity: O(1).
     public func numberOfObjects(inSection section: Int) -> Int { snapshot.numberOfItems(inSection: section) }
     /// The child at an index path.
     public func object(at indexPath: IndexPath) -> Child { snapshot[indexPath] }

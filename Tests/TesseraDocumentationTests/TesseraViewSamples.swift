@@ -1,0 +1,76 @@
+import Testing
+import Tessera
+
+/// The TesseraView samples of README.md and the "From a changeset to an
+/// animation plan" article, compiled with `import Tessera` and run.
+@Suite("TesseraView samples")
+struct TesseraViewSamples: PrintingSamples {
+    let transcript = Transcript()
+
+    struct Album: Identifiable, Equatable {
+        var id: String
+    }
+
+    struct Photo: Identifiable, Equatable {
+        var id: Int
+        var title: String
+    }
+
+    static let photos = [Photo(id: 1, title: "Beach"), Photo(id: 2, title: "Sunset"), Photo(id: 3, title: "Dunes")]
+
+    @Test("The README's view sample prints one line per element of its plan, and interpolates it")
+    func readme() throws {
+        var snapshot = Snapshot<Album, Photo>()
+        snapshot.appendSection(Album(id: "Holidays"), items: Self.photos)
+        var changedSnapshot = snapshot
+        changedSnapshot.insertItem(Photo(id: 4, title: "Pier"), at: IndexPath(item: 0, section: 0))
+
+        // sample: README.md
+        let view = CollectionView(layout: FlowLayout(), size: Size(width: 390, height: 844))
+        let source = DiffableDataSource<Album, Photo>(collectionView: view)   // keep `source`
+        try source.apply(snapshot, animated: false)
+
+        let plan = try source.apply(changedSnapshot)        // diff → one batch → plan
+        for element in plan.elements {
+            print(element.itemID ?? "-", element.disposition, element.from.frame, "→", element.to.frame, element.view)
+        }
+        let midway = plan.attributes(at: 0.5)                // interpolated, along plan.timing
+        // end of sample
+        #expect(transcript.lines.count == plan.elements.count)
+        let inserted = try #require(plan.elements.first { $0.itemID == "4" })
+        #expect(inserted.disposition == .insert)
+        #expect(transcript.lines.contains { $0.hasPrefix("4 insert ") })
+        #expect(plan.elements.filter { $0.itemID != "4" }.allSatisfy { $0.disposition == .shift })
+        #expect(midway.count == plan.elements.count)
+        let shifted = try #require(plan.elements.firstIndex { $0.itemID == "1" })
+        #expect(midway[shifted].frame.minX > plan.elements[shifted].from.frame.minX)
+        #expect(midway[shifted].frame.minX < plan.elements[shifted].to.frame.minX)
+    }
+
+    @Test("The article's samples show a snapshot, then plan the insert of a photo")
+    func fromAChangesetToAnAnimationPlan() throws {
+        let holidays = Album(id: "Holidays")
+        let photos = Self.photos
+        let newPhoto = Photo(id: 4, title: "Pier")
+
+        // sample: Sources/TesseraView/TesseraView.docc/FromAChangesetToAnAnimationPlan.md
+        let view = CollectionView(layout: FlowLayout(), size: Size(width: 390, height: 844))
+        let source = DiffableDataSource<Album, Photo>(collectionView: view)   // keep `source`
+        var snapshot = Snapshot<Album, Photo>()
+        snapshot.appendSection(holidays, items: photos)
+        try source.apply(snapshot, animated: false)
+        // end of sample
+        #expect(view.numberOfItems(inSection: 0) == 3)
+
+        // sample: Sources/TesseraView/TesseraView.docc/FromAChangesetToAnAnimationPlan.md
+        var next = snapshot
+        next.insertItem(newPhoto, at: IndexPath(item: 0, section: 0))
+        let plan = try source.apply(next)
+        // end of sample
+        let inserted = try #require(plan.elements.first { $0.itemID == "4" })
+        #expect(inserted.disposition == .insert && inserted.indexPathAfter == IndexPath(item: 0, section: 0))
+        #expect(inserted.from.alpha == 0 && inserted.to.alpha == 1)
+        #expect(view.numberOfItems(inSection: 0) == 4)
+        #expect(source.snapshot == next)
+    }
+}
