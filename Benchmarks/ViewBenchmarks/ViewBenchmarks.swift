@@ -29,7 +29,7 @@ let benchmarks: @Sendable () -> Void = {
             fixture.view.collectionViewLayout.prepare()
         }
     } setup: {
-        Fixture()
+        try Fixture()
     }
 
     Benchmark("FlowLayout 1M items: performBatchUpdates, 1 insert at the top", configuration: configuration) { (benchmark: Benchmark, fixture: Fixture) in
@@ -40,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(plan)
         }
     } setup: {
-        Fixture()
+        try Fixture()
     }
 
     Benchmark("FlowLayout 1M items: performBatchUpdates, 10,000 mixed changes", configuration: configuration) { (benchmark: Benchmark, fixture: Fixture) in
@@ -54,13 +54,13 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(plan)
         }
     } setup: {
-        Fixture()
+        try Fixture()
     }
 
     // A fresh view for every sample: the first batch also allocates the
     // layout's second set of frame buffers.
     Benchmark("FlowLayout 1M items: first performBatchUpdates on a fresh view, 1 insert at the top", configuration: configuration) { benchmark in
-        let fixture = Fixture()
+        let fixture = try Fixture()
         for _ in benchmark.scaledIterations {
             fixture.source.counts[0] += 1
             benchmark.startMeasurement()
@@ -86,13 +86,13 @@ final class Fixture {
     let view: CollectionView
     var generator = SplitMix64(seed: 7)
 
-    init() {
+    init() throws {
         let layout = FlowLayout()
         layout.itemSize = Size(width: 120, height: 120)
         layout.sectionInset = EdgeInsets(all: 5)
         view = CollectionView(layout: layout, size: Size(width: 390, height: 844))
         view.dataSource = source
-        view.reloadData()
+        try view.reloadData()
         view.setBounds(Rect(x: 0, y: 20_000, width: 390, height: 844), animated: false)
     }
 }

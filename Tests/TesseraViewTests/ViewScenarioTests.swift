@@ -80,7 +80,7 @@ struct ViewScenarioTests {
         let layout = ListLayout()
         let view = CollectionView(layout: layout, size: Size(width: 320, height: 300))
         view.dataSource = source
-        view.reloadData()
+        try view.reloadData()
         let from = IndexPath(item: 0, section: 0)
         let to = IndexPath(item: 2, section: 0)
         let batch = BatchUpdate(Changeset(itemMoves: [Move(from: from, to: to)], itemUpdates: [Move(from: from, to: to)]), policy: .moveThenReload)

@@ -109,7 +109,7 @@ extension CollectionView {
     ) throws(BatchValidationError) -> AnimationPlan {
         let layout = collectionViewLayout
         let countsBefore = itemCounts
-        let countsAfter = readCounts()
+        let countsAfter = try readCounts()
         let mapping = try BatchIndexMapping(items, itemCountsBefore: countsBefore, itemCountsAfter: countsAfter)
 
         let boundsBefore = bounds

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import TesseraDiff
+public import TesseraDiff
 public import TesseraLayout
 
 /// A headless collection view: a layout, a viewport, a data source and the
@@ -14,7 +14,7 @@ public import TesseraLayout
 /// ```swift
 /// let view = CollectionView(layout: FlowLayout(), size: Size(width: 390, height: 844))
 /// view.dataSource = myDataSource
-/// view.reloadData()
+/// try view.reloadData()
 /// // … the data source changes …
 /// let plan = try view.performBatchUpdates([.insertItem(at: IndexPath(item: 0, section: 0))])
 /// ```
@@ -84,9 +84,13 @@ public final class CollectionView: LayoutEnvironment {
     /// Reads every count from the data source again and lays everything
     /// out, with no animation.
     ///
+    /// - Throws: ``BatchValidationError/negativeSectionCount(count:space:)``
+    ///   or ``BatchValidationError/negativeItemCount(section:count:space:)``
+    ///   when the data source gives a negative count; the view then keeps
+    ///   the counts and layout it had.
     /// - Complexity: what the layout's `prepare()` costs.
-    public func reloadData() {
-        itemCounts = readCounts()
+    public func reloadData() throws(BatchValidationError) {
+        itemCounts = try readCounts()
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
         bounds.origin = clamped(bounds.origin)
@@ -98,9 +102,21 @@ public final class CollectionView: LayoutEnvironment {
         }
     }
 
-    func readCounts() -> [Int] {
+    /// The counts the data source gives now (the state after an update).
+    ///
+    /// - Throws: ``BatchValidationError`` for the first negative count.
+    func readCounts() throws(BatchValidationError) -> [Int] {
         guard let dataSource else { return [] }
-        return (0..<dataSource.numberOfSections(in: self)).map { dataSource.collectionView(self, numberOfItemsInSection: $0) }
+        let sections = dataSource.numberOfSections(in: self)
+        guard sections >= 0 else { throw .negativeSectionCount(count: sections, space: .after) }
+        var counts: [Int] = []
+        counts.reserveCapacity(sections)
+        for section in 0..<sections {
+            let count = dataSource.collectionView(self, numberOfItemsInSection: section)
+            guard count >= 0 else { throw .negativeItemCount(section: section, count: count, space: .after) }
+            counts.append(count)
+        }
+        return counts
     }
 
     func reuseIdentifier(for key: _ElementKey) -> String {
