@@ -156,4 +156,38 @@ struct LayoutOracleTests {
             Self.check(flow, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
+
+    @Test("Every built-in layout's elements lie within its content size", arguments: LayoutKind.allCases)
+    func contentEnclosesEveryElement(kind: LayoutKind) {
+        let seed = testSeed(default: 0xC0_17E7)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<200 {
+            let itemCounts = randomItemCounts(using: &generator)
+            let delegate = AnyLayoutDelegate.random(itemCounts: itemCounts, using: &generator)
+            let spec = RandomLayoutSpec(kind: kind, seed: generator.next())
+            let environment = StaticLayoutEnvironment(
+                size: randomViewSize(using: &generator), itemCounts: itemCounts,
+                contentInset: randomContentInset(using: &generator)
+            )
+            let layout = spec.make(delegate: delegate)
+            layout.collectionView = environment
+            layout.prepare()
+            #expect(layout.layoutError == nil, "seed \(seed), round \(round), \(spec): \(String(describing: layout.layoutError))")
+            // Anywhere a collection view can scroll to (sticky and pinned
+            // headers follow the offset).
+            let content = layout.collectionViewContentSize
+            let inset = environment.contentInset
+            let size = environment.bounds.size
+            for _ in 0..<3 {
+                let maxX = Swift.max(-inset.left, content.width + inset.right - size.width)
+                let maxY = Swift.max(-inset.top, content.height + inset.bottom - size.height)
+                environment.bounds.origin = Point(
+                    x: Double.random(in: -inset.left...maxX, using: &generator).rounded(),
+                    y: Double.random(in: -inset.top...maxY, using: &generator).rounded()
+                )
+                let outside = elementsOutsideContent(of: layout, itemCounts: itemCounts)
+                #expect(outside.isEmpty, "seed \(seed), round \(round), \(spec), counts \(itemCounts), content \(content), offset \(environment.contentOffset): outside the content: \(outside.prefix(3))")
+            }
+        }
+    }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraLayout
+import TesseraTestSupport
+import TesseraView
+
+/// A collection view showing random snapshots through a built-in layout of
+/// random settings, for the oracles that follow a layout through batch
+/// updates and bounds changes.
+final class LayoutViewScenario {
+    let spec: RandomLayoutSpec
+    let delegate: AnyLayoutDelegate
+    let view: CollectionView
+    let source: DiffableDataSource<TestSection, TestItem>
+    var pairs: RandomSnapshotPairs
+
+    init(kind: LayoutKind, using generator: inout SplitMix64) throws {
+        pairs = RandomSnapshotPairs(seed: generator.next(), maxSections: 6, maxItems: 60)
+        // Values for every index path a snapshot can have.
+        delegate = AnyLayoutDelegate.random(itemCounts: Array(repeating: 60, count: 8), using: &generator)
+        spec = RandomLayoutSpec(kind: kind, seed: generator.next())
+        view = CollectionView(
+            layout: spec.make(delegate: delegate), size: randomViewSize(using: &generator),
+            contentInset: randomContentInset(using: &generator)
+        )
+        source = DiffableDataSource(collectionView: view)
+        try source.apply(pairs.next().old, animated: false)
+    }
+
+    /// Shows a new random snapshot through a batch update.
+    @discardableResult
+    func applyRandomSnapshot() throws -> AnimationPlan {
+        try source.apply(pairs.next().new)
+    }
+
+    /// The range of content offsets the view allows for its content now.
+    func offsetRange() -> (x: ClosedRange<Double>, y: ClosedRange<Double>) {
+        let content = view.contentSize
+        let inset = view.contentInset
+        let size = view.bounds.size
+        let maxX = Swift.max(-inset.left, content.width + inset.right - size.width)
+        let maxY = Swift.max(-inset.top, content.height + inset.bottom - size.height)
+        return (-inset.left...maxX, -inset.top...maxY)
+    }
+
+    /// Resizes the view, then scrolls it to a random offset it allows.
+    func resizeAndScroll(using generator: inout SplitMix64) {
+        view.setBounds(Rect(origin: view.bounds.origin, size: randomViewSize(using: &generator)))
+        let range = offsetRange()
+        let offset = Point(
+            x: Double.random(in: range.x, using: &generator).rounded(.down),
+            y: Double.random(in: range.y, using: &generator).rounded(.down)
+        )
+        view.setBounds(Rect(origin: offset, size: view.bounds.size))
+    }
+
+    var description: String { "\(spec), counts \(view.itemCounts), bounds \(view.bounds), inset \(view.contentInset)" }
+}
+
+@Suite("Layout oracles through a collection view")
+struct LayoutViewOracleTests {
+    @Test("Every element stays within the content size after every batch update and bounds change", arguments: LayoutKind.allCases)
+    func contentEnclosesEveryElement(kind: LayoutKind) throws {
+        let seed = testSeed(default: 0xB0_0D5)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<40 {
+            let scenario = try LayoutViewScenario(kind: kind, using: &generator)
+            for step in 0..<8 {
+                if Bool.random(using: &generator) {
+                    try scenario.applyRandomSnapshot()
+                } else {
+                    scenario.resizeAndScroll(using: &generator)
+                }
+                let layout = scenario.view.collectionViewLayout
+                #expect(layout.layoutError == nil, "seed \(seed), round \(round), step \(step)")
+                let outside = elementsOutsideContent(of: layout, itemCounts: scenario.view.itemCounts)
+                #expect(outside.isEmpty, "seed \(seed), round \(round), step \(step), \(scenario.description), content \(layout.collectionViewContentSize): outside the content: \(outside.prefix(3))")
+            }
+        }
+    }
+}
