@@ -79,4 +79,57 @@ struct LayoutViewOracleTests {
             }
         }
     }
+
+    @Test("After any bounds change, a layout equals a fresh one prepared at the new bounds", arguments: LayoutKind.allCases)
+    func boundsChangeEqualsFreshLayout(kind: LayoutKind) throws {
+        let seed = testSeed(default: 0xB0_0D5_C4A6)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<40 {
+            let scenario = try LayoutViewScenario(kind: kind, using: &generator)
+            for step in 0..<10 {
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0:
+                    try scenario.applyRandomSnapshot()
+                case 1:
+                    // A change of height or width alone.
+                    var size = scenario.view.bounds.size
+                    let other = randomViewSize(using: &generator)
+                    if Bool.random(using: &generator) { size.height = other.height } else { size.width = other.width }
+                    scenario.view.setBounds(Rect(origin: scenario.view.bounds.origin, size: size))
+                default:
+                    scenario.resizeAndScroll(using: &generator)
+                }
+                let view = scenario.view
+                let fresh = scenario.spec.make(delegate: scenario.delegate)
+                let environment = StaticLayoutEnvironment(size: view.bounds.size, itemCounts: view.itemCounts, contentInset: view.contentInset)
+                environment.bounds = view.bounds
+                fresh.collectionView = environment
+                fresh.prepare()
+                let actual = LayoutState(of: view.collectionViewLayout, itemCounts: view.itemCounts)
+                let expected = LayoutState(of: fresh, itemCounts: view.itemCounts)
+                #expect(actual == expected, "seed \(seed), round \(round), step \(step), \(scenario.description): \(actual.difference(from: expected))")
+            }
+        }
+    }
+
+    @Test("A list that is not hugging its contents grows and shrinks with the view's height")
+    func listFollowsHeight() throws {
+        let source = TestCountsSource(counts: [1])
+        let layout = ListLayout()
+        let view = CollectionView(layout: layout, size: Size(width: 100, height: 300))
+        view.dataSource = source
+        try view.reloadData()
+        #expect(view.contentSize == Size(width: 100, height: 300))
+        view.setBounds(Rect(x: 0, y: 0, width: 100, height: 500))
+        #expect(view.contentSize == Size(width: 100, height: 500))
+        view.setBounds(Rect(x: 0, y: 0, width: 100, height: 200))
+        #expect(view.contentSize == Size(width: 100, height: 200))
+        let hugging = ListLayout()
+        hugging.hugContents = true
+        let huggingView = CollectionView(layout: hugging, size: Size(width: 100, height: 300))
+        huggingView.dataSource = source
+        try huggingView.reloadData()
+        huggingView.setBounds(Rect(x: 0, y: 0, width: 100, height: 500))
+        #expect(huggingView.contentSize == Size(width: 100, height: 36))
+    }
 }
