@@ -190,4 +190,39 @@ struct LayoutOracleTests {
             }
         }
     }
+
+    @Test("Every built-in layout names each hostile value it reads, where it read it, and lays out finite frames", arguments: LayoutKind.allCases)
+    func hostileValues(kind: LayoutKind) {
+        let seed = testSeed(default: 0x4057_11E)
+        var generator = SplitMix64(seed: seed)
+        var sites = 0
+        for round in 0..<4 {
+            // At least one section with an item to name.
+            var itemCounts = randomItemCounts(using: &generator)
+            if itemCounts.allSatisfy({ $0 == 0 }) { itemCounts.append(Int.random(in: 1...10, using: &generator)) }
+            let section = itemCounts.indices.filter { itemCounts[$0] > 0 }.randomElement(using: &generator)!
+            let path = IndexPath(item: Int.random(in: 0..<itemCounts[section], using: &generator), section: section)
+            let spec = RandomLayoutSpec(kind: kind, seed: generator.next())
+            for site in ValueSite.all(for: kind, section: section, path: path) {
+                sites += 1
+                for value in site.kind.hostileValues {
+                    let delegate = AnyLayoutDelegate.random(itemCounts: itemCounts, using: &generator)
+                    let layout = spec.make(delegate: delegate)
+                    site.apply(layout, delegate, value)
+                    let environment = StaticLayoutEnvironment(size: randomViewSize(using: &generator), itemCounts: itemCounts)
+                    layout.collectionView = environment
+                    layout.prepare()
+                    let label = "seed \(seed), round \(round), \(spec), \(site) = \(value), counts \(itemCounts)"
+                    #expect(layout.layoutError?.subject == site.subject, "\(label): \(String(describing: layout.layoutError))")
+                    #expect(everyFrameIsFinite(layout, itemCounts: itemCounts), "\(label)")
+                    // The value is not kept: fixed, it lays out cleanly.
+                    site.apply(layout, delegate, 1)
+                    layout.invalidateLayout()
+                    layout.prepare()
+                    #expect(layout.layoutError == nil, "\(label), then 1: \(String(describing: layout.layoutError))")
+                }
+            }
+        }
+        #expect(sites > 0)
+    }
 }

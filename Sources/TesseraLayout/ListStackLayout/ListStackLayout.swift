@@ -134,8 +134,9 @@ open class ListStackLayout: FrameStorageLayout {
     ///
     /// Bad sizes, insets, spacings and lengths are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero; a bad
-    /// ``screenScale`` is replaced by 1, and a non-finite
-    /// ``topContentInset`` or ``stickyHeaderYOffset`` by 0.
+    /// ``screenScale`` is replaced by 1, and a ``topContentInset`` or
+    /// ``stickyHeaderYOffset`` that is not finite or beyond
+    /// ``LayoutValue/maximumLength`` either way by 0 (``LayoutValue``).
     ///
     /// - Complexity: O(*n* + *s*) for the *n* items laid out and the *s*
     ///   sections; no allocation per item.
@@ -152,12 +153,12 @@ open class ListStackLayout: FrameStorageLayout {
         let direction = scrollDirection
         let fixedLength = direction.fLength(visibleSize(in: environment))
         var scale = screenScale
-        if !(scale > 0 && scale.isFinite) {
+        if !LayoutValue.isValidScale(scale) {
             recordError(LayoutError(subject: .property("screenScale"), value: "\(scale)"))
             scale = 1
         }
-        if !topContentInset.isFinite { recordError(LayoutError(subject: .property("topContentInset"), value: "\(topContentInset)")) }
-        if !stickyHeaderYOffset.isFinite { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
+        if !LayoutValue.isValidOffset(topContentInset) { recordError(LayoutError(subject: .property("topContentInset"), value: "\(topContentInset)")) }
+        if !LayoutValue.isValidOffset(stickyHeaderYOffset) { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
         let sectionCount = environment.numberOfSections
         let previousCount = store.numberOfSections
         let stillValid = isPrepared && preparedFixedLength == fixedLength && preparedScale == scale
@@ -410,7 +411,8 @@ open class ListStackLayout: FrameStorageLayout {
     private func stuck(_ header: Rect, section: Int) -> Rect {
         let direction = store.direction
         let offset = collectionView.map { direction.s($0.contentOffset) } ?? 0
-        let top = offset + (topContentInset.isFinite ? topContentInset : 0) + (stickyHeaderYOffset.isFinite ? stickyHeaderYOffset : 0)
+        let top = offset + (LayoutValue.isValidOffset(topContentInset) ? topContentInset : 0)
+            + (LayoutValue.isValidOffset(stickyHeaderYOffset) ? stickyHeaderYOffset : 0)
         var s = Swift.max(direction.minS(sectionStates[section].bounds), top)
         if section + 1 < sectionStates.count {
             s = Swift.min(s, direction.minS(sectionStates[section + 1].bounds) - direction.sLength(header.size))
