@@ -132,4 +132,76 @@ struct LayoutViewOracleTests {
         huggingView.setBounds(Rect(x: 0, y: 0, width: 100, height: 500))
         #expect(huggingView.contentSize == Size(width: 100, height: 36))
     }
+
+    @Test("Plan elements name only elements that existed before and exist after, as headers and footers come and go", arguments: LayoutKind.allCases)
+    func planIndexPathsNameRealElements(kind: LayoutKind) throws {
+        let seed = testSeed(default: 0x91A4_5EC7)
+        var generator = SplitMix64(seed: seed)
+        var appeared = 0
+        var disappeared = 0
+        for round in 0..<30 {
+            let scenario = try LayoutViewScenario(kind: kind, using: &generator)
+            let view = scenario.view
+            for step in 0..<8 {
+                // Headers and footers come and go: some sections gain or
+                // lose them, with or without a reload of the section.
+                for section in 0..<8 where Int.random(in: 0..<3, using: &generator) == 0 {
+                    scenario.delegate.headerSizes[section] = Size(width: 20, height: Bool.random(using: &generator) ? 0 : 20)
+                    scenario.delegate.footerSizes[section] = Size(width: 20, height: Bool.random(using: &generator) ? 0 : 15)
+                }
+                let before = Set(everyElement(of: view.collectionViewLayout, itemCounts: view.itemCounts).map(ElementKey.init))
+                let plan: AnimationPlan
+                if Bool.random(using: &generator), !view.itemCounts.isEmpty {
+                    let section = Int.random(in: 0..<view.itemCounts.count, using: &generator)
+                    plan = try view.performBatchUpdates([.reloadSection(section)])
+                } else {
+                    plan = try scenario.applyRandomSnapshot()
+                }
+                let after = Set(everyElement(of: view.collectionViewLayout, itemCounts: view.itemCounts).map(ElementKey.init))
+                let label = "seed \(seed), round \(round), step \(step), \(scenario.description)"
+                for element in plan.elements {
+                    if let path = element.indexPathBefore {
+                        #expect(before.contains(ElementKey(category: element.category, indexPath: path)), "\(label): \(element.category) before at \(Array(path)) did not exist (\(element.disposition))")
+                    }
+                    if let path = element.indexPathAfter {
+                        #expect(after.contains(ElementKey(category: element.category, indexPath: path)), "\(label): \(element.category) after at \(Array(path)) does not exist (\(element.disposition))")
+                    }
+                    if element.disposition == .insert { #expect(element.indexPathBefore == nil, "\(label): \(element)") }
+                    if element.disposition == .delete { #expect(element.indexPathAfter == nil, "\(label): \(element)") }
+                    if element.category != .cell {
+                        if element.indexPathBefore == nil { appeared += 1 }
+                        if element.indexPathAfter == nil { disappeared += 1 }
+                    }
+                }
+            }
+        }
+        // A horizontal list has no headers or footers.
+        #expect(kind == .horizontalList || (appeared > 0 && disappeared > 0), "seed \(seed): \(appeared) headers or footers appeared, \(disappeared) disappeared")
+    }
+
+    @Test("A header given to a reloaded section is inserted, and one taken away is deleted")
+    func headerComesAndGoesWithReload() throws {
+        let delegate = AnyLayoutDelegate()
+        let layout = FlowLayout()
+        layout.delegate = delegate
+        let source = TestCountsSource(counts: [2])
+        let view = CollectionView(layout: layout, size: Size(width: 320, height: 300))
+        view.dataSource = source
+        try view.reloadData()
+        let header = ElementCategory.supplementaryView(ElementKind.sectionHeader)
+        delegate.headerSizes[0] = Size(width: 0, height: 30)
+        let gained = try view.performBatchUpdates([.reloadSection(0)])
+        let appearing = gained.elements.first { $0.category == header }
+        #expect(appearing?.indexPathBefore == nil)
+        #expect(appearing?.indexPathAfter == IndexPath(item: 0, section: 0))
+        #expect(appearing?.disposition == .insert)
+        #expect(appearing?.from.alpha == 0)
+        delegate.headerSizes[0] = nil
+        let lost = try view.performBatchUpdates([.reloadSection(0)])
+        let disappearing = lost.elements.first { $0.category == header }
+        #expect(disappearing?.indexPathBefore == IndexPath(item: 0, section: 0))
+        #expect(disappearing?.indexPathAfter == nil)
+        #expect(disappearing?.disposition == .delete)
+        #expect(disappearing?.to.alpha == 0)
+    }
 }
