@@ -121,6 +121,8 @@ let package = Package(
         .testTarget(
             name: "TesseraLayoutTests",
             dependencies: ["TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
+            // The IGListKit cases, read from the source tree (see its README).
+            exclude: ["Fixtures"],
             swiftSettings: internalChecks
         ),
     ],

@@ -9,6 +9,10 @@ import TesseraView
 open class ArticleCalendarLayout: CalendarLayout {
     var width: Double = 0
     var dayWidth: Double = 0
+    var hourLength: Double = 0
+    var hourHeaderLength: Double = 0
+    var dayHeaderLength: Double = 0
+    var hours = 0
     var frames: [[Rect]] = []
 
     // sample: Sources/TesseraLayout/TesseraLayout.docc/WritingYourOwnLayout.md
@@ -16,17 +20,21 @@ open class ArticleCalendarLayout: CalendarLayout {
         super.prepare()
         guard let environment = collectionView else { return }
         width = environment.bounds.size.width
-        dayWidth = max(0, (width - hourHeaderWidth) / Double(daysPerWeek))
+        hourLength = checkedLength(hourHeight, .property("hourHeight"))
+        hourHeaderLength = checkedLength(hourHeaderWidth, .property("hourHeaderWidth"))
+        dayHeaderLength = checkedLength(dayHeaderHeight, .property("dayHeaderHeight"))
+        hours = max(hoursPerDay, 0)
+        dayWidth = max(0, (width - hourHeaderLength) / Double(max(daysPerWeek, 1)))
         frames = []
         for section in 0..<environment.numberOfSections {
             var sectionFrames: [Rect] = []
             for item in 0..<environment.numberOfItems(inSection: section) {
                 let event = dataSource?.calendarLayout(self, eventAt: IndexPath(item: item, section: section))
                     ?? CalendarEvent(day: 0, start: 0, end: 0)
-                sectionFrames.append(Rect(x: hourHeaderWidth + Double(event.day) * dayWidth,   // from the day
-                                          y: dayHeaderHeight + event.start * hourHeight,       // from the times
+                sectionFrames.append(Rect(x: hourHeaderLength + Double(event.day) * dayWidth,   // from the day
+                                          y: dayHeaderLength + event.start * hourLength,        // from the times
                                           width: dayWidth,
-                                          height: (event.end - event.start) * hourHeight))
+                                          height: (event.end - event.start) * hourLength))
             }
             frames.append(sectionFrames)
         }
@@ -36,7 +44,7 @@ open class ArticleCalendarLayout: CalendarLayout {
 
     // sample: Sources/TesseraLayout/TesseraLayout.docc/WritingYourOwnLayout.md
     open override var collectionViewContentSize: Size {
-        Size(width: width, height: dayHeaderHeight + hourHeight * Double(hoursPerDay))
+        Size(width: width, height: dayHeaderLength + hourLength * Double(hours))
     }
     // end of sample
 

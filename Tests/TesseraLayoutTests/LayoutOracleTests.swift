@@ -156,4 +156,73 @@ struct LayoutOracleTests {
             Self.check(flow, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
+
+    @Test("Every built-in layout's elements lie within its content size", arguments: LayoutKind.allCases)
+    func contentEnclosesEveryElement(kind: LayoutKind) {
+        let seed = testSeed(default: 0xC0_17E7)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<200 {
+            let itemCounts = randomItemCounts(using: &generator)
+            let delegate = AnyLayoutDelegate.random(itemCounts: itemCounts, using: &generator)
+            let spec = RandomLayoutSpec(kind: kind, seed: generator.next())
+            let environment = StaticLayoutEnvironment(
+                size: randomViewSize(using: &generator), itemCounts: itemCounts,
+                contentInset: randomContentInset(using: &generator)
+            )
+            let layout = spec.make(delegate: delegate)
+            layout.collectionView = environment
+            layout.prepare()
+            #expect(layout.layoutError == nil, "seed \(seed), round \(round), \(spec): \(String(describing: layout.layoutError))")
+            // Anywhere a collection view can scroll to (sticky and pinned
+            // headers follow the offset).
+            let content = layout.collectionViewContentSize
+            let inset = environment.contentInset
+            let size = environment.bounds.size
+            for _ in 0..<3 {
+                let maxX = Swift.max(-inset.left, content.width + inset.right - size.width)
+                let maxY = Swift.max(-inset.top, content.height + inset.bottom - size.height)
+                environment.bounds.origin = Point(
+                    x: Double.random(in: -inset.left...maxX, using: &generator).rounded(),
+                    y: Double.random(in: -inset.top...maxY, using: &generator).rounded()
+                )
+                let outside = elementsOutsideContent(of: layout, itemCounts: itemCounts)
+                #expect(outside.isEmpty, "seed \(seed), round \(round), \(spec), counts \(itemCounts), content \(content), offset \(environment.contentOffset): outside the content: \(outside.prefix(3))")
+            }
+        }
+    }
+
+    @Test("Every built-in layout names each hostile value it reads, where it read it, and lays out finite frames", arguments: LayoutKind.allCases)
+    func hostileValues(kind: LayoutKind) {
+        let seed = testSeed(default: 0x4057_11E)
+        var generator = SplitMix64(seed: seed)
+        var sites = 0
+        for round in 0..<4 {
+            // At least one section with an item to name.
+            var itemCounts = randomItemCounts(using: &generator)
+            if itemCounts.allSatisfy({ $0 == 0 }) { itemCounts.append(Int.random(in: 1...10, using: &generator)) }
+            let section = itemCounts.indices.filter { itemCounts[$0] > 0 }.randomElement(using: &generator)!
+            let path = IndexPath(item: Int.random(in: 0..<itemCounts[section], using: &generator), section: section)
+            let spec = RandomLayoutSpec(kind: kind, seed: generator.next())
+            for site in ValueSite.all(for: kind, section: section, path: path) {
+                sites += 1
+                for value in site.kind.hostileValues {
+                    let delegate = AnyLayoutDelegate.random(itemCounts: itemCounts, using: &generator)
+                    let layout = spec.make(delegate: delegate)
+                    site.apply(layout, delegate, value)
+                    let environment = StaticLayoutEnvironment(size: randomViewSize(using: &generator), itemCounts: itemCounts)
+                    layout.collectionView = environment
+                    layout.prepare()
+                    let label = "seed \(seed), round \(round), \(spec), \(site) = \(value), counts \(itemCounts)"
+                    #expect(layout.layoutError?.subject == site.subject, "\(label): \(String(describing: layout.layoutError))")
+                    #expect(everyFrameIsFinite(layout, itemCounts: itemCounts), "\(label)")
+                    // The value is not kept: fixed, it lays out cleanly.
+                    site.apply(layout, delegate, 1)
+                    layout.invalidateLayout()
+                    layout.prepare()
+                    #expect(layout.layoutError == nil, "\(label), then 1: \(String(describing: layout.layoutError))")
+                }
+            }
+        }
+        #expect(sites > 0)
+    }
 }

@@ -213,4 +213,30 @@ struct LayoutRegressionTests {
         #expect(list.collectionViewContentSize.height.isFinite)
         withExtendedLifetime(environment) {}
     }
+
+    @Test("ListStackLayout's content encloses an earlier section that reaches past the last one, and an item past the trailing edge")
+    func listStackContentEnclosesEarlierSections() {
+        let delegate = AnyLayoutDelegate()
+        delegate.itemSizes[IndexPath(item: 0, section: 0)] = Size(width: 50, height: 100)
+        delegate.itemSizes[IndexPath(item: 0, section: 1)] = Size(width: 50, height: 10)
+        let layout = ListStackLayout()
+        layout.delegate = delegate
+        let environment = StaticLayoutEnvironment(size: Size(width: 100, height: 300), itemCounts: [1, 1])
+        layout.collectionView = environment
+        layout.prepare()
+        // The sections share a row: IGListKit's content ends with the last
+        // section, at 10.
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 0))?.frame == Rect(x: 0, y: 0, width: 50, height: 100))
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 1))?.frame == Rect(x: 50, y: 0, width: 50, height: 10))
+        #expect(layout.collectionViewContentSize == Size(width: 100, height: 100))
+
+        // IGListKit's 1-point epsilon keeps an item that ends past the edge
+        // on its row, with its frame; the content grows to enclose it.
+        delegate.itemSizes[IndexPath(item: 0, section: 1)] = Size(width: 51, height: 10)
+        layout.invalidateLayout()
+        layout.prepare()
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 1))?.frame == Rect(x: 50, y: 0, width: 51, height: 10))
+        #expect(layout.collectionViewContentSize == Size(width: 101, height: 100))
+        withExtendedLifetime(environment) {}
+    }
 }

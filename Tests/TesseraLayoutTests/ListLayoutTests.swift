@@ -68,11 +68,17 @@ struct ListLayoutExampleTests {
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(0, 0, 320, 36), rect(0, 41, 320, 100), rect(0, 146, 320, 36)]])
     }
 
-    @Test("Only a width change invalidates")
+    @Test("A scroll does not invalidate; a width change does, and a height change unless the list hugs its contents")
     func invalidation() {
         let (layout, environment) = makeList(itemCounts: [3])
         withExtendedLifetime(environment) {
             #expect(!layout.shouldInvalidateLayout(forBoundsChange: rect(0, 100, 320, 480)))
+            #expect(layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 320, 300)))
+            #expect(layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 400, 480)))
+            // A height change names no section: nothing is laid out again.
+            #expect(layout.invalidationContext(forBoundsChange: rect(0, 0, 320, 300)).firstSectionToRecompute == nil)
+            #expect(layout.invalidationContext(forBoundsChange: rect(0, 0, 400, 480)).invalidateEverything)
+            layout.hugContents = true
             #expect(!layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 320, 300)))
             #expect(layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 400, 480)))
         }

@@ -3,21 +3,19 @@ import Testing
 import TesseraLayout
 import TesseraTestSupport
 
-/// The cases of `shared/examples/list-stack-layout-cases.json`: frames that
-/// IGListKit's own tests assert for `IGListCollectionViewLayout`, each run as
-/// its own test against ``ListStackLayout``.
+/// The cases of `Fixtures/list-stack-layout-cases.json` (beside this file;
+/// its README says where the values come from): frames that IGListKit's own
+/// tests assert for `IGListCollectionViewLayout`, each run as its own test
+/// against ``ListStackLayout``.
 ///
-/// The file is found relative to this source file: `<clone>/../shared`, as
-/// CI lays it out beside the clone. A missing or unreadable file fails.
+/// The file is found relative to this source file, inside the repository.
+/// A missing or unreadable file fails.
 @Suite("ListStackLayout: IGListKit cases")
 struct ListStackLayoutCaseTests {
-    /// `<clone>/../shared/examples/list-stack-layout-cases.json`.
+    /// `Tests/TesseraLayoutTests/Fixtures/list-stack-layout-cases.json`.
     static let fileURL: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent() // Tests/TesseraLayoutTests
-        .deletingLastPathComponent() // Tests
-        .deletingLastPathComponent() // the clone
-        .deletingLastPathComponent() // beside the clone
-        .appendingPathComponent("shared/examples/list-stack-layout-cases.json")
+        .appendingPathComponent("Fixtures/list-stack-layout-cases.json")
 
     /// The cases by id, or why they could not be read.
     static let loaded: Result<[(id: String, value: ListStackCaseJSON)], ListStackCaseFileError> = {

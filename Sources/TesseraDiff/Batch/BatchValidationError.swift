@@ -18,6 +18,12 @@ public enum BatchValidationError: Error, Hashable, Sendable {
 
     /// An update item whose action and index paths do not fit together.
     case malformedItem(UpdateItem, reason: String)
+    /// A number of sections below zero, as a caller or a data source gave
+    /// it for the state before or after the update.
+    case negativeSectionCount(count: Int, space: Space)
+    /// A section's number of items below zero, as a caller or a data source
+    /// gave it for the state before or after the update.
+    case negativeItemCount(section: Int, count: Int, space: Space)
     /// A section operation names a section that does not exist in its space.
     case sectionOutOfRange(action: UpdateItem.Action, section: Int, sectionCount: Int, space: Space)
     /// An item operation names a section that does not exist in its space.
@@ -61,6 +67,10 @@ extension BatchValidationError: CustomStringConvertible {
         switch self {
         case let .malformedItem(item, reason):
             return "Invalid update: malformed update item (\(item)): \(reason)"
+        case let .negativeSectionCount(count, space):
+            return "Invalid update: the number of sections \(space) the update is \(count); a count cannot be negative"
+        case let .negativeItemCount(section, count, space):
+            return "Invalid update: the number of items in section \(section) \(space) the update is \(count); a count cannot be negative"
         case let .sectionOutOfRange(action, section, count, space):
             let target = action == .move && space == .after
                 ? "move a section to section \(section)" : "\(Self.verb(action, space)) section \(section)"

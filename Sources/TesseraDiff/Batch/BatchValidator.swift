@@ -28,7 +28,8 @@ public enum BatchValidator {
     /// Throws the first rule the batch breaks.
     ///
     /// The checks run in this order, so the error names the most basic
-    /// problem: malformed items; indexes out of range in their space; an
+    /// problem: malformed items; negative counts; indexes out of range in
+    /// their space; an
     /// element named twice in one space; the number of sections; item
     /// operations inside deleted, inserted, reloaded (or, under UIKit rules,
     /// moved) sections; the number of items of every surviving section;
@@ -98,6 +99,8 @@ struct _BatchPlan {
     ) throws(BatchValidationError) {
         let oldCount = before.count
         let newCount = after.count
+        try Self.checkCounts(before, space: .before)
+        try Self.checkCounts(after, space: .after)
         try checkSectionRanges(oldCount: oldCount, newCount: newCount)
         try checkItemRanges(before: before, after: after)
         try checkSectionUniqueness()
@@ -113,9 +116,21 @@ struct _BatchPlan {
     /// caller that works the item counts out from the sections needs first.
     @usableFromInline
     mutating func checkSections(oldCount: Int, newCount: Int) throws(BatchValidationError) {
+        if oldCount < 0 { throw .negativeSectionCount(count: oldCount, space: .before) }
+        if newCount < 0 { throw .negativeSectionCount(count: newCount, space: .after) }
         try checkSectionRanges(oldCount: oldCount, newCount: newCount)
         try checkSectionUniqueness()
         try placeSections(oldCount: oldCount, newCount: newCount)
+    }
+
+    /// Throws for the first section whose count is negative.
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
+    @usableFromInline
+    static func checkCounts(_ counts: [Int], space: BatchValidationError.Space) throws(BatchValidationError) {
+        for (section, count) in counts.enumerated() where count < 0 {
+            throw .negativeItemCount(section: section, count: count, space: space)
+        }
     }
 
     /// Checks the number of sections and records ``sectionTarget``.

@@ -61,11 +61,12 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
     ///     ``diff(from:to:)-(Snapshot<Section,Item>,_)`` returns.
     ///   - sectionCountBefore: The number of sections before the change,
     ///     which places the sections that do not move.
-    /// - Throws: ``BatchValidationError`` when the changeset's section
-    ///   operations do not fit `sectionCountBefore` (out of range, named
-    ///   twice, or more deletes than sections).
+    /// - Throws: ``BatchValidationError`` when `sectionCountBefore` is
+    ///   negative, or the changeset's section operations do not fit it (out
+    ///   of range, named twice, or more deletes than sections).
     /// - Complexity: O(*s* + *k* log *k*) for *s* sections and *k* operations.
     public init(_ changeset: Changeset, sectionCountBefore: Int) throws(BatchValidationError) {
+        guard sectionCountBefore >= 0 else { throw .negativeSectionCount(count: sectionCountBefore, space: .before) }
         let deletedSections = changeset.sectionDeletes.sorted()
         let sectionCountAfter = sectionCountBefore - deletedSections.count + changeset.sectionInserts.count
         guard sectionCountAfter >= 0 else {

@@ -121,11 +121,7 @@ open class ColumnLayout: FrameStorageLayout {
         let headerHeight = check.length(self.headerHeight, section: nil, .property("headerHeight"))
         let footerHeight = check.length(self.footerHeight, section: nil, .property("footerHeight"))
         let sectionInset = check.insets(self.sectionInset, section: nil, .property("sectionInset"))
-        var scale = self.screenScale
-        if !(scale.isFinite && scale > 0) {
-            check.report(LayoutError(subject: .property("screenScale"), value: "\(scale)"), nil)
-            scale = 1
-        }
+        let scale = check.scale(self.screenScale, section: nil, .property("screenScale"))
         let renderDirection = itemRenderDirection
         let delegate = self.delegate
 

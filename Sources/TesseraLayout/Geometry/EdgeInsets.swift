@@ -27,9 +27,12 @@ public struct EdgeInsets: Hashable, Codable, Sendable {
     /// No inset.
     public static let zero = EdgeInsets()
 
-    /// Whether every inset is finite and not negative.
+    /// Whether every inset is a length a layout can use: finite, not
+    /// negative and at most ``LayoutValue/maximumLength``
+    /// (``LayoutValue/isValidLength(_:)``).
     @inlinable
     public var isValid: Bool {
-        [top, left, bottom, right].allSatisfy { $0.isFinite && $0 >= 0 }
+        LayoutValue.isValidLength(top) && LayoutValue.isValidLength(left)
+            && LayoutValue.isValidLength(bottom) && LayoutValue.isValidLength(right)
     }
 }

@@ -15,10 +15,12 @@ public struct Size: Hashable, Codable, Sendable {
     /// A size of zero by zero.
     public static let zero = Size(width: 0, height: 0)
 
-    /// Whether both extents are finite and not negative.
+    /// Whether both extents are lengths a layout can use: finite, not
+    /// negative and at most ``LayoutValue/maximumLength``
+    /// (``LayoutValue/isValidLength(_:)``).
     @inlinable
     public var isValid: Bool {
-        width.isFinite && height.isFinite && width >= 0 && height >= 0
+        LayoutValue.isValidLength(width) && LayoutValue.isValidLength(height)
     }
 }
 

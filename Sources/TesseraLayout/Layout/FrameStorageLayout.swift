@@ -179,11 +179,82 @@ open class FrameStorageLayout: CollectionViewLayout {
             ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
     }
 
-    /// A header or footer of an inserted section starts at its final frame
-    /// with alpha 0; any other starts where it was before the update.
+    /// A header or footer of an inserted section, or one a section that
+    /// stays gains, starts at its final frame, faded as
+    /// ``CollectionViewLayout/updateTransitionStyle`` says; any other starts
+    /// where it was before the update.
     open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)
+        if let attributes = super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
+            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping) {
+            return attributes
+        }
+        guard buffers.previous != nil, updateIndexMapping != nil else { return nil }
+        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(updateTransitionStyle.appearing)
+    }
+
+    /// Headers and footers that appear with the update: those of inserted
+    /// sections (as ``CollectionViewLayout`` says), and those a section that
+    /// stays gains (a header given to a reloaded section, say, or a
+    /// ``ListStackLayout`` header that shows once its section has items).
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
+    open override func indexPathsToInsertForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {
+        super.indexPathsToInsertForSupplementaryView(ofKind: elementKind) + presenceChanges(ofKind: elementKind).gained
+    }
+
+    /// Headers and footers that disappear with the update: those of deleted
+    /// sections that were visible (as ``CollectionViewLayout`` says), and
+    /// those a section that stays loses, at their index paths before it.
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
+    open override func indexPathsToDeleteForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {
+        super.indexPathsToDeleteForSupplementaryView(ofKind: elementKind) + presenceChanges(ofKind: elementKind).lost
+    }
+
+    /// A header or footer a section that stays loses ends at its old frame,
+    /// faded as ``CollectionViewLayout/updateTransitionStyle`` says; one of a
+    /// deleted section as ``CollectionViewLayout`` decides.
+    open override func finalLayoutAttributesForDisappearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
+        if let attributes = super.finalLayoutAttributesForDisappearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath) {
+            return attributes
+        }
+        guard !elementIndexPath.isEmpty, let previous = buffers.previous, let mapping = updateIndexMapping,
+              let section = mapping.sectionAfter(elementIndexPath[0]), supplementaryFrame(ofKind: elementKind, section: section, in: store) == nil,
+              let frame = supplementaryFrame(ofKind: elementKind, section: elementIndexPath[0], in: previous)
+        else { return nil }
+        return updateTransitionStyle.disappearing(.supplementaryView(ofKind: elementKind, at: elementIndexPath, frame: frame))
+    }
+
+    /// The sections that stay through the update in progress and gain (index
+    /// paths after it) or lose (index paths before it) a header or footer of
+    /// `kind`.
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
+    private func presenceChanges(ofKind kind: String) -> (gained: [IndexPath], lost: [IndexPath]) {
+        guard kind == ElementKind.sectionHeader || kind == ElementKind.sectionFooter,
+              let previous = buffers.previous, let mapping = updateIndexMapping
+        else { return ([], []) }
+        var gained: [IndexPath] = []
+        var lost: [IndexPath] = []
+        for section in 0..<store.numberOfSections {
+            guard let old = mapping.sectionBefore(section), old < previous.numberOfSections else { continue }
+            let now = supplementaryFrame(ofKind: kind, section: section, in: store) != nil
+            let then = supplementaryFrame(ofKind: kind, section: old, in: previous) != nil
+            if now && !then { gained.append(IndexPath(item: 0, section: section)) }
+            if then && !now { lost.append(IndexPath(item: 0, section: old)) }
+        }
+        lost.sort()
+        return (gained, lost)
+    }
+
+    /// The resting frame of a section's header or footer in `frames`.
+    private func supplementaryFrame(ofKind kind: String, section: Int, in frames: _FrameStore) -> Rect? {
+        guard section >= 0 && section < frames.numberOfSections else { return nil }
+        switch kind {
+        case ElementKind.sectionHeader: return frames.headerFrames[section]
+        case ElementKind.sectionFooter: return frames.footerFrames[section]
+        default: return nil
+        }
     }
 
     /// Forgets the update; the store before it becomes the spare buffers.

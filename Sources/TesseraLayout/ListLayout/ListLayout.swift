@@ -12,7 +12,8 @@ import Foundation
 /// ``insetSupplementaryViews`` is set, else at `(0, top, contentWidth, h)`;
 /// then come the top inset, the items with ``interitemSpacing`` between
 /// them, the footer like the header, and the bottom inset. The content is at
-/// least as tall as the visible area unless ``hugContents`` is set.
+/// least as tall as the visible area unless ``hugContents`` is set, so a
+/// change of the view's height invalidates it too.
 ///
 /// Frames live in flat arrays; rect queries run in O(log *n* + *k*).
 open class ListLayout: FrameStorageLayout {
@@ -118,9 +119,22 @@ open class ListLayout: FrameStorageLayout {
 
     // MARK: Updates
 
-    /// True only when the width changes.
+    /// True when the width changes (items are as wide as the content) and,
+    /// unless ``hugContents`` is set, when the height changes (the content
+    /// is at least as tall as the visible area).
     open override func shouldInvalidateLayout(forBoundsChange newBounds: Rect) -> Bool {
         guard let environment = collectionView else { return true }
-        return newBounds.size.width != environment.bounds.size.width
+        let size = environment.bounds.size
+        return newBounds.size.width != size.width || (!hugContents && newBounds.size.height != size.height)
+    }
+
+    /// Everything when the width changes; for a change of height alone, a
+    /// context that names nothing: no section is laid out again, and the
+    /// next ``prepare()`` only works the content height out anew.
+    ///
+    /// - Complexity: O(1).
+    open override func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext {
+        guard let environment = collectionView, newBounds.size.width == environment.bounds.size.width else { return .everything() }
+        return InvalidationContext()
     }
 }

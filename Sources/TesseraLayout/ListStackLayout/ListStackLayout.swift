@@ -39,6 +39,18 @@ public import Foundation
 /// pushes it away. Items have z-index `section · 1000 + item`, headers and
 /// footers `section · 1000 + 999`.
 ///
+/// The content size is where Tessera deliberately differs from IGListKit,
+/// whose content ends with the last section's bounds (plus its trailing
+/// inset): an earlier section can reach further, when a tall item sits on
+/// a row that later sections leave, and the content would then cut it off.
+/// UIKit cannot scroll to anything outside the content size, so here the
+/// content ends with the section that reaches furthest (trailing inset
+/// included), and across it is as wide as the container or, when IGListKit's
+/// 1-point epsilon or pixel snapping puts an item past the container's edge,
+/// as that item. The frames themselves are IGListKit's, and whenever the
+/// last section reaches furthest and nothing pokes out, so is the content
+/// size.
+///
 /// Frames live in flat arrays; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
 open class ListStackLayout: FrameStorageLayout {
@@ -122,8 +134,9 @@ open class ListStackLayout: FrameStorageLayout {
     ///
     /// Bad sizes, insets, spacings and lengths are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero; a bad
-    /// ``screenScale`` is replaced by 1, and a non-finite
-    /// ``topContentInset`` or ``stickyHeaderYOffset`` by 0.
+    /// ``screenScale`` is replaced by 1, and a ``topContentInset`` or
+    /// ``stickyHeaderYOffset`` that is not finite or beyond
+    /// ``LayoutValue/maximumLength`` either way by 0 (``LayoutValue``).
     ///
     /// - Complexity: O(*n* + *s*) for the *n* items laid out and the *s*
     ///   sections; no allocation per item.
@@ -140,12 +153,12 @@ open class ListStackLayout: FrameStorageLayout {
         let direction = scrollDirection
         let fixedLength = direction.fLength(visibleSize(in: environment))
         var scale = screenScale
-        if !(scale > 0 && scale.isFinite) {
+        if !LayoutValue.isValidScale(scale) {
             recordError(LayoutError(subject: .property("screenScale"), value: "\(scale)"))
             scale = 1
         }
-        if !topContentInset.isFinite { recordError(LayoutError(subject: .property("topContentInset"), value: "\(topContentInset)")) }
-        if !stickyHeaderYOffset.isFinite { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
+        if !LayoutValue.isValidOffset(topContentInset) { recordError(LayoutError(subject: .property("topContentInset"), value: "\(topContentInset)")) }
+        if !LayoutValue.isValidOffset(stickyHeaderYOffset) { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
         let sectionCount = environment.numberOfSections
         let previousCount = store.numberOfSections
         let stillValid = isPrepared && preparedFixedLength == fixedLength && preparedScale == scale
@@ -252,16 +265,26 @@ open class ListStackLayout: FrameStorageLayout {
                 footer: footerLen > 0 && padF > 0 ? footer : nil,
                 itemsAreBands: false
             )
-            states.append(_ListStackSectionState(bounds: rolling, sTrailing: sTrailing, end: cursor))
+            // IGListKit ends the content at the last section; an earlier
+            // section can reach further (a tall item on a row that later
+            // sections leave), so the content ends where the furthest does.
+            // Across, an item can end up to 1 point past the trailing inset
+            // (the epsilon) and snapping rounds sizes up, so the content is
+            // as wide as the container or the furthest item.
+            let previous = states.last
+            let contentEnd = Swift.max(previous?.contentEnd ?? 0, direction.maxS(rolling) + sTrailing)
+            let contentFixedEnd = Swift.max(previous?.contentFixedEnd ?? 0, direction == .vertical ? rolling.maxX : rolling.maxY)
+            states.append(_ListStackSectionState(bounds: rolling, contentEnd: contentEnd, contentFixedEnd: contentFixedEnd, end: cursor))
         }
         if first < sectionCount || sectionCount != previousCount || first == 0 {
             Self.indexSections(in: &store, states: states, stickyHeaders: stickyHeaders)
         }
         if let last = states.last {
-            let end = direction.maxS(last.bounds) + last.sTrailing
+            let end = last.contentEnd
+            let across = Swift.max(fixedLength, last.contentFixedEnd)
             contentSize = direction == .vertical
-                ? Size(width: fixedLength, height: end)
-                : Size(width: end, height: fixedLength)
+                ? Size(width: across, height: end)
+                : Size(width: end, height: across)
         } else {
             contentSize = .zero
         }
@@ -279,55 +302,6 @@ open class ListStackLayout: FrameStorageLayout {
             width: (rect.size.width * scale).rounded(.up) / scale,
             height: (rect.size.height * scale).rounded(.up) / scale
         )
-    }
-
-    /// Replaces the section bounds the store searches with ones a query can
-    /// stop on. Sections share rows, so a later section can start before an
-    /// earlier one on S (a section with a smaller top inset on the same row);
-    /// and a sticky header can leave its section's bounds, anywhere between
-    /// its resting place and the next section's start. So each searched
-    /// bounds covers the section and where its sticky header can go (the
-    /// last section's header is checked apart, at query time), and its S
-    /// start is lowered to the smallest start of it and every later section,
-    /// which makes the starts ascend. The true bounds stay in
-    /// `sectionStates`.
-    ///
-    /// - Complexity: O(*s*) for *s* sections.
-    private static func indexSections(in store: inout _FrameStore, states: [_ListStackSectionState], stickyHeaders: Bool) {
-        let direction = store.direction
-        let count = states.count
-        var runningMax = -Double.infinity
-        for section in 0..<count {
-            let bounds = states[section].bounds
-            var low = direction.minS(bounds)
-            var high = direction.maxS(bounds)
-            if stickyHeaders, section + 1 < count, let header = store.headerFrames[section] {
-                let length = direction.sLength(header.size)
-                let stop = direction.minS(states[section + 1].bounds) - length
-                low = Swift.min(low, stop)
-                high = Swift.max(high, stop + length)
-            }
-            store.sectionBounds[section] = Self.bounds(bounds, s: low, end: high, direction: direction)
-            runningMax = Swift.max(runningMax, high)
-            store.sectionMaxS[section] = runningMax
-        }
-        var suffixMin = Double.infinity
-        for section in stride(from: count - 1, through: 0, by: -1) {
-            let searched = store.sectionBounds[section]
-            let low = direction.minS(searched)
-            if low > suffixMin {
-                store.sectionBounds[section] = Self.bounds(searched, s: suffixMin, end: direction.maxS(searched), direction: direction)
-            } else {
-                suffixMin = low
-            }
-        }
-    }
-
-    /// `rect` with its S range replaced by `s..<end`.
-    private static func bounds(_ rect: Rect, s: Double, end: Double, direction: ScrollDirection) -> Rect {
-        direction == .vertical
-            ? Rect(x: rect.minX, y: s, width: rect.width, height: end - s)
-            : Rect(x: s, y: rect.minY, width: end - s, height: rect.height)
     }
 
     // MARK: Updates
@@ -437,7 +411,8 @@ open class ListStackLayout: FrameStorageLayout {
     private func stuck(_ header: Rect, section: Int) -> Rect {
         let direction = store.direction
         let offset = collectionView.map { direction.s($0.contentOffset) } ?? 0
-        let top = offset + (topContentInset.isFinite ? topContentInset : 0) + (stickyHeaderYOffset.isFinite ? stickyHeaderYOffset : 0)
+        let top = offset + (LayoutValue.isValidOffset(topContentInset) ? topContentInset : 0)
+            + (LayoutValue.isValidOffset(stickyHeaderYOffset) ? stickyHeaderYOffset : 0)
         var s = Swift.max(direction.minS(sectionStates[section].bounds), top)
         if section + 1 < sectionStates.count {
             s = Swift.min(s, direction.minS(sectionStates[section + 1].bounds) - direction.sLength(header.size))
@@ -487,51 +462,5 @@ open class ListStackLayout: FrameStorageLayout {
         let paths = sections.filter { store.headerFrames[$0] != nil }.map { IndexPath(item: 0, section: $0) }
         context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: paths)
         return context
-    }
-}
-
-/// The row state that runs across the sections of a ``ListStackLayout``.
-struct _ListStackCursor {
-    /// The S of the current row (before the section's leading inset).
-    var itemS = 0.0
-    /// The F of the next item.
-    var itemF = 0.0
-    /// The S of the next row (before the section's leading inset).
-    var nextRowS = 0.0
-}
-
-/// What a ``ListStackLayout`` keeps per section: the union of its elements
-/// (the section's bounds), its trailing inset on S, and the row state after
-/// it, from which a later section can be laid out again alone.
-struct _ListStackSectionState {
-    var bounds: Rect
-    var sTrailing: Double
-    var end: _ListStackCursor
-}
-
-/// One row of a section's items while it is being filled; it becomes a band
-/// of the frame store.
-struct _ListStackRow {
-    var start: Int
-    var minS: Double
-    var maxS: Double
-
-    mutating func add(minS itemMinS: Double, maxS itemMaxS: Double) {
-        minS = Swift.min(minS, itemMinS)
-        maxS = Swift.max(maxS, itemMaxS)
-    }
-
-    /// Records the row as a band. Bands must start in S order within a
-    /// section; a row that starts before the band before it (possible only
-    /// through sub-pixel rounding) is merged with it.
-    func close(in store: inout _FrameStore, firstBand: Int) {
-        var start = start
-        var maxS = maxS
-        while store.bandStart.count > firstBand, let previous = store.bandMinS.last, previous > minS {
-            start = Int(store.bandStart.removeLast())
-            store.bandMinS.removeLast()
-            maxS = Swift.max(maxS, store.bandMaxS.removeLast())
-        }
-        store.addBand(start: start, minS: minS, maxS: maxS)
     }
 }

@@ -171,10 +171,8 @@ open class StyledFlowLayout: FrameStorageLayout {
     /// A style whose size is valid, or the same style with a zero size.
     private static func checked(_ style: ItemStyle, check: _ValueCheck, section: Int?, _ subject: @autoclosure () -> LayoutError.Subject) -> ItemStyle {
         switch style {
-        case let .flow(size):
-            size.isValid ? style : .flow(check.size(size, section: section, subject()))
-        case let .span(size):
-            size.isValid ? style : .span(check.size(size, section: section, subject()))
+        case let .flow(size): .flow(check.size(size, section: section, subject()))
+        case let .span(size): .span(check.size(size, section: section, subject()))
         }
     }
 
@@ -338,9 +336,9 @@ struct _StyledRows {
     private static func problem(with frames: [Rect], count: Int) -> String? {
         if frames.count != count { return "\(frames.count) frames for \(count) items" }
         for frame in frames {
-            if !frame.isFinite || frame.size.width < 0 || frame.size.height < 0 || frame.origin.y < 0 {
-                return "the frame \(frame)"
-            }
+            let valid = LayoutValue.isValidOffset(frame.origin.x) && LayoutValue.isValidLength(frame.origin.y)
+                && frame.size.isValid && LayoutValue.isValidLength(frame.maxY)
+            if !valid { return "the frame \(frame)" }
         }
         return nil
     }

@@ -109,7 +109,7 @@ extension CollectionView {
     ) throws(BatchValidationError) -> AnimationPlan {
         let layout = collectionViewLayout
         let countsBefore = itemCounts
-        let countsAfter = readCounts()
+        let countsAfter = try readCounts()
         let mapping = try BatchIndexMapping(items, itemCountsBefore: countsBefore, itemCountsAfter: countsAfter)
 
         let boundsBefore = bounds
@@ -278,7 +278,10 @@ extension CollectionView {
         let placeholder = ViewIdentity(reuseIdentifier: "", instance: -1)
         for attributes in after {
             let key = _ElementKey(attributes)
-            let old = oldKey(of: key)
+            // A header or footer the layout says appears names nothing
+            // before, even in a section that stays.
+            var old = oldKey(of: key)
+            if insertedSupplementary.contains(key), old.flatMap({ beforeByKey[$0] }) == nil { old = nil }
             let disposition: AnimationPlan.Disposition
             let from: LayoutAttributes
             if let old, let previous = beforeByKey[old] {
@@ -315,7 +318,11 @@ extension CollectionView {
         for attributes in before {
             let key = _ElementKey(attributes)
             guard !seenBefore.contains(key) else { continue }
-            let new = newKey(of: key)
+            // A header, footer or decoration view the layout says
+            // disappears, or that the layout no longer has, names nothing
+            // after, even in a section that stays.
+            var new = newKey(of: key)
+            if key.category != .cell, let path = new, deletedSupplementary.contains(key) || current(path) == nil { new = nil }
             let disposition: AnimationPlan.Disposition
             var to: LayoutAttributes
             if let new {
@@ -323,7 +330,7 @@ extension CollectionView {
                 disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : .settled(from: attributes, to: to)
             } else {
                 to = final(key) ?? { var end = attributes; end.alpha = 0; return end }()
-                disposition = isReloaded(key) && !deletedSupplementary.contains(key) ? .reload : .delete
+                disposition = key.category == .cell && isReloaded(key) ? .reload : .delete
             }
             to.indexPath = new?.indexPath ?? attributes.indexPath
             elements.append(AnimationPlan.Element(

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import TesseraDiff
+public import TesseraDiff
 public import TesseraLayout
 
 /// A headless collection view: a layout, a viewport, a data source and the
@@ -14,7 +14,7 @@ public import TesseraLayout
 /// ```swift
 /// let view = CollectionView(layout: FlowLayout(), size: Size(width: 390, height: 844))
 /// view.dataSource = myDataSource
-/// view.reloadData()
+/// try view.reloadData()
 /// // … the data source changes …
 /// let plan = try view.performBatchUpdates([.insertItem(at: IndexPath(item: 0, section: 0))])
 /// ```
@@ -40,6 +40,9 @@ public final class CollectionView: LayoutEnvironment {
 
     /// The number of items in each section, as the view last read them.
     public internal(set) var itemCounts: [Int] = []
+    /// Why the last ``reloadData()`` kept the view as it was (a negative
+    /// count from the data source), or `nil` when it reloaded.
+    public private(set) var dataSourceError: BatchValidationError?
 
     private var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
@@ -84,9 +87,20 @@ public final class CollectionView: LayoutEnvironment {
     /// Reads every count from the data source again and lays everything
     /// out, with no animation.
     ///
+    /// A data source that gives a negative count is refused: the view keeps
+    /// the counts and layout it had, and ``dataSourceError`` says which
+    /// count (``BatchValidationError/negativeSectionCount(count:space:)`` or
+    /// ``BatchValidationError/negativeItemCount(section:count:space:)``).
+    ///
     /// - Complexity: what the layout's `prepare()` costs.
     public func reloadData() {
-        itemCounts = readCounts()
+        do {
+            itemCounts = try readCounts()
+            dataSourceError = nil
+        } catch {
+            dataSourceError = error
+            return
+        }
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
         bounds.origin = clamped(bounds.origin)
@@ -98,9 +112,21 @@ public final class CollectionView: LayoutEnvironment {
         }
     }
 
-    func readCounts() -> [Int] {
+    /// The counts the data source gives now (the state after an update).
+    ///
+    /// - Throws: ``BatchValidationError`` for the first negative count.
+    func readCounts() throws(BatchValidationError) -> [Int] {
         guard let dataSource else { return [] }
-        return (0..<dataSource.numberOfSections(in: self)).map { dataSource.collectionView(self, numberOfItemsInSection: $0) }
+        let sections = dataSource.numberOfSections(in: self)
+        guard sections >= 0 else { throw .negativeSectionCount(count: sections, space: .after) }
+        var counts: [Int] = []
+        counts.reserveCapacity(sections)
+        for section in 0..<sections {
+            let count = dataSource.collectionView(self, numberOfItemsInSection: section)
+            guard count >= 0 else { throw .negativeItemCount(section: section, count: count, space: .after) }
+            counts.append(count)
+        }
+        return counts
     }
 
     func reuseIdentifier(for key: _ElementKey) -> String {

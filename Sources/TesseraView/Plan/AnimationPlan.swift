@@ -15,9 +15,11 @@ public import TesseraLayout
 public struct AnimationPlan: Hashable, Codable, Sendable {
     /// Why an element moves (or not).
     public enum Disposition: String, Hashable, Codable, Sendable, CaseIterable {
-        /// It appears: inserted, or in an inserted section.
+        /// It appears: inserted, in an inserted section, or a header or
+        /// footer its section gains. It has no index path before.
         case insert
-        /// It disappears: deleted, or in a deleted section.
+        /// It disappears: deleted, in a deleted section, or a header or
+        /// footer its section loses. It has no index path after.
         case delete
         /// It was moved by the update (or its section was).
         case move

@@ -62,6 +62,11 @@ open class CalendarLayout: CollectionViewLayout {
     private var bottomsSoFar: [[Double]] = []
     private var width: Double = 0
     private var dayWidth: Double = 0
+    /// The properties as the last `prepare()` checked them.
+    private var hours = 0
+    private var hourLength: Double = 0
+    private var dayHeaderLength: Double = 0
+    private var hourHeaderLength: Double = 0
 
     /// Creates a calendar layout.
     public override init() {
@@ -72,9 +77,13 @@ open class CalendarLayout: CollectionViewLayout {
 
     /// Computes every event's frame and the per-day index.
     ///
-    /// Events on a day outside `0..<daysPerWeek`, or with a non-finite or
-    /// backward time, are recorded as a `LayoutError` and laid out with no
-    /// height on the first day.
+    /// Bad values are recorded as a `LayoutError` by the rule every layout
+    /// uses (`LayoutValue`), through `checkedLength(_:_:)`: a height or
+    /// width that is negative, not finite or beyond 10¹² points is read as
+    /// zero, and fewer than one day or no hours as one day and no hours.
+    /// Events on a day outside `0..<daysPerWeek`, or with a time that is not
+    /// finite, backward or outside `0...hoursPerDay`, are laid out with no
+    /// height at the start of the first day.
     ///
     /// - Complexity: O(*n* log *n*) for *n* events (sorting each day).
     open override func prepare() {
@@ -86,8 +95,14 @@ open class CalendarLayout: CollectionViewLayout {
             return
         }
         width = environment.bounds.size.width
+        hourLength = checkedLength(hourHeight, .property("hourHeight"))
+        dayHeaderLength = checkedLength(dayHeaderHeight, .property("dayHeaderHeight"))
+        hourHeaderLength = checkedLength(hourHeaderWidth, .property("hourHeaderWidth"))
+        if daysPerWeek < 1 { recordError(LayoutError(subject: .property("daysPerWeek"), value: "\(daysPerWeek)")) }
+        if hoursPerDay < 0 { recordError(LayoutError(subject: .property("hoursPerDay"), value: "\(hoursPerDay)")) }
+        hours = max(hoursPerDay, 0)
         let days = max(daysPerWeek, 1)
-        dayWidth = max(0, (width - hourHeaderWidth) / Double(days))
+        dayWidth = max(0, (width - hourHeaderLength) / Double(days))
         frames = []
         byDay = Array(repeating: [], count: days)
         for section in 0..<environment.numberOfSections {
@@ -95,15 +110,16 @@ open class CalendarLayout: CollectionViewLayout {
             for item in 0..<max(0, environment.numberOfItems(inSection: section)) {
                 let path = IndexPath(item: item, section: section)
                 var event = dataSource?.calendarLayout(self, eventAt: path) ?? CalendarEvent(day: 0, start: 0, end: 0)
-                if !(0..<days).contains(event.day) || !event.start.isFinite || !event.end.isFinite || event.end < event.start {
+                // `0 <= start <= end <= hours`, which NaN fails too.
+                if !(0..<days).contains(event.day) || !(event.start >= 0 && event.start <= event.end && event.end <= Double(hours)) {
                     recordError(LayoutError(subject: .itemSize(path), value: "day \(event.day), \(event.start)–\(event.end) h"))
                     event = CalendarEvent(day: 0, start: 0, end: 0)
                 }
                 sectionFrames.append(Rect(
-                    x: hourHeaderWidth + Double(event.day) * dayWidth,
-                    y: dayHeaderHeight + event.start * hourHeight,
+                    x: hourHeaderLength + Double(event.day) * dayWidth,
+                    y: dayHeaderLength + event.start * hourLength,
                     width: dayWidth,
-                    height: (event.end - event.start) * hourHeight
+                    height: (event.end - event.start) * hourLength
                 ))
                 byDay[event.day].append((section, item))
             }
@@ -121,7 +137,7 @@ open class CalendarLayout: CollectionViewLayout {
 
     /// The view's width, and the day headers plus every hour.
     open override var collectionViewContentSize: Size {
-        Size(width: width, height: dayHeaderHeight + hourHeight * Double(hoursPerDay))
+        Size(width: width, height: dayHeaderLength + hourLength * Double(hours))
     }
 
     // MARK: Queries
@@ -136,12 +152,12 @@ open class CalendarLayout: CollectionViewLayout {
         for day in 0..<byDay.count {
             if let header = dayHeader(day), header.frame.intersects(rect) { result.append(header) }
         }
-        for hour in 0..<hoursPerDay {
+        for hour in 0..<hours {
             if let header = hourHeader(hour), header.frame.intersects(rect) { result.append(header) }
         }
         var events: [LayoutAttributes] = []
         for day in 0..<byDay.count {
-            let columnX = hourHeaderWidth + Double(day) * dayWidth
+            let columnX = hourHeaderLength + Double(day) * dayWidth
             guard columnX < rect.maxX && columnX + dayWidth > rect.minX else { continue }
             // The first event of the day whose running bottom passes the top
             // of the rectangle; stop once events start below its bottom.
@@ -180,13 +196,13 @@ open class CalendarLayout: CollectionViewLayout {
 
     private func dayHeader(_ day: Int) -> LayoutAttributes? {
         guard (0..<byDay.count).contains(day) else { return nil }
-        let frame = Rect(x: hourHeaderWidth + Double(day) * dayWidth, y: 0, width: dayWidth, height: dayHeaderHeight)
+        let frame = Rect(x: hourHeaderLength + Double(day) * dayWidth, y: 0, width: dayWidth, height: dayHeaderLength)
         return .supplementaryView(ofKind: Self.dayHeaderKind, at: IndexPath(item: day, section: 0), frame: frame)
     }
 
     private func hourHeader(_ hour: Int) -> LayoutAttributes? {
-        guard (0..<hoursPerDay).contains(hour) else { return nil }
-        let frame = Rect(x: 0, y: dayHeaderHeight + Double(hour) * hourHeight, width: hourHeaderWidth, height: hourHeight)
+        guard (0..<hours).contains(hour) else { return nil }
+        let frame = Rect(x: 0, y: dayHeaderLength + Double(hour) * hourLength, width: hourHeaderLength, height: hourLength)
         return .supplementaryView(ofKind: Self.hourHeaderKind, at: IndexPath(item: hour, section: 0), frame: frame)
     }
 
