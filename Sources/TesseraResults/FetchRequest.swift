@@ -168,6 +168,10 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
     case database(SQLiteError)
     /// A row could not be made into a record.
     case decoding(key: String, message: String)
+    /// The fetch was cancelled before it finished: the task that ran it was
+    /// cancelled, or ``TesseraSQLite/Connection/interrupt()`` interrupted
+    /// it. The controller keeps the result it had.
+    case cancelled
 
     /// A sentence that says what to change.
     public var description: String {
@@ -182,6 +186,8 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
             return error.description
         case let .decoding(key, message):
             return "the row with key \(key) could not be decoded: \(message)"
+        case .cancelled:
+            return "the fetch was cancelled before it finished; the controller keeps its previous result"
         }
     }
 }
