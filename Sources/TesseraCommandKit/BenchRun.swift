@@ -59,12 +59,12 @@ public struct BenchRun: Sendable {
     ///
     /// - Throws: ``CommandError`` naming the bad option.
     public func validate() throws(CommandError) {
-        guard count >= 1 else { throw CommandError("--count \(count): must be at least 1", exitCode: 64) }
+        guard count >= 1 else { throw CommandError("--count \(count): must be at least 1", exitCode: CommandError.usageExitCode) }
         guard changesPercent.isFinite, changesPercent >= 0, changesPercent <= 100 else {
-            throw CommandError("--changes \(changesPercent)%: must be between 0% and 100%", exitCode: 64)
+            throw CommandError("--changes \(changesPercent)%: must be between 0% and 100%", exitCode: CommandError.usageExitCode)
         }
-        guard sections >= 1, sections <= count else { throw CommandError("--sections \(sections): must be between 1 and --count (\(count))", exitCode: 64) }
-        guard runs >= 1 else { throw CommandError("--runs \(runs): must be at least 1", exitCode: 64) }
+        guard sections >= 1, sections <= count else { throw CommandError("--sections \(sections): must be between 1 and --count (\(count))", exitCode: CommandError.usageExitCode) }
+        guard runs >= 1 else { throw CommandError("--runs \(runs): must be at least 1", exitCode: CommandError.usageExitCode) }
     }
 
     /// Runs the benchmark; `progress` gets the fraction done and what runs.

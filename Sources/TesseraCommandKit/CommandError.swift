@@ -16,11 +16,19 @@ public struct CommandError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// The exit statuses of `tessera` (README.md, "The `tessera` command",
+/// states the same table).
 extension CommandError {
-    /// The exit status of a database that another process keeps locked.
-    public static let lockedExitCode: Int32 = 3
-    /// The exit status of bad input: a file, its JSON, or a snapshot in it.
+    /// 1: a bad input file (missing, unreadable, empty, not JSON, not a
+    /// snapshot or plan, duplicate ids) or a file that cannot be written.
     public static let inputExitCode: Int32 = 1
-    /// The exit status of a database, table or column that does not exist.
+    /// 2: a database that does not exist or cannot be opened or read, or a
+    /// table or column it does not have (named by an option or `--where`).
     public static let databaseExitCode: Int32 = 2
+    /// 3: a database that another process keeps locked.
+    public static let lockedExitCode: Int32 = 3
+    /// 64: bad usage (`EX_USAGE`): an unknown subcommand or option, a
+    /// missing or out-of-range value, a `--where` SQLite cannot read or
+    /// whose placeholders do not match the `--arg` values.
+    public static let usageExitCode: Int32 = 64
 }

@@ -48,8 +48,13 @@ public struct DemoRun: Sendable {
     public var databasePath: String
     /// Where the page of every transaction's plan goes.
     public var htmlPath: String
-    /// How many photos to seed.
+    /// How many photos to seed, within ``photoCountRange``.
     public var photoCount: Int
+
+    /// The sizes of library the demo seeds: its script needs 2,000 photos;
+    /// a million, the most, takes about 40 seconds and 400 MB in a debug
+    /// build.
+    public static let photoCountRange = 2_000...1_000_000
 
     /// The default database: `tessera-demo/photos.sqlite` in the temporary
     /// folder.
@@ -87,13 +92,29 @@ public struct DemoRun: Sendable {
 
     struct RolledBack: Error {}
 
-    /// Runs the demo; `print` receives the report a line or block at a time.
+    /// Checks the options: the photo count is within ``photoCountRange``.
     ///
-    /// - Throws: ``CommandError`` when the database cannot be made, or when
-    ///   the controller reports something other than one report per commit.
-    public func run(print: (String) -> Void) throws(CommandError) {
+    /// - Throws: ``CommandError`` naming `--photos`.
+    public func validate() throws(CommandError) {
+        let range = Self.photoCountRange
+        guard range.contains(photoCount) else {
+            throw CommandError("--photos \(photoCount): the number of photos must be from \(range.lowerBound) to \(range.upperBound)", exitCode: CommandError.usageExitCode)
+        }
+    }
+
+    /// Runs the demo; `print` receives the report a line or block at a time,
+    /// and `seeding` the share of the library seeded so far, from 0 to 1, a
+    /// hundred times while it seeds.
+    ///
+    /// - Throws: ``CommandError`` for bad options, a page that cannot be
+    ///   written where asked (checked before any work), a database that
+    ///   cannot be made, or when the controller reports something other
+    ///   than one report per commit.
+    public func run(print: (String) -> Void, seeding: (Double) -> Void = { _ in }) throws(CommandError) {
+        try validate()
+        try InputFile.checkWritable(htmlPath)
         do {
-            try runThrowing(print: print)
+            try runThrowing(print: print, seeding: seeding)
         } catch let error as CommandError {
             throw error
         } catch {
@@ -101,7 +122,7 @@ public struct DemoRun: Sendable {
         }
     }
 
-    private func runThrowing(print: (String) -> Void) throws {
+    private func runThrowing(print: (String) -> Void, seeding: (Double) -> Void) throws {
         let folder = (databasePath as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         let reused = FileManager.default.fileExists(atPath: databasePath)
@@ -112,7 +133,7 @@ public struct DemoRun: Sendable {
             throw DatabaseErrors.opening(databasePath, error)
         }
         let start = ContinuousClock.now
-        try seed(connection)
+        try seed(connection, progress: seeding)
         print("Tessera demo")
         print("database: \(databasePath) (\(reused ? "reused" : "created"), seeded with \(photoCount) photos in \(Self.albums.count) albums in \(Format.duration(ContinuousClock.now - start)))")
 
@@ -175,7 +196,7 @@ public struct DemoRun: Sendable {
 
     /// Creates the schema and the library, replacing what a previous run
     /// left.
-    private func seed(_ connection: Connection) throws {
+    private func seed(_ connection: Connection, progress: (Double) -> Void) throws {
         var random = SplitMix64(seed: 2026)
         try connection.write { db in
             try db.execute("DROP TABLE IF EXISTS photo")
@@ -185,7 +206,9 @@ public struct DemoRun: Sendable {
             // 2015-01-01 … 2025-12-31, never twice the same second.
             let first: Int64 = 1_420_070_400
             let span: UInt64 = 11 * 365 * 86_400
+            let step = Int64(max(1, photoCount / 100))
             for id in 1...Int64(photoCount) {
+                if id % step == 0 || id == Int64(photoCount) { progress(Double(id) / Double(photoCount)) }
                 let album = Self.albums[Int(random.next() % UInt64(Self.albums.count))]
                 let title = Self.subjects[Int(random.next() % UInt64(Self.subjects.count))] + " " + Self.moments[Int(random.next() % UInt64(Self.moments.count))]
                 let taken = first + Int64(random.next() % span) / 16 * 16 + id % 16

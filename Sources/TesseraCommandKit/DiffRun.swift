@@ -94,21 +94,28 @@ public struct RenderRun: Sendable {
     public var planPath: String
     /// Where to write the page.
     public var htmlPath: String
-    /// The viewport, when known; otherwise guessed from the content size.
-    public var viewport: Size?
+    /// The viewport's width, when given; otherwise the content's width.
+    public var width: Double?
+    /// The viewport's height, when given; otherwise the content's height,
+    /// at most 844.
+    public var height: Double?
 
     /// Creates a run.
-    public init(planPath: String, htmlPath: String, viewport: Size? = nil) {
+    public init(planPath: String, htmlPath: String, width: Double? = nil, height: Double? = nil) {
         self.planPath = planPath
         self.htmlPath = htmlPath
-        self.viewport = viewport
+        self.width = width
+        self.height = height
     }
 
     /// Writes the page and returns what to print.
     ///
-    /// - Throws: ``CommandError`` for a missing file, invalid JSON (line and
-    ///   column) or JSON that is not a plan (with the path to the bad part).
+    /// - Throws: ``CommandError`` for a width or height out of range (as
+    ///   ``LayoutChoice/validate(width:height:)`` says), a missing file,
+    ///   invalid JSON (line and column), JSON that is not a plan (with the
+    ///   path to the bad part), or plans with nothing to draw.
     public func run() throws(CommandError) -> String {
+        try LayoutChoice.validate(width: width, height: height)
         let json = try InputFile.json(at: planPath)
         var entries: [PlanPage.Entry] = []
         func decodePlan(_ value: JSON, _ labels: JSON?, _ title: String) throws(CommandError) {
@@ -124,13 +131,22 @@ public struct RenderRun: Sendable {
             if case let .array(given)? = labels, given.count == names.count {
                 names = given.map { if case let .string(s) = $0 { s } else { $0.compactText } }
             }
-            entries.append(PlanPage.Entry(title: title, plan: plan, labels: names, viewport: viewport ?? PlanPage.viewport(guessedFrom: plan)))
+            let guessed = PlanPage.viewport(guessedFrom: plan)
+            let viewport = Size(width: width ?? guessed.width, height: height ?? guessed.height)
+            entries.append(PlanPage.Entry(title: title, plan: plan, labels: names, viewport: viewport))
         }
         switch json {
         case let .array(values):
             for (i, value) in values.enumerated() { try decodePlan(value["plan"] ?? value, value["labels"], "plan \(i + 1)") }
         default:
             if let plan = json["plan"] { try decodePlan(plan, json["labels"], planPath) } else { try decodePlan(json, nil, planPath) }
+        }
+        guard !entries.isEmpty else {
+            throw CommandError("\(planPath): no plan to draw (an empty array)", exitCode: CommandError.inputExitCode)
+        }
+        guard entries.contains(where: { !$0.plan.elements.isEmpty }) else {
+            let plans = entries.count == 1 ? "the plan is empty" : "its \(entries.count) plans are empty"
+            throw CommandError("\(planPath): \(plans): no element to draw", exitCode: CommandError.inputExitCode)
         }
         try InputFile.write(PlanPage.html(title: "tessera render: \(planPath)", entries: entries), to: htmlPath)
         return "wrote \(htmlPath): \(entries.count) plan\(entries.count == 1 ? "" : "s"), \(entries.map(\.plan.elements.count).reduce(0, +)) elements"

@@ -35,8 +35,18 @@ public struct LayoutChoice: Hashable, Sendable {
     ///
     /// - Throws: ``CommandError`` naming the bad dimension.
     public func validate() throws(CommandError) {
-        for (name, value) in [("width", width), ("height", height)] where !(value.isFinite && value > 0 && value <= Self.maximumSide) {
-            throw CommandError("--\(name) \(Format.number(value)): the viewport's \(name) must be a positive number up to \(Format.number(Self.maximumSide))", exitCode: 64)
+        try Self.validate(width: width, height: height)
+    }
+
+    /// Checks a viewport's sides as `--width` and `--height` give them
+    /// (`nil`: not given): each must be a positive number up to
+    /// ``maximumSide``. Every command that takes them checks them here.
+    ///
+    /// - Throws: ``CommandError`` naming the bad option and its value.
+    public static func validate(width: Double?, height: Double?) throws(CommandError) {
+        for (name, value) in [("width", width), ("height", height)] {
+            guard let value, !(value.isFinite && value > 0 && value <= maximumSide) else { continue }
+            throw CommandError("--\(name) \(Format.number(value)): the viewport's \(name) must be a positive number up to \(Format.number(maximumSide))", exitCode: CommandError.usageExitCode)
         }
     }
 

@@ -35,12 +35,13 @@ public struct WatchRun: Sendable {
     /// The column the rows are grouped into sections by, if any. It becomes
     /// the first sort key (ascending) unless it already is.
     public var section: String?
-    /// An SQL condition, with `?` parameters.
+    /// An SQL condition, with a `?` parameter for each argument.
     public var predicate: String?
-    /// The predicate's arguments: integers and reals when they read as
-    /// numbers, text otherwise.
+    /// The predicate's arguments, one for each of its parameters: integers
+    /// and reals when they read as numbers, text otherwise.
     public var arguments: [String]
-    /// The key column.
+    /// The key column: a unique column, or `rowid` (or `oid`, `_rowid_`)
+    /// for the row id of a table that has one.
     public var keyColumn: String
     /// The layout of the animation plans, if any.
     public var layout: LayoutChoice?
@@ -68,21 +69,25 @@ public struct WatchRun: Sendable {
         self.busyTimeout = busyTimeout
     }
 
-    /// Follows the database until `shouldStop` returns true (checked every
-    /// poll), printing a report per change with `print`.
+    /// Follows the database until `shouldStop` returns true, printing a
+    /// report per change with `print`. It returns without printing more
+    /// once `shouldStop` is true: it is checked between polls and, while a
+    /// fetch runs, by SQLite every thousand steps of its work, so a slow
+    /// query stops at once.
     ///
     /// - Throws: ``CommandError`` for a missing file, a file that is not a
-    ///   database, a table or column that does not exist, SQL SQLite
-    ///   refuses, or a database locked past the busy timeout.
+    ///   database, a table or column that does not exist, a `--where`
+    ///   SQLite refuses or whose placeholders do not match the arguments,
+    ///   or a database locked past the busy timeout.
     public func run(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
         let path = databasePath
+        try layout?.validate()
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CommandError("\(path): no such database file", exitCode: CommandError.inputExitCode)
+            throw CommandError("\(path): no such database file", exitCode: CommandError.databaseExitCode)
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw CommandError("\(path): cannot be read (permission denied)", exitCode: CommandError.inputExitCode)
+            throw CommandError("\(path): cannot be read: permission denied", exitCode: CommandError.databaseExitCode)
         }
-        try layout?.validate()
         let connection: Connection
         do {
             connection = try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout, journalModeWAL: false)
@@ -93,10 +98,14 @@ public struct WatchRun: Sendable {
         let controller: FetchedResultsController<WatchedRow>
         do {
             controller = try FetchedResultsController<WatchedRow>(connection: connection, request: request)
-            try controller.performFetch()
         } catch {
             throw resultsError(error)
         }
+        let fetched = try stoppable(connection, shouldStop) { () throws(ResultsError) -> Bool in
+            try controller.performFetch()
+            return true
+        }
+        guard fetched != nil else { return }
         let collector = ReportCollector<WatchedRow>()
         controller.delegate = collector
 
@@ -124,12 +133,8 @@ public struct WatchRun: Sendable {
             collector.reports.removeAll()
             // Another process committed when `PRAGMA data_version` moved;
             // the controller then re-fetches and reports the difference.
-            let moved: Bool
-            do {
-                moved = try controller.checkForExternalChanges()
-            } catch {
-                throw resultsError(error)
-            }
+            let moved = try stoppable(connection, shouldStop) { () throws(ResultsError) in try controller.checkForExternalChanges() }
+            guard let moved else { return }
             guard moved else { continue }
             let current = try dataVersion(connection)
             for report in collector.reports {
@@ -161,6 +166,19 @@ public struct WatchRun: Sendable {
         }
     }
 
+    /// Runs `body` (a fetch of the controller) so that its statements stop
+    /// as soon as `shouldStop` returns true: `nil` when they stopped.
+    private func stoppable<T>(_ connection: Connection, _ shouldStop: () -> Bool, _ body: () throws(ResultsError) -> T) throws(CommandError) -> T? {
+        do throws(ResultsError) {
+            return try connection.withDatabase { db throws(ResultsError) in
+                try db.interrupting(when: shouldStop) { _ throws(ResultsError) in try body() }
+            }
+        } catch {
+            if shouldStop() { return nil }
+            throw resultsError(error)
+        }
+    }
+
     private func dataVersion(_ connection: Connection) throws(CommandError) -> Int64 {
         do {
             return try connection.withDatabase { db throws(SQLiteError) in try db.dataVersion() }
@@ -171,6 +189,9 @@ public struct WatchRun: Sendable {
     }
 
     private func resultsError(_ error: ResultsError) -> CommandError {
+        if case let .invalidSQL(part, sql, problem) = error, part == "predicate" {
+            return CommandError("--where \"\(sql)\" is refused: \(problem)", exitCode: CommandError.usageExitCode)
+        }
         if case let .database(sqlite) = error {
             if DatabaseErrors.isLocked(sqlite) { return DatabaseErrors.locked(databasePath) }
             return CommandError("\(databasePath): \(sqlite.message)", exitCode: CommandError.databaseExitCode)
@@ -182,6 +203,7 @@ public struct WatchRun: Sendable {
     func makeRequest(_ connection: Connection) throws(CommandError) -> FetchRequest {
         let path = databasePath
         let columns: [String]
+        let hasRowID: Bool
         do {
             let found = try connection.withDatabase { db throws(SQLiteError) in
                 try db.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [.text(table)])
@@ -195,6 +217,8 @@ public struct WatchRun: Sendable {
             columns = try connection.withDatabase { db throws(SQLiteError) in
                 try db.rows("SELECT name FROM pragma_table_info(?)", [.text(table)])
             }.compactMap { $0.first?.string }
+            // Views and WITHOUT ROWID tables have none.
+            hasRowID = (try? connection.withDatabase { db throws(SQLiteError) in try db.prepare("SELECT rowid FROM \(quoted(table))") }) != nil
         } catch let error as CommandError {
             throw error
         } catch let error as SQLiteError {
@@ -204,24 +228,24 @@ public struct WatchRun: Sendable {
             throw CommandError("\(path): \(error)", exitCode: CommandError.databaseExitCode)
         }
         func column(_ name: String, _ option: String) throws(CommandError) -> String {
-            guard let match = columns.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else {
-                throw CommandError("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", ")))", exitCode: CommandError.databaseExitCode)
-            }
-            return match
+            if let match = columns.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { return match }
+            if hasRowID, Self.rowIDNames.contains(name.lowercased()) { return name }
+            let hint = option == "--key" && hasRowID ? "; --key rowid keys rows by their row id" : ""
+            throw CommandError("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", "))\(hint))", exitCode: CommandError.databaseExitCode)
         }
         let key = try column(keyColumn, "--key")
         var keys: [SortKey] = []
         for spec in sortKeys {
             let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard (1...2).contains(words.count) else {
-                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: 64)
+                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
             }
             var ascending = true
             if words.count == 2 {
                 switch words[1].lowercased() {
                 case "asc": ascending = true
                 case "desc": ascending = false
-                default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: 64)
+                default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: CommandError.usageExitCode)
                 }
             }
             keys.append(SortKey(quoted(try column(words[0], "--sort")), ascending: ascending))
@@ -237,12 +261,54 @@ public struct WatchRun: Sendable {
             if let real = Double(text), real.isFinite { return .real(real) }
             return .text(text)
         }
+        let query = "SELECT \(quoted(key)) AS tessera_watch_key, * FROM \(quoted(table))"
+        try checkPredicate(over: query, connection)
         return FetchRequest(
-            query: "SELECT \(quoted(key)) AS tessera_watch_key, * FROM \(quoted(table))",
-            keyColumn: "tessera_watch_key", predicate: predicate, arguments: arguments,
+            query: query, keyColumn: "tessera_watch_key", predicate: predicate, arguments: arguments,
             sortKeys: keys, sectionKey: sectionKey
         )
     }
+
+    /// The names SQLite gives a table's row id.
+    static let rowIDNames: Set<String> = ["rowid", "oid", "_rowid_"]
+
+    /// Checks that SQLite reads the predicate over `query`, and that it has
+    /// a parameter for each argument.
+    ///
+    /// - Throws: ``CommandError`` naming `--where` and the predicate: with
+    ///   SQLite's message (status 2 for a table or column that does not
+    ///   exist, 64 for anything else), or with both counts (64).
+    private func checkPredicate(over query: String, _ connection: Connection) throws(CommandError) {
+        guard let predicate else {
+            guard arguments.isEmpty else {
+                throw CommandError("--arg: \(Self.count(arguments.count, "value")) but no --where with ? placeholders to bind \(arguments.count == 1 ? "it" : "them") to", exitCode: CommandError.usageExitCode)
+            }
+            return
+        }
+        // The rule the controller applies: the predicate stays one condition.
+        if let problem = SQLFragment.problem(in: predicate, as: .condition) {
+            throw CommandError("--where \"\(predicate)\" is refused: \(problem)", exitCode: CommandError.usageExitCode)
+        }
+        let placeholders: Int
+        do {
+            placeholders = try connection.withDatabase { db throws(SQLiteError) in
+                try db.prepare("SELECT * FROM (\(query)) WHERE (\(SQLFragment.spliced(predicate)))").parameterCount
+            }
+        } catch {
+            if DatabaseErrors.isLocked(error) { throw DatabaseErrors.locked(databasePath) }
+            let missing = error.message.hasPrefix("no such column") || error.message.hasPrefix("no such table")
+            throw CommandError("--where \"\(predicate)\": \(error.message)", exitCode: missing ? CommandError.databaseExitCode : CommandError.usageExitCode)
+        }
+        guard placeholders == arguments.count else {
+            throw CommandError(
+                "--where \"\(predicate)\" has \(Self.count(placeholders, "? placeholder")) but \(Self.count(arguments.count, "--arg value")) \(arguments.count == 1 ? "was" : "were") given",
+                exitCode: CommandError.usageExitCode
+            )
+        }
+    }
+
+    /// `1 value`, `2 values`.
+    private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     private func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

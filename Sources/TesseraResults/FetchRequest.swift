@@ -215,6 +215,10 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// statement, a parenthesis it did not open, a comment or quote left
     /// open).
     case invalidSQL(part: String, sql: String, problem: String)
+    /// The fetch was cancelled before it finished: the task that ran it was
+    /// cancelled, or ``TesseraSQLite/Connection/interrupt()`` interrupted
+    /// it. The controller keeps the result it had.
+    case cancelled
 
     /// A sentence that says what to change.
     public var description: String {
@@ -231,6 +235,8 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the row with key \(key) could not be decoded: \(message)"
         case let .invalidSQL(part, sql, problem):
             return "the \(part) \"\(sql)\" is refused: \(problem)"
+        case .cancelled:
+            return "the fetch was cancelled before it finished; the controller keeps its previous result"
         }
     }
 }

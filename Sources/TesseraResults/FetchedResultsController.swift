@@ -235,12 +235,19 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
 
     /// Fetches the result and starts following commits.
     ///
+    /// Cancellable: when the task that calls it is cancelled (before or
+    /// while it runs), or another thread calls the connection's
+    /// ``TesseraSQLite/Connection/interrupt()`` while it runs, it throws
+    /// ``ResultsError/cancelled`` and the controller keeps the result it
+    /// had.
+    ///
     /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
-    ///   or column), duplicate keys, or records that fail to decode.
+    ///   or column), duplicate keys, or records that fail to decode;
+    ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*n* log *n*) for SQLite's sort of *n* rows, plus
     ///   O(*n*) to read them.
     public func performFetch() throws(ResultsError) {
-        try connection.withDatabase { db throws(ResultsError) in
+        try connection.cancellableFetch { db throws(ResultsError) in
             let fetched = try fetch(request, in: db)
             install(fetched, in: db)
             db.add(transactionObserver: self)
@@ -248,24 +255,26 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     }
 
     /// Fetches again and reports what changed (for changes the controller
-    /// could not see, such as a file replaced under it).
+    /// could not see, such as a file replaced under it). Cancellable as
+    /// ``performFetch()`` is.
     ///
     /// - Throws: ``ResultsError``.
     /// - Complexity: O(*n* log *n*).
     public func refresh() throws(ResultsError) {
-        try connection.withDatabase { db throws(ResultsError) in try refetchAndReport(in: db) }
+        try connection.cancellableFetch { db throws(ResultsError) in try refetchAndReport(in: db) }
         lastError = nil
     }
 
     /// Re-fetches and reports if another connection or process committed
     /// since the result was last brought up to date (`PRAGMA
-    /// data_version` moved).
+    /// data_version` moved). Its re-fetch is cancellable as
+    /// ``performFetch()`` is.
     ///
     /// - Returns: Whether the data version had moved.
     /// - Throws: ``ResultsError``.
     @discardableResult
     public func checkForExternalChanges() throws(ResultsError) -> Bool {
-        let moved = try connection.withDatabase { db throws(ResultsError) -> Bool in
+        let moved = try connection.cancellableFetch { db throws(ResultsError) -> Bool in
             let version: Int64
             do throws(SQLiteError) { version = try db.dataVersion() } catch { throw .database(error) }
             guard version != dataVersion else { return false }

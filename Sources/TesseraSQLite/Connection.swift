@@ -21,7 +21,10 @@ import Darwin
 /// let count = try connection.read { db in try db.rows("SELECT count(*) FROM photo")[0][0] }
 /// ```
 public final class Connection: @unchecked Sendable {
-    // Every access to `database` happens with `lock` held.
+    // Every access to `database` happens with `lock` held, except that
+    // ``interrupt()`` reads its constant handle without it: SQLite allows
+    // `sqlite3_interrupt` from any thread while the connection is open, and
+    // it stays open as long as this object lives.
     private let database: Database
     private let lock = _Lock()
     /// The path it was opened with (`:memory:` for an in-memory database).
@@ -89,6 +92,28 @@ public final class Connection: @unchecked Sendable {
     ///   busy timeout).
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// Interrupts the statements the connection is running now, from any
+    /// thread: each stops at its next step and throws an ``SQLiteError``
+    /// whose ``SQLiteError/isInterrupted`` is true (`SQLITE_INTERRUPT`). An
+    /// interrupted INSERT, UPDATE or DELETE inside a transaction rolls the
+    /// whole transaction back (SQLite's rule).
+    ///
+    /// ```swift
+    /// // One thread:
+    /// let rows = try connection.read { db in try db.rows(slowQuery) }   // throws, isInterrupted
+    /// // Another, meanwhile:
+    /// connection.interrupt()
+    /// ```
+    ///
+    /// It does not wait for the connection's lock, and it affects only
+    /// the statements running when it is called: with none running, it does
+    /// nothing, and later statements run normally. To stop work that may
+    /// not have started yet, use ``Database/interrupting(when:_:)``, which
+    /// checks a condition while the statements run.
+    public func interrupt() {
+        sqlite3_interrupt(database.handle)
     }
 
     private func transaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {

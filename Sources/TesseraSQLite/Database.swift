@@ -6,6 +6,9 @@ import CSQLite
 /// connection serializes them).
 public final class Database {
     let handle: OpaquePointer
+    /// The conditions of the ``interrupting(when:_:)`` calls under way,
+    /// innermost last.
+    var interruptConditions: [() -> Bool] = []
 
     /// How a row changed, as SQLite's update hooks report it.
     public enum Change: Hashable, Sendable {

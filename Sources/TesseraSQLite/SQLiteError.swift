@@ -1,3 +1,5 @@
+import CSQLite
+
 /// An error from SQLite, or from Tessera's use of it, with SQLite's code,
 /// its message and the SQL that failed.
 public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -18,6 +20,11 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
         self.sql = sql
     }
+
+    /// Whether the statement was interrupted (`SQLITE_INTERRUPT`, message
+    /// "interrupted") by ``Connection/interrupt()`` or a condition of
+    /// ``Database/interrupting(when:_:)``, rather than failing.
+    public var isInterrupted: Bool { code == SQLITE_INTERRUPT }
 
     /// `SQLite error 1: no such table: photo (in "SELECT * FROM photo")`.
     public var description: String {

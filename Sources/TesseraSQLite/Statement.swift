@@ -84,6 +84,11 @@ public final class Statement {
         return tables
     }
 
+    /// The number of parameters the statement takes: its `?` placeholders,
+    /// or the largest index of its numbered (`?NNN`) and named ones
+    /// (`sqlite3_bind_parameter_count`).
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
     /// Binds a value to a parameter by its 1-based index.
     ///
     /// - Throws: ``SQLiteError`` when the index is out of range.

@@ -10,20 +10,72 @@ struct Tessera: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Lists backed by SQLite: follow a database, diff snapshots, and watch animation plans.",
-        discussion: "With no subcommand, runs `demo`.",
+        discussion: """
+        With no subcommand, runs `demo`.
+
+        An error is one line on standard error, "tessera: error: …", and the exit status says what kind: \
+        1 a bad input file (missing, unreadable, empty, not JSON, not a snapshot or plan, duplicate ids) \
+        or a file that cannot be written; \
+        2 a database that does not exist or cannot be opened, or a table or column it does not have; \
+        3 a database another process keeps locked; \
+        64 bad usage (an unknown subcommand or option, a missing or out-of-range value, \
+        a --where SQLite cannot read or whose ? placeholders do not match the --arg values). \
+        watch stopped by Ctrl-C or SIGTERM exits with 0.
+        """,
         subcommands: [Demo.self, Watch.self, Diff.self, Render.self, Bench.self],
         defaultSubcommand: Demo.self
     )
-}
 
-/// Runs a command's work: a ``CommandError`` becomes one line on standard
-/// error and its exit status, never a stack trace.
-func running(_ body: () throws(CommandError) -> Void) throws(ExitCode) {
-    do {
-        try body()
-    } catch {
-        FileHandle.standardError.write(Data("tessera: error: \(error.message)\n".utf8))
-        throw ExitCode(error.exitCode)
+    /// Parses the arguments and runs the subcommand. Every error, the
+    /// parser's included, is one line on standard error,
+    /// `tessera: error: …`, and leaves with the status of its kind
+    /// (``CommandError``'s statuses; 64 for the parser's).
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            try checkSubcommands(arguments)
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch let error as CommandError {
+            fail(error.message, status: error.exitCode)
+        } catch {
+            let status = exitCode(for: error)
+            // Help and version requests print to standard output and succeed.
+            guard status != .success else { exit(withError: error) }
+            fail(sentence(message(for: error)), status: status.rawValue)
+        }
+    }
+
+    /// Fails for a word in the place of a subcommand that is none of them
+    /// (the default subcommand, `demo`, takes no arguments, so the parser
+    /// would only call it unexpected).
+    static func checkSubcommands(_ arguments: [String]) throws {
+        var subcommands = configuration.subcommands
+        var path = "tessera"
+        for argument in arguments where !argument.hasPrefix("-") {
+            guard !subcommands.isEmpty, argument != "help" else { return }
+            let names = subcommands.map { $0._commandName }
+            guard let index = names.firstIndex(of: argument) else {
+                throw CommandError("\(path) does not know '\(argument)': its subcommands are \(names.joined(separator: ", "))", exitCode: CommandError.usageExitCode)
+            }
+            subcommands = subcommands[index].configuration.subcommands
+            path += " " + argument
+        }
+    }
+
+    /// The parser's message as one line that starts in lower case, like
+    /// the commands' own.
+    static func sentence(_ message: String) -> String {
+        let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        guard let first = line.first, let second = line.dropFirst().first, first.isUppercase, second.isLowercase else { return line }
+        return first.lowercased() + line.dropFirst()
+    }
+
+    /// Prints `tessera: error: <message>` on standard error and exits.
+    static func fail(_ message: String, status: Int32) -> Never {
+        fflush(nil)
+        FileHandle.standardError.write(Data("tessera: error: \(message)\n".utf8))
+        Foundation.exit(status)
     }
 }
 
@@ -38,29 +90,49 @@ struct LayoutOptions: ParsableArguments {
     @Option(help: "Lay the list out: flow (a grid of 96-point squares), list (44-point rows) or column (two columns).")
     var layout: LayoutChoice.Kind?
 
-    @Option(help: "The viewport's width, in points.")
+    @Option(parsing: .unconditional, help: "The viewport's width, in points, up to 100000.")
     var width: Double = 390
 
-    @Option(help: "The viewport's height, in points.")
+    @Option(parsing: .unconditional, help: "The viewport's height, in points, up to 100000.")
     var height: Double = 844
 
-    func choice() -> LayoutChoice? {
-        layout.map { LayoutChoice(kind: $0, width: width, height: height) }
+    /// The layout asked for (or `fallback`, when given), with the viewport;
+    /// `nil` for none.
+    ///
+    /// - Throws: ``CommandError`` for a width or height out of range, checked
+    ///   whether or not a layout is asked for.
+    func choice(or fallback: LayoutChoice.Kind? = nil) throws(CommandError) -> LayoutChoice? {
+        try LayoutChoice.validate(width: width, height: height)
+        return (layout ?? fallback).map { LayoutChoice(kind: $0, width: width, height: height) }
     }
 }
 
 extension LayoutChoice.Kind: ExpressibleByArgument {}
 
-extension MoveAndUpdatePolicy: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch argument {
-        case "delete-insert", "deleteAndInsert": self = .deleteAndInsert
-        case "move-then-reload", "moveThenReload": self = .moveThenReload
-        default: return nil
+/// `--policy`: a `MoveAndUpdatePolicy` as the command spells it, so that
+/// help lists, and shows as the default, spellings it accepts.
+enum PolicyOption: String, CaseIterable, ExpressibleByArgument {
+    case deleteInsert = "delete-insert"
+    case moveThenReload = "move-then-reload"
+
+    /// The listed spellings, and the policies' own names, which the output
+    /// shows (`deleteAndInsert`, `moveThenReload`).
+    init?(argument: String) {
+        if let option = PolicyOption(rawValue: argument) {
+            self = option
+        } else if let policy = MoveAndUpdatePolicy(rawValue: argument) {
+            self = policy == .deleteAndInsert ? .deleteInsert : .moveThenReload
+        } else {
+            return nil
         }
     }
 
-    public static var allValueStrings: [String] { ["delete-insert", "move-then-reload"] }
+    var policy: MoveAndUpdatePolicy {
+        switch self {
+        case .deleteInsert: .deleteAndInsert
+        case .moveThenReload: .moveThenReload
+        }
+    }
 }
 
 struct Demo: ParsableCommand {
@@ -74,17 +146,19 @@ struct Demo: ParsableCommand {
     @Option(help: "Where to write the page of animation plans.")
     var html: String = "tessera-demo.html"
 
-    @Option(help: "How many photos to seed.")
+    @Option(parsing: .unconditional, help: "How many photos to seed, from \(DemoRun.photoCountRange.lowerBound) to \(DemoRun.photoCountRange.upperBound).")
     var photos: Int = 10_000
 
-    func validate() throws {
-        guard photos >= 2000 else { throw ValidationError("--photos \(photos): the demo's script needs at least 2000 photos") }
-    }
-
     func run() throws {
-        try running { () throws(CommandError) in
-            try DemoRun(databasePath: database, htmlPath: html, photoCount: photos).run(print: emit)
-        }
+        // Seeding shows its progress on a terminal; into a pipe or a file
+        // the output stays as it was.
+        let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+        try DemoRun(databasePath: database, htmlPath: html, photoCount: photos).run(print: { line in
+            bar?.clear()
+            emit(line)
+        }, seeding: { fraction in
+            bar?.show(fraction, "seeding photos")
+        })
     }
 }
 
@@ -107,8 +181,8 @@ struct Diff: ParsableCommand {
     @Flag(help: "Print staged batches (each valid against the state the previous one leaves) instead of one batch.")
     var staged = false
 
-    @Option(help: "What one batch does with an element that moves and changes: delete-insert or move-then-reload.")
-    var policy: MoveAndUpdatePolicy = .moveThenReload
+    @Option(help: "What one batch does with an element that moves and changes (deleteAndInsert and moveThenReload, as the output names them, work too).")
+    var policy: PolicyOption = .moveThenReload
 
     @OptionGroup var layout: LayoutOptions
 
@@ -119,10 +193,9 @@ struct Diff: ParsableCommand {
     var json = false
 
     func run() throws {
-        try running { () throws(CommandError) in
-            let run = DiffRun(oldPath: old, newPath: new, staged: staged, policy: policy, layout: layout.choice(), htmlPath: html, json: json)
-            emit(try run.run())
-        }
+        let choice = try layout.choice(or: html == nil ? nil : .flow)
+        let run = DiffRun(oldPath: old, newPath: new, staged: staged, policy: policy.policy, layout: choice, htmlPath: html, json: json)
+        emit(try run.run())
     }
 }
 
@@ -137,28 +210,24 @@ struct Render: ParsableCommand {
     @Option(help: "Where to write the page.")
     var html: String
 
-    @Option(help: "The viewport's width (default: the content's width).")
+    @Option(parsing: .unconditional, help: "The viewport's width, in points, up to 100000 (default: the content's width).")
     var width: Double?
 
-    @Option(help: "The viewport's height (default: the content's height, at most 844).")
+    @Option(parsing: .unconditional, help: "The viewport's height, in points, up to 100000 (default: the content's height, at most 844).")
     var height: Double?
 
     func run() throws {
-        try running { () throws(CommandError) in
-            var viewport: LayoutChoice?
-            if let width, let height {
-                viewport = LayoutChoice(kind: .flow, width: width, height: height)
-                try viewport?.validate()
-            }
-            emit(try RenderRun(planPath: plan, htmlPath: html, viewport: viewport?.size).run())
-        }
+        emit(try RenderRun(planPath: plan, htmlPath: html, width: width, height: height).run())
     }
 }
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Follow a database that other processes write: one report per commit that changes the result.",
-        discussion: "Polls PRAGMA data_version every 100 ms and re-fetches when another connection commits. Ctrl-C exits cleanly."
+        discussion: """
+        Polls PRAGMA data_version every 100 ms and re-fetches when another connection commits. \
+        Ctrl-C (or SIGTERM) stops it at once, during a fetch too, with status 0.
+        """
     )
 
     @Argument(help: "The SQLite database file.")
@@ -173,13 +242,13 @@ struct Watch: ParsableCommand {
     @Option(help: "The column rows are grouped into sections by (it becomes the first sort key).")
     var section: String?
 
-    @Option(name: .customLong("where"), help: "An SQL condition with ? parameters.")
+    @Option(name: .customLong("where"), help: "An SQL condition, with a ? for each --arg.")
     var predicate: String?
 
-    @Option(help: "A value for the condition's next ?; repeat for more (numbers bind as numbers, anything else as text).")
+    @Option(parsing: .unconditionalSingleValue, help: "A value for the condition's next ?; repeat for more (numbers bind as numbers, anything else as text).")
     var arg: [String] = []
 
-    @Option(help: "The key column.")
+    @Option(help: "The key column: unique in the table, or rowid for the row id of a table without one.")
     var key: String = "id"
 
     @OptionGroup var layout: LayoutOptions
@@ -187,7 +256,7 @@ struct Watch: ParsableCommand {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
-    @Option(help: "Seconds to wait for another process's lock before giving up.")
+    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up.")
     var busyTimeout: Double = 1
 
     func run() throws {
@@ -200,18 +269,18 @@ struct Watch: ParsableCommand {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
-        try running { () throws(CommandError) in
-            let run = WatchRun(
-                databasePath: database, table: table, sortKeys: sort, section: section, predicate: predicate,
-                arguments: arg, keyColumn: key, layout: layout.choice(), json: json, busyTimeout: busyTimeout
-            )
-            try run.run(print: emit, shouldStop: { interrupted.load(ordering: .relaxed) })
-        }
+        let run = WatchRun(
+            databasePath: database, table: table, sortKeys: sort, section: section, predicate: predicate,
+            arguments: arg, keyColumn: key, layout: try layout.choice(), json: json, busyTimeout: busyTimeout
+        )
+        // SQLite checks the flag while a fetch runs, so even a slow query
+        // stops at once.
+        try run.run(print: emit, shouldStop: { interrupted.load(ordering: .relaxed) })
         if !json { FileHandle.standardError.write(Data("tessera: stopped watching \(table)\n".utf8)) }
     }
 }
 
-/// Set by SIGINT and SIGTERM: `watch` stops at its next poll.
+/// Set by SIGINT and SIGTERM: `watch` stops at once.
 let interrupted = Atomic<Bool>(false)
 
 struct Bench: ParsableCommand {
@@ -227,43 +296,41 @@ struct BenchDiff: ParsableCommand {
         abstract: "Generate two lists, diff them with each method, and print the medians and ratios."
     )
 
-    @Option(help: "Elements in the old list.")
+    @Option(parsing: .unconditional, help: "Elements in the old list.")
     var count: Int = 10_000
 
-    @Option(help: "The share of elements changed, as 10% or 10 (split evenly into deletes, inserts, moves and updates).")
+    @Option(parsing: .unconditional, help: "The share of elements changed, as 10% or 10 (split evenly into deletes, inserts, moves and updates).")
     var changes: String = "10%"
 
-    @Option(help: "The kind of ids: int or uuid.")
+    @Option(help: "The kind of ids.")
     var ids: BenchRun.IDKind = .int
 
-    @Option(help: "The number of sections (1: a flat list).")
+    @Option(parsing: .unconditional, help: "The number of sections (1: a flat list).")
     var sections: Int = 1
 
-    @Option(help: "The generator's seed: the same seed gives the same data.")
+    @Option(parsing: .unconditional, help: "The generator's seed: the same seed gives the same data.")
     var seed: UInt64 = 1
 
-    @Option(help: "Runs per method; the median is reported.")
+    @Option(parsing: .unconditional, help: "Runs per method; the median is reported.")
     var runs: Int = 7
 
-    @Option(help: "Leave Swift's difference(from:) out above this many elements.")
+    @Option(parsing: .unconditional, help: "Leave Swift's difference(from:) out above this many elements.")
     var swiftLimit: Int = 20_000
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
     func run() throws {
-        try running { () throws(CommandError) in
-            let text = changes.hasSuffix("%") ? String(changes.dropLast()) : changes
-            guard let percent = Double(text) else {
-                throw CommandError("--changes \(changes): expected a percentage such as 10%", exitCode: 64)
-            }
-            let run = BenchRun(count: count, changesPercent: percent, ids: ids, sections: sections, seed: seed,
-                               runs: runs, swiftLimit: swiftLimit, json: json)
-            let bar = ProgressBar()
-            let output = try run.run(progress: bar.show)
-            bar.finish()
-            emit(output)
+        let text = changes.hasSuffix("%") ? String(changes.dropLast()) : changes
+        guard let percent = Double(text) else {
+            throw CommandError("--changes \(changes): expected a percentage such as 10%", exitCode: CommandError.usageExitCode)
         }
+        let run = BenchRun(count: count, changesPercent: percent, ids: ids, sections: sections, seed: seed,
+                           runs: runs, swiftLimit: swiftLimit, json: json)
+        let bar = ProgressBar()
+        let output = try run.run(progress: bar.show)
+        bar.finish()
+        emit(output)
     }
 }
 
@@ -286,5 +353,12 @@ final class ProgressBar {
 
     func finish() {
         FileHandle.standardError.write(Data("\n".utf8))
+    }
+
+    /// Erases the bar, if drawn, so that the next line starts clean.
+    func clear() {
+        guard lastDrawn >= 0 else { return }
+        lastDrawn = -1
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

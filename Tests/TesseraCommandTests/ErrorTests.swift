@@ -43,7 +43,7 @@ struct ErrorTests {
         let file = folder.appendingPathComponent("secret.json")
         try "[]".write(to: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: file.path)
-        try expectError(["diff", "secret.json", "secret.json"], in: folder, message: "secret.json: cannot be read (permission denied?)", status: 1)
+        try expectError(["diff", "secret.json", "secret.json"], in: folder, message: "secret.json: cannot be read: permission denied", status: 1)
     }
 
     @Test("invalid JSON gives the file, the line and the column")
@@ -69,18 +69,18 @@ struct ErrorTests {
                         message: "photos-old.json: not an animation plan: top level: missing \"elements\"", status: 1)
     }
 
-    @Test("a missing database, table or column is named")
+    @Test("a missing database, table or column is named, with status 2")
     func missingTableOrColumn() throws {
         let (folder, path) = try makeDatabase()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try expectError(["watch", "nope.sqlite", "--table", "photo"], in: folder, message: "nope.sqlite: no such database file", status: 1)
+        try expectError(["watch", "nope.sqlite", "--table", "photo"], in: folder, message: "nope.sqlite: no such database file", status: 2)
         try expectError(["watch", path, "--table", "photos"], message: "no such table: photos in \(path) (it has: photo)", status: 2)
         try expectError(["watch", path, "--table", "photo", "--sort", "date desc"],
                         message: "--sort: no such column: date in table photo (its columns: id, album, title, taken)", status: 2)
         try expectError(["watch", path, "--table", "photo", "--section", "folder"],
                         message: "--section: no such column: folder in table photo (its columns: id, album, title, taken)", status: 2)
         try expectError(["watch", path, "--table", "photo", "--where", "rating > ?", "--arg", "3"],
-                        message: "\(path): no such column: rating", status: 2)
+                        message: "--where \"rating > ?\": no such column: rating", status: 2)
         let text = folder.appendingPathComponent("notes.txt")
         try String(repeating: "not a database ", count: 100).write(to: text, atomically: true, encoding: .utf8)
         try expectError(["watch", text.path, "--table", "photo"], message: "\(text.path): not an SQLite database", status: 2)
@@ -108,5 +108,135 @@ struct ErrorTests {
                         message: "--width 1e+19: the viewport's width must be a positive number up to 100000", status: 64)
         try expectError(["diff", "photos-old.json", "photos-new.json", "--layout", "flow", "--height", "0"],
                         message: "--height 0: the viewport's height must be a positive number up to 100000", status: 64)
+    }
+
+    /// Runs a command that must fail with a usage error: status 64, one
+    /// line on standard error that starts `tessera: error: ` and holds each
+    /// of `fragments`, nothing on standard output.
+    func expectUsageError(_ arguments: [String], containing fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try Tool.run(arguments, in: Self.diffFolder, timeout: 60)
+        let context = "tessera \(arguments.joined(separator: " ")): \(result.stderr)"
+        #expect(result.status == 64, "\(context)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasPrefix("tessera: error: "), "\(context)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasSuffix("\n") && result.stderr.dropLast().split(separator: "\n").count == 1, "\(context)", sourceLocation: sourceLocation)
+        for fragment in fragments {
+            #expect(result.stderr.contains(fragment), "\(context) lacks \(fragment)", sourceLocation: sourceLocation)
+        }
+        #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test("negative numbers are read as numbers and rejected with their range")
+    func negativeNumbers() throws {
+        try expectError(["demo", "--photos", "-5"], message: "--photos -5: the number of photos must be from 2000 to 1000000", status: 64)
+        try expectError(["demo", "--photos", "1000001"], message: "--photos 1000001: the number of photos must be from 2000 to 1000000", status: 64)
+        try expectError(["diff", "photos-old.json", "photos-new.json", "--width", "-1"],
+                        message: "--width -1: the viewport's width must be a positive number up to 100000", status: 64)
+        try expectError(["diff", "photos-old.json", "photos-new.json", "--layout", "list", "--height", "-20"],
+                        message: "--height -20: the viewport's height must be a positive number up to 100000", status: 64)
+        try expectError(["bench", "diff", "--count", "-5"], message: "--count -5: must be at least 1", status: 64)
+    }
+
+    @Test("the parser's errors are one line that starts with tessera: error:, status 64")
+    func parserErrorsAreOneLine() throws {
+        try expectError(["diff", "photos-old.json"], message: "missing expected argument '<new>'", status: 64)
+        try expectError(["demo", "--photos"], message: "missing value for '--photos <photos>'", status: 64)
+        try expectError(["watch", "photos.sqlite"], message: "missing expected argument '--table <table>'", status: 64)
+        try expectUsageError(["diff", "photos-old.json", "photos-new.json", "--frob"], containing: ["unknown option '--frob'"])
+        try expectUsageError(["demo", "--photos", "many"], containing: ["'many'", "--photos"])
+        try expectUsageError(["diff", "photos-old.json", "photos-new.json", "--policy", "sideways"],
+                             containing: ["'sideways'", "--policy", "'delete-insert'", "'move-then-reload'"])
+    }
+
+    @Test("an unknown subcommand is named as unknown")
+    func unknownSubcommand() throws {
+        try expectError(["bogus"], message: "tessera does not know 'bogus': its subcommands are demo, watch, diff, render, bench", status: 64)
+        try expectError(["bench", "bogus"], message: "tessera bench does not know 'bogus': its subcommands are diff", status: 64)
+    }
+
+    @Test("--where is checked against the table: a bad one names the option and the predicate, not the file")
+    func badPredicate() throws {
+        let (folder, path) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try expectError(["watch", path, "--table", "photo", "--where", "taken >"],
+                        message: "--where \"taken >\": near \")\": syntax error", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--where", "taken > ? AND", "--arg", "1"],
+                        message: "--where \"taken > ? AND\": near \")\": syntax error", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--where", "album IN (SELECT name FROM albums)"],
+                        message: "--where \"album IN (SELECT name FROM albums)\": no such table: albums", status: 2)
+    }
+
+    @Test("--where stays one condition: a ; with a second statement, or a /* or quote left open, is refused and nothing runs")
+    func whereCannotReachPastItself() throws {
+        let (folder, path) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try expectError(["watch", path, "--table", "photo", "--where", "1=1; DROP TABLE photo"],
+                        message: "--where \"1=1; DROP TABLE photo\" is refused: it holds a ';' (at byte 3): what follows would be a second statement", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--where", "taken > 0 /* and the rest"],
+                        message: "--where \"taken > 0 /* and the rest\" is refused: it opens a /* comment at byte 10 that it does not close, which would swallow the rest of the statement", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--where", "1) ORDER BY id DESC --"],
+                        message: "--where \"1) ORDER BY id DESC --\" is refused: it closes a parenthesis it did not open (at byte 1)", status: 64)
+        let rows = try Connection(path: path).read { db in try db.rows("SELECT count(*) FROM photo") }
+        #expect(rows == [[.integer(2)]])
+    }
+
+    @Test("--arg values must match the ? placeholders of --where, one for one")
+    func argumentCount() throws {
+        let (folder, path) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try expectError(["watch", path, "--table", "photo", "--where", "taken > ? AND album = ?", "--arg", "10"],
+                        message: "--where \"taken > ? AND album = ?\" has 2 ? placeholders but 1 --arg value was given", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--where", "taken > ?", "--arg", "10", "--arg", "Paris"],
+                        message: "--where \"taken > ?\" has 1 ? placeholder but 2 --arg values were given", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--where", "taken > 10", "--arg", "-3"],
+                        message: "--where \"taken > 10\" has 0 ? placeholders but 1 --arg value was given", status: 64)
+        try expectError(["watch", path, "--table", "photo", "--arg", "10"],
+                        message: "--arg: 1 value but no --where with ? placeholders to bind it to", status: 64)
+    }
+
+    @Test("a table without an id column needs --key, and the error says rowid works")
+    func keyHint() throws {
+        let (folder, path) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Connection(path: path, journalModeWAL: false).write { db in try db.execute("CREATE TABLE tag (name TEXT, weight INTEGER)") }
+        try expectError(["watch", path, "--table", "tag"],
+                        message: "--key: no such column: id in table tag (its columns: name, weight; --key rowid keys rows by their row id)", status: 2)
+    }
+
+    @Test("render checks --width and --height as diff does")
+    func renderViewportBounds() throws {
+        try expectError(["render", "photos-old.json", "--html", "never.html", "--width", "-1"],
+                        message: "--width -1: the viewport's width must be a positive number up to 100000", status: 64)
+        try expectError(["render", "photos-old.json", "--html", "never.html", "--height", "1e19"],
+                        message: "--height 1e+19: the viewport's height must be a positive number up to 100000", status: 64)
+        #expect(!FileManager.default.fileExists(atPath: Self.diffFolder.appendingPathComponent("never.html").path))
+    }
+
+    @Test("render refuses a file with nothing to draw")
+    func renderEmptyPlan() throws {
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "[]".write(to: folder.appendingPathComponent("none.json"), atomically: true, encoding: .utf8)
+        try expectError(["render", "none.json", "--html", "page.html"], in: folder, message: "none.json: no plan to draw (an empty array)", status: 1)
+        // The plan of a change between two empty snapshots has no element.
+        let empty = folder.appendingPathComponent("empty.json")
+        try #"{"sections": []}"#.write(to: empty, atomically: true, encoding: .utf8)
+        let diffed = try Tool.run(["diff", "empty.json", "empty.json", "--layout", "list", "--json"], in: folder)
+        try #require(diffed.status == 0, "\(diffed.stderr)")
+        try diffed.stdout.write(to: folder.appendingPathComponent("plan.json"), atomically: true, encoding: .utf8)
+        try expectError(["render", "plan.json", "--html", "page.html"], in: folder, message: "plan.json: the plan is empty: no element to draw", status: 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("page.html").path))
+    }
+
+    @Test("files that cannot be read or written get plain messages")
+    func plainFileMessages() throws {
+        try expectError(["diff", "/dev/null", "photos-new.json"], message: "/dev/null: the file is empty", status: 1)
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date()
+        try expectError(["demo", "--html", folder.path, "--database", folder.appendingPathComponent("photos.sqlite").path],
+                        message: "cannot write \(folder.path): is a directory", status: 1)
+        #expect(Date().timeIntervalSince(start) < 30, "the demo ran before finding it cannot write its page")
+        try expectError(["diff", "photos-old.json", "photos-new.json", "--html", folder.appendingPathComponent("no/such/page.html").path],
+                        message: "cannot write \(folder.appendingPathComponent("no/such/page.html").path): no such folder \(folder.appendingPathComponent("no/such").path)", status: 1)
     }
 }

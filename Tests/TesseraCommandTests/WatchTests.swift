@@ -115,4 +115,116 @@ struct WatchTests {
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
     }
+
+    /// A predicate SQLite never finishes: it counts the rows of an endless
+    /// recursive CTE (in constant memory, unlike `id IN (…)` over it).
+    static let endlessPredicate = "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c) > 0"
+
+    /// Waits until the process catches `signal` (it has installed its
+    /// handler; Linux shows it in /proc), at most 20 s.
+    func waitUntilCatching(_ signal: Int32, _ tool: RunningTool) throws {
+        let deadline = Date().addingTimeInterval(20)
+        let bit = UInt64(1) << UInt64(signal - 1)
+        while Date() < deadline && tool.process.isRunning {
+            let status = (try? String(contentsOfFile: "/proc/\(tool.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+               mask & bit != 0 {
+                return
+            }
+            usleep(10_000)
+        }
+        throw ToolError("watch did not start catching signal \(signal): \(tool.stderr())")
+    }
+
+    /// Waits up to `timeout` seconds for the process to exit; kills it
+    /// (SIGKILL) and returns false when it does not.
+    func waitForExit(_ tool: RunningTool, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while tool.process.isRunning && Date() < deadline { usleep(10_000) }
+        guard tool.process.isRunning else { return true }
+        kill(tool.process.processIdentifier, SIGKILL)
+        tool.process.waitUntilExit()
+        return false
+    }
+
+    @Test("Ctrl-C and SIGTERM stop watch during a fetch that never ends: status 0 within 2 s, the usual message, nothing on standard output",
+          arguments: [SIGINT, SIGTERM])
+    func stopsDuringAnEndlessFetch(signal: Int32) throws {
+        let (folder, path, _) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--where", Self.endlessPredicate])
+        defer { if tool.process.isRunning { kill(tool.process.processIdentifier, SIGKILL) } }
+        try waitUntilCatching(signal, tool)
+        usleep(300_000)
+        #expect(tool.process.isRunning, "watch ended before the signal: \(tool.stderr())")
+        let sent = Date()
+        kill(tool.process.processIdentifier, signal)
+        let exited = waitForExit(tool, timeout: 5)
+        let seconds = Date().timeIntervalSince(sent)
+        try #require(exited, "watch was still running 5 s after signal \(signal)")
+        #expect(seconds < 2, "watch took \(seconds) s to stop")
+        #expect(tool.process.terminationReason == .exit)
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stdout(waitingForEOF: true) == "")
+        #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
+    }
+
+    @Test("with --json, a stop during the fetch prints nothing at all")
+    func stopsDuringAnEndlessFetchQuietlyInJSON() throws {
+        let (folder, path, _) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--json", "--where", Self.endlessPredicate])
+        defer { if tool.process.isRunning { kill(tool.process.processIdentifier, SIGKILL) } }
+        try waitUntilCatching(SIGINT, tool)
+        usleep(300_000)
+        tool.process.interrupt()
+        try #require(waitForExit(tool, timeout: 5), "watch was still running 5 s after Ctrl-C")
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stdout(waitingForEOF: true) == "")
+        #expect(tool.stderr(waitingForEOF: true) == "")
+    }
+
+    @Test("--where with -- and /* */ comments keeps the sort order: a re-dated photo moves", arguments: [
+        "taken >= 0 -- every photo", "/* every photo */ taken >= 0", "title <> '-- not a comment; nor this' -- all of them",
+    ])
+    func whereWithComments(predicate: String) throws {
+        let (folder, path, writer) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--sort", "taken desc", "--where", predicate, "--json"])
+        defer { if tool.process.isRunning { tool.process.terminate() } }
+        let fetched = try JSON.parse(try tool.waitForLines(1)[0])
+        #expect(fetched["rows"] == .int(2))
+        // Photo 1 (taken 10) is last; re-dated to 40 it moves to the top,
+        // which a result in rowid order would not show.
+        try writer.write { db in try db.execute("UPDATE photo SET taken = 40 WHERE id = 1") }
+        #expect(try counts(tool.waitForLines(2)[1]) == ["itemMoves": 1, "itemUpdates": 1])
+        tool.process.interrupt()
+        tool.process.waitUntilExit()
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stderr(waitingForEOF: true).isEmpty)
+    }
+
+    @Test("--key rowid follows a table without an id column")
+    func rowIDKey() throws {
+        let (folder, path, writer) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try writer.write { db in
+            try db.execute("CREATE TABLE tag (name TEXT, weight INTEGER)")
+            try db.execute("INSERT INTO tag VALUES ('beach', 3), ('city', 5)")
+        }
+        let tool = try Tool.start(["watch", path, "--table", "tag", "--key", "rowid", "--sort", "weight desc", "--json"])
+        defer { if tool.process.isRunning { tool.process.terminate() } }
+        let fetched = try JSON.parse(try tool.waitForLines(1)[0])
+        #expect(fetched["event"] == .string("fetched"))
+        #expect(fetched["rows"] == .int(2))
+        try writer.write { db in try db.execute("INSERT INTO tag VALUES ('forest', 4)") }
+        let report = try JSON.parse(try tool.waitForLines(2)[1])
+        #expect(report["rows"] == .int(3))
+        #expect(try counts(tool.waitForLines(2)[1]) == ["itemInserts": 1])
+        tool.process.interrupt()
+        tool.process.waitUntilExit()
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stderr(waitingForEOF: true).isEmpty)
+    }
 }

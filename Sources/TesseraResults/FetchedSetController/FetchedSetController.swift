@@ -94,11 +94,18 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
 
     /// Fetches the set and starts following commits.
     ///
+    /// Cancellable: when the task that calls it is cancelled (before or
+    /// while it runs), or another thread calls the connection's
+    /// ``TesseraSQLite/Connection/interrupt()`` while it runs, it throws
+    /// ``ResultsError/cancelled`` and the controller keeps the result it
+    /// had.
+    ///
     /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
-    ///   or column), repeated keys or ids, or records that fail to decode.
+    ///   or column), repeated keys or ids, or records that fail to decode;
+    ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*n*) to read *n* records, plus SQLite's work.
     public func performFetch() throws(ResultsError) {
-        try connection.withDatabase { db throws(ResultsError) in
+        try connection.cancellableFetch { db throws(ResultsError) in
             let (records, ids) = try fetchAll(in: db)
             byKey = records
             keyOfID = ids
@@ -109,12 +116,13 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     }
 
     /// Fetches again and reports what changed (for changes the controller
-    /// could not see, such as other connections' commits).
+    /// could not see, such as other connections' commits). Cancellable as
+    /// ``performFetch()`` is.
     ///
     /// - Throws: ``ResultsError``; the controller keeps its records then.
     /// - Complexity: O(*n*), plus O(*k* log *k*) to order *k* changes.
     public func refresh() throws(ResultsError) {
-        try connection.withDatabase { db throws(ResultsError) in try refetchAndReport(in: db) }
+        try connection.cancellableFetch { db throws(ResultsError) in try refetchAndReport(in: db) }
         lastError = nil
     }
 

@@ -86,12 +86,19 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
 
     /// Fetches the result and starts following commits.
     ///
+    /// Cancellable: when the task that calls it is cancelled (before or
+    /// while it runs), or another thread calls the connection's
+    /// ``TesseraSQLite/Connection/interrupt()`` while it runs, it throws
+    /// ``ResultsError/cancelled`` and the controller keeps the result it
+    /// had.
+    ///
     /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
-    ///   or column), repeated keys, or records that fail to decode.
+    ///   or column), repeated keys, or records that fail to decode;
+    ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*p* log *p* + *c* log *c*) for SQLite's sorts of *p*
     ///   parents and *c* children, plus O(*p* + *c*) to read and group them.
     public func performFetch() throws(ResultsError) {
-        try connection.withDatabase { db throws(ResultsError) in
+        try connection.cancellableFetch { db throws(ResultsError) in
             let fetched = try fetch(parentRequest, childRequest, in: db)
             _ = try recordDiff(from: ResultSnapshot(), to: fetched)
             snapshot = fetched
@@ -100,13 +107,14 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     }
 
     /// Fetches again and reports what changed (for changes the controller
-    /// could not see, such as other connections' commits).
+    /// could not see, such as other connections' commits). Cancellable as
+    /// ``performFetch()`` is.
     ///
     /// - Throws: ``ResultsError``; the controller keeps its result then.
     /// - Complexity: as ``performFetch()``, plus the diff: O(*p* + *c*)
     ///   and O(*m* log *m*) for *m* moved elements.
     public func refresh() throws(ResultsError) {
-        try connection.withDatabase { db throws(ResultsError) in try refetchAndReport(in: db) }
+        try connection.cancellableFetch { db throws(ResultsError) in try refetchAndReport(in: db) }
         lastError = nil
     }
 

@@ -1,0 +1,23 @@
+import TesseraSQLite
+
+extension Connection {
+    /// Runs a fetch with the database, cancellable: its statements stop
+    /// when the current task is cancelled (a task cancelled already fetches
+    /// nothing), and a statement interrupted that way or by
+    /// ``TesseraSQLite/Connection/interrupt()`` ends the fetch with
+    /// ``ResultsError/cancelled``. Outside a task, only `interrupt()`
+    /// cancels.
+    ///
+    /// - Throws: ``ResultsError/cancelled``, or what `body` throws.
+    func cancellableFetch<T>(_ body: (Database) throws(ResultsError) -> T) throws(ResultsError) -> T {
+        try withDatabase { db throws(ResultsError) in
+            guard !Task.isCancelled else { throw .cancelled }
+            do throws(ResultsError) {
+                return try db.interrupting(when: { Task.isCancelled }) { db throws(ResultsError) in try body(db) }
+            } catch {
+                if case let .database(sqlite) = error, sqlite.isInterrupted { throw .cancelled }
+                throw error
+            }
+        }
+    }
+}

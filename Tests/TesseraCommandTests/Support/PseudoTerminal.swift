@@ -1,0 +1,30 @@
+import Foundation
+
+/// A pseudo-terminal: a child process writing to ``terminal`` sees a
+/// terminal (`isatty` is true), and what it writes is read from ``master``.
+struct PseudoTerminal {
+    /// The side the test reads.
+    let master: Int32
+    /// The side given to the child.
+    let terminal: Int32
+
+    /// Opens one.
+    init() throws {
+        // Glibc's Swift module leaves these out (they need _XOPEN_SOURCE);
+        // they are in the C library every process links.
+        func function<F>(_ name: String, as type: F.Type) throws -> F {
+            guard let symbol = dlsym(nil, name) else { throw ToolError("no \(name) in the C library") }
+            return unsafeBitCast(symbol, to: type)
+        }
+        let openpt = try function("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
+        let grantpt = try function("grantpt", as: (@convention(c) (Int32) -> Int32).self)
+        let unlockpt = try function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
+        let ptsname = try function("ptsname", as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self)
+        master = openpt(O_RDWR | O_NOCTTY)
+        guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
+            throw ToolError("cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
+        }
+        terminal = open(name, O_RDWR | O_NOCTTY)
+        guard terminal >= 0 else { throw ToolError("cannot open \(String(cString: name)): \(String(cString: strerror(errno)))") }
+    }
+}
