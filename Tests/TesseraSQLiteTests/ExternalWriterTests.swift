@@ -78,36 +78,61 @@ struct ExternalWriterTests {
         return process
     }
 
-    /// The controller equals a fresh query, and its reports chain: each
-    /// starts where the one before ended, and replaying its changeset on
-    /// its old snapshot gives its new one.
-    static func checkAgainstFreshQuery(_ controller: FetchedResultsController<Shot>, log: ReportLog<Shot>, initial: Snapshot<ResultSection, Shot>, connection: Connection, seed: UInt64) throws {
-        let fresh = try FetchedResultsController<Shot>(connection: connection, request: request)
-        try fresh.performFetch()
-        #expect(controller.lastError == nil, "seed \(seed)")
-        #expect(controller.result.count == fresh.result.count, "seed \(seed): \(controller.result.count) rows against \(fresh.result.count)")
-        #expect(controller.snapshot == fresh.snapshot, "seed \(seed)")
-        #expect(!log.reports.isEmpty, "seed \(seed): no report at all")
-        var previous = initial
-        for (index, report) in log.reports.enumerated() {
-            #expect(report.oldSnapshot == previous, "seed \(seed): report \(index) does not start where the one before ended")
-            #expect(try previous.applying(report.changeset, takingValuesFrom: report.newSnapshot) == report.newSnapshot, "seed \(seed): report \(index)")
-            previous = report.newSnapshot
+    /// A database of photos, a controller following it, and its reports.
+    final class Fixture {
+        let file: String
+        let connection: Connection
+        let controller: FetchedResultsController<Shot>
+        let log = ReportLog<Shot>()
+        let initial: Snapshot<ResultSection, Shot>
+
+        init() throws {
+            (file, connection) = try ExternalWriterTests.makeDatabase()
+            controller = try FetchedResultsController<Shot>(connection: connection, request: ExternalWriterTests.request)
+            controller.delegate = log
+            try controller.performFetch()
+            initial = controller.snapshot
         }
-        #expect(previous == controller.snapshot, "seed \(seed)")
+
+        func removeFiles() {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+        }
+
+        /// The controller equals a fresh query, and its reports chain: each
+        /// starts where the one before ended, and replaying its changeset
+        /// on its old snapshot gives its new one.
+        func checkAgainstFreshQuery(seed: UInt64) throws {
+            let fresh = try FetchedResultsController<Shot>(connection: connection, request: ExternalWriterTests.request)
+            try fresh.performFetch()
+            #expect(controller.lastError == nil, "seed \(seed)")
+            #expect(controller.result.count == fresh.result.count, "seed \(seed): \(controller.result.count) rows against \(fresh.result.count)")
+            #expect(controller.snapshot == fresh.snapshot, "seed \(seed)")
+            #expect(!log.reports.isEmpty, "seed \(seed): no report at all")
+            var previous = initial
+            for (index, report) in log.reports.enumerated() {
+                #expect(report.oldSnapshot == previous, "seed \(seed): report \(index) does not start where the one before ended")
+                #expect(try previous.applying(report.changeset, takingValuesFrom: report.newSnapshot) == report.newSnapshot, "seed \(seed): report \(index)")
+                previous = report.newSnapshot
+            }
+            #expect(previous == controller.snapshot, "seed \(seed)")
+        }
+    }
+
+    /// Waits for the writer (stopping it past its deadline) and checks it
+    /// succeeded.
+    static func finish(_ writer: Process, seed: UInt64) {
+        if writer.isRunning { writer.terminate() }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0, "seed \(seed): the writer failed")
     }
 
     @Test("checkForExternalChanges every 10 ms under a writer of about 2,500 commits a second: a final check leaves the controller equal to a fresh query")
     func pollingByHand() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.sqlite3), "the sqlite3 command is needed (.ci/run installs it)")
         let seed = testSeed(default: 0xE27)
-        let (file, connection) = try Self.makeDatabase()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
-        let controller = try FetchedResultsController<Shot>(connection: connection, request: Self.request)
-        let log = ReportLog<Shot>()
-        controller.delegate = log
-        try controller.performFetch()
-        let initial = controller.snapshot
+        let fixture = try Fixture()
+        defer { fixture.removeFiles() }
+        let (file, controller) = (fixture.file, fixture.controller)
 
         let writer = try Self.startWriter(file: file, seed: seed)
         let deadline = ContinuousClock.now + .seconds(60)
@@ -117,12 +142,10 @@ struct ExternalWriterTests {
             checks += 1
             Thread.sleep(forTimeInterval: 0.01)
         }
-        if writer.isRunning { writer.terminate() }
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "seed \(seed): the writer failed")
+        Self.finish(writer, seed: seed)
         try controller.checkForExternalChanges()
         #expect(checks > 10, "seed \(seed): the writer finished before the controller polled much (\(checks) checks)")
-        try Self.checkAgainstFreshQuery(controller, log: log, initial: initial, connection: connection, seed: seed)
+        try fixture.checkAgainstFreshQuery(seed: seed)
     }
 
     @MainActor
@@ -130,13 +153,9 @@ struct ExternalWriterTests {
     func following() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.sqlite3), "the sqlite3 command is needed (.ci/run installs it)")
         let seed = testSeed(default: 0xF011)
-        let (file, connection) = try Self.makeDatabase()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
-        let controller = try FetchedResultsController<Shot>(connection: connection, request: Self.request)
-        let log = ReportLog<Shot>()
-        controller.delegate = log
-        try controller.performFetch()
-        let initial = controller.snapshot
+        let fixture = try Fixture()
+        defer { fixture.removeFiles() }
+        let (file, controller) = (fixture.file, fixture.controller)
 
         let polling = Task { @MainActor in await controller.followExternalChanges(every: .milliseconds(10)) }
         defer { polling.cancel() }
@@ -145,18 +164,16 @@ struct ExternalWriterTests {
         while writer.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        if writer.isRunning { writer.terminate() }
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "seed \(seed): the writer failed")
+        Self.finish(writer, seed: seed)
         // Polling alone must catch up: no check by hand here.
         let settle = ContinuousClock.now + .seconds(10)
         var reportsSeen = -1
         while ContinuousClock.now < settle {
             try await Task.sleep(for: .milliseconds(100))
             // Two polls in a row without a report: polling has settled.
-            if log.reports.count == reportsSeen { break }
-            reportsSeen = log.reports.count
+            if fixture.log.reports.count == reportsSeen { break }
+            reportsSeen = fixture.log.reports.count
         }
-        try Self.checkAgainstFreshQuery(controller, log: log, initial: initial, connection: connection, seed: seed)
+        try fixture.checkAgainstFreshQuery(seed: seed)
     }
 }
