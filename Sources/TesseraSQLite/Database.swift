@@ -82,25 +82,53 @@ public final class Database {
 
     // MARK: Transaction observers
 
-    private final class WeakObserver {
+    /// An observer, held weakly, and what it has yet to be told.
+    private final class ObserverEntry {
         weak var observer: (any TransactionObserver)?
+        /// A commit happened that the observer has not been told of yet
+        /// (another observer, told first, is still at work).
+        var owesCommit = false
+        /// While the observer waits: the changes of transactions that
+        /// committed since, which it is given just before it is told of
+        /// the commit, so that one notice covers them all.
+        var waiting: [PreUpdate] = []
+        /// While the observer waits: the changes of the open transaction,
+        /// dropped if it rolls back, added to `waiting` if it commits.
+        var uncommitted: [PreUpdate] = []
+
         init(_ observer: any TransactionObserver) { self.observer = observer }
+
+        func forget() {
+            owesCommit = false
+            waiting = []
+            uncommitted = []
+        }
     }
 
-    private var observers: [WeakObserver] = []
+    private var observers: [ObserverEntry] = []
     /// A commit hook fired: observers are told once the commit completes.
     private var commitPending = false
+    /// Observers are being told of commits; a commit made meanwhile (by an
+    /// observer, or by code it calls) is told once they are done.
+    private var isNotifying = false
 
-    /// Registers an observer (held weakly) of committed changes.
+    /// Registers an observer (held weakly) of committed changes. Registering
+    /// one again changes nothing.
     public func add(transactionObserver observer: any TransactionObserver) {
-        observers.removeAll { $0.observer == nil || $0.observer === observer }
-        observers.append(WeakObserver(observer))
+        observers.removeAll { $0.observer == nil }
+        if !observers.contains(where: { $0.observer === observer }) {
+            observers.append(ObserverEntry(observer))
+        }
         installHooks()
     }
 
     /// Unregisters an observer.
     public func remove(transactionObserver observer: any TransactionObserver) {
-        observers.removeAll { $0.observer == nil || $0.observer === observer }
+        observers.removeAll { entry in
+            guard entry.observer == nil || entry.observer === observer else { return false }
+            entry.forget()
+            return true
+        }
         installHooks()
     }
 
@@ -108,10 +136,40 @@ public final class Database {
 
     /// Tells observers about a commit once the database is out of the
     /// transaction (after a statement or `COMMIT` finishes).
+    ///
+    /// Observers are told one at a time, and never while another is being
+    /// told: a commit made from inside a notice (a delegate that writes
+    /// when it hears of a change) is told to every observer once the
+    /// current round is over, so that each observer hears of its commits in
+    /// order. An observer still waiting for its notice when a later
+    /// transaction commits hears of both in one notice, and a later
+    /// transaction that rolls back meanwhile is never shown to it.
     func notifyCommitIfNeeded() {
-        guard commitPending, !isInTransaction else { return }
-        commitPending = false
-        for observer in liveObservers { observer.databaseDidCommit(self) }
+        guard !isInTransaction else { return }
+        if commitPending {
+            commitPending = false
+            for entry in observers where entry.observer != nil {
+                if entry.owesCommit { entry.waiting += entry.uncommitted }
+                entry.uncommitted = []
+                entry.owesCommit = true
+            }
+        }
+        guard !isNotifying else { return }
+        isNotifying = true
+        defer { isNotifying = false }
+        // Rounds until nobody waits: an observer's work may commit again.
+        // An observer that leaves a transaction open stops the round; the
+        // others are told when that transaction ends.
+        while observers.contains(where: \.owesCommit) {
+            for entry in observers where entry.owesCommit {
+                guard !isInTransaction else { return }
+                let waiting = entry.waiting
+                entry.forget()
+                guard let observer = entry.observer else { continue }
+                for change in waiting { observer.database(self, willChange: change) }
+                observer.databaseDidCommit(self)
+            }
+        }
     }
 
     private func installHooks() {
@@ -145,7 +203,10 @@ public final class Database {
     /// to the transaction observers as soon as that statement finishes,
     /// before the next one runs: a script that commits several times gives
     /// observers one commit each, and a later `ROLLBACK` in the same script
-    /// undoes only its own transaction.
+    /// undoes only its own transaction. (A script run by an observer while
+    /// it hears of a commit is the exception: its commits are told once
+    /// every observer has heard of that one; see
+    /// ``TransactionObserver``.)
     ///
     /// - Throws: ``SQLiteError`` with the failing statement's SQL. The
     ///   statements before it have run (and those that committed stay
@@ -339,8 +400,13 @@ public final class Database {
                 newValues: change == .delete ? [] : values(sqlite3_preupdate_new)
             )
             database.preUpdateHook?(update)
-            for observer in database.liveObservers where observer.observedTables.contains(update.table) {
-                observer.database(database, willChange: update)
+            for entry in database.observers {
+                guard let observer = entry.observer, observer.observedTables.contains(update.table) else { continue }
+                if entry.owesCommit {
+                    entry.uncommitted.append(update)
+                } else {
+                    observer.database(database, willChange: update)
+                }
             }
         }, context)
     }
@@ -361,7 +427,16 @@ public final class Database {
             let database = Database.database(context)
             database.rollbackHook?()
             database.commitPending = false
-            for observer in database.liveObservers { observer.databaseDidRollback(database) }
+            for entry in database.observers {
+                guard let observer = entry.observer else { continue }
+                // One still waiting to hear of an earlier commit never saw
+                // this transaction's changes: they are dropped.
+                if entry.owesCommit {
+                    entry.uncommitted = []
+                } else {
+                    observer.databaseDidRollback(database)
+                }
+            }
         }, context)
     }
 

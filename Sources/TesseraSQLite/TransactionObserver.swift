@@ -5,6 +5,14 @@
 /// ``databaseDidCommit(_:)`` comes once the transaction has committed — the
 /// observer may read the database then — and ``databaseDidRollback(_:)``
 /// when it rolled back.
+///
+/// Observers hear of a commit one after another, never two at once. Work
+/// an observer does while it hears of a commit (a delegate it calls that
+/// writes) is held back: its changes and its commit reach every observer
+/// once the others have heard of the first commit. An observer still
+/// waiting for its notice when such work commits is given those changes
+/// too and hears of both commits in one ``databaseDidCommit(_:)``; such
+/// work that rolls back is never shown to it.
 public protocol TransactionObserver: AnyObject {
     /// The tables whose changes the observer wants. Deletes of all rows are
     /// reported row by row: every ``Database`` installs the pre-update hook
