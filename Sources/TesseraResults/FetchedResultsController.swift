@@ -460,7 +460,11 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         report(ChangeReport(changeset: changeset, old: old, new: new))
     }
 
+    /// Hands a report to the sequences, then to the delegate: a delegate
+    /// that makes the controller report again from inside (by a
+    /// ``refresh()``, say) cannot put that report ahead of this one.
     private func report(_ report: ChangeReport<Record>) {
+        hub.yield(report)
         if let delegate {
             let changes = report.changeset
             delegate.controllerWillChangeContent(self)
@@ -470,7 +474,6 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             )
             delegate.controller(self, didChangeContentWith: report)
         }
-        hub.yield(report)
     }
 
     private func fail(_ error: ResultsError) {

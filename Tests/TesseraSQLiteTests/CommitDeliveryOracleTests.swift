@@ -381,4 +381,32 @@ struct CommitDeliveryOracleTests {
         #expect(other.snapshot == controller.snapshot)
         #expect(otherLog.reports.last?.newSnapshot == controller.snapshot)
     }
+
+    @Test("A delegate that makes its controller report again from inside a report (a new request) leaves the sequences' reports in order")
+    func reportFromInsideAReportKeepsTheSequenceInOrder() async throws {
+        let connection = try Self.makeDatabase()
+        let controller = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
+        let relational = RelationalResultsController<Shelf, Entry>(connection: connection, parents: Self.parents, children: Self.children)
+        let log = ChainingSectionedDelegate(), relationalLog = ChainingRelationalDelegate()
+        controller.delegate = log
+        relational.delegate = relationalLog
+        try controller.performFetch()
+        try relational.performFetch()
+        let reports = controller.reports, relationalReports = relational.reports
+        var narrower = Self.entryRequest
+        narrower.predicate = "title < 'y'"
+        log.action = { try? controller.setRequest(narrower) }
+        relationalLog.action = { try? relational.setRequests(parents: Self.parents, children: ChildRequest(table: "entry", foreignKeyColumn: "album_id", predicate: "title < 'y'", sortKeys: [SortKey("title")])) }
+        try connection.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
+
+        var iterator = reports.makeAsyncIterator()
+        let first = await iterator.next(), second = await iterator.next()
+        #expect(first?.newSnapshot.allItems.map(\.id) == [1, 9, 3, 2])
+        #expect(first?.newSnapshot == second?.oldSnapshot)
+        #expect(second?.newSnapshot == controller.snapshot)
+        var relationalIterator = relationalReports.makeAsyncIterator()
+        let firstRelational = await relationalIterator.next(), secondRelational = await relationalIterator.next()
+        #expect(firstRelational?.newSnapshot == secondRelational?.oldSnapshot)
+        #expect(secondRelational?.newSnapshot == relational.snapshot)
+    }
 }

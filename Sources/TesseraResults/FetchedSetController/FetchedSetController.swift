@@ -250,6 +250,9 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         }
         let report = SetChangeReport(inserted: ordered(inserted), deleted: ordered(deleted), updated: ordered(updated), oldCount: oldCount, newCount: byKey.count)
         guard !report.isEmpty else { return }
+        // The sequences first: a delegate that makes the controller report
+        // again from inside cannot put that report ahead of this one.
+        streams.yield(report)
         if let delegate {
             delegate.controllerWillChangeContent(self)
             for record in report.deleted { delegate.controller(self, didChange: record, for: .delete) }
@@ -257,7 +260,6 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
             for record in report.updated { delegate.controller(self, didChange: record, for: .update) }
             delegate.controller(self, didChangeContentWith: report)
         }
-        streams.yield(report)
     }
 
     // MARK: TransactionObserver

@@ -185,6 +185,9 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         snapshot = new
         guard !changeset.isEmpty else { return }
         let report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
+        // The sequences first: a delegate that makes the controller report
+        // again from inside cannot put that report ahead of this one.
+        streams.yield(report)
         if let delegate {
             delegate.controllerWillChangeContent(self)
             changeset.forEachChange(
@@ -193,7 +196,6 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
             )
             delegate.controller(self, didChangeContentWith: report)
         }
-        streams.yield(report)
     }
 
     // MARK: Reading
