@@ -175,6 +175,9 @@ struct ErrorTests {
                         message: "--where \"taken > 0 /* and the rest\" is refused: it opens a /* comment at byte 10 that it does not close, which would swallow the rest of the statement", status: 64)
         try expectError(["watch", path, "--table", "photo", "--where", "1) ORDER BY id DESC --"],
                         message: "--where \"1) ORDER BY id DESC --\" is refused: it closes a parenthesis it did not open (at byte 1)", status: 64)
+        // SQLite reads `$a(')` as one parameter: the quote in it hides nothing.
+        try expectError(["watch", path, "--table", "photo", "--where", "1 OR $a(') ) /* ')", "--arg", "1"],
+                        message: "--where \"1 OR $a(') ) /* ')\" is refused: it closes a parenthesis it did not open (at byte 11)", status: 64)
         let rows = try Connection(path: path).read { db in try db.rows("SELECT count(*) FROM photo") }
         #expect(rows == [[.integer(2)]])
     }

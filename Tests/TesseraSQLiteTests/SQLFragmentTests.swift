@@ -144,6 +144,62 @@ struct SQLFragmentTests {
         }
     }
 
+    @Test("Named parameters: what SQLite reads as part of one ($a(…), Tcl's array syntax) cannot hide a comment, a quote or a parenthesis, and ordinary ones bind")
+    func namedParameters() throws {
+        let connection = try Self.makePhotos()
+        let photos = try Self.allPhotos(connection)
+        // SQLite reads `$a(')` as one parameter, so a quote that seems to
+        // hide `) /*` from a reader that does not know it would leave that
+        // comment free to swallow the ORDER BY.
+        for predicate in ["1 OR $a(') ) /* ')", "1 OR :a(') ) /* ')", "1 OR @a(') ) /* ')", "1 OR #a(') ) /* ')", "1 OR $a(--) ) /* \n)", "1 OR $b::c(') ) /* ')", "1 OR $a(x"] {
+            let request = Self.request(predicate: predicate, sectioned: false)
+            guard let controller = try? FetchedResultsController<Snap>(connection: connection, request: request) else { continue }
+            // Accepted: then SQLite must fail on it, or keep the order.
+            if (try? controller.performFetch()) != nil {
+                #expect(controller.snapshot.allItems.map(\.id) == Self.expected(photos, { _ in true }, sectioned: false), "\(predicate)")
+            }
+        }
+        let accepted: [(String, [DatabaseValue], (Snap) -> Bool)] = [
+            ("taken < $limit AND album <> :skip", [.integer(20), .text("Rome")], { $0.taken < 20 && $0.album != "Rome" }),
+            ("taken < $a(1) OR title = @t", [.integer(5), .text("it's")], { $0.taken < 5 || $0.title == "it's" }),
+            ("taken >= $a::b(x) -- ')", [.integer(30)], { $0.taken >= 30 }),
+        ]
+        for (predicate, arguments, matches) in accepted {
+            var request = Self.request(predicate: predicate, sectioned: true)
+            request.arguments = arguments
+            let controller = try FetchedResultsController<Snap>(connection: connection, request: request)
+            try controller.performFetch()
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(photos, matches, sectioned: true), "\(predicate)")
+        }
+    }
+
+    @Test("20,000 random fragments of SQL punctuation: a fragment is accepted when, and only when, SQLite's own tokenizer ends its last token within it and finds no ';', no stray parenthesis (nor, in an expression, a comma), short of tokens SQLite refuses anyway", arguments: [SQLFragment.Kind.condition, .expression])
+    func fragmentsAgreeWithSQLitesTokenizer(kind: SQLFragment.Kind) throws {
+        let seed = testSeed(default: 0x70C)
+        var generator = SplitMix64(seed: seed)
+        let pieces = [
+            "'", "\"", "`", "[", "]", "(", ")", "--", "/*", "*/", "*", "/", "-", ";", ",", "\n", "\r", " ", "$a", "$a(", ":b(", "@c", "#d(", "::",
+            "?", "?2", "1", "1e-", "0x", ".5", "x", "x'", "x'41'", "é", "'it''s'", "\"x\"\"y\"", "title", "OR",
+        ]
+        var accepted = 0
+        var refused = 0
+        for round in 0..<20_000 {
+            let fragment = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &generator)] }.joined()
+            let comment = Comment(rawValue: "seed \(seed), round \(round), \(kind): \(fragment.debugDescription)")
+            let reference = SQLiteTokens.read(fragment, as: kind)
+            let problem = SQLFragment.problem(in: fragment, as: kind)
+            // Accepted only if SQLite ends it within itself; refused only
+            // if it does not, or if SQLite would refuse one of its tokens.
+            if problem == nil {
+                #expect(reference.staysWithin, comment)
+            } else {
+                #expect(!reference.staysWithin || reference.hasIllegalToken, "\(comment): \(problem ?? "")")
+            }
+            if problem == nil { accepted += 1 } else { refused += 1 }
+        }
+        #expect(accepted > 1_000 && refused > 1_000, "seed \(seed): \(accepted) accepted, \(refused) refused")
+    }
+
     @Test("Your own SELECT: a trailing -- comment keeps the ORDER BY, a second statement is refused")
     func ownSelect() throws {
         let connection = try Self.makePhotos()
@@ -296,5 +352,164 @@ struct Place: FetchableRecord, Hashable {
     init(row: Row) throws {
         id = row["id"].string ?? ""
         name = row["name"].string ?? ""
+    }
+}
+
+/// SQLite's tokenizer (`sqlite3GetToken` in tokenize.c), written out again
+/// for the tests as an oracle: where each token ends, and what it is.
+enum SQLiteTokens {
+    enum Kind { case space, comment, semicolon, open, close, comma, other, illegal }
+
+    /// The length and kind of the token at `start` of `z` (read as SQLite
+    /// reads a C string: a NUL, or the end, ends it).
+    static func token(_ z: [UInt8], at start: Int) -> (length: Int, kind: Kind) {
+        func at(_ i: Int) -> UInt8 { start + i < z.count ? z[start + i] : 0 }
+        func isDigit(_ c: UInt8) -> Bool { (0x30...0x39).contains(c) }
+        func isHex(_ c: UInt8) -> Bool { isDigit(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c) }
+        func isSpace(_ c: UInt8) -> Bool { (0x09...0x0D).contains(c) || c == 0x20 }
+        func isIDChar(_ c: UInt8) -> Bool { c >= 0x80 || c == 0x5F || c == 0x24 || isDigit(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) }
+        let c0 = at(0)
+        switch c0 {
+        case 0x20, 0x09, 0x0A, 0x0C, 0x0D:
+            var i = 1
+            while [0x20, 0x09, 0x0A, 0x0C, 0x0D].contains(at(i)) { i += 1 }
+            return (i, .space)
+        case UInt8(ascii: "-"):
+            guard at(1) == UInt8(ascii: "-") else { return (1, .other) }
+            var i = 2
+            while at(i) != 0 && at(i) != 0x0A { i += 1 }
+            return (i, .comment)
+        case UInt8(ascii: "/"):
+            guard at(1) == UInt8(ascii: "*"), at(2) != 0 else { return (1, .other) }
+            var i = 3
+            var c = at(2)
+            while c != UInt8(ascii: "*") || at(i) != UInt8(ascii: "/") {
+                c = at(i)
+                if c == 0 { break }
+                i += 1
+            }
+            if c != 0 { i += 1 }
+            return (i, .comment)
+        case UInt8(ascii: "("): return (1, .open)
+        case UInt8(ascii: ")"): return (1, .close)
+        case UInt8(ascii: ";"): return (1, .semicolon)
+        case UInt8(ascii: ","): return (1, .comma)
+        case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"):
+            var i = 1
+            while at(i) != 0 {
+                if at(i) == c0 {
+                    if at(i + 1) == c0 { i += 2; continue }
+                    return (i + 1, .other)
+                }
+                i += 1
+            }
+            return (i, .other)
+        case UInt8(ascii: "["):
+            var i = 1
+            while at(i) != 0 && at(i) != UInt8(ascii: "]") { i += 1 }
+            return (at(i) == 0 ? i : i + 1, .other)
+        case UInt8(ascii: "?"):
+            var i = 1
+            while isDigit(at(i)) { i += 1 }
+            return (i, .other)
+        case UInt8(ascii: "$"), UInt8(ascii: "@"), UInt8(ascii: ":"), UInt8(ascii: "#"):
+            var i = 1
+            var n = 0
+            while at(i) != 0 {
+                let c = at(i)
+                if isIDChar(c) {
+                    n += 1
+                } else if c == UInt8(ascii: "("), n > 0 {
+                    repeat { i += 1 } while at(i) != 0 && !isSpace(at(i)) && at(i) != UInt8(ascii: ")")
+                    guard at(i) == UInt8(ascii: ")") else { return (i, .illegal) }
+                    return (i + 1, .other)
+                } else if c == UInt8(ascii: ":"), at(i + 1) == UInt8(ascii: ":") {
+                    i += 1
+                } else {
+                    break
+                }
+                i += 1
+            }
+            return (i, n == 0 ? .illegal : .other)
+        case UInt8(ascii: "x") where at(1) == UInt8(ascii: "'"), UInt8(ascii: "X") where at(1) == UInt8(ascii: "'"):
+            var i = 2
+            while isHex(at(i)) { i += 1 }
+            var kind = Kind.other
+            if at(i) != UInt8(ascii: "'") || i % 2 != 0 {
+                kind = .illegal
+                while at(i) != 0 && at(i) != UInt8(ascii: "'") { i += 1 }
+            }
+            if at(i) != 0 { i += 1 }
+            return (i, kind)
+        case UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if c0 == UInt8(ascii: "."), !isDigit(at(1)) { return (1, .other) }
+            if c0 == UInt8(ascii: "0"), at(1) == UInt8(ascii: "x") || at(1) == UInt8(ascii: "X"), isHex(at(2)) {
+                var i = 3
+                while isHex(at(i)) { i += 1 }
+                return (i, .other)
+            }
+            var i = 0
+            while isDigit(at(i)) { i += 1 }
+            if at(i) == UInt8(ascii: ".") {
+                i += 1
+                while isDigit(at(i)) { i += 1 }
+            }
+            if at(i) == UInt8(ascii: "e") || at(i) == UInt8(ascii: "E"),
+               isDigit(at(i + 1)) || ((at(i + 1) == UInt8(ascii: "+") || at(i + 1) == UInt8(ascii: "-")) && isDigit(at(i + 2))) {
+                i += 2
+                while isDigit(at(i)) { i += 1 }
+            }
+            guard isIDChar(at(i)) else { return (i, .other) }
+            while isIDChar(at(i)) { i += 1 }
+            return (i, .illegal)
+        default:
+            guard isIDChar(c0) else { return (1, .other) }
+            var i = 1
+            while isIDChar(at(i)) { i += 1 }
+            return (i, .other)
+        }
+    }
+
+    /// Whether SQLite reads the fragment, as Tessera splices it, as tokens
+    /// of its own: none runs on into what follows it (a quote, a comment,
+    /// a parameter's `(…)` left open), none is a `;`, no `)` closes what
+    /// it did not open and none is left open, and, as an expression, none
+    /// is a comma outside parentheses. (A fragment of white space only, or
+    /// holding a NUL, is refused too.)
+    static func staysWithin(_ fragment: String, as kind: SQLFragment.Kind) -> Bool {
+        read(fragment, as: kind).staysWithin
+    }
+
+    /// ``staysWithin(_:as:)``, and whether a token of the fragment is one
+    /// SQLite refuses (a parameter with no name or an unclosed `(…)`, a
+    /// malformed blob or number), so that preparing it fails anyway.
+    static func read(_ fragment: String, as kind: SQLFragment.Kind) -> (staysWithin: Bool, hasIllegalToken: Bool) {
+        var illegal = false
+        let text = Array(SQLFragment.spliced(fragment).utf8)
+        guard !text.contains(0), !text.allSatisfy({ [0x20, 0x09, 0x0A, 0x0C, 0x0D].contains($0) }) else { return (false, illegal) }
+        // What follows it in Tessera's statements.
+        for tail in [")", " ASC", " AS tessera_section", "\n) AND 1"] {
+            let z = text + Array(tail.utf8)
+            var index = 0
+            var depth = 0
+            while index < text.count {
+                let (length, tokenKind) = token(z, at: index)
+                index += length
+                // White space may run on into the tail's; nothing else may.
+                guard index <= text.count || tokenKind == .space else { return (false, illegal) }
+                switch tokenKind {
+                case .semicolon: return (false, illegal)
+                case .open: depth += 1
+                case .close:
+                    depth -= 1
+                    if depth < 0 { return (false, illegal) }
+                case .comma: if kind == .expression && depth == 0 { return (false, illegal) }
+                case .illegal: illegal = true
+                case .space, .comment, .other: break
+                }
+            }
+            if depth != 0 { return (false, illegal) }
+        }
+        return (true, illegal)
     }
 }
