@@ -48,12 +48,14 @@ struct Tessera: ParsableCommand {
 
     /// Fails for a word in the place of a subcommand that is none of them
     /// (the default subcommand, `demo`, takes no arguments, so the parser
-    /// would only call it unexpected).
+    /// would only call it unexpected). Only the words before the first
+    /// option name subcommands: after it, a word is an option's value
+    /// (`tessera --database photos.sqlite` runs the demo).
     static func checkSubcommands(_ arguments: [String]) throws {
         var subcommands = configuration.subcommands
         var path = "tessera"
-        for argument in arguments where !argument.hasPrefix("-") {
-            guard !subcommands.isEmpty, argument != "help" else { return }
+        for argument in arguments {
+            guard !argument.hasPrefix("-"), !subcommands.isEmpty, argument != "help" else { return }
             let names = subcommands.map { $0._commandName }
             guard let index = names.firstIndex(of: argument) else {
                 throw CommandError("\(path) does not know '\(argument)': its subcommands are \(names.joined(separator: ", "))", exitCode: CommandError.usageExitCode)

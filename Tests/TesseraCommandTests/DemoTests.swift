@@ -84,6 +84,17 @@ struct DemoTests {
                 "the page must be self-contained")
     }
 
+    @Test("the demo's options work without naming it: `tessera --database path --photos N` seeds that file")
+    func demoOptionsWithoutTheSubcommand() throws {
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("elsewhere.sqlite").path
+        let result = try Tool.run(["--database", database, "--photos", "2000"], in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("database: \(database) (created, seeded with 2000 photos"))
+        #expect(FileManager.default.fileExists(atPath: database))
+    }
+
     @Test("on a terminal, seeding shows its progress on standard error; the report is unchanged")
     func seedingProgressOnATerminal() throws {
         let folder = try Tool.temporaryFolder()

@@ -151,6 +151,10 @@ struct ErrorTests {
     func unknownSubcommand() throws {
         try expectError(["bogus"], message: "tessera does not know 'bogus': its subcommands are demo, watch, diff, render, bench", status: 64)
         try expectError(["bench", "bogus"], message: "tessera bench does not know 'bogus': its subcommands are diff", status: 64)
+        // After an option, a word is its value: the demo's options work
+        // without naming it.
+        try expectError(["--photos", "5"], message: "--photos 5: the number of photos must be from 2000 to 1000000", status: 64)
+        try expectError(["--html", "nowhere/page.html"], message: "cannot write nowhere/page.html: no such folder nowhere", status: 1)
     }
 
     @Test("--where is checked against the table: a bad one names the option and the predicate, not the file")
