@@ -49,8 +49,12 @@ public struct WatchRun: Sendable {
     public var json: Bool
     /// Seconds between polls.
     public var interval: Double
-    /// How long to wait for another process's lock, in seconds.
+    /// How long to wait for another process's lock, in seconds, within
+    /// ``busyTimeoutRange``.
     public var busyTimeout: Double
+
+    /// The busy timeouts `--busy-timeout` takes: from none to a day.
+    public static let busyTimeoutRange: ClosedRange<Double> = 0...86_400
 
     /// Creates a run.
     public init(databasePath: String, table: String, sortKeys: [String] = [], section: String? = nil,
@@ -75,13 +79,19 @@ public struct WatchRun: Sendable {
     /// fetch runs, by SQLite every thousand steps of its work, so a slow
     /// query stops at once.
     ///
-    /// - Throws: ``CommandError`` for a missing file, a file that is not a
-    ///   database, a table or column that does not exist, a `--where`
-    ///   SQLite refuses or whose placeholders do not match the arguments,
-    ///   or a database locked past the busy timeout.
+    /// - Throws: ``CommandError`` for a busy timeout out of range, a missing
+    ///   file, a file that is not a database, a table or column that does
+    ///   not exist, a `--where` SQLite refuses or whose placeholders do not
+    ///   match the arguments, or a database locked past the busy timeout.
     public func run(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
         let path = databasePath
         try layout?.validate()
+        guard Self.busyTimeoutRange.contains(busyTimeout) else {
+            throw CommandError(
+                "--busy-timeout \(Format.number(busyTimeout)): the seconds to wait for a lock must be from \(Format.number(Self.busyTimeoutRange.lowerBound)) to \(Format.number(Self.busyTimeoutRange.upperBound))",
+                exitCode: CommandError.usageExitCode
+            )
+        }
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandError("\(path): no such database file", exitCode: CommandError.databaseExitCode)
         }

@@ -258,7 +258,7 @@ struct Watch: ParsableCommand {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
-    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up.")
+    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up, from 0 to 86400.")
     var busyTimeout: Double = 1
 
     func run() throws {

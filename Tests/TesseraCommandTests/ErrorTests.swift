@@ -110,6 +110,16 @@ struct ErrorTests {
                         message: "--height 0: the viewport's height must be a positive number up to 100000", status: 64)
     }
 
+    @Test("--busy-timeout out of range (negative, NaN, past a day, past what SQLite takes) is an option error, not a crash")
+    func busyTimeoutBounds() throws {
+        let (folder, path) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (value, shown) in [("-1", "-1"), ("nan", "nan"), ("86401", "86401"), ("1e300", "1e+300"), ("inf", "inf")] {
+            try expectError(["watch", path, "--table", "photo", "--busy-timeout", value],
+                            message: "--busy-timeout \(shown): the seconds to wait for a lock must be from 0 to 86400", status: 64)
+        }
+    }
+
     /// Runs a command that must fail with a usage error: status 64, one
     /// line on standard error that starts `tessera: error: ` and holds each
     /// of `fragments`, nothing on standard output.

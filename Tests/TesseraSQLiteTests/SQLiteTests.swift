@@ -89,6 +89,12 @@ struct SQLiteBasicsTests {
         }
     }
 
+    @Test("A busy timeout past what SQLite takes, infinite, NaN or negative opens the database (the longest wait, or none) instead of trapping", arguments: [1e300, .infinity, .nan, -5, 3e6])
+    func busyTimeoutBeyondSQLitesRange(seconds: Double) throws {
+        let connection = try Connection(path: ":memory:", busyTimeout: seconds)
+        #expect(try connection.read { db in try db.rows("SELECT 1") } == [[.integer(1)]])
+    }
+
     @Test("A database another connection holds the write lock on is busy after the timeout")
     func locked() throws {
         let file = try temporaryDirectory().appendingPathComponent("locked.sqlite").path
