@@ -14,8 +14,11 @@ public struct BenchRun: Sendable {
         case uuid
     }
 
-    /// Elements in the old list.
+    /// Elements in the old list, from 1 to ``maximumCount``.
     public var count: Int
+    /// The most elements a list may have: ten million, so that a mistyped
+    /// count is an option error rather than a crash when memory runs out.
+    public static let maximumCount = 10_000_000
     /// The share of elements changed, in percent: split evenly into
     /// deletes, inserts, moves and content updates.
     public var changesPercent: Double
@@ -60,6 +63,9 @@ public struct BenchRun: Sendable {
     /// - Throws: ``CommandError`` naming the bad option.
     public func validate() throws(CommandError) {
         guard count >= 1 else { throw CommandError("--count \(count): must be at least 1", exitCode: CommandError.usageExitCode) }
+        guard count <= Self.maximumCount else {
+            throw CommandError("--count \(count): must be at most \(Self.maximumCount)", exitCode: CommandError.usageExitCode)
+        }
         guard changesPercent.isFinite, changesPercent >= 0, changesPercent <= 100 else {
             throw CommandError("--changes \(changesPercent)%: must be between 0% and 100%", exitCode: CommandError.usageExitCode)
         }

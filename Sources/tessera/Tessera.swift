@@ -298,7 +298,7 @@ struct BenchDiff: ParsableCommand {
         abstract: "Generate two lists, diff them with each method, and print the medians and ratios."
     )
 
-    @Option(parsing: .unconditional, help: "Elements in the old list.")
+    @Option(parsing: .unconditional, help: "Elements in the old list, from 1 to \(BenchRun.maximumCount).")
     var count: Int = 10_000
 
     @Option(parsing: .unconditional, help: "The share of elements changed, as 10% or 10 (split evenly into deletes, inserts, moves and updates).")

@@ -144,6 +144,8 @@ struct ErrorTests {
         try expectError(["diff", "photos-old.json", "photos-new.json", "--layout", "list", "--height", "-20"],
                         message: "--height -20: the viewport's height must be a positive number up to 100000", status: 64)
         try expectError(["bench", "diff", "--count", "-5"], message: "--count -5: must be at least 1", status: 64)
+        // Too many to allocate is an option error too, not a crash.
+        try expectError(["bench", "diff", "--count", "10000000000000"], message: "--count 10000000000000: must be at most 10000000", status: 64)
     }
 
     @Test("the parser's errors are one line that starts with tessera: error:, status 64")
