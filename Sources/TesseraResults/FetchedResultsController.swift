@@ -588,7 +588,7 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
             statement.reset()
             var found: _Patch<Record>.Arrival?
             do {
-                try statement.bind(arguments + [key])
+                try statement.bind(arguments, key: key)
                 let names = (2..<statement.columnCount).map(statement.columnName)
                 while try statement.step() {
                     guard found == nil else { return false }   // a repeated key

@@ -620,4 +620,34 @@ struct IncrementalEdgeCaseTests {
         }
         #expect(controller.snapshot == (try Self.fresh(connection, controller.request)))
     }
+
+    @Test("A predicate with more parameters than arguments (the rest NULL), numbered or named, reads a changed row as the full query does: the key never lands in one of its parameters", arguments: [
+        ("(title = ?3) IS NULL", [DatabaseValue]()),
+        (":t IS NULL OR title = :t", []),
+        ("title <> ?2 OR ?1 IS NULL", [.text("x")]),
+        ("$limit IS NULL AND id > ?", [.integer(0)]),
+    ])
+    func fewerArgumentsThanParameters(predicate: String, arguments: [DatabaseValue]) throws {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, title TEXT)")
+            try db.execute("INSERT INTO item VALUES (1, 'b'), (2, 'a'), (4, 'x')")
+        }
+        let request = FetchRequest(table: "item", predicate: predicate, arguments: arguments, sortKeys: [SortKey("title")])
+        let controller = try FetchedResultsController<DeliveryItem>(connection: connection, request: request)
+        try controller.performFetch()
+        let setRequest = SetRequest(table: "item", predicate: predicate, arguments: arguments)
+        let set = FetchedSetController<DeliveryItem>(connection: connection, request: setRequest)
+        try set.performFetch()
+        for sql in ["INSERT INTO item VALUES (3, 'c')", "UPDATE item SET title = 'a2' WHERE id = 1", "DELETE FROM item WHERE id = 2", "UPDATE item SET title = 'y' WHERE id = 4"] {
+            try connection.write { db in try db.execute(sql) }
+            let fresh = try FetchedResultsController<DeliveryItem>(connection: connection, request: request)
+            try fresh.performFetch()
+            let freshSet = FetchedSetController<DeliveryItem>(connection: connection, request: setRequest)
+            try freshSet.performFetch()
+            #expect(controller.lastUpdateMethod == .incremental, "\(predicate): \(sql)")
+            #expect(controller.snapshot == fresh.snapshot, "\(predicate): \(sql)")
+            #expect(Set(set.records) == Set(freshSet.records), "\(predicate): \(sql)")
+        }
+    }
 }

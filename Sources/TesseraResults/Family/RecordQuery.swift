@@ -56,19 +56,21 @@ struct RecordQuery {
     }
 
     /// Runs a statement prepared by ``prepare(in:readTables:)`` (again)
-    /// with `arguments`, calling `body` with each row's leading values and
+    /// with `arguments`, and `key` (when given) bound to its last
+    /// parameter, calling `body` with each row's leading values and
     /// record, in order.
     ///
     /// - Throws: as ``run(_:in:readTables:_:)``.
     func run<Record: FetchableRecord>(
         _ statement: Statement,
         arguments: [DatabaseValue],
+        key: DatabaseValue? = nil,
         as type: Record.Type,
         _ body: (_ leading: [DatabaseValue], _ record: Record) throws(ResultsError) -> Void
     ) throws(ResultsError) {
         statement.reset()
         do {
-            try statement.bind(arguments)
+            try statement.bind(arguments, key: key)
         } catch {
             throw .database(error)
         }
@@ -146,5 +148,21 @@ func recordDiff<Section, Item>(from old: Snapshot<Section, Item>, to new: Snapsh
         throw .duplicateKey(id)
     } catch {
         throw .duplicateKey("\(error)")
+    }
+}
+
+extension Statement {
+    /// Binds a request's arguments in order, and `key` (when given) to the
+    /// statement's last parameter: the `?` of the `key = ?` a point query
+    /// ends with. That `?` takes the number after the largest before it,
+    /// so a predicate with fewer arguments than parameters (the rest NULL,
+    /// as in the full query) or with `?NNN` and named ones still gets the
+    /// key there, not in one of its own.
+    ///
+    /// - Throws: ``SQLiteError`` for more arguments than the statement has
+    ///   parameters.
+    func bind(_ arguments: [DatabaseValue], key: DatabaseValue?) throws(SQLiteError) {
+        try bind(arguments)
+        if let key { try bind(key, at: parameterCount) }
     }
 }

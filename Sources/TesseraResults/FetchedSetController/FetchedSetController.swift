@@ -218,7 +218,7 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         let statement = try query.prepare(in: db, readTables: &tables)
         for key in keys {
             var current: Record?
-            try query.run(statement, arguments: query.arguments + [key], as: Record.self) { (_, record) throws(ResultsError) in
+            try query.run(statement, arguments: query.arguments, key: key, as: Record.self) { (_, record) throws(ResultsError) in
                 current = record
             }
             switch (byKey[key], current) {
