@@ -288,7 +288,8 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// Polls for other connections' and processes' commits until the task
     /// is cancelled: every `interval`, ``checkForExternalChanges()``.
     /// Errors go to the delegate's `didFailWith` and ``lastError``; polling
-    /// goes on.
+    /// goes on. Cancelling the task stops a re-fetch under way too, and
+    /// that is no error: the controller keeps its result and says nothing.
     ///
     /// ```swift
     /// let polling = Task { await controller.followExternalChanges() }
@@ -304,6 +305,8 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         while !Task.isCancelled {
             do throws(ResultsError) {
                 try checkForExternalChanges()
+            } catch .cancelled where Task.isCancelled {
+                return
             } catch {
                 fail(error)
             }

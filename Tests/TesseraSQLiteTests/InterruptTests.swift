@@ -253,4 +253,41 @@ struct CancelledFetchTests {
         #expect(controller.snapshot.numberOfItems == 3)
         #expect(ResultsError.cancelled.description.contains("cancelled"))
     }
+
+    @Test("Cancelling followExternalChanges() while its re-fetch runs stops polling quietly: no didFailWith, no lastError, the result kept")
+    func cancellingPollingDuringARefetchIsNoFailure() async throws {
+        let (folder, path) = try Self.makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        final class Failures: FetchedResultsControllerDelegate {
+            var errors: [ResultsError] = []
+            func controller(_ controller: FetchedResultsController<Photo>, didFailWith error: ResultsError) { errors.append(error) }
+        }
+        let fetched = DispatchSemaphore(value: 0)
+        let task = Task.detached { () -> (errors: [ResultsError], lastError: ResultsError?, count: Int, seconds: Double) in
+            let controller = try FetchedResultsController<Photo>(
+                connection: try Connection(path: path),
+                request: FetchRequest(table: "photo", predicate: Self.slowPredicate, sortKeys: [SortKey("date")])
+            )
+            let failures = Failures()
+            controller.delegate = failures
+            try controller.performFetch()
+            // The next poll sees another connection's commit and re-fetches,
+            // slowly, until the task is cancelled.
+            try Self.makeSlow(path)
+            fetched.signal()
+            let start = ContinuousClock.now
+            await controller.followExternalChanges(every: .milliseconds(10))
+            return (failures.errors, controller.lastError, controller.snapshot.numberOfItems, seconds(since: start))
+        }
+        Thread.detachNewThread {
+            fetched.wait()
+            usleep(300_000)
+            task.cancel()
+        }
+        let outcome = try await task.value
+        #expect(outcome.seconds < 10)
+        #expect(outcome.errors.isEmpty)
+        #expect(outcome.lastError == nil)
+        #expect(outcome.count == 3)
+    }
 }
