@@ -98,12 +98,46 @@ public struct WatchRun: Sendable {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CommandError("\(path): cannot be read: permission denied", exitCode: CommandError.databaseExitCode)
         }
-        let connection: Connection
+        guard let connection = try open(shouldStop) else { return }
+        // Every statement from here on stops once `shouldStop` holds, a
+        // wait for another process's lock included.
         do {
-            connection = try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout, journalModeWAL: false)
+            try connection.withDatabase { db throws(CommandError) in
+                try db.interrupting(when: shouldStop) { _ throws(CommandError) in
+                    try follow(connection, print: print, shouldStop: shouldStop)
+                }
+            }
         } catch {
-            throw DatabaseErrors.opening(path, error)
+            if shouldStop() { return }
+            throw error
         }
+    }
+
+    /// Opens the database, waiting for another process's lock up to the
+    /// busy timeout: `nil` when `shouldStop` holds meanwhile. (Opening
+    /// reads the schema, which such a lock holds up; the wait is here, in
+    /// steps of 10 ms, rather than in SQLite's, so that a stop is seen.)
+    private func open(_ shouldStop: () -> Bool) throws(CommandError) -> Connection? {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(busyTimeout * 1000))
+        while true {
+            do {
+                let connection = try Connection(path: databasePath, mode: .readWrite, busyTimeout: 0, journalModeWAL: false)
+                connection.withDatabase { db in db.busyTimeout = busyTimeout }
+                return connection
+            } catch {
+                if shouldStop() { return nil }
+                guard DatabaseErrors.isLocked(error), ContinuousClock.now < deadline else {
+                    throw DatabaseErrors.opening(databasePath, error)
+                }
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Fetches and follows the table until `shouldStop` holds (the caller
+    /// interrupts SQLite then), printing with `print`.
+    private func follow(_ connection: Connection, print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
+        let path = databasePath
         let request = try makeRequest(connection)
         let controller: FetchedResultsController<WatchedRow>
         do {

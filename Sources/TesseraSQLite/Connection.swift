@@ -44,9 +44,9 @@ public final class Connection: @unchecked Sendable {
     /// Opens a database file, or an in-memory database for `:memory:`.
     ///
     /// Files use write-ahead logging (unless read only, or `journalModeWAL`
-    /// is false) and wait up to `busyTimeout` seconds for a lock: none when
-    /// it is negative or NaN, and at most `Int32.max` milliseconds (about
-    /// 24 days, SQLite's limit) when it is larger.
+    /// is false) and wait up to `busyTimeout` seconds for a lock (see
+    /// ``Database/busyTimeout``): none when it is negative or NaN, and at
+    /// most `Int32.max` milliseconds (about 24 days) when it is larger.
     ///
     /// - Throws: ``SQLiteError`` naming the path when the file cannot be
     ///   opened (missing, unreadable, not a database).
@@ -61,20 +61,12 @@ public final class Connection: @unchecked Sendable {
         self.path = path
         database = Database(handle: handle)
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Self.milliseconds(busyTimeout))
+        database.busyTimeout = busyTimeout
         // Reading the schema here surfaces "file is not a database" at open.
         _ = try database.rows("PRAGMA schema_version")
         if journalModeWAL && path != ":memory:" && !path.isEmpty && mode != .readOnly {
             _ = try database.rows("PRAGMA journal_mode = WAL")
         }
-    }
-
-    /// A busy timeout in seconds as SQLite takes it: whole milliseconds,
-    /// from 0 to `Int32.max`.
-    private static func milliseconds(_ seconds: Double) -> Int32 {
-        let milliseconds = (seconds * 1000).rounded(.down)
-        guard milliseconds > 0 else { return 0 }   // negative, or NaN
-        return milliseconds < Double(Int32.max) ? Int32(milliseconds) : .max
     }
 
     /// Runs `body` with the database, outside any transaction.
@@ -119,9 +111,11 @@ public final class Connection: @unchecked Sendable {
     ///
     /// It does not wait for the connection's lock, and it affects only
     /// the statements running when it is called: with none running, it does
-    /// nothing, and later statements run normally. To stop work that may
-    /// not have started yet, use ``Database/interrupting(when:_:)``, which
-    /// checks a condition while the statements run.
+    /// nothing, and later statements run normally. A statement waiting for
+    /// another connection's lock waits on (up to the busy timeout). To stop
+    /// work that may not have started yet, or that waits for a lock, use
+    /// ``Database/interrupting(when:_:)``, which checks a condition while
+    /// the statements run and while they wait.
     public func interrupt() {
         sqlite3_interrupt(database.handle)
     }

@@ -9,6 +9,9 @@ public final class Database {
     /// The conditions of the ``interrupting(when:_:)`` calls under way,
     /// innermost last.
     var interruptConditions: [() -> Bool] = []
+    /// The longest wait for another connection's lock (see
+    /// ``busyTimeout``), in milliseconds.
+    var busyTimeoutMilliseconds: Int32 = 0
 
     /// How a row changed, as SQLite's update hooks report it.
     public enum Change: Hashable, Sendable {
@@ -76,6 +79,7 @@ public final class Database {
     init(handle: OpaquePointer) {
         self.handle = handle
         installPreUpdateHook()
+        installBusyHandler()
     }
 
     private var preUpdateHookInstalled = false
@@ -185,7 +189,13 @@ public final class Database {
 
     /// An error for a result code, with SQLite's message and the SQL.
     func error(_ code: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(
+        // A wait for a lock that a condition of interrupting(when:) ended
+        // (or cut short: it holds) reads as interrupted, as the statement
+        // would have been.
+        if code & 0xFF == SQLITE_BUSY, interruptConditions.contains(where: { $0() }) {
+            return SQLiteError(code: SQLITE_INTERRUPT, message: "interrupted while waiting for another connection's lock", sql: sql)
+        }
+        return SQLiteError(
             code: code & 0xFF,
             extendedCode: sqlite3_extended_errcode(handle),
             message: String(cString: sqlite3_errmsg(handle)),

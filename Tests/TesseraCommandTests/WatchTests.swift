@@ -170,6 +170,40 @@ struct WatchTests {
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
     }
 
+    @Test("Ctrl-C stops watch while another process holds the database locked, however long --busy-timeout is: before the first fetch and while polling",
+          arguments: [false, true])
+    func stopsWhileWaitingForALock(lockAfterStart: Bool) throws {
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("photos.sqlite").path
+        // A rollback journal: a writer's EXCLUSIVE lock keeps readers out.
+        let holder = try Connection(path: path, journalModeWAL: false)
+        try holder.withDatabase { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT NOT NULL, title TEXT, taken INTEGER)")
+            try db.execute("INSERT INTO photo VALUES (1, 'Paris', 'Seine', 10)")
+        }
+        func lock() throws { try holder.withDatabase { db in try db.execute("BEGIN EXCLUSIVE") } }
+        defer { try? holder.withDatabase { db in if db.isInTransaction { try db.execute("ROLLBACK") } } }
+        if !lockAfterStart { try lock() }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--busy-timeout", "60"])
+        defer { if tool.process.isRunning { kill(tool.process.processIdentifier, SIGKILL) } }
+        try waitUntilCatching(SIGINT, tool)
+        if lockAfterStart {
+            _ = try tool.waitForLines(1)
+            try lock()
+        }
+        usleep(300_000)
+        #expect(tool.process.isRunning, "watch ended before Ctrl-C: \(tool.stderr())")
+        let sent = Date()
+        tool.process.interrupt()
+        let exited = waitForExit(tool, timeout: 10)
+        let seconds = Date().timeIntervalSince(sent)
+        try #require(exited, "watch was still running 10 s after Ctrl-C")
+        #expect(seconds < 2, "watch took \(seconds) s to stop")
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
+    }
+
     @Test("with --json, a stop during the fetch prints nothing at all")
     func stopsDuringAnEndlessFetchQuietlyInJSON() throws {
         let (folder, path, _) = try makeDatabase()

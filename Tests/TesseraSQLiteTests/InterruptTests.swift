@@ -80,6 +80,31 @@ struct SQLiteInterruptTests {
         }
     }
 
+    @Test("interrupting(when:) also ends a wait for another connection's lock, however long the busy timeout, with an interrupted error; without it the wait runs to the timeout")
+    func interruptingEndsALockWait() throws {
+        let path = try temporaryDirectory().appendingPathComponent("locked.sqlite").path
+        // A rollback journal: an EXCLUSIVE lock keeps readers out.
+        let holder = try Connection(path: path, journalModeWAL: false)
+        try holder.withDatabase { db in try db.execute("CREATE TABLE t (v)") }
+        let waiter = try Connection(path: path, busyTimeout: 60, journalModeWAL: false)
+        try holder.withDatabase { db in try db.execute("BEGIN EXCLUSIVE") }
+        defer { try? holder.withDatabase { db in try db.execute("ROLLBACK") } }
+        waiter.withDatabase { db in
+            #expect(db.busyTimeout == 60)
+            let start = ContinuousClock.now
+            let deadline = start + .milliseconds(300)
+            #expect {
+                try db.interrupting(when: { ContinuousClock.now >= deadline }) { db in try db.rows("SELECT count(*) FROM t") }
+            } throws: { ($0 as? SQLiteError)?.isInterrupted == true }
+            #expect(seconds(since: start) < 2)
+            // The next wait is a plain one: it runs to the timeout.
+            db.busyTimeout = 0.2
+            let plain = ContinuousClock.now
+            #expect { try db.rows("SELECT count(*) FROM t") } throws: { ($0 as? SQLiteError)?.code == 5 }
+            #expect(seconds(since: plain) >= 0.19)
+        }
+    }
+
     @Test("a statement's parameter count is its number of placeholders")
     func parameterCount() throws {
         let connection = try Connection(path: ":memory:")
@@ -214,6 +239,37 @@ struct CancelledFetchTests {
             }
         }
         expectCancelled(outcome)
+    }
+
+    @Test("FetchedResultsController: cancelling the task stops a performFetch() waiting for another connection's lock, with .cancelled")
+    func cancelWhileWaitingForALock() async throws {
+        let (folder, path) = try Self.makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let holder = try Connection(path: path, journalModeWAL: false)
+        try holder.withDatabase { db in try db.execute("PRAGMA journal_mode = DELETE") }
+        let connection = try Connection(path: path, busyTimeout: 60, journalModeWAL: false)
+        try holder.withDatabase { db in try db.execute("BEGIN EXCLUSIVE") }
+        defer { try? holder.withDatabase { db in try db.execute("ROLLBACK") } }
+        let started = DispatchSemaphore(value: 0)
+        let task = Task.detached { () -> (ResultsError?, Double) in
+            let controller = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "photo"))
+            started.signal()
+            let start = ContinuousClock.now
+            do throws(ResultsError) {
+                try controller.performFetch()
+                return (nil, seconds(since: start))
+            } catch {
+                return (error, seconds(since: start))
+            }
+        }
+        Thread.detachNewThread {
+            started.wait()
+            usleep(300_000)
+            task.cancel()
+        }
+        let (error, elapsed) = try await task.value
+        #expect(error == .cancelled)
+        #expect(elapsed < 5)
     }
 
     @Test("a task cancelled before performFetch() fetches nothing: .cancelled")
