@@ -185,6 +185,10 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     /// it moves when another connection commits.
     private var dataVersion: Int64?
     private let hub = _ReportHub<ChangeReport<Record>>(merging: ChangeReport.merging)
+    /// The result was read inside a transaction that has not ended: if it
+    /// rolls back, the result holds rows that never were, and is fetched
+    /// again.
+    private var fetchedInTransaction = false
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
     ///
@@ -360,6 +364,11 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
         observedTables = fetched.tables
         schemaVersion = TesseraResults.schemaVersion(of: db)
         dataVersion = fetched.dataVersion
+        fetchedInTransaction = db.isInTransaction
+        // Changes the open transaction made so far are in the result now.
+        touched = [:]
+        mustRefetch = false
+        changedSinceCommit = false
     }
 
     private func fetch(_ request: FetchRequest, in db: Database) throws(ResultsError) -> Fetched {
@@ -518,9 +527,13 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
     public func databaseDidCommit(_ database: Database) {
         // Taken now: a delegate may commit again from inside the report,
         // and that commit's changes are its own.
+        // A result read inside the transaction may hold work a savepoint
+        // rolled back since: only a fetch is sure.
+        let readInside = fetchedInTransaction
+        fetchedInTransaction = false
         let touched = self.touched
-        let mustRefetch = self.mustRefetch
-        let changed = changedSinceCommit
+        let mustRefetch = self.mustRefetch || readInside
+        let changed = changedSinceCommit || readInside
         self.touched = [:]
         self.mustRefetch = false
         changedSinceCommit = false
@@ -542,6 +555,21 @@ public final class FetchedResultsController<Record: FetchableRecord>: Transactio
                 // rebuilds them, commits re-fetch.
                 plan = nil
             }
+            try refetchAndReport(in: database)
+            lastError = nil
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// A rollback ended: a result read inside the transaction that rolled
+    /// back is fetched again, and the difference reported.
+    ///
+    /// - Complexity: as ``refresh()`` when it re-fetches, else O(1).
+    public func databaseDidEndRollback(_ database: Database) {
+        guard fetchedInTransaction else { return }
+        fetchedInTransaction = false
+        do throws(ResultsError) {
             try refetchAndReport(in: database)
             lastError = nil
         } catch {

@@ -115,6 +115,9 @@ public final class Database {
     /// Observers are being told of commits; a commit made meanwhile (by an
     /// observer, or by code it calls) is told once they are done.
     private var isNotifying = false
+    /// A transaction rolled back: once the database is out of it,
+    /// observers hear ``TransactionObserver/databaseDidEndRollback(_:)``.
+    private var rollbackEnded = false
 
     /// Registers an observer (held weakly) of committed changes. Registering
     /// one again changes nothing.
@@ -163,8 +166,17 @@ public final class Database {
         defer { isNotifying = false }
         // Rounds until nobody waits: an observer's work may commit again.
         // An observer that leaves a transaction open stops the round; the
-        // others are told when that transaction ends.
-        while observers.contains(where: \.owesCommit) {
+        // others are told when that transaction ends. A rollback that ended
+        // is told last, after the commits that came before it.
+        while observers.contains(where: \.owesCommit) || rollbackEnded {
+            if !observers.contains(where: \.owesCommit) {
+                rollbackEnded = false
+                for observer in liveObservers {
+                    guard !isInTransaction else { return }
+                    observer.databaseDidEndRollback(self)
+                }
+                continue
+            }
             for entry in observers where entry.owesCommit {
                 guard !isInTransaction else { return }
                 let waiting = entry.waiting
@@ -437,6 +449,7 @@ public final class Database {
             let database = Database.database(context)
             database.rollbackHook?()
             database.commitPending = false
+            database.rollbackEnded = true
             for entry in database.observers {
                 guard let observer = entry.observer else { continue }
                 // One still waiting to hear of an earlier commit never saw

@@ -23,6 +23,16 @@ public protocol TransactionObserver: AnyObject {
     func database(_ database: Database, willChange change: Database.PreUpdate)
     /// The transaction that made the changes committed.
     func databaseDidCommit(_ database: Database)
-    /// The transaction rolled back: forget its changes.
+    /// The transaction rolled back: forget its changes. Called from inside
+    /// the rollback, where the database must not be used.
     func databaseDidRollback(_ database: Database)
+    /// A rollback is over and the database is out of the transaction: the
+    /// observer may read it again (an observer that read inside the
+    /// transaction saw rows that are gone now). The default does nothing.
+    func databaseDidEndRollback(_ database: Database)
+}
+
+extension TransactionObserver {
+    /// Nothing.
+    public func databaseDidEndRollback(_ database: Database) {}
 }

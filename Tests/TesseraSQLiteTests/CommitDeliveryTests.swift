@@ -152,6 +152,75 @@ struct CommitDeliveryTests {
         #expect(relational.snapshot.allItems.map(\.id) == [1])
     }
 
+    @Test("A fetch inside a transaction that rolls back is fetched again once the rollback ends: the rows it saw are gone")
+    func fetchInsideRolledBackTransaction() throws {
+        let (connection, controller, log) = try Self.makeController()
+        try? connection.write { db in
+            try db.execute("INSERT INTO item VALUES (2, 'b')")
+            try controller.refresh()
+            #expect(controller.snapshot.allItems.map(\.id) == [1, 2])
+            throw SQLiteTransactionTests.Stop()
+        }
+        #expect(controller.snapshot.allItems.map(\.id) == [1])
+        #expect(log.reports.last?.changeset.itemDeletes == [IndexPath(item: 1, section: 0)])
+        // A first fetch inside a transaction, by a new controller.
+        let late = try FetchedResultsController<DeliveryItem>(connection: connection, request: Self.request)
+        try? connection.write { db in
+            try db.execute("DELETE FROM item")
+            try late.performFetch()
+            #expect(late.snapshot.allItems.isEmpty)
+            throw SQLiteTransactionTests.Stop()
+        }
+        #expect(late.snapshot.allItems.map(\.id) == [1])
+        // Patching still works afterwards.
+        try connection.write { db in try db.execute("INSERT INTO item VALUES (3, 'c')") }
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 3])
+        #expect(late.snapshot.allItems.map(\.id) == [1, 3])
+    }
+
+    @Test("A fetch inside a savepoint rolled back to, in a transaction that commits, is fetched again at the commit")
+    func fetchInsideRolledBackSavepoint() throws {
+        let (connection, controller, _) = try Self.makeController()
+        try connection.write { db in
+            try db.execute("INSERT INTO item VALUES (4, 'd')")
+            try? db.savepoint { db in
+                try db.execute("INSERT INTO item VALUES (2, 'b'); UPDATE item SET title = 'z' WHERE id = 1")
+                try controller.refresh()
+                throw SQLiteTransactionTests.Stop()
+            }
+            try db.execute("INSERT INTO item VALUES (5, 'e')")
+        }
+        #expect(controller.snapshot.allItems.map(\.id) == (try freshIDs(connection)))
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 4, 5])
+    }
+
+    @Test("The set and relational controllers fetched inside a transaction that rolls back are fetched again too")
+    func familyFetchInsideRolledBackTransaction() throws {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)")
+            try db.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER)")
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER)")
+            try db.execute("INSERT INTO album VALUES (1, 'A', 0); INSERT INTO message VALUES (1, 'inbox', 1, 'hi')")
+        }
+        let set = FetchedSetController<Message>(connection: connection, request: SetRequest(table: "message"))
+        let relational = RelationalResultsController<Album, AlbumPhoto>(
+            connection: connection,
+            parents: ParentRequest(table: "album", sortKeys: [SortKey("name")]),
+            children: ChildRequest(table: "photo", foreignKeyColumn: "album_id", sortKeys: [SortKey("date")])
+        )
+        try set.performFetch()
+        try relational.performFetch()
+        try? connection.write { db in
+            try db.execute("INSERT INTO message VALUES (2, 'inbox', 1, 'new'); INSERT INTO photo VALUES (1, 1, 5, 'p', 0)")
+            try set.refresh()
+            try relational.refresh()
+            throw SQLiteTransactionTests.Stop()
+        }
+        #expect(set.records.map(\.id) == [1])
+        #expect(relational.snapshot.allItems.isEmpty)
+    }
+
     @Test("prepare refuses a second statement after the first instead of ignoring it; comments and white space after it are fine")
     func prepareRefusesTrailingStatement() throws {
         let (connection, _, _) = try Self.makeController()

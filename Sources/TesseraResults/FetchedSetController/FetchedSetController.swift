@@ -74,6 +74,9 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// gives them, or `nil` when it is the row id or cannot be found.
     private var keyIndex: KeySource?
     private var schemaVersion: Int64?
+    /// The result was read inside a transaction that has not ended: if it
+    /// rolls back, it is fetched again.
+    private var fetchedInTransaction = false
     private let streams = _ReportHub<SetChangeReport<Record>>(merging: SetChangeReport.merging)
     /// How the last commits were followed, for tests and diagnostics.
     private(set) var incrementalUpdates = 0
@@ -111,6 +114,7 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
             keyOfID = ids
             changedKeys.removeAll()
             needsRefetch = false
+            fetchedInTransaction = db.isInTransaction
             db.add(transactionObserver: self)
         }
     }
@@ -190,6 +194,9 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
 
     private func refetchAndReport(in db: Database) throws(ResultsError) {
         let (records, ids) = try fetchAll(in: db)
+        // Changes the open transaction made so far are in what was read.
+        changedKeys.removeAll()
+        fetchedInTransaction = db.isInTransaction
         var inserted: [(DatabaseValue, Record)] = []
         var deleted: [(DatabaseValue, Record)] = []
         var updated: [(DatabaseValue, Record)] = []
@@ -287,6 +294,10 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// - Complexity: O(*k*) row reads for *k* changed rows, or O(*n*) for a
     ///   re-fetch, plus O(*c* log *c*) to order *c* changes.
     public func databaseDidCommit(_ database: Database) {
+        // A set read inside the transaction may hold work a savepoint
+        // rolled back since: only a fetch is sure.
+        if fetchedInTransaction { needsRefetch = true }
+        fetchedInTransaction = false
         let schema = TesseraResults.schemaVersion(of: database)
         if schema != schemaVersion { needsRefetch = true }
         guard needsRefetch || !changedKeys.isEmpty else { return }
@@ -307,6 +318,22 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         } catch {
             lastError = error
             needsRefetch = true
+            delegate?.controller(self, didFailWith: error)
+        }
+    }
+
+    /// A rollback ended: a result read inside the transaction that rolled
+    /// back is fetched again, and the difference reported.
+    ///
+    /// - Complexity: as ``refresh()`` when it re-fetches, else O(1).
+    public func databaseDidEndRollback(_ database: Database) {
+        guard fetchedInTransaction else { return }
+        fetchedInTransaction = false
+        do throws(ResultsError) {
+            try refetchAndReport(in: database)
+            lastError = nil
+        } catch {
+            lastError = error
             delegate?.controller(self, didFailWith: error)
         }
     }

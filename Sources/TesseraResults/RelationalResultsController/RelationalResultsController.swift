@@ -73,6 +73,9 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
 
     private var changedSinceCommit = false
     private var schemaVersion: Int64?
+    /// The result was read inside a transaction that has not ended: if it
+    /// rolls back, it is fetched again.
+    private var fetchedInTransaction = false
     private let streams = _ReportHub<Report>(merging: Report.merging)
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
@@ -102,6 +105,7 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
             let fetched = try fetch(parentRequest, childRequest, in: db)
             _ = try recordDiff(from: ResultSnapshot(), to: fetched)
             snapshot = fetched
+            fetchedInTransaction = db.isInTransaction
             db.add(transactionObserver: self)
         }
     }
@@ -183,6 +187,7 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         let new = try fetch(parentRequest, childRequest, in: db)
         let changeset = try recordDiff(from: old, to: new)
         snapshot = new
+        fetchedInTransaction = db.isInTransaction
         guard !changeset.isEmpty else { return }
         let report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
         // The sequences first: a delegate that makes the controller report
@@ -235,10 +240,30 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     ///
     /// - Complexity: as ``refresh()`` when it re-fetches.
     public func databaseDidCommit(_ database: Database) {
+        // A result read inside the transaction may hold work a savepoint
+        // rolled back since: only a fetch is sure.
+        if fetchedInTransaction { changedSinceCommit = true }
+        fetchedInTransaction = false
         let schema = TesseraResults.schemaVersion(of: database)
         guard changedSinceCommit || schema != schemaVersion else { return }
         changedSinceCommit = false
         schemaVersion = schema
+        do throws(ResultsError) {
+            try refetchAndReport(in: database)
+            lastError = nil
+        } catch {
+            lastError = error
+            delegate?.controller(self, didFailWith: error)
+        }
+    }
+
+    /// A rollback ended: a result read inside the transaction that rolled
+    /// back is fetched again, and the difference reported.
+    ///
+    /// - Complexity: as ``refresh()`` when it re-fetches, else O(1).
+    public func databaseDidEndRollback(_ database: Database) {
+        guard fetchedInTransaction else { return }
+        fetchedInTransaction = false
         do throws(ResultsError) {
             try refetchAndReport(in: database)
             lastError = nil
