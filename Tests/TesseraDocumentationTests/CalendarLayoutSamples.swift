@@ -44,7 +44,7 @@ open class ArticleCalendarLayout: CalendarLayout {
 
     // sample: Sources/TesseraLayout/TesseraLayout.docc/WritingYourOwnLayout.md
     open override var collectionViewContentSize: Size {
-        Size(width: width, height: dayHeaderLength + hourLength * Double(hours))
+        Size(width: max(width, hourHeaderLength), height: dayHeaderLength + hourLength * Double(hours))
     }
     // end of sample
 

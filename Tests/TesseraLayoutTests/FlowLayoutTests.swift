@@ -173,11 +173,14 @@ struct FlowLayoutExampleTests {
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(0, 0, 80, 50), rect(120, 0, 80, 50), rect(0, 60, 80, 50)]])
     }
 
-    @Test("An item wider than the line is placed alone and centered")
+    @Test("An item wider than the line is placed alone at the line's start, and the content grows across to enclose it")
     func tooWideItem() {
         let delegate = TableDelegate()
         delegate.itemSizes = [IndexPath(item: 0, section: 0): Size(width: 400, height: 50)]
         let (layout, _) = makeFlow(itemCounts: [2]) { $0.delegate = delegate }
-        #expect(itemFrames(of: layout, itemCounts: [2]) == [[rect(-50, 0, 400, 50), rect(0, 60, 50, 50)]])
+        // Not centered on the 300-wide line (at −50, before the content's
+        // origin): at the leading inset, in content 400 wide.
+        #expect(itemFrames(of: layout, itemCounts: [2]) == [[rect(0, 0, 400, 50), rect(0, 60, 50, 50)]])
+        #expect(layout.collectionViewContentSize == Size(width: 400, height: 110))
     }
 }

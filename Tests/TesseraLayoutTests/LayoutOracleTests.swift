@@ -157,11 +157,11 @@ struct LayoutOracleTests {
         }
     }
 
-    @Test("Every built-in layout's elements lie within its content size", arguments: LayoutKind.allCases)
+    @Test("Every built-in layout's elements lie within its content size at every allowed offset, and its rect queries equal a brute-force filter, whatever its sizes, insets and view", arguments: LayoutKind.allCases)
     func contentEnclosesEveryElement(kind: LayoutKind) {
         let seed = testSeed(default: 0xC0_17E7)
         var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        for round in 0..<300 {
             let itemCounts = randomItemCounts(using: &generator)
             let delegate = AnyLayoutDelegate.random(itemCounts: itemCounts, using: &generator)
             let spec = RandomLayoutSpec(kind: kind, seed: generator.next())
@@ -174,19 +174,20 @@ struct LayoutOracleTests {
             layout.prepare()
             #expect(layout.layoutError == nil, "seed \(seed), round \(round), \(spec): \(String(describing: layout.layoutError))")
             // Anywhere a collection view can scroll to (sticky and pinned
-            // headers follow the offset).
+            // headers follow the offset), its first and last offsets included.
             let content = layout.collectionViewContentSize
-            let inset = environment.contentInset
-            let size = environment.bounds.size
-            for _ in 0..<3 {
-                let maxX = Swift.max(-inset.left, content.width + inset.right - size.width)
-                let maxY = Swift.max(-inset.top, content.height + inset.bottom - size.height)
-                environment.bounds.origin = Point(
-                    x: Double.random(in: -inset.left...maxX, using: &generator).rounded(),
-                    y: Double.random(in: -inset.top...maxY, using: &generator).rounded()
-                )
-                let outside = elementsOutsideContent(of: layout, itemCounts: itemCounts)
-                #expect(outside.isEmpty, "seed \(seed), round \(round), \(spec), counts \(itemCounts), content \(content), offset \(environment.contentOffset): outside the content: \(outside.prefix(3))")
+            let offsets = allowedContentOffsets(content: content, size: environment.bounds.size, contentInset: environment.contentInset, using: &generator)
+            for offset in offsets {
+                let bounds = Rect(origin: offset, size: environment.bounds.size)
+                if layout.shouldInvalidateLayout(forBoundsChange: bounds) {
+                    layout.invalidateLayout(with: layout.invalidationContext(forBoundsChange: bounds))
+                }
+                environment.bounds = bounds
+                layout.prepare()
+                let elements = everyElement(of: layout, itemCounts: itemCounts)
+                let rects = [bounds] + randomQueryRects(count: 6, content: layout.collectionViewContentSize, elements: elements, using: &generator)
+                let violations = contentAndQueryViolations(of: layout, itemCounts: itemCounts, elements: elements, rects: rects)
+                #expect(violations.isEmpty, "seed \(seed), round \(round), \(spec), counts \(itemCounts), view \(environment.bounds), inset \(environment.contentInset), content \(layout.collectionViewContentSize): \(violations.prefix(3))")
             }
         }
     }

@@ -239,4 +239,108 @@ struct LayoutRegressionTests {
         #expect(layout.collectionViewContentSize == Size(width: 101, height: 100))
         withExtendedLifetime(environment) {}
     }
+
+    // MARK: The content encloses every frame
+
+    @Test("A FlowLayout item wider (vertical) or taller (horizontal) than the space between the section insets starts its line at the leading inset, and the content grows across to enclose it")
+    func flowOversizeItemGrowsContent() {
+        for direction in [ScrollDirection.vertical, .horizontal] {
+            let delegate = TableDelegate()
+            delegate.itemSizes[IndexPath(item: 0, section: 0)] = direction == .vertical ? Size(width: 400, height: 50) : Size(width: 50, height: 400)
+            let (layout, environment) = makeFlow(width: 300, height: 300, itemCounts: [2]) {
+                $0.scrollDirection = direction
+                $0.delegate = delegate
+                $0.sectionInset = EdgeInsets(top: 10, left: 20, bottom: 10, right: 20)
+            }
+            let frames = itemFrames(of: layout, itemCounts: [2])[0]
+            if direction == .vertical {
+                // 400 > 300 − 20 − 20: the item stays at the left inset, and
+                // the content is as wide as the item's right edge.
+                #expect(frames == [Rect(x: 20, y: 10, width: 400, height: 50), Rect(x: 20, y: 70, width: 50, height: 50)])
+                #expect(layout.collectionViewContentSize == Size(width: 420, height: 130))
+            } else {
+                #expect(frames == [Rect(x: 20, y: 10, width: 50, height: 400), Rect(x: 80, y: 10, width: 50, height: 50)])
+                #expect(layout.collectionViewContentSize == Size(width: 150, height: 410))
+            }
+            #expect(layout.layoutError == nil)
+            #expect(elementsOutsideContent(of: layout, itemCounts: [2]).isEmpty, "\(direction)")
+            withExtendedLifetime(environment) {}
+        }
+    }
+
+    @Test("A ColumnLayout with more columns than fit in the width grows its content across to the last column")
+    func columnOverflowGrowsContent() {
+        // (100 − 8 − 8 − 5 · 20) / 6 < 0: every column is 0 wide, 20 apart,
+        // and the sixth starts at 8 + 5 · 20 = 108.
+        let (layout, environment) = makeColumns(width: 100, itemCounts: [6]) {
+            $0.columnCount = 6
+            $0.columnSpacing = 20
+        }
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0))?.frame == Rect(x: 108, y: 8, width: 0, height: 50))
+        #expect(layout.collectionViewContentSize == Size(width: 108, height: 66))
+        #expect(layout.layoutError == nil)
+        #expect(elementsOutsideContent(of: layout, itemCounts: [6]).isEmpty)
+        withExtendedLifetime(environment) {}
+    }
+
+    @Test("A HorizontalListLayout whose insets are taller than the view grows its content down to its zero-height items")
+    func horizontalListTallInsetsGrowContent() {
+        let (layout, environment) = makeHorizontalList(width: 320, height: 10, itemCounts: [1]) {
+            $0.sectionInsets = EdgeInsets(top: 30, left: 0, bottom: 8, right: 0)
+        }
+        // Centered: (320 − 100) / 2 = 110.
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 0))?.frame == Rect(x: 110, y: 30, width: 100, height: 0))
+        #expect(layout.collectionViewContentSize == Size(width: 320, height: 30))
+        #expect(layout.layoutError == nil)
+        #expect(elementsOutsideContent(of: layout, itemCounts: [1]).isEmpty)
+        withExtendedLifetime(environment) {}
+    }
+
+    @Test("A sticky ListStackLayout header whose top content inset and length exceed the visible height stops at the end of the content")
+    func stickyHeaderStopsAtContentEnd() {
+        let layout = ListStackLayout(stickyHeaders: true, topContentInset: 80)
+        layout.headerLength = 40
+        layout.itemSize = Size(width: 100, height: 50)
+        let environment = StaticLayoutEnvironment(size: Size(width: 100, height: 100), itemCounts: [10])
+        layout.collectionView = environment
+        layout.prepare()
+        // Header 0–40, items 40–540.
+        #expect(layout.collectionViewContentSize == Size(width: 100, height: 540))
+        let header = { layout.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 0))?.frame }
+        // Every offset a collection view allows, 0 to 540 − 100.
+        for offset in stride(from: 0.0, through: 440, by: 10) {
+            let bounds = Rect(x: 0, y: offset, width: 100, height: 100)
+            if layout.shouldInvalidateLayout(forBoundsChange: bounds) {
+                layout.invalidateLayout(with: layout.invalidationContext(forBoundsChange: bounds))
+            }
+            environment.bounds = bounds
+            layout.prepare()
+            #expect(elementsOutsideContent(of: layout, itemCounts: [10]).isEmpty, "offset \(offset)")
+            #expect(layout.layoutAttributesForElements(in: Rect(x: 0, y: 0, width: 100, height: 540)).contains { $0.category != .cell }, "offset \(offset)")
+        }
+        // At the last offset IGListKit would put it at 440 + 80 = 520, past
+        // the content's end at 540; it stops at 540 − 40.
+        #expect(header() == Rect(x: 0, y: 500, width: 100, height: 40))
+    }
+
+    @Test("A ListStackLayout header whose length is off the pixel grid starts at the content's origin, not a fraction of a point before it")
+    func listStackHeaderOffPixelGrid() {
+        for sticky in [false, true] {
+            let layout = ListStackLayout(stickyHeaders: sticky)
+            layout.screenScale = 1
+            layout.headerLength = 27.5
+            layout.itemSize = Size(width: 100, height: 50)
+            let environment = StaticLayoutEnvironment(size: Size(width: 100, height: 300), itemCounts: [1])
+            layout.collectionView = environment
+            layout.prepare()
+            // The item snaps down to 27; IGListKit's header would start at
+            // 27 − 27.5 = −0.5.
+            #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 0))?.frame == Rect(x: 0, y: 27, width: 100, height: 50))
+            #expect(layout.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 0))?.frame
+                == Rect(x: 0, y: 0, width: 100, height: 27.5))
+            #expect(layout.collectionViewContentSize == Size(width: 100, height: 77))
+            #expect(elementsOutsideContent(of: layout, itemCounts: [1]).isEmpty, "sticky: \(sticky)")
+            withExtendedLifetime(environment) {}
+        }
+    }
 }

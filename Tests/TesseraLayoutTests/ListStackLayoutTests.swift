@@ -289,7 +289,7 @@ struct ListStackLayoutExampleTests {
         #expect(stack.layout.layoutAttributesForSupplementaryView(ofKind: "Other", at: IndexPath(item: 0, section: 0)) == nil)
     }
 
-    @Test("Sticky headers follow the offset, clamped by the next section; the last one is not clamped")
+    @Test("Sticky headers follow the offset, clamped by the next section; the last one by the end of the content")
     func stickyHeaders() {
         let stack = Stack([
             StackSection(header: 10, [(100, 10), (100, 20)]),
@@ -309,11 +309,13 @@ struct ListStackLayoutExampleTests {
         stack.layout.prepare()
         #expect(stack.header(0) == rect(0, 30, 100, 10))
         #expect(stack.header(1) == rect(0, 55, 100, 10))
-        // Far past the content, the last header keeps following.
+        // Far past the content (an overscroll), the last header stops at
+        // the end of the content, 170 − 10, where IGListKit's would follow
+        // the offset to 1020, outside the content.
         stack.scroll(to: 1000)
-        #expect(stack.header(1) == rect(0, 1020, 100, 10))
-        let query = stack.layout.layoutAttributesForElements(in: rect(0, 1000, 100, 100))
-        #expect(query.map(\.frame) == [rect(0, 1020, 100, 10)])
+        #expect(stack.header(1) == rect(0, 160, 100, 10))
+        let query = stack.layout.layoutAttributesForElements(in: rect(0, 150, 100, 100))
+        #expect(query.map(\.frame) == [rect(0, 160, 100, 10), rect(0, 120, 100, 50)])
         #expect(query.first?.zIndex == 1999)
         // Items are not sticky.
         #expect(stack.item(0, 0) == rect(0, 10, 100, 10))

@@ -214,6 +214,19 @@ struct StyledFlowLayoutExampleTests {
         #expect(identity == [rect(0, 0, 100, 50), rect(108, 0, 100, 50), rect(0, 58, 60, 30)])
     }
 
+    @Test("A custom transform may move items into the leading inset and past the trailing edge; the content grows to enclose them")
+    func customWithinContent() {
+        // Every item 10 left of its place (into the 10 inset) and 200 wider.
+        let (result, layout) = frames([flow(100, 50), flow(100, 50)]) {
+            $0.rowTransform = .custom { row, _ in row.map { Rect(x: $0.minX - 10, y: 0, width: $0.width + 200, height: $0.height) } }
+            $0.sectionInset = EdgeInsets(top: 0, left: 10, bottom: 0, right: 10)
+        }
+        #expect(result == [rect(0, 0, 300, 50), rect(108, 0, 300, 50)])
+        #expect(layout.layoutError == nil)
+        #expect(layout.collectionViewContentSize == Size(width: 408, height: 50))
+        #expect(elementsOutsideContent(of: layout, itemCounts: [2]).isEmpty)
+    }
+
     @Test("A custom transform that breaks its contract is an error; its row falls back to .none")
     func badCustom() {
         let transforms: [(StyledFlowLayout.RowTransform, String)] = [
@@ -221,6 +234,8 @@ struct StyledFlowLayoutExampleTests {
             (.custom { row, _ in row.map { _ in Rect(x: .nan, y: 0, width: 1, height: 1) } }, "the frame \(Rect(x: .nan, y: 0, width: 1, height: 1))"),
             (.custom { row, _ in row.map { Rect(x: $0.minX, y: -1, width: 1, height: 1) } }, "the frame \(Rect(x: 0, y: -1, width: 1, height: 1))"),
             (.custom { row, _ in row.map { Rect(x: $0.minX, y: 0, width: -1, height: 1) } }, "the frame \(Rect(x: 0, y: 0, width: -1, height: 1))"),
+            // Before the content's leading edge (the section has no inset).
+            (.custom { row, _ in row.map { Rect(x: $0.minX - 1, y: 0, width: 1, height: 1) } }, "the frame \(Rect(x: -1, y: 0, width: 1, height: 1))"),
         ]
         for (transform, value) in transforms {
             let delegate = StyledFlowTableDelegate([[flow(10, 10)], [flow(100, 50), flow(100, 50), flow(60, 30)]])

@@ -23,30 +23,29 @@ public final class AnyLayoutDelegate {
 
     public init() {}
 
-    /// Random values for some sections and items, within the ranges the
-    /// oracles use: items up to 80 points on each side, insets up to 20,
-    /// spacings up to 12, headers and footers up to 40.
+    /// Random values for some sections and items, from the ranges the
+    /// oracles use (``RandomLengths``): items, insets, spacings, headers and
+    /// footers zero, ordinary or far beyond any view, and column counts far
+    /// past what fits.
     public static func random(itemCounts: [Int], using generator: inout SplitMix64) -> AnyLayoutDelegate {
         let delegate = AnyLayoutDelegate()
-        func value(_ range: ClosedRange<Int>) -> Double { Double(Int.random(in: range, using: &generator)) }
+        func length(_ ordinary: ClosedRange<Int>) -> Double { RandomLengths.length(ordinary, using: &generator) }
         for (section, count) in itemCounts.enumerated() {
-            if Bool.random(using: &generator) {
-                delegate.insets[section] = EdgeInsets(top: value(0...20), left: value(0...20), bottom: value(0...20), right: value(0...20))
-            }
-            if Bool.random(using: &generator) { delegate.lineSpacings[section] = value(0...12) }
-            if Bool.random(using: &generator) { delegate.interitemSpacings[section] = value(0...12) }
-            if Bool.random(using: &generator) { delegate.headerSizes[section] = Size(width: value(0...40), height: value(0...40)) }
-            if Bool.random(using: &generator) { delegate.footerSizes[section] = Size(width: value(0...40), height: value(0...40)) }
-            if Bool.random(using: &generator) { delegate.columnCounts[section] = Int.random(in: 1...4, using: &generator) }
+            if Bool.random(using: &generator) { delegate.insets[section] = RandomLengths.insets(using: &generator) }
+            if Bool.random(using: &generator) { delegate.lineSpacings[section] = length(0...12) }
+            if Bool.random(using: &generator) { delegate.interitemSpacings[section] = length(0...12) }
+            if Bool.random(using: &generator) { delegate.headerSizes[section] = Size(width: length(0...40), height: length(0...40)) }
+            if Bool.random(using: &generator) { delegate.footerSizes[section] = Size(width: length(0...40), height: length(0...40)) }
+            if Bool.random(using: &generator) { delegate.columnCounts[section] = RandomLengths.columnCount(using: &generator) }
             for item in 0..<count {
                 let path = IndexPath(item: item, section: section)
                 if Int.random(in: 0..<3, using: &generator) > 0 {
-                    // Half-points, and a few equal heights so flow rows fill.
-                    delegate.itemSizes[path] = Size(width: value(0...160) / 2, height: Bool.random(using: &generator) ? 40 : value(0...120) / 2)
+                    // A few equal heights so flow rows fill.
+                    delegate.itemSizes[path] = Size(width: length(0...80), height: Bool.random(using: &generator) ? 40 : length(0...60))
                 }
                 if Int.random(in: 0..<8, using: &generator) == 0 { delegate.spanItems.insert(path) }
                 if Int.random(in: 0..<3, using: &generator) == 0 {
-                    delegate.aspectRatios[path] = Size(width: value(0...4), height: value(0...4))
+                    delegate.aspectRatios[path] = Size(width: Double(Int.random(in: 0...4, using: &generator)), height: Double(Int.random(in: 0...4, using: &generator)))
                 }
             }
         }

@@ -60,22 +60,31 @@ final class LayoutViewScenario {
 
 @Suite("Layout oracles through a collection view")
 struct LayoutViewOracleTests {
-    @Test("Every element stays within the content size after every batch update and bounds change", arguments: LayoutKind.allCases)
+    @Test("After every batch update and bounds change, every element stays within the content size at every allowed offset, and rect queries equal a brute-force filter", arguments: LayoutKind.allCases)
     func contentEnclosesEveryElement(kind: LayoutKind) throws {
         let seed = testSeed(default: 0xB0_0D5)
         var generator = SplitMix64(seed: seed)
         for round in 0..<40 {
             let scenario = try LayoutViewScenario(kind: kind, using: &generator)
+            let view = scenario.view
             for step in 0..<8 {
                 if Bool.random(using: &generator) {
                     try scenario.applyRandomSnapshot()
                 } else {
                     scenario.resizeAndScroll(using: &generator)
                 }
-                let layout = scenario.view.collectionViewLayout
+                let layout = view.collectionViewLayout
                 #expect(layout.layoutError == nil, "seed \(seed), round \(round), step \(step)")
-                let outside = elementsOutsideContent(of: layout, itemCounts: scenario.view.itemCounts)
-                #expect(outside.isEmpty, "seed \(seed), round \(round), step \(step), \(scenario.description), content \(layout.collectionViewContentSize): outside the content: \(outside.prefix(3))")
+                // Scrolled through the view to its first and last offsets and
+                // one between (pinned and sticky headers follow the offset).
+                let offsets = allowedContentOffsets(content: view.contentSize, size: view.bounds.size, contentInset: view.contentInset, random: 1, using: &generator)
+                for offset in offsets {
+                    view.setBounds(Rect(origin: offset, size: view.bounds.size))
+                    let elements = everyElement(of: layout, itemCounts: view.itemCounts)
+                    let rects = [view.bounds] + randomQueryRects(count: 3, content: view.contentSize, elements: elements, using: &generator)
+                    let violations = contentAndQueryViolations(of: layout, itemCounts: view.itemCounts, elements: elements, rects: rects)
+                    #expect(violations.isEmpty, "seed \(seed), round \(round), step \(step), \(scenario.description), content \(view.contentSize): \(violations.prefix(3))")
+                }
             }
         }
     }

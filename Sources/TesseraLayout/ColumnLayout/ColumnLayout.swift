@@ -33,6 +33,12 @@ import Foundation
 /// Headers and footers span the whole width, or the width between the
 /// insets with ``insetSupplementaryViews``.
 ///
+/// The content is as wide as the view and as tall as the sections, and it
+/// encloses every frame (see ``FrameStorageLayout``): with more columns than
+/// fit (their width is then 0, and they still stand ``columnSpacing``
+/// apart) or insets wider than the view, columns start past the view's
+/// width, and the content grows across to the last of them.
+///
 /// Frames live in a flat array. Because a waterfall's item bottoms are not
 /// in item order, each section also keeps its items grouped by column (4
 /// bytes per item): within a column, items are stacked, so both their tops
@@ -220,7 +226,7 @@ open class ColumnLayout: FrameStorageLayout {
                 header: headerFrame, footer: footerFrame, itemsAreBands: false, endS: top
             )
         }
-        contentSize = Size(width: width, height: top)
+        naturalContentSize = Size(width: width, height: top)
         preparedWidth = width
     }
 

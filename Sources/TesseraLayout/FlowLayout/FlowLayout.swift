@@ -25,6 +25,17 @@ public import Foundation
 /// (justified by default) and the last line ``lastLineAlignment`` (leading
 /// by default). Headers and footers span the whole width.
 ///
+/// The content encloses every frame (see ``FrameStorageLayout``): it is as
+/// wide as the view and as tall as the sections, or wider where an item is.
+/// An item wider than the space between its section's insets (taller, when
+/// scrolling horizontally) sits alone on its line at the leading inset,
+/// whatever the line's alignment, and the content grows across to its far
+/// edge, so the overflow can be scrolled to. UIKit's flow layout lays such
+/// an item out too, logging that its behaviour is not defined; its content
+/// size is not grown for it. Pinned headers and footers stay between their
+/// section's start and end, as in UIKit, so they stay within the content at
+/// every content offset.
+///
 /// Frames live in flat arrays; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
 open class FlowLayout: FrameStorageLayout {
@@ -160,7 +171,7 @@ open class FlowLayout: FrameStorageLayout {
                 endS: s
             )
         }
-        contentSize = direction == .vertical
+        naturalContentSize = direction == .vertical
             ? Size(width: fixedLength, height: s)
             : Size(width: s, height: fixedLength)
         preparedFixedLength = fixedLength
@@ -285,24 +296,27 @@ struct _Line {
     }
 
     /// Places the line's items across the line and centers them on it, and
-    /// records the line as a band.
+    /// records the line as a band. A line wider than the space it has (a
+    /// single item wider than it) starts at the leading inset, whatever the
+    /// alignment.
     func close(in store: inout _FrameStore, alignment: LineAlignment) {
         let direction = store.direction
         let end = start + count
+        let free = Swift.max(0, available - used)
         var f: Double
         var gap = interitem
         switch alignment {
         case .justified where count == 1:
-            f = fLeading + (available - used) / 2
+            f = fLeading + free / 2
         case .justified:
             f = fLeading
-            gap = interitem + (available - used) / Double(count - 1)
+            gap = interitem + free / Double(count - 1)
         case .leading:
             f = fLeading
         case .center:
-            f = fLeading + (available - used) / 2
+            f = fLeading + free / 2
         case .trailing:
-            f = fLeading + available - used
+            f = fLeading + free
         }
         for index in start..<end {
             let size = store.itemFrames[index].size

@@ -22,6 +22,11 @@ import Foundation
 /// content is moved right by half the difference and the content is as
 /// wide as the view.
 ///
+/// The content encloses every frame (see ``FrameStorageLayout``): when a
+/// section's insets are taller than the view, its items have no height and
+/// sit at its top inset, below the view, and the content grows down to
+/// them.
+///
 /// Frames live in a flat array; items are in x order, so rect queries run
 /// in O(log *n* + *k*).
 open class HorizontalListLayout: FrameStorageLayout {
@@ -106,9 +111,9 @@ open class HorizontalListLayout: FrameStorageLayout {
             // Every frame moves: the next prepare lays out everything again.
             centeringOffset = (viewSize.width - x) / 2
             Self.move(&store, by: centeringOffset)
-            contentSize = viewSize
+            naturalContentSize = viewSize
         } else {
-            contentSize = Size(width: x, height: viewSize.height)
+            naturalContentSize = Size(width: x, height: viewSize.height)
         }
         preparedSize = viewSize
     }
@@ -122,6 +127,7 @@ open class HorizontalListLayout: FrameStorageLayout {
         for section in store.sectionBounds.indices {
             store.sectionBounds[section].origin.x += offset
             store.sectionEndS[section] += offset
+            store.sectionReachX[section] += offset
             running = Swift.max(running, store.sectionBounds[section].maxX, store.sectionEndS[section])
             store.sectionMaxS[section] = running
         }

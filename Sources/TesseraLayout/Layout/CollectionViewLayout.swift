@@ -76,7 +76,11 @@ open class CollectionViewLayout {
         if layoutError == nil { layoutError = error }
     }
 
-    /// The size of the whole content. Zero in the base class.
+    /// The size of the whole content: what a collection view can scroll
+    /// over. It should enclose every frame the layout returns, from the
+    /// origin to `(width, height)`, since nothing outside it can be scrolled
+    /// to; every layout Tessera ships keeps that rule. Zero in the base
+    /// class.
     open var collectionViewContentSize: Size { .zero }
 
     // MARK: Queries

@@ -8,6 +8,19 @@ public import Foundation
 /// into bands along the scroll axis, with what every such layout answers the
 /// same way.
 ///
+/// The content encloses every frame. UIKit cannot scroll to anything outside
+/// a layout's content size, so ``collectionViewContentSize`` is the size the
+/// layout's own rule gives (a flow layout's width and the sum of its
+/// sections, say), grown where an item, header or footer reaches past it:
+/// an item wider than the view, insets wider or taller than the view, more
+/// columns than fit. Frames never start before the content's origin, so
+/// growing it right and down is enough. The content grows along the cross
+/// axis too (a vertical layout becomes as wide as its widest frame) rather
+/// than cut a frame off; where UIKit's layouts leave such a frame outside
+/// the content, this is where Tessera differs. Headers and footers that
+/// pin or stick to the visible area stay within the content at every
+/// content offset a collection view allows (each layout says how).
+///
 /// It answers rect queries in O(log *n* + *k*) (headers and footers through
 /// ``layoutAttributesForSupplementaryView(ofKind:at:)``, so a subclass that
 /// pins them overrides only that), per-element queries in O(1), keeps the
@@ -20,16 +33,21 @@ open class FrameStorageLayout: CollectionViewLayout {
     var store: _FrameStore
     /// The stores kept around batch updates.
     var buffers = _UpdateBuffers()
-    /// The size of the laid-out content.
-    var contentSize = Size.zero
+    /// The size of the content by the layout's own rule, before it grows to
+    /// enclose every frame (``collectionViewContentSize``).
+    var naturalContentSize = Size.zero
 
     init(direction: ScrollDirection) {
         store = _FrameStore(direction: direction)
         super.init()
     }
 
-    /// The size of the laid-out content.
-    open override var collectionViewContentSize: Size { contentSize }
+    /// The size of the laid-out content: the size the layout's own rule
+    /// gives, grown right and down to the furthest frame where one reaches
+    /// past it, so that the content encloses every item, header and footer.
+    ///
+    /// - Complexity: O(1).
+    open override var collectionViewContentSize: Size { store.enclosing(naturalContentSize) }
 
     /// The bytes the layout's frame storage reserves: what a prepared layout
     /// costs in memory beyond the object itself. After its first batch
@@ -66,7 +84,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// Forgets every frame: there is no collection view to lay out for.
     func clearFrames(direction: ScrollDirection = .vertical) {
         store = _FrameStore(direction: direction)
-        contentSize = .zero
+        naturalContentSize = .zero
     }
 
     /// The first section a pass must lay out again: 0 when the frames kept

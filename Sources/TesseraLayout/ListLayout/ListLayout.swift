@@ -15,6 +15,11 @@ import Foundation
 /// least as tall as the visible area unless ``hugContents`` is set, so a
 /// change of the view's height invalidates it too.
 ///
+/// The content is as wide as the view, and it encloses every frame (see
+/// ``FrameStorageLayout``): when a section's insets are wider than the view,
+/// its items have no width and sit at its left inset, past the view's
+/// width, and the content grows across to them.
+///
 /// Frames live in flat arrays; rect queries run in O(log *n* + *k*).
 open class ListLayout: FrameStorageLayout {
     /// The height of every item, unless the delegate says otherwise. 36.
@@ -113,7 +118,7 @@ open class ListLayout: FrameStorageLayout {
                 header: headerFrame, footer: footerFrame, itemsAreBands: true, endS: top
             )
         }
-        contentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
+        naturalContentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
         preparedWidth = width
     }
 

@@ -9,12 +9,11 @@ extension ListStackLayout {
     /// stop on. Sections share rows, so a later section can start before an
     /// earlier one on S (a section with a smaller top inset on the same row);
     /// and a sticky header can leave its section's bounds, anywhere between
-    /// its resting place and the next section's start. So each searched
-    /// bounds covers the section and where its sticky header can go (the
-    /// last section's header is checked apart, at query time), and its S
-    /// start is lowered to the smallest start of it and every later section,
-    /// which makes the starts ascend. The true bounds stay in
-    /// `sectionStates`.
+    /// its resting place and the next section's start (the end of the
+    /// content, for the last section). So each searched bounds covers the
+    /// section and where its sticky header can go, and its S start is
+    /// lowered to the smallest start of it and every later section, which
+    /// makes the starts ascend. The true bounds stay in `sectionStates`.
     ///
     /// - Complexity: O(*s*) for *s* sections.
     static func indexSections(in store: inout _FrameStore, states: [_ListStackSectionState], stickyHeaders: Bool) {
@@ -25,9 +24,9 @@ extension ListStackLayout {
             let bounds = states[section].bounds
             var low = direction.minS(bounds)
             var high = direction.maxS(bounds)
-            if stickyHeaders, section + 1 < count, let header = store.headerFrames[section] {
+            if stickyHeaders, let header = store.headerFrames[section] {
                 let length = direction.sLength(header.size)
-                let stop = direction.minS(states[section + 1].bounds) - length
+                let stop = (section + 1 < count ? direction.minS(states[section + 1].bounds) : states[section].contentEnd) - length
                 low = Swift.min(low, stop)
                 high = Swift.max(high, stop + length)
             }

@@ -36,20 +36,37 @@ public import Foundation
 /// header or footer unless ``showHeaderWhenEmpty`` is set. With
 /// ``stickyHeaders`` a header stays at the top of the visible area (plus
 /// ``topContentInset`` and ``stickyHeaderYOffset``) until the next section
-/// pushes it away. Items have z-index `section · 1000 + item`, headers and
-/// footers `section · 1000 + 999`.
+/// pushes it away; the last section's header stops where the content ends.
+/// Items have z-index `section · 1000 + item`, headers and footers
+/// `section · 1000 + 999`.
 ///
-/// The content size is where Tessera deliberately differs from IGListKit,
-/// whose content ends with the last section's bounds (plus its trailing
-/// inset): an earlier section can reach further, when a tall item sits on
-/// a row that later sections leave, and the content would then cut it off.
-/// UIKit cannot scroll to anything outside the content size, so here the
-/// content ends with the section that reaches furthest (trailing inset
-/// included), and across it is as wide as the container or, when IGListKit's
-/// 1-point epsilon or pixel snapping puts an item past the container's edge,
-/// as that item. The frames themselves are IGListKit's, and whenever the
-/// last section reaches furthest and nothing pokes out, so is the content
-/// size.
+/// The content encloses every frame (see ``FrameStorageLayout``), and that
+/// is where Tessera deliberately differs from IGListKit, in three ways:
+/// - The content size. IGListKit's content ends with the last section's
+///   bounds (plus its trailing inset): an earlier section can reach further,
+///   when a tall item sits on a row that later sections leave, and the
+///   content would then cut it off. Here the content ends with the section
+///   that reaches furthest (trailing inset included), and across it is as
+///   wide as the container or, when IGListKit's 1-point epsilon, pixel
+///   snapping or insets wider than the container put a frame past the
+///   container's edge, as that frame.
+/// - The last sticky header. IGListKit lets it follow the visible area
+///   without limit, past the end of the content when
+///   ``topContentInset`` plus ``stickyHeaderYOffset`` plus its length
+///   exceed the visible length. Here it stops where the content ends, as
+///   UIKit's flow layout stops a pinned header at the end of its section,
+///   so at every content offset a collection view allows it stays within
+///   the content.
+/// - The content's origin. Pixel snapping floors the first row's origin,
+///   so with a header length off the pixel grid (half a point at a screen
+///   scale of 1, say) IGListKit puts the first header, resting or sticky,
+///   a fraction of a point before the content's origin. Here no header
+///   starts before the origin: it starts at 0, over its row by that
+///   fraction.
+///
+/// The frames themselves are IGListKit's; whenever the last section reaches
+/// furthest and nothing pokes out, so is the content size, and the last
+/// header differs only once it would pass the end of the content.
 ///
 /// Frames live in flat arrays; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
@@ -146,7 +163,7 @@ open class ListStackLayout: FrameStorageLayout {
         guard let environment = collectionView else {
             store = _FrameStore()
             sectionStates = []
-            contentSize = .zero
+            naturalContentSize = .zero
             isPrepared = false
             return
         }
@@ -249,7 +266,10 @@ open class ListStackLayout: FrameStorageLayout {
             }
             if count > 0 { row.close(in: &store, firstBand: firstBand) }
 
-            let headerS = count == 0 ? direction.maxS(rolling) : direction.minS(rolling) - headerLen
+            // Snapping floors the first row's S, which can put a header that
+            // starts the content a fraction of a point before its origin:
+            // it starts at the origin instead.
+            let headerS = count == 0 ? direction.maxS(rolling) : Swift.max(0, direction.minS(rolling) - headerLen)
             let header = direction.rect(s: headerS, f: fLeading, sLength: headerLen, fLength: padF)
             if count == 0 { rolling = header }
             let footerS = direction.maxS(rolling) + (direction == .horizontal ? sTrailing : 0)
@@ -268,25 +288,21 @@ open class ListStackLayout: FrameStorageLayout {
             // IGListKit ends the content at the last section; an earlier
             // section can reach further (a tall item on a row that later
             // sections leave), so the content ends where the furthest does.
-            // Across, an item can end up to 1 point past the trailing inset
-            // (the epsilon) and snapping rounds sizes up, so the content is
-            // as wide as the container or the furthest item.
-            let previous = states.last
-            let contentEnd = Swift.max(previous?.contentEnd ?? 0, direction.maxS(rolling) + sTrailing)
-            let contentFixedEnd = Swift.max(previous?.contentFixedEnd ?? 0, direction == .vertical ? rolling.maxX : rolling.maxY)
-            states.append(_ListStackSectionState(bounds: rolling, contentEnd: contentEnd, contentFixedEnd: contentFixedEnd, end: cursor))
+            // Across, the content grows to any frame past the container's
+            // edge (FrameStorageLayout).
+            let contentEnd = Swift.max(states.last?.contentEnd ?? 0, direction.maxS(rolling) + sTrailing)
+            states.append(_ListStackSectionState(bounds: rolling, contentEnd: contentEnd, end: cursor))
         }
         if first < sectionCount || sectionCount != previousCount || first == 0 {
             Self.indexSections(in: &store, states: states, stickyHeaders: stickyHeaders)
         }
         if let last = states.last {
             let end = last.contentEnd
-            let across = Swift.max(fixedLength, last.contentFixedEnd)
-            contentSize = direction == .vertical
-                ? Size(width: across, height: end)
-                : Size(width: end, height: across)
+            naturalContentSize = direction == .vertical
+                ? Size(width: fixedLength, height: end)
+                : Size(width: end, height: fixedLength)
         } else {
-            contentSize = .zero
+            naturalContentSize = .zero
         }
         preparedFixedLength = fixedLength
         preparedScale = scale
@@ -340,9 +356,7 @@ open class ListStackLayout: FrameStorageLayout {
     /// - Complexity: O(log *n* + *k*) for *k* elements returned.
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
-        var lastVisited = -1
         store.forEachSection(meeting: rect) { section in
-            lastVisited = section
             for kind in Self.headerAndFooter {
                 if let attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
                     result.append(attributes)
@@ -351,14 +365,6 @@ open class ListStackLayout: FrameStorageLayout {
         } item: { section, item, frame in
             var attributes = LayoutAttributes.cell(at: IndexPath(item: item, section: section), frame: frame)
             attributes.zIndex = Self.zIndex(section: section, item: item)
-            result.append(attributes)
-        }
-        // The last section's sticky header follows the visible area past
-        // the end of the content: the searched bounds do not cover it.
-        let last = store.numberOfSections - 1
-        if stickyHeaders, last > lastVisited,
-           let attributes = supplementaryAttributes(ofKind: ElementKind.sectionHeader, section: last),
-           attributes.frame.intersects(rect) {
             result.append(attributes)
         }
         return result
@@ -406,17 +412,19 @@ open class ListStackLayout: FrameStorageLayout {
 
     /// A header moved to where it sticks: at the top of the visible area
     /// (plus the top content inset and the sticky offset), but not before
-    /// its section's start nor, except for the last section, past the next
-    /// section's start minus its own length.
+    /// its section's start nor past the next section's start minus its own
+    /// length (IGListKit's rule) or, for the last section, past the end of
+    /// the content minus its own length, and never before the content's
+    /// origin (so it stays within the content).
     private func stuck(_ header: Rect, section: Int) -> Rect {
         let direction = store.direction
         let offset = collectionView.map { direction.s($0.contentOffset) } ?? 0
         let top = offset + (LayoutValue.isValidOffset(topContentInset) ? topContentInset : 0)
             + (LayoutValue.isValidOffset(stickyHeaderYOffset) ? stickyHeaderYOffset : 0)
-        var s = Swift.max(direction.minS(sectionStates[section].bounds), top)
-        if section + 1 < sectionStates.count {
-            s = Swift.min(s, direction.minS(sectionStates[section + 1].bounds) - direction.sLength(header.size))
-        }
+        let stop = section + 1 < sectionStates.count
+            ? direction.minS(sectionStates[section + 1].bounds)
+            : sectionStates[section].contentEnd
+        let s = Swift.max(0, Swift.min(Swift.max(direction.minS(sectionStates[section].bounds), top), stop - direction.sLength(header.size)))
         return direction == .vertical
             ? Rect(x: header.origin.x, y: s, width: header.size.width, height: header.size.height)
             : Rect(x: s, y: header.origin.y, width: header.size.width, height: header.size.height)

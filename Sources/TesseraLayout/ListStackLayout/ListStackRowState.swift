@@ -9,14 +9,13 @@ struct _ListStackCursor {
 }
 
 /// What a ``ListStackLayout`` keeps per section: the union of its elements
-/// (the section's bounds), where the content ends so far on each axis (the
-/// furthest S end, trailing inset included, and the furthest F end, of this
-/// section and those before it), and the row state after it, from which a
-/// later section can be laid out again alone.
+/// (the section's bounds), where the content ends so far on the scroll axis
+/// (the furthest S end, trailing inset included, of this section and those
+/// before it), and the row state after it, from which a later section can
+/// be laid out again alone.
 struct _ListStackSectionState {
     var bounds: Rect
     var contentEnd: Double
-    var contentFixedEnd: Double
     var end: _ListStackCursor
 }
 

@@ -14,8 +14,12 @@ import Foundation
 /// order; queries binary-search sections, then bands, using running maxima of
 /// the S ends so that the search stays right even where ends are not sorted.
 ///
+/// Each section also keeps how far the frames of it and of the sections
+/// before it reach right and down, so that the content can be grown to
+/// enclose every frame in O(1) (see ``reach``).
+///
 /// Per item the store keeps one `Rect` (32 bytes); per band 20 bytes (none
-/// when items are their own bands); per section about 100 bytes.
+/// when items are their own bands); per section about 120 bytes.
 struct _FrameStore {
     var direction: ScrollDirection = .vertical
     /// Per section: whether every item is a band of its own, its frames' S
@@ -46,6 +50,11 @@ struct _FrameStore {
     var sectionEndS: [Double] = []
     var headerFrames: [Rect?] = []
     var footerFrames: [Rect?] = []
+    /// Running maxima of the max x and max y of every item, header and
+    /// footer frame of each section and the sections before it (−∞ while
+    /// there is none).
+    var sectionReachX: [Double] = []
+    var sectionReachY: [Double] = []
 
     var numberOfSections: Int { sectionBounds.count }
 
@@ -53,7 +62,8 @@ struct _FrameStore {
     var byteCount: Int {
         itemFrames.capacity * MemoryLayout<Rect>.stride
             + bandStart.capacity * MemoryLayout<Int32>.stride
-            + (bandMinS.capacity + bandMaxS.capacity + sectionMaxS.capacity + sectionEndS.capacity) * MemoryLayout<Double>.stride
+            + (bandMinS.capacity + bandMaxS.capacity + sectionMaxS.capacity + sectionEndS.capacity
+                + sectionReachX.capacity + sectionReachY.capacity) * MemoryLayout<Double>.stride
             + (sectionItemStart.capacity + sectionBandStart.capacity) * MemoryLayout<Int>.stride
             + sectionBounds.capacity * MemoryLayout<Rect>.stride
             + (headerFrames.capacity + footerFrames.capacity) * MemoryLayout<Rect?>.stride
@@ -75,6 +85,8 @@ struct _FrameStore {
         sectionEndS.removeSubrange(section...)
         headerFrames.removeSubrange(section...)
         footerFrames.removeSubrange(section...)
+        sectionReachX.removeSubrange(section...)
+        sectionReachY.removeSubrange(section...)
         sectionItemsAreBands.removeSubrange(section...)
         sectionErrors.removeAll { $0.section >= section }
     }
@@ -103,6 +115,8 @@ struct _FrameStore {
         sectionEndS = Array(other.sectionEndS[..<sections])
         headerFrames = Array(other.headerFrames[..<sections])
         footerFrames = Array(other.footerFrames[..<sections])
+        sectionReachX = Array(other.sectionReachX[..<sections])
+        sectionReachY = Array(other.sectionReachY[..<sections])
         sectionItemsAreBands = Array(other.sectionItemsAreBands[..<sections])
         sectionErrors = other.sectionErrors.filter { $0.section < sections }
     }
@@ -131,6 +145,8 @@ struct _FrameStore {
         sectionEndS.removeAll(keepingCapacity: true)
         headerFrames.removeAll(keepingCapacity: true)
         footerFrames.removeAll(keepingCapacity: true)
+        sectionReachX.removeAll(keepingCapacity: true)
+        sectionReachY.removeAll(keepingCapacity: true)
     }
 
     /// Records a band that starts at item `start` (a flat offset).
@@ -144,9 +160,24 @@ struct _FrameStore {
         self.direction = direction
     }
 
-    /// Closes a section: its header, footer and bounds. When its items are
-    /// their own bands, the bands recorded for it are dropped.
+    /// Closes a section: its header, footer and bounds, and how far its
+    /// frames reach. When its items are their own bands, the bands recorded
+    /// for it are dropped.
+    ///
+    /// - Complexity: O(*m*) for the section's *m* items.
     mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, itemsAreBands: Bool, endS: Double? = nil) {
+        var reachX = sectionReachX.last ?? -.infinity
+        var reachY = sectionReachY.last ?? -.infinity
+        func extend(to frame: Rect?) {
+            guard let frame else { return }
+            reachX = Swift.max(reachX, frame.maxX)
+            reachY = Swift.max(reachY, frame.maxY)
+        }
+        for flat in sectionItemStart[sectionItemStart.count - 1]..<itemFrames.count { extend(to: itemFrames[flat]) }
+        extend(to: header)
+        extend(to: footer)
+        sectionReachX.append(reachX)
+        sectionReachY.append(reachY)
         if itemsAreBands {
             let first = sectionBandStart[sectionBandStart.count - 1]
             bandStart.removeSubrange(first...)
@@ -162,6 +193,24 @@ struct _FrameStore {
         sectionMaxS.append(Swift.max(direction.maxS(bounds), end, sectionMaxS.last ?? -.infinity))
         headerFrames.append(header)
         footerFrames.append(footer)
+    }
+
+    /// How far every frame reaches: the largest max x and max y of the
+    /// items, headers and footers (at their resting places), or −∞ while
+    /// there is no frame.
+    ///
+    /// - Complexity: O(1).
+    var reach: (x: Double, y: Double) {
+        (sectionReachX.last ?? -.infinity, sectionReachY.last ?? -.infinity)
+    }
+
+    /// `size` grown, where a frame reaches past it, to the frame's max x or
+    /// max y: a content size that encloses every frame.
+    ///
+    /// - Complexity: O(1).
+    func enclosing(_ size: Size) -> Size {
+        let reach = reach
+        return Size(width: Swift.max(size.width, reach.x), height: Swift.max(size.height, reach.y))
     }
 
     func itemCount(inSection section: Int) -> Int {
@@ -206,6 +255,10 @@ struct _FrameStore {
         precondition(sectionItemStart.count == numberOfSections + 1 && sectionBandStart.count == numberOfSections + 1, "section arrays out of step")
         precondition(sectionItemsAreBands.count == numberOfSections, "section flags out of step")
         precondition(sectionEndS.count == numberOfSections, "section ends out of step")
+        precondition(sectionReachX.count == numberOfSections && sectionReachY.count == numberOfSections, "section reaches out of step")
+        for section in sectionReachX.indices.dropFirst() {
+            precondition(sectionReachX[section] >= sectionReachX[section - 1] && sectionReachY[section] >= sectionReachY[section - 1], "section reaches fall at \(section)")
+        }
         for band in bandStart.indices.dropFirst() {
             precondition(bandMaxS[band] >= bandMaxS[band - 1], "band maxima fall at \(band)")
             precondition(bandStart[band] >= bandStart[band - 1], "bands out of order at \(band)")

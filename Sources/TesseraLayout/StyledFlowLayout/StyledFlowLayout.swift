@@ -41,6 +41,12 @@ import Foundation
 /// sections abut, and the content is as tall as the sections. The content
 /// width between a section's insets is the content width.
 ///
+/// The content encloses every frame (see ``FrameStorageLayout``): it is as
+/// wide as the view, or wider where a frame reaches further (insets wider
+/// than the view, or a custom row transform that places items past the
+/// trailing edge), and a custom row transform may not place an item before
+/// the content's leading edge.
+///
 /// Frames live in flat arrays (one band per row); rect queries run in
 /// O(log *n* + *k*).
 open class StyledFlowLayout: FrameStorageLayout {
@@ -164,7 +170,7 @@ open class StyledFlowLayout: FrameStorageLayout {
                 header: headerFrame, footer: footerFrame, itemsAreBands: rows.everyRowSingle, endS: top
             )
         }
-        contentSize = Size(width: width, height: top)
+        naturalContentSize = Size(width: width, height: top)
         preparedWidth = width
     }
 
@@ -316,7 +322,7 @@ struct _StyledRows {
         case let .custom(body):
             let row = items.map { store.itemFrames[$0].offsetBy(dx: -left, dy: -rowTop) }
             let result = body(row, contentWidth)
-            if let problem = Self.problem(with: result, count: row.count) {
+            if let problem = Self.problem(with: result, count: row.count, left: left) {
                 check.report(LayoutError(
                     subject: .property("rowTransform of section \(section), row of items \(items.lowerBound - store.sectionItemStart[section])...\(items.upperBound - 1 - store.sectionItemStart[section])"),
                     value: problem
@@ -332,11 +338,12 @@ struct _StyledRows {
         }
     }
 
-    /// What is wrong with a custom transform's frames, or `nil`.
-    private static func problem(with frames: [Rect], count: Int) -> String? {
+    /// What is wrong with a custom transform's frames (relative to a row
+    /// whose leading inset is `left`), or `nil`.
+    private static func problem(with frames: [Rect], count: Int, left: Double) -> String? {
         if frames.count != count { return "\(frames.count) frames for \(count) items" }
         for frame in frames {
-            let valid = LayoutValue.isValidOffset(frame.origin.x) && LayoutValue.isValidLength(frame.origin.y)
+            let valid = LayoutValue.isValidOffset(frame.origin.x) && frame.origin.x >= -left && LayoutValue.isValidLength(frame.origin.y)
                 && frame.size.isValid && LayoutValue.isValidLength(frame.maxY)
             if !valid { return "the frame \(frame)" }
         }

@@ -93,13 +93,17 @@ extension StyledFlowLayout {
         /// order and in the same relative coordinates; the layout moves them
         /// back into place and makes the row as tall as the lowest returned
         /// frame's bottom. Every returned frame must be finite, with a size
-        /// that is not negative and a y that is not negative (a row cannot
-        /// reach above its own top). A result that breaks the contract
-        /// (wrong count, NaN or infinite values, negative sizes or y) is
-        /// recorded in ``CollectionViewLayout/layoutError`` and the row is
-        /// laid out as with ``none``. The closure runs during `prepare()`
-        /// and must be a pure function of its arguments, so that a partial
-        /// re-layout gives the same frames as a full one.
+        /// that is not negative, a y that is not negative (a row cannot
+        /// reach above its own top) and an x not below minus the section's
+        /// leading inset (a row cannot reach past the content's leading
+        /// edge, where nothing can be scrolled to); a frame may reach past
+        /// the trailing edge, and the content then grows to enclose it. A
+        /// result that breaks the contract (wrong count, NaN or infinite
+        /// values, negative sizes or y, an x before the content's leading
+        /// edge) is recorded in ``CollectionViewLayout/layoutError`` and the
+        /// row is laid out as with ``none``. The closure runs during
+        /// `prepare()` and must be a pure function of its arguments, so that
+        /// a partial re-layout gives the same frames as a full one.
         case custom(@Sendable (_ row: [Rect], _ contentWidth: Double) -> [Rect])
     }
 }

@@ -135,9 +135,11 @@ open class CalendarLayout: CollectionViewLayout {
         }
     }
 
-    /// The view's width, and the day headers plus every hour.
+    /// The view's width (or the hour headers' width, when they are wider:
+    /// the content encloses every frame), and the day headers plus every
+    /// hour.
     open override var collectionViewContentSize: Size {
-        Size(width: width, height: dayHeaderLength + hourLength * Double(hours))
+        Size(width: max(width, hourHeaderLength), height: dayHeaderLength + hourLength * Double(hours))
     }
 
     // MARK: Queries
