@@ -4,7 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 
-/// Cases a review found, kept as tests.
+/// Layout bugs once found, each kept as a test.
 @Suite("Layout regressions")
 struct LayoutRegressionTests {
     @Test("Counts changed with no section named still recompute from section 0 after merging a context that names a later section")
@@ -136,7 +136,7 @@ struct LayoutRegressionTests {
     }
 
     /// Sizes whose sums land a rounding apart depending on the order of the
-    /// arithmetic (from a review): section 0 has one item, section 1 six.
+    /// arithmetic: section 0 has one item, section 1 six.
     static let roundingLengths: [[Double]] = [[2.13], [0.89, 1.88, 2.81, 1.92, 0.45, 2.25]]
 
     @Test("A rect starting a rounding before an element's end still finds it, in every layout")

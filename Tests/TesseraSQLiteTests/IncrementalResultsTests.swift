@@ -471,9 +471,9 @@ struct IncrementalResultsTests {
     }
 }
 
-/// Cases a review of the patching path found: each once broke the result or
+/// Edge cases of the patching path: each once broke the result or
 /// the controller.
-@Suite("Incremental results: reviewed edge cases")
+@Suite("Incremental results: edge cases")
 struct IncrementalEdgeCaseTests {
     static func items(_ count: Int) throws -> Connection {
         let connection = try IncrementalResultsTests.makeItems()
