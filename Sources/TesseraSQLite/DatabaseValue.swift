@@ -77,6 +77,12 @@ extension DatabaseValue {
     }
 
     /// Hashes the storage class and the value (text by its UTF-8 bytes).
+    ///
+    /// Text and blobs feed their length before their bytes, so that where
+    /// one value ends is part of what is hashed: without it, lists of
+    /// values that split the same bytes differently (`["a", "b…"]` and
+    /// `["a…", "b"]`, the class number of the second inside the first)
+    /// would feed `Hasher` the same stream, and collide whatever its seed.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
@@ -90,9 +96,13 @@ extension DatabaseValue {
         case let .text(value):
             hasher.combine(3)
             var text = value
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            text.withUTF8 { bytes in
+                hasher.combine(bytes.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            }
         case let .blob(bytes):
             hasher.combine(4)
+            hasher.combine(bytes.count)
             bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }

@@ -24,6 +24,21 @@ struct SQLiteBasicsTests {
         #expect(DatabaseValue.text("it's").description == "'it''s'" && DatabaseValue.blob([10, 11]).description == "x'0a0b'")
     }
 
+    @Test("Lists of text or blob values that split the same bytes differently hash differently")
+    func valueBoundariesAreHashed() {
+        // The bytes `Hasher` is fed for the class of a text (3) or a blob
+        // (4), placed inside a neighbouring value.
+        let textClass = String(decoding: [3, 0, 0, 0, 0, 0, 0, 0] as [UInt8], as: UTF8.self)
+        let blobClass: [UInt8] = [4, 0, 0, 0, 0, 0, 0, 0]
+        let pairs: [([DatabaseValue], [DatabaseValue])] = [
+            ([.text("p"), .text("q" + textClass + "r")], [.text("p" + textClass + "q"), .text("r")]),
+            ([.blob([1]), .blob([2] + blobClass + [3])], [.blob([1] + blobClass + [2]), .blob([3])]),
+        ]
+        for (a, b) in pairs {
+            #expect(a != b && a.hashValue != b.hashValue, "\(a) and \(b)")
+        }
+    }
+
     @Test("Named parameters bind, typed reads convert, statements reset and run again")
     func statements() throws {
         let connection = try Connection(path: ":memory:")

@@ -15,8 +15,11 @@
 /// ```
 ///
 /// Ids that are `Int`, `UInt`, `Int64`, `UInt64` or `UUID` are matched through
-/// a table keyed by their bits; other `Hashable` ids through their hash value
-/// and `==`.
+/// a table of their bits mixed with a secret drawn once per process: several
+/// times cheaper than `Hasher` and, like it, keyed so that ids cannot be
+/// chosen to collide (should the table flood anyway, the diff starts again
+/// with `Hasher`). Other `Hashable` ids go through their hash value and `==`.
+/// The result does not depend on the secret.
 ///
 /// - Parameters:
 ///   - old: The list before the change.
@@ -27,31 +30,43 @@
 ///   when two elements of one list share an id.
 /// - Precondition: each list has fewer than 2³¹ − 1 elements (positions are
 ///   kept as 32-bit integers, which halves the memory a large diff touches).
-/// - Complexity: O(*n*) expected, plus O(*m* log *n*) for the *m* elements out
-///   of order and O(*k* log *k*) to sort the *k* moves and updates. The
-///   allocations grow with *n* only logarithmically (the id table and the
-///   changeset's arrays grow by doubling).
+/// - Complexity: O(*n*) expected, whatever the ids, plus O(*m* log *n*) for
+///   the *m* elements out of order and O(*k* log *k*) to sort the *k* moves
+///   and updates. The allocations grow with *n* only logarithmically (the id
+///   table and the changeset's arrays grow by doubling).
 @inlinable
 public func diff<C: Collection>(from old: C, to new: C) throws -> ListChangeset
 where C.Element: Identifiable & Equatable {
+    try diff(from: old, to: new, hashKey: .process)
+}
+
+/// `diff(from:to:)` with integer and UUID ids hashed with `hashKey`
+/// instead of the process's secret, which must not change the result.
+@inlinable
+package func diff<C: Collection>(from old: C, to new: C, hashKey: _IDHashKey) throws -> ListChangeset
+where C.Element: Identifiable & Equatable {
     let contiguous = try old.withContiguousStorageIfAvailable { oldBuffer in
         try new.withContiguousStorageIfAvailable { newBuffer in
-            try _diff(old: oldBuffer, new: newBuffer)
+            try _diff(old: oldBuffer, new: newBuffer, key: hashKey)
         }
     }
     if let contiguous, let changeset = contiguous { return changeset }
     return try ContiguousArray(old).withUnsafeBufferPointer { oldBuffer in
         try ContiguousArray(new).withUnsafeBufferPointer { newBuffer in
-            try _diff(old: oldBuffer, new: newBuffer)
+            try _diff(old: oldBuffer, new: newBuffer, key: hashKey)
         }
     }
 }
 
 @inlinable
-func _diff<E: Identifiable & Equatable>(old: UnsafeBufferPointer<E>, new: UnsafeBufferPointer<E>) throws(DiffError) -> ListChangeset {
+func _diff<E: Identifiable & Equatable>(
+    old: UnsafeBufferPointer<E>,
+    new: UnsafeBufferPointer<E>,
+    key: _IDHashKey
+) throws(DiffError) -> ListChangeset {
     let matching: _Matching
     do {
-        matching = try _Matching(old: old, new: new)
+        matching = try _Matching(old: old, new: new, key: key)
     } catch {
         throw .duplicateElementID(id: error.id, side: error.side, firstOffset: error.first, secondOffset: error.second)
     }

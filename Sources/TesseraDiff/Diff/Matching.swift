@@ -1,10 +1,10 @@
 /// A duplicate id found while matching: which side, both offsets, and the id.
 @usableFromInline
-struct _Duplicate: Error {
-    @usableFromInline var side: DiffError.Side
-    @usableFromInline var first: Int
-    @usableFromInline var second: Int
-    @usableFromInline var id: String
+package struct _Duplicate: Error {
+    @usableFromInline package var side: DiffError.Side
+    @usableFromInline package var first: Int
+    @usableFromInline package var second: Int
+    @usableFromInline package var id: String
 
     @inlinable init(side: DiffError.Side, first: Int, second: Int, id: String) {
         self.side = side
@@ -20,9 +20,15 @@ struct _Duplicate: Error {
 /// gone; `newToOld[j]` is the old offset of new element `j`, or `-1` when it
 /// is new. Offsets are 32-bit, which halves the memory a large diff touches.
 @usableFromInline
-struct _Matching {
-    @usableFromInline var oldToNew: [Int32]
-    @usableFromInline var newToOld: [Int32]
+package struct _Matching {
+    @usableFromInline package var oldToNew: [Int32]
+    @usableFromInline package var newToOld: [Int32]
+    /// The slots of id tables read to make the pairing, over every attempt:
+    /// the measure of the work that hashing decides.
+    @usableFromInline package var probes: Int
+    /// The hashing that made the pairing: `.hashValue` for integer and UUID
+    /// ids when their keyed hashing flooded the table.
+    @usableFromInline package var hashing: _HashingChoice
 
     /// Pairs the elements of two buffers by id.
     ///
@@ -32,15 +38,23 @@ struct _Matching {
     /// probes the table. New ids with no old counterpart are added to the
     /// table so that a duplicate among them is found too.
     ///
+    /// Integer and UUID ids are hashed with `key`. Should the table flood
+    /// anyway (``_IDTable/isFlooded``), the pairing starts again with the ids'
+    /// `hashValue`, that is with `Hasher`, so its cost stays linear whatever
+    /// the ids; the pairing, and every error, are the same whichever hashing
+    /// made them.
+    ///
     /// - Precondition: each buffer has fewer than 2³¹ − 1 elements.
     /// - Throws: ``_Duplicate`` for the first repeated id on either side.
-    /// - Complexity: O(*n* + *m*) expected.
+    /// - Complexity: O(*n* + *m*) expected, whatever the ids: before it
+    ///   starts again, a flooded table has read at most
+    ///   ``_IDTable/probeBudgetPerCall`` slots per call.
     @inlinable
-    init<E: Identifiable>(old: UnsafeBufferPointer<E>, new: UnsafeBufferPointer<E>) throws(_Duplicate) {
+    package init<E: Identifiable>(old: UnsafeBufferPointer<E>, new: UnsafeBufferPointer<E>, key: _IDHashKey) throws(_Duplicate) {
         switch _HashingChoice.choose(for: E.ID.self) {
-        case .word: try self.init(old: old, new: new, hashing: _WordHashing<E.ID>.self)
-        case .uuid: try self.init(old: old, new: new, hashing: _UUIDHashing<E.ID>.self)
-        case .hashValue: try self.init(old: old, new: new, hashing: _HashValueHashing<E.ID>.self)
+        case .word: try self.init(old: old, new: new, hashing: _WordHashing<E.ID>.self, choice: .word, key: key)
+        case .uuid: try self.init(old: old, new: new, hashing: _UUIDHashing<E.ID>.self, choice: .uuid, key: key)
+        case .hashValue: try self.init(old: old, new: new, hashing: _HashValueHashing<E.ID>.self, choice: .hashValue, key: key)
         }
     }
 
@@ -48,7 +62,9 @@ struct _Matching {
     init<E: Identifiable, H: _IDHashing>(
         old: UnsafeBufferPointer<E>,
         new: UnsafeBufferPointer<E>,
-        hashing _: H.Type
+        hashing _: H.Type,
+        choice: _HashingChoice,
+        key: _IDHashKey
     ) throws(_Duplicate) where H.ID == E.ID {
         precondition(
             old.count < Int(Int32.max) && new.count < Int(Int32.max),
@@ -56,8 +72,31 @@ struct _Matching {
         )
         oldToNew = Array(repeating: -1, count: old.count)
         newToOld = Array(repeating: -1, count: new.count)
+        probes = 0
+        hashing = choice
+        let isComplete = try pair(old: old, new: new, hashing: H.self, key: key)
+        if !isComplete {
+            let abandoned = probes
+            self = try _Matching(old: old, new: new, hashing: _HashValueHashing<E.ID>.self, choice: .hashValue, key: key)
+            probes &+= abandoned
+        }
+    }
+
+    /// Fills `oldToNew` and `newToOld`, and adds the slots read to
+    /// `probes`; returns `false`, leaving them incomplete, as soon as the
+    /// table floods when `H` falls back to `Hasher`.
+    @inlinable
+    mutating func pair<E: Identifiable, H: _IDHashing>(
+        old: UnsafeBufferPointer<E>,
+        new: UnsafeBufferPointer<E>,
+        hashing _: H.Type,
+        key: _IDHashKey
+    ) throws(_Duplicate) -> Bool where H.ID == E.ID {
         var table = _IDTable(expectedCount: old.count)
-        defer { table.deallocate() }
+        defer {
+            probes &+= table.probes
+            table.deallocate()
+        }
 
         func idAt(_ position: Int32) -> E.ID {
             position >= 0 ? old[Int(position)].id : new[Int(-(position + 2))].id
@@ -65,13 +104,14 @@ struct _Matching {
 
         for i in old.indices {
             let id = old[i].id
-            let found = table.findOrInsert(hash: H.hash(id), position: Int32(truncatingIfNeeded: i)) { idAt($0) == id }
+            let found = table.findOrInsert(hash: H.hash(id, key: key), position: Int32(truncatingIfNeeded: i)) { idAt($0) == id }
+            if H.fallsBackToHasher && table.isFlooded { return false }
             if found != _IDTable.empty {
                 throw _Duplicate(side: .old, first: Int(found), second: i, id: "\(id)")
             }
         }
 
-        try oldToNew.withUnsafeMutableBufferPointer { (oldToNew) throws(_Duplicate) in
+        return try oldToNew.withUnsafeMutableBufferPointer { (oldToNew) throws(_Duplicate) in
             try newToOld.withUnsafeMutableBufferPointer { (newToOld) throws(_Duplicate) in
                 var predicted = 0
                 for j in new.indices {
@@ -81,11 +121,10 @@ struct _Matching {
                         o = predicted
                     } else {
                         let position = Int32(truncatingIfNeeded: -(j + 2))
-                        let found = table.findOrInsert(hash: H.hash(id), position: position) { idAt($0) == id }
-                        if found == _IDTable.empty {
-                            if table.isOverloaded { table.grow { H.hash(idAt($0)) } }
-                            continue
-                        }
+                        let found = table.findOrInsert(hash: H.hash(id, key: key), position: position) { idAt($0) == id }
+                        if found == _IDTable.empty && table.isOverloaded { table.grow { H.hash(idAt($0), key: key) } }
+                        if H.fallsBackToHasher && table.isFlooded { return false }
+                        if found == _IDTable.empty { continue }
                         if found < 0 {
                             throw _Duplicate(side: .new, first: Int(-(found + 2)), second: j, id: "\(id)")
                         }
@@ -98,6 +137,7 @@ struct _Matching {
                     newToOld[j] = Int32(truncatingIfNeeded: o)
                     predicted = o + 1
                 }
+                return true
             }
         }
     }

@@ -26,13 +26,17 @@ import Foundation
 /// // itemMoves: [[0, 0]→[1, 1]]
 /// ```
 ///
+/// Ids are hashed as in the flat diff: `Int`, `UInt`, `Int64`, `UInt64` and
+/// `UUID` ids with a secret drawn once per process, so that no choice of
+/// ids makes them collide; the result does not depend on the secret.
+///
 /// - Returns: A ``Changeset`` whose arrays are each sorted by their first index.
 /// - Throws: ``DiffError/duplicateSectionID(id:side:firstSection:secondSection:)``
 ///   or ``DiffError/duplicateItemID(id:side:first:second:)`` when ids repeat
 ///   within one snapshot.
 /// - Precondition: each snapshot has fewer than 2³¹ − 1 items.
 /// - Complexity: O(*n* + *s*) expected in the numbers of items and sections,
-///   plus O(*m* log *n*) for the *m* elements out of order and O(*k* log *k*)
+///   whatever the ids, plus O(*m* log *n*) for the *m* elements out of order and O(*k* log *k*)
 ///   to sort the *k* moves. The allocations grow with *n* only
 ///   logarithmically (the id table and the changeset's arrays grow by
 ///   doubling).
@@ -41,18 +45,30 @@ public func diff<Section, Item>(
     from old: Snapshot<Section, Item>,
     to new: Snapshot<Section, Item>
 ) throws -> Changeset {
-    try _diffSnapshots(old, new)
+    try _diffSnapshots(old, new, key: .process)
+}
+
+/// `diff(from:to:)` with integer and UUID ids hashed with `hashKey` instead
+/// of the process's secret, which must not change the result.
+@inlinable
+package func diff<Section, Item>(
+    from old: Snapshot<Section, Item>,
+    to new: Snapshot<Section, Item>,
+    hashKey: _IDHashKey
+) throws -> Changeset {
+    try _diffSnapshots(old, new, key: hashKey)
 }
 
 @inlinable
 func _diffSnapshots<Section, Item>(
     _ old: Snapshot<Section, Item>,
-    _ new: Snapshot<Section, Item>
+    _ new: Snapshot<Section, Item>,
+    key: _IDHashKey
 ) throws(DiffError) -> Changeset {
     let sections: _Matching
     do {
         sections = try old._sections.withUnsafeBufferPointer { (o) throws(_Duplicate) in
-            try new._sections.withUnsafeBufferPointer { (n) throws(_Duplicate) in try _Matching(old: o, new: n) }
+            try new._sections.withUnsafeBufferPointer { (n) throws(_Duplicate) in try _Matching(old: o, new: n, key: key) }
         }
     } catch {
         throw .duplicateSectionID(id: error.id, side: error.side, firstSection: error.first, secondSection: error.second)
@@ -60,7 +76,7 @@ func _diffSnapshots<Section, Item>(
     let items: _Matching
     do {
         items = try old._items.withUnsafeBufferPointer { (o) throws(_Duplicate) in
-            try new._items.withUnsafeBufferPointer { (n) throws(_Duplicate) in try _Matching(old: o, new: n) }
+            try new._items.withUnsafeBufferPointer { (n) throws(_Duplicate) in try _Matching(old: o, new: n, key: key) }
         }
     } catch {
         let snapshot = error.side == .old ? old : new
