@@ -14,6 +14,11 @@ let benchmarks: @Sendable () -> Void = {
     for flatCase in FlatCase.all {
         registerFlatBenchmarks(flatCase, idType: Int.self, idName: "Int")
         registerFlatBenchmarks(flatCase, idType: UUID.self, idName: "UUID")
+        registerTesseraDiff(flatCase, idName: "Int through Hasher", makeWorkload: { flatCase.makeWorkload(HasherInt.self) })
+    }
+    for flatCase in FlatCase.all where flatCase.count >= 100_000 {
+        registerTesseraDiff(flatCase, idName: "colliding Int", makeWorkload: { flatCase.makeCollidingWorkload(Int.self) })
+        registerTesseraDiff(flatCase, idName: "colliding UUID", makeWorkload: { flatCase.makeCollidingWorkload(UUID.self) })
     }
     registerSectionedBenchmark(label: "(d) 100x1k", sections: 100, itemsPerSection: 1_000, configuration: .large)
     registerSectionedBenchmark(label: "(d) 1000x1k", sections: 1_000, itemsPerSection: 1_000, configuration: .huge)
@@ -59,6 +64,16 @@ struct FlatCase {
     func makeWorkload<ID: RandomID>(_: ID.Type) -> FlatWorkload<ID> {
         FlatWorkload(count: count, deletes: deletes, inserts: inserts, shuffles: shuffles, seed: seed)
     }
+
+    /// The same edits on ids that all collided in the diff's id table before
+    /// its hashing was keyed (see `CollidingID`).
+    func makeCollidingWorkload<ID: CollidingID>(_: ID.Type) -> FlatWorkload<ID> {
+        var index: UInt64 = 0
+        return FlatWorkload(count: count, deletes: deletes, inserts: inserts, shuffles: shuffles, seed: seed) { _ in
+            index += 1
+            return ID.colliding(index)
+        }
+    }
 }
 
 extension Benchmark.Configuration {
@@ -90,16 +105,7 @@ func registerFlatBenchmarks<ID: RandomID>(_ flatCase: FlatCase, idType: ID.Type,
     let suffix = "\(flatCase.label) \(idName)"
     let configuration = flatCase.configuration
 
-    let tesseraName = "Tessera diff \(suffix)"
-    Benchmark(tesseraName, configuration: configuration) { (benchmark, workload: FlatWorkload<ID>) in
-        for _ in benchmark.scaledIterations {
-            blackHole(try diff(from: workload.old, to: workload.new))
-        }
-    } setup: {
-        let workload = flatCase.makeWorkload(idType)
-        workload.validate(try diff(from: workload.old, to: workload.new), benchmark: tesseraName)
-        return workload
-    }
+    registerTesseraDiff(flatCase, idName: idName, makeWorkload: { flatCase.makeWorkload(idType) })
 
     // The least a diff built on the standard library's `Dictionary` must do:
     // one table of the old ids, probed once per new id. (Tessera's own table
@@ -141,6 +147,24 @@ func registerFlatBenchmarks<ID: RandomID>(_ flatCase: FlatCase, idType: ID.Type,
         } setup: {
             flatCase.makeWorkload(idType)
         }
+    }
+}
+
+/// Registers the benchmark of Tessera's flat diff on one case's workload.
+func registerTesseraDiff<ID: RandomID>(
+    _ flatCase: FlatCase,
+    idName: String,
+    makeWorkload: @escaping () -> FlatWorkload<ID>
+) {
+    let name = "Tessera diff \(flatCase.label) \(idName)"
+    Benchmark(name, configuration: flatCase.configuration) { (benchmark, workload: FlatWorkload<ID>) in
+        for _ in benchmark.scaledIterations {
+            blackHole(try diff(from: workload.old, to: workload.new))
+        }
+    } setup: {
+        let workload = makeWorkload()
+        workload.validate(try diff(from: workload.old, to: workload.new), benchmark: name)
+        return workload
     }
 }
 

@@ -50,6 +50,57 @@ extension UUID: RandomID {
     }
 }
 
+/// An id that goes through the diff's `hashValue` path (`Hasher`), for
+/// comparison with the same `Int`s hashed by the diff's keyed mix.
+struct HasherInt: RandomID {
+    var value: Int
+
+    static func random(using generator: inout SplitMix64) -> HasherInt {
+        HasherInt(value: Int.random(using: &generator))
+    }
+}
+
+// MARK: Colliding ids
+
+/// An id type for which a family of distinct ids all landed in one slot of
+/// the diff's id table when its hashing was a fixed, public function, as
+/// anyone who chooses ids could make them; the diff now keys its hashing
+/// with a per-process secret, so they spread like random ids.
+protocol CollidingID: RandomID {
+    /// The `index`-th id of the family (distinct for distinct indices).
+    static func colliding(_ index: UInt64) -> Self
+}
+
+/// The hash that the table's own step, a multiplication by the 64-bit golden
+/// ratio whose top bits pick the home slot and low 32 bits are the tag,
+/// turns into `product`: `product` times the ratio's inverse.
+private func tableHash(givingProduct product: UInt64) -> UInt64 {
+    product &* 0xF1DE_83E1_9937_733D // 0x9E37_79B9_7F4A_7C15⁻¹ mod 2⁶⁴
+}
+
+extension Int: CollidingID {
+    /// The old hashing of integer ids was `bits ^ (bits >> 29)`; the id
+    /// whose hash makes the table's product `index` (top bits 0: slot 0 at
+    /// any table size below 2³² slots; tag `index`) is that xor-shift undone.
+    static func colliding(_ index: UInt64) -> Int {
+        let hash = tableHash(givingProduct: index)
+        return Int(truncatingIfNeeded: hash ^ (hash >> 29) ^ (hash >> 58))
+    }
+}
+
+extension UUID: CollidingID {
+    /// The old hashing of UUID ids was `low ^ (high * c) ^ (high >> 31)`
+    /// over the two 64-bit halves; with a zero high half it is the low half.
+    static func colliding(_ index: UInt64) -> UUID {
+        let low = tableHash(givingProduct: index)
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: low.littleEndian, toByteOffset: 0, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
+}
+
 /// A list element: identity in `id`, content in `content`.
 struct Row<ID: RandomID>: Identifiable, Hashable, Sendable {
     var id: ID
@@ -93,11 +144,26 @@ struct FlatWorkload<ID: RandomID>: Sendable {
     /// The number of surviving elements that were taken out and put back.
     let shuffledCount: Int
 
+    /// Random ids, distinct from one another.
     init(count: Int, deletes: Int, inserts: Int, shuffles: Int, seed: UInt64) {
-        var generator = SplitMix64(seed: seed)
         var ids = FreshIDs<ID>(expectedCount: count + inserts)
+        self.init(count: count, deletes: deletes, inserts: inserts, shuffles: shuffles, seed: seed) { generator in
+            ids.next(using: &generator)
+        }
+    }
+
+    /// Ids from `makeID`, which must never repeat one.
+    init(
+        count: Int,
+        deletes: Int,
+        inserts: Int,
+        shuffles: Int,
+        seed: UInt64,
+        makeID: (inout SplitMix64) -> ID
+    ) {
+        var generator = SplitMix64(seed: seed)
         func makeRow() -> Row<ID> {
-            Row(id: ids.next(using: &generator), content: Int(truncatingIfNeeded: generator.next()))
+            Row(id: makeID(&generator), content: Int(truncatingIfNeeded: generator.next()))
         }
         let old = (0..<count).map { _ in makeRow() }
 
