@@ -472,39 +472,6 @@ struct ColumnLayoutOracleTests {
         return result
     }
 
-    static func randomRect(content: Size, elements: [LayoutAttributes], using generator: inout SplitMix64) -> Rect {
-        let kind = Int.random(in: 0..<7, using: &generator)
-        if kind == 0 { return Rect(x: Double(Int.random(in: -50...400, using: &generator)), y: Double(Int.random(in: -50...2000, using: &generator)), width: 0, height: 40) }
-        if kind == 1, let element = elements.randomElement(using: &generator) {
-            // Touching an element's bottom edge, or its right edge.
-            return Bool.random(using: &generator)
-                ? Rect(x: element.frame.minX, y: element.frame.maxY, width: 50, height: 50)
-                : Rect(x: element.frame.maxX, y: element.frame.minY, width: 50, height: 50)
-        }
-        if kind == 2 { return Rect(x: -100, y: content.height + 10, width: 1000, height: 500) }
-        let x = Double(Int.random(in: -40...Int(content.width) + 40, using: &generator))
-        let y = Double(Int.random(in: -40...Int(max(content.height, 1)) + 40, using: &generator))
-        if kind == 3 { return Rect(x: x, y: y, width: Double(Int.random(in: 1...60, using: &generator)), height: Double(Int.random(in: 1...60, using: &generator))) }
-        return Rect(x: x, y: y, width: Double(Int.random(in: 1...400, using: &generator)), height: Double(Int.random(in: 1...900, using: &generator)))
-    }
-
-    /// Every rect query equals a brute-force filter over every element, and
-    /// each item's own frame finds it with the same attributes.
-    static func check(_ layout: CollectionViewLayout, itemCounts: [Int], seed: UInt64, round: Int, using generator: inout SplitMix64) {
-        let elements = allElements(of: layout, itemCounts: itemCounts)
-        let content = layout.collectionViewContentSize
-        for query in 0..<30 {
-            let rect = randomRect(content: content, elements: elements, using: &generator)
-            let expected = elements.filter { $0.frame.intersects(rect) }
-            let actual = layout.layoutAttributesForElements(in: rect)
-            #expect(actual == expected, "seed \(seed), round \(round), query \(query): \(rect)")
-        }
-        for attributes in elements where attributes.category == .cell {
-            let query = layout.layoutAttributesForElements(in: attributes.frame).first { $0.category == .cell && $0.indexPath == attributes.indexPath }
-            #expect(attributes.frame.isEmpty || query == attributes, "seed \(seed), round \(round): \(attributes)")
-        }
-    }
-
     @Test("Rect queries equal a brute-force filter, in every render direction")
     func queries() {
         let seed = testSeed(default: 0xC01_0A5)
@@ -518,7 +485,7 @@ struct ColumnLayoutOracleTests {
             #expect(layout.layoutError == nil, "seed \(seed), round \(round)")
             #expect(itemFrames(of: layout, itemCounts: itemCounts) == Self.modelFrames(layout, itemCounts: itemCounts, width: environment.bounds.size.width),
                     "seed \(seed), round \(round): frames differ from the model")
-            Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+            LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
 
@@ -568,7 +535,7 @@ struct ColumnLayoutOracleTests {
             fresh.prepare()
             #expect(allElements(of: layout, itemCounts: itemCounts) == allElements(of: fresh, itemCounts: itemCounts), "seed \(seed), round \(round)")
             #expect(layout.collectionViewContentSize == fresh.collectionViewContentSize, "seed \(seed), round \(round)")
-            Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+            LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
 }

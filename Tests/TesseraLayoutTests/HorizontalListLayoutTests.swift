@@ -198,34 +198,6 @@ struct HorizontalListLayoutOracleTests {
         return (0..<Int.random(in: 0...5, using: &generator)).map { _ in Int.random(in: 0...most, using: &generator) }
     }
 
-    static func check(_ layout: CollectionViewLayout, itemCounts: [Int], seed: UInt64, round: Int, using generator: inout SplitMix64) {
-        let elements = allElements(of: layout, itemCounts: itemCounts)
-        let content = layout.collectionViewContentSize
-        for query in 0..<30 {
-            let rect: Rect
-            switch Int.random(in: 0..<5, using: &generator) {
-            case 0:
-                rect = Rect(x: Double(Int.random(in: -50...2000, using: &generator)), y: 0, width: 0, height: 40)
-            case 1 where !elements.isEmpty:
-                // Touching an element's right edge, or its bottom edge.
-                let frame = elements.randomElement(using: &generator)!.frame
-                rect = Bool.random(using: &generator)
-                    ? Rect(x: frame.maxX, y: frame.minY, width: 50, height: 50)
-                    : Rect(x: frame.minX, y: frame.maxY, width: 50, height: 50)
-            default:
-                let x = Double(Int.random(in: -40...Int(max(content.width, 1)) + 40, using: &generator))
-                let y = Double(Int.random(in: -40...Int(content.height) + 40, using: &generator))
-                rect = Rect(x: x, y: y, width: Double(Int.random(in: 1...600, using: &generator)), height: Double(Int.random(in: 1...200, using: &generator)))
-            }
-            let expected = elements.filter { $0.frame.intersects(rect) }
-            #expect(layout.layoutAttributesForElements(in: rect) == expected, "seed \(seed), round \(round), query \(query): \(rect)")
-        }
-        for attributes in elements {
-            let query = layout.layoutAttributesForElements(in: attributes.frame).first { $0.indexPath == attributes.indexPath }
-            #expect(attributes.frame.isEmpty || query == attributes, "seed \(seed), round \(round): \(attributes)")
-        }
-    }
-
     @Test("Rect queries equal a brute-force filter, centered or not")
     func queries() {
         let seed = testSeed(default: 0x4012_1157)
@@ -240,7 +212,7 @@ struct HorizontalListLayoutOracleTests {
             let layout = Self.randomLayout(delegate: delegate, environment: environment, using: &generator)
             layout.prepare()
             #expect(layout.layoutError == nil, "seed \(seed), round \(round)")
-            Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+            LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
 
@@ -277,7 +249,7 @@ struct HorizontalListLayoutOracleTests {
             fresh.prepare()
             #expect(allElements(of: layout, itemCounts: itemCounts) == allElements(of: fresh, itemCounts: itemCounts), "seed \(seed), round \(round)")
             #expect(layout.collectionViewContentSize == fresh.collectionViewContentSize, "seed \(seed), round \(round)")
-            Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
+            LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
 }

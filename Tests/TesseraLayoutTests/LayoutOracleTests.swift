@@ -32,34 +32,13 @@ struct LayoutOracleTests {
         return delegate
     }
 
-    /// A random query rect: anywhere in or around the content, sometimes empty,
-    /// sometimes exactly touching an element's edge.
-    static func randomRect(content: Size, elements: [LayoutAttributes], using generator: inout SplitMix64) -> Rect {
-        let kind = Int.random(in: 0..<6, using: &generator)
-        if kind == 0 { return Rect(x: Double(Int.random(in: -50...400, using: &generator)), y: Double(Int.random(in: -50...2000, using: &generator)), width: 0, height: 40) }
-        if kind == 1, let element = elements.randomElement(using: &generator) {
-            // A rect whose top edge touches the element's bottom edge.
-            return Rect(x: element.frame.minX, y: element.frame.maxY, width: 50, height: 50)
-        }
-        if kind == 2 { return Rect(x: -100, y: content.height + 10, width: 1000, height: 500) }
-        let x = Double(Int.random(in: -40...Int(content.width) + 40, using: &generator))
-        let y = Double(Int.random(in: -40...Int(max(content.height, 1)) + 40, using: &generator))
-        return Rect(x: x, y: y, width: Double(Int.random(in: 1...400, using: &generator)), height: Double(Int.random(in: 1...900, using: &generator)))
-    }
-
+    /// The rect-query oracle (``rectQueryViolations(of:elements:rects:inElementOrder:)``)
+    /// over 30 random rects, with elements returned in the layout's own order.
     static func check(_ layout: CollectionViewLayout, itemCounts: [Int], seed: UInt64, round: Int, using generator: inout SplitMix64) {
         let elements = allElements(of: layout, itemCounts: itemCounts)
-        let content = layout.collectionViewContentSize
-        for query in 0..<25 {
-            let rect = randomRect(content: content, elements: elements, using: &generator)
-            let expected = elements.filter { $0.frame.intersects(rect) }
-            let actual = layout.layoutAttributesForElements(in: rect)
-            #expect(actual == expected, "seed \(seed), round \(round), query \(query): \(rect)")
-        }
-        for attributes in elements where attributes.category == .cell {
-            let query = layout.layoutAttributesForElements(in: attributes.frame).first { $0.category == .cell && $0.indexPath == attributes.indexPath }
-            #expect(attributes.frame.isEmpty || query == attributes, "seed \(seed), round \(round): \(attributes)")
-        }
+        let rects = randomQueryRects(count: 30, content: layout.collectionViewContentSize, elements: elements, using: &generator)
+        let violations = rectQueryViolations(of: layout, elements: elements, rects: rects, inElementOrder: true)
+        #expect(violations.isEmpty, "seed \(seed), round \(round): \(violations.prefix(3))")
     }
 
     @Test("FlowLayout rect queries equal a brute-force filter, vertical and horizontal, pinned or not")

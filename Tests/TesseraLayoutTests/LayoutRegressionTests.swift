@@ -111,12 +111,7 @@ struct LayoutRegressionTests {
                 }
             }
             let (layout, environment) = makeFlow(width: 320, itemCounts: itemCounts) { $0.delegate = delegate }
-            let elements = allElements(of: layout, itemCounts: itemCounts)
-            for _ in 0..<20 {
-                let rect = Rect(x: Double(Int.random(in: -20...300, using: &generator)), y: Double(Int.random(in: -20...2000, using: &generator)),
-                                width: Double(Int.random(in: 1...200, using: &generator)), height: Double(Int.random(in: 1...600, using: &generator)))
-                #expect(layout.layoutAttributesForElements(in: rect) == elements.filter { $0.frame.intersects(rect) }, "seed \(seed), round \(round)")
-            }
+            LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
             withExtendedLifetime(environment) {}
         }
     }

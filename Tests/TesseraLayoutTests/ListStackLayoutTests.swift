@@ -502,46 +502,10 @@ struct ListStackLayoutOracleTests {
         return (layout, environment, delegate, itemCounts)
     }
 
-    /// Rect queries equal a brute-force filter of every element, and every
-    /// element is found by a query of its own frame.
     static func check(_ layout: ListStackLayout, itemCounts: [Int], seed: UInt64, round: Int, using generator: inout SplitMix64) {
         let elements = allElements(of: layout, itemCounts: itemCounts)
-        let content = layout.collectionViewContentSize
-        let vertical = layout.scrollDirection == .vertical
-        let extent = Int(max(vertical ? content.height : content.width, 1))
-        let fixed = Int(max(vertical ? content.width : content.height, 1))
         #expect(elements.allSatisfy { $0.frame.isFinite && $0.frame.size.width >= 0 && $0.frame.size.height >= 0 }, "seed \(seed), round \(round)")
-        for query in 0..<30 {
-            var s = Double(Int.random(in: -40...extent + 40, using: &generator))
-            var f = Double(Int.random(in: -40...fixed + 40, using: &generator))
-            var sLength = Double(Int.random(in: 1...600, using: &generator))
-            var fLength = Double(Int.random(in: 1...400, using: &generator))
-            switch Int.random(in: 0..<6, using: &generator) {
-            case 0:
-                sLength = 0
-            case 1:
-                if let element = elements.randomElement(using: &generator) {
-                    // Touching an element's far edge on S.
-                    s = vertical ? element.frame.maxY : element.frame.maxX
-                    f = vertical ? element.frame.minX : element.frame.minY
-                }
-            case 2:
-                s = Double(Int.random(in: 0...extent, using: &generator))
-                sLength = Double(Int.random(in: 1...8, using: &generator))
-                f = -10
-                fLength = Double(fixed + 20)
-            default:
-                break
-            }
-            let rect = vertical ? Rect(x: f, y: s, width: fLength, height: sLength) : Rect(x: s, y: f, width: sLength, height: fLength)
-            let expected = elements.filter { $0.frame.intersects(rect) }
-            let actual = layout.layoutAttributesForElements(in: rect)
-            #expect(actual == expected, "seed \(seed), round \(round), query \(query): \(rect)")
-        }
-        for attributes in elements where !attributes.frame.isEmpty {
-            let found = layout.layoutAttributesForElements(in: attributes.frame).first { $0.category == attributes.category && $0.indexPath == attributes.indexPath }
-            #expect(found == attributes, "seed \(seed), round \(round): \(attributes)")
-        }
+        LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
     }
 
     @Test("Rect queries equal a brute-force filter: both directions, sticky or not, at random offsets")

@@ -50,9 +50,8 @@ public func elementsOutsideContent(of layout: CollectionViewLayout, itemCounts: 
 ///   whatever else a query over all of space returns) and each element a
 ///   query over the whole content returns lies within
 ///   `(0, 0, collectionViewContentSize)`, give or take a rounding;
-/// - a rect query equals a brute-force filter: over the whole content and
-///   over each of `rects`, the query returns each element of `elements`
-///   whose frame intersects the rect, once, and nothing else (in any order).
+/// - a rect query equals a brute-force filter over the whole content and
+///   over each of `rects` (see ``rectQueryViolations(of:elements:rects:inElementOrder:)``).
 public func contentAndQueryViolations(
     of layout: CollectionViewLayout,
     itemCounts: [Int],
@@ -70,20 +69,7 @@ public func contentAndQueryViolations(
     for attributes in all + queried where !isWithinContent(attributes.frame, content: content) {
         violations.append("outside the content \(content): \(attributes)")
     }
-    for rect in [whole] + rects {
-        let actual = rect == whole ? queried : layout.layoutAttributesForElements(in: rect)
-        let expected = all.filter { $0.frame.intersects(rect) }
-        var byKey: [ElementKey: LayoutAttributes] = [:]
-        for attributes in actual where byKey.updateValue(attributes, forKey: ElementKey(attributes)) != nil {
-            violations.append("a query over \(rect) returns \(ElementKey(attributes)) twice")
-        }
-        let wanted = Dictionary(expected.map { (ElementKey($0), $0) }, uniquingKeysWith: { first, _ in first })
-        if byKey != wanted {
-            let missing = wanted.filter { byKey[$0.key] != $0.value }.map(\.value)
-            let extra = byKey.filter { wanted[$0.key] != $0.value }.map(\.value)
-            violations.append("a query over \(rect) misses \(missing.prefix(3)) and returns \(extra.prefix(3)) besides")
-        }
-    }
+    violations += rectQueryViolations(of: layout, elements: all, rects: [whole] + rects)
     return violations
 }
 
@@ -112,26 +98,84 @@ public func allowedContentOffsets(content: Size, size: Size, contentInset inset:
     return offsets
 }
 
-/// Random query rects in and around `content`: anywhere, sometimes empty,
-/// sometimes exactly touching an element's edge, sometimes the visible
-/// area.
+/// What a prepared layout breaks of the rect-query rule, one line per
+/// breach (empty when it keeps it):
+/// - over each of `rects`, the query returns each element of `elements`
+///   whose frame intersects the rect, once, as it is, and nothing else; in
+///   the order of `elements` too when `inElementOrder` is set;
+/// - each element whose frame is not empty is found, as it is, by a query
+///   over its own frame.
+///
+/// `elements` is the brute-force side: every element of the layout, made
+/// one by one (``allElements(of:itemCounts:)`` or
+/// ``everyElement(of:itemCounts:)``).
+public func rectQueryViolations(of layout: CollectionViewLayout, elements: [LayoutAttributes], rects: [Rect], inElementOrder: Bool = false) -> [String] {
+    var violations: [String] = []
+    for rect in rects {
+        let actual = layout.layoutAttributesForElements(in: rect)
+        let expected = elements.filter { $0.frame.intersects(rect) }
+        var byKey: [ElementKey: LayoutAttributes] = [:]
+        for attributes in actual where byKey.updateValue(attributes, forKey: ElementKey(attributes)) != nil {
+            violations.append("a query over \(rect) returns \(ElementKey(attributes)) twice")
+        }
+        let wanted = Dictionary(expected.map { (ElementKey($0), $0) }, uniquingKeysWith: { first, _ in first })
+        if byKey != wanted {
+            let missing = wanted.filter { byKey[$0.key] != $0.value }.map(\.value)
+            let extra = byKey.filter { wanted[$0.key] != $0.value }.map(\.value)
+            violations.append("a query over \(rect) misses \(missing.prefix(3)) and returns \(extra.prefix(3)) besides")
+        } else if inElementOrder, actual != expected {
+            violations.append("a query over \(rect) returns the right elements in another order than the layout's: \(actual.prefix(4).map(ElementKey.init))")
+        }
+    }
+    for attributes in elements where !attributes.frame.isEmpty {
+        let found = layout.layoutAttributesForElements(in: attributes.frame).first { ElementKey($0) == ElementKey(attributes) }
+        if found != attributes {
+            violations.append("a query over its own frame finds \(String(describing: found)) for \(attributes)")
+        }
+    }
+    return violations
+}
+
+/// Random query rects in and around `content`, in whole points, of every
+/// shape the rect-query rule must hold for: anywhere and of any size;
+/// small; empty (no width or no height); touching an element's far edge (its
+/// bottom or its right edge exactly); a thin strip across the whole
+/// content; wholly past the content's end.
 public func randomQueryRects(count: Int, content: Size, elements: [LayoutAttributes], using generator: inout SplitMix64) -> [Rect] {
     (0..<count).map { _ -> Rect in
         let width = Swift.max(content.width, 1)
         let height = Swift.max(content.height, 1)
-        let kind = Int.random(in: 0..<5, using: &generator)
-        if kind == 0 {
-            return Rect(x: Double.random(in: -20...width, using: &generator).rounded(), y: Double.random(in: -20...height, using: &generator).rounded(), width: 0, height: 40)
+        let x = Double.random(in: -40...width + 40, using: &generator).rounded()
+        let y = Double.random(in: -40...height + 40, using: &generator).rounded()
+        switch Int.random(in: 0..<7, using: &generator) {
+        case 0:
+            let length = Double.random(in: 1...Swift.max(2, Swift.min(width, height)), using: &generator).rounded()
+            return Bool.random(using: &generator)
+                ? Rect(x: x, y: y, width: 0, height: length)
+                : Rect(x: x, y: y, width: length, height: 0)
+        case 1 where !elements.isEmpty:
+            let frame = elements.randomElement(using: &generator)!.frame
+            return Bool.random(using: &generator)
+                ? Rect(x: frame.minX, y: frame.maxY, width: 50, height: 50)
+                : Rect(x: frame.maxX, y: frame.minY, width: 50, height: 50)
+        case 2:
+            let thickness = Double.random(in: 1...8, using: &generator).rounded()
+            return Bool.random(using: &generator)
+                ? Rect(x: -10, y: y, width: width + 20, height: thickness)
+                : Rect(x: x, y: -10, width: thickness, height: height + 20)
+        case 3:
+            return Bool.random(using: &generator)
+                ? Rect(x: -100, y: height + 10, width: width + 200, height: 500)
+                : Rect(x: width + 10, y: -100, width: 500, height: height + 200)
+        case 4:
+            return Rect(x: x, y: y, width: Double.random(in: 1...60, using: &generator).rounded(), height: Double.random(in: 1...60, using: &generator).rounded())
+        default:
+            return Rect(
+                x: x, y: y,
+                width: Double.random(in: 1...Swift.max(2, width * 0.75), using: &generator).rounded(),
+                height: Double.random(in: 1...Swift.max(2, height * 0.75), using: &generator).rounded()
+            )
         }
-        if kind == 1, let element = elements.randomElement(using: &generator) {
-            // A rect whose top edge touches the element's bottom edge.
-            return Rect(x: element.frame.minX, y: element.frame.maxY, width: 50, height: 50)
-        }
-        return Rect(
-            x: Double.random(in: -40...width + 40, using: &generator).rounded(), y: Double.random(in: -40...height + 40, using: &generator).rounded(),
-            width: Double.random(in: 1...Swift.max(2, width / 2), using: &generator).rounded(),
-            height: Double.random(in: 1...Swift.max(2, height / 2), using: &generator).rounded()
-        )
     }
 }
 
