@@ -56,32 +56,19 @@ public struct BatchIndexMapping: Sendable {
         reloadedSections = Set(plan.sectionReloads)
         // Per-section sorted integer lists: looking items up in them is
         // cheaper than hashing thousands of index paths.
+        let operations = _ItemOperationsBySection(plan).sorted()
         var removed: [Int: [Int]] = [:]
         var placed: [Int: [Int]] = [:]
-        var deletedIn: [Int: [Int]] = [:]
-        var insertedIn: [Int: [Int]] = [:]
-        var movesOut: [Int: [(item: Int, to: IndexPath)]] = [:]
-        var movesIn: [Int: [(item: Int, from: IndexPath)]] = [:]
-        for path in plan.itemDeletes {
-            removed[path[0], default: []].append(path[1])
-            deletedIn[path[0], default: []].append(path[1])
+        for s in Set(operations.deletes.keys).union(operations.movesOut.keys) {
+            removed[s] = operations.removed(fromOldSection: s)
         }
-        for path in plan.itemInserts {
-            placed[path[0], default: []].append(path[1])
-            insertedIn[path[0], default: []].append(path[1])
+        for t in Set(operations.inserts.keys).union(operations.movesIn.keys) {
+            placed[t] = operations.placed(inNewSection: t)
         }
-        for move in plan.itemMoves {
-            removed[move.from[0], default: []].append(move.from[1])
-            placed[move.to[0], default: []].append(move.to[1])
-            movesOut[move.from[0], default: []].append((move.from[1], move.to))
-            movesIn[move.to[0], default: []].append((move.to[1], move.from))
-        }
-        for key in removed.keys { removed[key]?.sort() }
-        for key in placed.keys { placed[key]?.sort() }
-        for key in deletedIn.keys { deletedIn[key]?.sort() }
-        for key in insertedIn.keys { insertedIn[key]?.sort() }
-        for key in movesOut.keys { movesOut[key]?.sort { $0.item < $1.item } }
-        for key in movesIn.keys { movesIn[key]?.sort { $0.item < $1.item } }
+        let deletedIn = operations.deletes
+        let insertedIn = operations.inserts
+        let movesOut = operations.movesOut
+        let movesIn = operations.movesIn
         self.removed = removed
         self.placed = placed
         self.deletedIn = deletedIn

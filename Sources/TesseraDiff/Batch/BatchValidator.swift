@@ -323,29 +323,13 @@ struct _BatchPlan {
             }
         }
         guard !itemReloadLandings.isEmpty else { return }
-        // The item operations of just the sections that have landings, in one
-        // pass over each list, so the check stays linear.
-        var removedIn: [Int: [Int]] = [:]
-        var placedIn: [Int: [Int]] = [:]
-        for landing in itemReloadLandings {
-            let s = landing.from[0]
-            removedIn[s] = []
-            if let t = sectionTarget[s] { placedIn[t] = [] }
-        }
-        for path in itemDeletes where removedIn[path[0]] != nil { removedIn[path[0]]?.append(path[1]) }
-        for move in itemMoves where removedIn[move.from[0]] != nil { removedIn[move.from[0]]?.append(move.from[1]) }
-        for path in itemInserts where placedIn[path[0]] != nil { placedIn[path[0]]?.append(path[1]) }
-        for move in itemMoves where placedIn[move.to[0]] != nil { placedIn[move.to[0]]?.append(move.to[1]) }
+        let operations = _ItemOperationsBySection(self)
         var survivorTargets: [Int: [Int?]] = [:]
         for landing in itemReloadLandings {
             let s = landing.from[0]
             guard let t = sectionTarget[s] else { continue }
             if survivorTargets[s] == nil {
-                var removed = [Bool](repeating: false, count: before[s])
-                var placed = [Bool](repeating: false, count: after[t])
-                for item in removedIn[s] ?? [] { removed[item] = true }
-                for item in placedIn[t] ?? [] { placed[item] = true }
-                survivorTargets[s] = _Placement.survivorTargets(countBefore: before[s], removed: removed, placed: placed)
+                survivorTargets[s] = operations.survivorTargets(oldSection: s, countBefore: before[s], newSection: t, countAfter: after[t])
                     ?? [Int?](repeating: nil, count: before[s])
             }
             let actual = IndexPath(item: survivorTargets[s]?[landing.from[1]] ?? -1, section: t)

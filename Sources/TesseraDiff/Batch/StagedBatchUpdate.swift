@@ -91,9 +91,7 @@ public struct StagedBatchUpdate: Hashable, Codable, Sendable {
             s - _Placement.count(below: s, in: deletedSections)
         }
         // Deleted items of each old section, sorted, to shift move sources.
-        var deletedItems: [Int: [Int]] = [:]
-        for path in changeset.itemDeletes { deletedItems[path[0], default: []].append(path[1]) }
-        for key in deletedItems.keys { deletedItems[key]?.sort() }
+        let deletedItems = _ItemOperationsBySection(deletes: changeset.itemDeletes).sorted().deletes
 
         var steps: [Step] = []
         func add(_ stage: Stage, _ items: [UpdateItem]) {

@@ -194,19 +194,7 @@ struct _Replay<Section: Identifiable & Equatable, Item: Identifiable & Equatable
             guard let t = plan.sectionTarget[s] else { continue }
             origin[t] = reloadedSections.contains(s) ? .reloaded(s) : .survivor(s)
         }
-        // Item operations by section.
-        var deletes: [Int: [Int]] = [:]
-        var reloads: [Int: [Int]] = [:]
-        var inserts: [Int: [Int]] = [:]
-        var movesOut: [Int: [Int]] = [:]
-        var movesIn: [Int: [(to: Int, from: IndexPath)]] = [:]
-        for path in plan.itemDeletes { deletes[path[0], default: []].append(path[1]) }
-        for path in plan.itemReloads { reloads[path[0], default: []].append(path[1]) }
-        for path in plan.itemInserts { inserts[path[0], default: []].append(path[1]) }
-        for move in plan.itemMoves {
-            movesOut[move.from[0], default: []].append(move.from[1])
-            movesIn[move.to[0], default: []].append((move.to[1], move.from))
-        }
+        let operations = _ItemOperationsBySection(plan)
 
         var result = Snapshot<Section, Item>()
         for t in 0..<sectionCount {
@@ -218,32 +206,26 @@ struct _Replay<Section: Identifiable & Equatable, Item: Identifiable & Equatable
                 result.appendSection(target._sections[source], items: target.items(inSection: source))
             case let .survivor(s):
                 let oldItems = base.items(inSection: s)
-                var removed = [Bool](repeating: false, count: oldItems.count)
-                var placed = [Bool](repeating: false, count: after[t])
-                for i in deletes[s] ?? [] { removed[i] = true }
-                for i in movesOut[s] ?? [] { removed[i] = true }
-                for j in inserts[t] ?? [] { placed[j] = true }
-                for move in movesIn[t] ?? [] { placed[move.to] = true }
-                guard let targets = _Placement.survivorTargets(countBefore: oldItems.count, removed: removed, placed: placed) else {
+                guard let targets = operations.survivorTargets(oldSection: s, countBefore: oldItems.count, newSection: t, countAfter: after[t]) else {
                     throw .invalidBatch(.invalidItemCount(
                         section: t, sectionBefore: s, before: oldItems.count, after: after[t],
-                        inserted: inserts[t]?.count ?? 0, deleted: deletes[s]?.count ?? 0,
-                        movedIn: movesIn[t]?.count ?? 0, movedOut: movesOut[s]?.count ?? 0
+                        inserted: operations.inserts[t]?.count ?? 0, deleted: operations.deletes[s]?.count ?? 0,
+                        movedIn: operations.movesIn[t]?.count ?? 0, movedOut: operations.movesOut[s]?.count ?? 0
                     ))
                 }
                 var items = [Item?](repeating: nil, count: after[t])
                 for (i, item) in oldItems.enumerated() {
                     if let j = targets[i] { items[j] = item }
                 }
-                for i in reloads[s] ?? [] {
+                for i in operations.reloads[s] ?? [] {
                     if let j = targets[i] { items[j] = try targetItem(forReloadOf: IndexPath(item: i, section: s)) }
                 }
-                for j in inserts[t] ?? [] {
+                for j in operations.inserts[t] ?? [] {
                     let path = IndexPath(item: j, section: t)
                     guard target._contains(path) else { throw .insertedItemMissing(indexPath: path) }
                     items[j] = target[path]
                 }
-                for move in movesIn[t] ?? [] { items[move.to] = base[move.from] }
+                for move in operations.movesIn[t] ?? [] { items[move.item] = base[move.from] }
                 result.appendSection(base._sections[s], items: items.map { item in
                     guard let item else { preconditionFailure("replay left a hole in section \(t) of a validated batch") }
                     return item

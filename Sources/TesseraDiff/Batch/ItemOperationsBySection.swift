@@ -1,0 +1,91 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The item operations of a batch grouped by section: what the validator,
+/// replay, ``BatchIndexMapping`` and ``StagedBatchUpdate`` look up section
+/// by section, grouped in one place.
+struct _ItemOperationsBySection {
+    /// Per old section: deleted items.
+    private(set) var deletes: [Int: [Int]] = [:]
+    /// Per old section: reloaded items.
+    private(set) var reloads: [Int: [Int]] = [:]
+    /// Per new section: inserted items.
+    private(set) var inserts: [Int: [Int]] = [:]
+    /// Per old section: items moved away, with where each goes.
+    private(set) var movesOut: [Int: [(item: Int, to: IndexPath)]] = [:]
+    /// Per new section: items moved in, with where each comes from.
+    private(set) var movesIn: [Int: [(item: Int, from: IndexPath)]] = [:]
+
+    /// Groups operations on two-index paths (sections and index paths in
+    /// range are the caller's to check).
+    ///
+    /// - Complexity: O(*k*) for *k* operations.
+    init(
+        deletes: [IndexPath] = [],
+        reloads: [IndexPath] = [],
+        inserts: [IndexPath] = [],
+        moves: [(from: IndexPath, to: IndexPath)] = []
+    ) {
+        for path in deletes { self.deletes[path[0], default: []].append(path[1]) }
+        for path in reloads { self.reloads[path[0], default: []].append(path[1]) }
+        for path in inserts { self.inserts[path[0], default: []].append(path[1]) }
+        for move in moves {
+            movesOut[move.from[0], default: []].append((move.from[1], move.to))
+            movesIn[move.to[0], default: []].append((move.to[1], move.from))
+        }
+    }
+
+    /// The item operations of a parsed batch.
+    ///
+    /// - Complexity: O(*k*) for *k* operations.
+    init(_ plan: _BatchPlan) {
+        self.init(deletes: plan.itemDeletes, reloads: plan.itemReloads, inserts: plan.itemInserts, moves: plan.itemMoves)
+    }
+
+    /// The same operations with every section's list sorted by item.
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* operations.
+    func sorted() -> _ItemOperationsBySection {
+        var result = self
+        for key in result.deletes.keys { result.deletes[key]?.sort() }
+        for key in result.reloads.keys { result.reloads[key]?.sort() }
+        for key in result.inserts.keys { result.inserts[key]?.sort() }
+        for key in result.movesOut.keys { result.movesOut[key]?.sort { $0.item < $1.item } }
+        for key in result.movesIn.keys { result.movesIn[key]?.sort { $0.item < $1.item } }
+        return result
+    }
+
+    /// The items of an old section that leave their place: deleted or moved
+    /// away (sorted when the lists are).
+    ///
+    /// - Complexity: O(*m* log *m*) for the section's *m* operations.
+    func removed(fromOldSection section: Int) -> [Int] {
+        ((deletes[section] ?? []) + (movesOut[section]?.map(\.item) ?? [])).sorted()
+    }
+
+    /// The items of a new section that an insert or a move fills, sorted.
+    ///
+    /// - Complexity: O(*m* log *m*) for the section's *m* operations.
+    func placed(inNewSection section: Int) -> [Int] {
+        ((inserts[section] ?? []) + (movesIn[section]?.map(\.item) ?? [])).sorted()
+    }
+
+    /// Where each item of old section `s` goes in new section `t` by UIKit's
+    /// rule (see `_Placement.survivorTargets`), `nil` for an item removed, or
+    /// `nil` altogether when the survivors do not fill the free positions.
+    ///
+    /// - Complexity: O(`countBefore` + `countAfter` + the two sections'
+    ///   operations).
+    func survivorTargets(oldSection s: Int, countBefore: Int, newSection t: Int, countAfter: Int) -> [Int?]? {
+        var removed = [Bool](repeating: false, count: countBefore)
+        var placed = [Bool](repeating: false, count: countAfter)
+        for item in deletes[s] ?? [] { removed[item] = true }
+        for move in movesOut[s] ?? [] { removed[move.item] = true }
+        for item in inserts[t] ?? [] { placed[item] = true }
+        for move in movesIn[t] ?? [] { placed[move.item] = true }
+        return _Placement.survivorTargets(countBefore: countBefore, removed: removed, placed: placed)
+    }
+}
