@@ -5,9 +5,9 @@ import TesseraDiff
 /// a share of changes, diffs them with Tessera, with the standard library's
 /// `difference(from:).inferringMoves()` (up to a size limit) and with the
 /// least a `Dictionary`-based diff must do, and reports medians and ratios.
-public struct BenchRun: Sendable {
+package struct BenchRun: Sendable {
     /// The kind of ids.
-    public enum IDKind: String, Sendable, CaseIterable {
+    package enum IDKind: String, Sendable, CaseIterable {
         /// Random 64-bit integers.
         case int
         /// Random version-4 UUIDs.
@@ -15,28 +15,28 @@ public struct BenchRun: Sendable {
     }
 
     /// Elements in the old list, from 1 to ``maximumCount``.
-    public var count: Int
+    package var count: Int
     /// The most elements a list may have: ten million, so that a mistyped
     /// count is an option error rather than a crash when memory runs out.
-    public static let maximumCount = 10_000_000
+    package static let maximumCount = 10_000_000
     /// The share of elements changed, in percent: split evenly into
     /// deletes, inserts, moves and content updates.
-    public var changesPercent: Double
+    package var changesPercent: Double
     /// The kind of ids.
-    public var ids: IDKind
+    package var ids: IDKind
     /// The number of sections (1: a flat list).
-    public var sections: Int
+    package var sections: Int
     /// The seed of the generator.
-    public var seed: UInt64
+    package var seed: UInt64
     /// How many times each method runs; the median is reported.
-    public var runs: Int
+    package var runs: Int
     /// Above this many elements, `difference(from:)` (O(*n*·*d*)) is left out.
-    public var swiftLimit: Int
+    package var swiftLimit: Int
     /// JSON instead of a table.
-    public var json: Bool
+    package var json: Bool
 
     /// Creates a run.
-    public init(count: Int, changesPercent: Double, ids: IDKind = .int, sections: Int = 1, seed: UInt64 = 1,
+    package init(count: Int, changesPercent: Double, ids: IDKind = .int, sections: Int = 1, seed: UInt64 = 1,
                 runs: Int = 7, swiftLimit: Int = 20_000, json: Bool = false) {
         self.count = count
         self.changesPercent = changesPercent
@@ -49,19 +49,19 @@ public struct BenchRun: Sendable {
     }
 
     /// One measured method.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Its name.
-        public var name: String
+        package var name: String
         /// The median time.
-        public var median: Duration
+        package var median: Duration
         /// Every run's time.
-        public var times: [Duration]
+        package var times: [Duration]
     }
 
     /// Checks the options.
     ///
     /// - Throws: ``CommandError`` naming the bad option.
-    public func validate() throws(CommandError) {
+    package func validate() throws(CommandError) {
         guard count >= 1 else { throw CommandError("--count \(count): must be at least 1", exitCode: CommandError.usageExitCode) }
         guard count <= Self.maximumCount else {
             throw CommandError("--count \(count): must be at most \(Self.maximumCount)", exitCode: CommandError.usageExitCode)
@@ -77,7 +77,7 @@ public struct BenchRun: Sendable {
     ///
     /// - Throws: ``CommandError`` for bad options, or when Tessera's answer
     ///   is not the change that was made.
-    public func run(progress: (Double, String) -> Void) throws(CommandError) -> String {
+    package func run(progress: (Double, String) -> Void) throws(CommandError) -> String {
         try validate()
         switch ids {
         case .int: return try measure(progress: progress) { (random: inout SplitMix64) in Int(truncatingIfNeeded: random.next()) }

@@ -7,20 +7,20 @@ import TesseraView
 /// One change as the commands print it: the changeset, the update items a
 /// view performs (one UIKit-safe batch, or staged batches), and optionally
 /// the animation plan with a label for each of its elements.
-public struct ChangeDescription: Sendable {
+package struct ChangeDescription: Sendable {
     /// The changeset.
-    public var changeset: Changeset
+    package var changeset: Changeset
     /// The batch, unless ``staged`` is given.
-    public var batch: BatchUpdate?
+    package var batch: BatchUpdate?
     /// The staged batches, when asked for.
-    public var staged: StagedBatchUpdate?
+    package var staged: StagedBatchUpdate?
     /// The animation plan, when there is a layout.
-    public var plan: AnimationPlan?
+    package var plan: AnimationPlan?
     /// A label per plan element (`12`, `header holidays`), in plan order.
-    public var labels: [String]
+    package var labels: [String]
 
     /// Creates a description from its parts.
-    public init(changeset: Changeset, batch: BatchUpdate?, staged: StagedBatchUpdate?, plan: AnimationPlan?, labels: [String]) {
+    package init(changeset: Changeset, batch: BatchUpdate?, staged: StagedBatchUpdate?, plan: AnimationPlan?, labels: [String]) {
         self.changeset = changeset
         self.batch = batch
         self.staged = staged
@@ -30,7 +30,7 @@ public struct ChangeDescription: Sendable {
 
     /// Labels for a plan's elements: an item's id, or a supplementary view's
     /// kind and its section's id.
-    public static func labels<S: Identifiable, I: Identifiable>(
+    package static func labels<S: Identifiable, I: Identifiable>(
         for plan: AnimationPlan, old: Snapshot<S, I>, new: Snapshot<S, I>
     ) -> [String] {
         plan.elements.map { element in
@@ -68,7 +68,7 @@ public struct ChangeDescription: Sendable {
     // MARK: Text
 
     /// The counts line: `sections: 0 deleted, 1 inserted, 0 moved, 0 updated; items: …`.
-    public var countsLine: String {
+    package var countsLine: String {
         let c = changeset
         return "sections: \(c.sectionDeletes.count) deleted, \(c.sectionInserts.count) inserted, \(c.sectionMoves.count) moved, \(c.sectionUpdates.count) updated; "
             + "items: \(c.itemDeletes.count) deleted, \(c.itemInserts.count) inserted, \(c.itemMoves.count) moved, \(c.itemUpdates.count) updated"
@@ -76,7 +76,7 @@ public struct ChangeDescription: Sendable {
 
     /// The readable report, each line indented by `indent`; at most
     /// `maxUpdateItems` update items are listed per batch.
-    public func text(indent: String = "  ", maxUpdateItems: Int = 24) -> String {
+    package func text(indent: String = "  ", maxUpdateItems: Int = 24) -> String {
         var lines = ["changeset: " + countsLine]
         func list(_ title: String, _ items: [UpdateItem]) {
             lines.append("\(title) (\(items.count)):")
@@ -127,7 +127,7 @@ public struct ChangeDescription: Sendable {
     /// The report as a JSON object: `counts`, `changeset`, `batch` or
     /// `staged`, and `plan` with `labels`, each in the library's Codable
     /// form.
-    public func json() throws -> JSON {
+    package func json() throws -> JSON {
         let c = changeset
         var members: [(key: String, value: JSON)] = [
             ("counts", .object([

@@ -1,19 +1,19 @@
 /// A failure of a `tessera` command: one line that names the culprit (a
 /// file, a table, a column, an id) and the exit status to leave with.
-public struct CommandError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct CommandError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The message, one line.
-    public var message: String
+    package var message: String
     /// The process exit status (never 0).
-    public var exitCode: Int32
+    package var exitCode: Int32
 
     /// Creates an error; `exitCode` is 1 unless given.
-    public init(_ message: String, exitCode: Int32 = 1) {
+    package init(_ message: String, exitCode: Int32 = 1) {
         self.message = message
         self.exitCode = exitCode
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// The exit statuses of `tessera` (README.md, "The `tessera` command",
@@ -21,14 +21,14 @@ public struct CommandError: Error, Hashable, Sendable, CustomStringConvertible {
 extension CommandError {
     /// 1: a bad input file (missing, unreadable, empty, not JSON, not a
     /// snapshot or plan, duplicate ids) or a file that cannot be written.
-    public static let inputExitCode: Int32 = 1
+    package static let inputExitCode: Int32 = 1
     /// 2: a database that does not exist or cannot be opened or read, or a
     /// table or column it does not have (named by an option or `--where`).
-    public static let databaseExitCode: Int32 = 2
+    package static let databaseExitCode: Int32 = 2
     /// 3: a database that another process keeps locked.
-    public static let lockedExitCode: Int32 = 3
+    package static let lockedExitCode: Int32 = 3
     /// 64: bad usage (`EX_USAGE`): an unknown subcommand or option, a
     /// missing or out-of-range value, a `--where` SQLite cannot read or
     /// whose placeholders do not match the `--arg` values.
-    public static let usageExitCode: Int32 = 64
+    package static let usageExitCode: Int32 = 64
 }

@@ -6,18 +6,18 @@ import TesseraSQLite
 import TesseraView
 
 /// A photo of the demo's library.
-public struct DemoPhoto: FetchableRecord, Hashable {
+package struct DemoPhoto: FetchableRecord, Hashable {
     /// The primary key.
-    public var id: Int64
+    package var id: Int64
     /// The album's name: the section.
-    public var album: String
+    package var album: String
     /// The title.
-    public var title: String
+    package var title: String
     /// When it was taken, in seconds since 1970: the sort key, newest first.
-    public var taken: Int64
+    package var taken: Int64
 
     /// Reads a photo row.
-    public init(row: Row) throws {
+    package init(row: Row) throws {
         id = row["id"].int64 ?? -1
         album = row["album"].string ?? ""
         title = row["title"].string ?? ""
@@ -42,28 +42,28 @@ final class ReportCollector<Record: FetchableRecord>: FetchedResultsControllerDe
 /// `tessera demo`: a photo library in an embedded SQLite database, followed
 /// by a results controller and laid out in a phone-sized grid while a script
 /// of transactions changes it.
-public struct DemoRun: Sendable {
+package struct DemoRun: Sendable {
     /// The database file; re-seeded on every run so the script always
     /// starts from the same library.
-    public var databasePath: String
+    package var databasePath: String
     /// Where the page of every transaction's plan goes.
-    public var htmlPath: String
+    package var htmlPath: String
     /// How many photos to seed, within ``photoCountRange``.
-    public var photoCount: Int
+    package var photoCount: Int
 
     /// The sizes of library the demo seeds: its script needs 2,000 photos;
     /// a million, the most, takes about 40 seconds and 400 MB in a debug
     /// build.
-    public static let photoCountRange = 2_000...1_000_000
+    package static let photoCountRange = 2_000...1_000_000
 
     /// The default database: `tessera-demo/photos.sqlite` in the temporary
     /// folder.
-    public static var defaultDatabasePath: String {
+    package static var defaultDatabasePath: String {
         FileManager.default.temporaryDirectory.appendingPathComponent("tessera-demo").appendingPathComponent("photos.sqlite").path
     }
 
     /// Creates a run.
-    public init(databasePath: String = DemoRun.defaultDatabasePath, htmlPath: String = "tessera-demo.html", photoCount: Int = 10_000) {
+    package init(databasePath: String = DemoRun.defaultDatabasePath, htmlPath: String = "tessera-demo.html", photoCount: Int = 10_000) {
         self.databasePath = databasePath
         self.htmlPath = htmlPath
         self.photoCount = photoCount
@@ -95,7 +95,7 @@ public struct DemoRun: Sendable {
     /// Checks the options: the photo count is within ``photoCountRange``.
     ///
     /// - Throws: ``CommandError`` naming `--photos`.
-    public func validate() throws(CommandError) {
+    package func validate() throws(CommandError) {
         let range = Self.photoCountRange
         guard range.contains(photoCount) else {
             throw CommandError("--photos \(photoCount): the number of photos must be from \(range.lowerBound) to \(range.upperBound)", exitCode: CommandError.usageExitCode)
@@ -110,7 +110,7 @@ public struct DemoRun: Sendable {
     ///   written where asked (checked before any work), a database that
     ///   cannot be made, or when the controller reports something other
     ///   than one report per commit.
-    public func run(print: (String) -> Void, seeding: (Double) -> Void = { _ in }) throws(CommandError) {
+    package func run(print: (String) -> Void, seeding: (Double) -> Void = { _ in }) throws(CommandError) {
         try validate()
         try InputFile.checkWritable(htmlPath)
         do {

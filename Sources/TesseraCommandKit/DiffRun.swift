@@ -5,24 +5,24 @@ import TesseraView
 
 /// `tessera diff`: two snapshot files → changeset, batch or stages, and
 /// optionally the animation plan and its page.
-public struct DiffRun: Sendable {
+package struct DiffRun: Sendable {
     /// The snapshot before.
-    public var oldPath: String
+    package var oldPath: String
     /// The snapshot after.
-    public var newPath: String
+    package var newPath: String
     /// Staged batches instead of one UIKit-safe batch.
-    public var staged: Bool
+    package var staged: Bool
     /// What one batch does with an element that moves and changes.
-    public var policy: MoveAndUpdatePolicy
+    package var policy: MoveAndUpdatePolicy
     /// The layout to compute the animation plan with, if any.
-    public var layout: LayoutChoice?
+    package var layout: LayoutChoice?
     /// Where to write the plan's page, if anywhere (needs a layout).
-    public var htmlPath: String?
+    package var htmlPath: String?
     /// JSON output instead of text.
-    public var json: Bool
+    package var json: Bool
 
     /// Creates a run.
-    public init(oldPath: String, newPath: String, staged: Bool = false, policy: MoveAndUpdatePolicy = .moveThenReload,
+    package init(oldPath: String, newPath: String, staged: Bool = false, policy: MoveAndUpdatePolicy = .moveThenReload,
                 layout: LayoutChoice? = nil, htmlPath: String? = nil, json: Bool = false) {
         self.oldPath = oldPath
         self.newPath = newPath
@@ -37,7 +37,7 @@ public struct DiffRun: Sendable {
     ///
     /// - Throws: ``CommandError`` for a missing or unreadable file, invalid
     ///   JSON (with line and column), a malformed snapshot or duplicate ids.
-    public func run() throws(CommandError) -> String {
+    package func run() throws(CommandError) -> String {
         let old = try SnapshotDocument.load(path: oldPath)
         let new = try SnapshotDocument.load(path: newPath)
         let changeset: Changeset
@@ -88,20 +88,20 @@ public struct DiffRun: Sendable {
 }
 
 /// `tessera render`: a saved animation plan → its page.
-public struct RenderRun: Sendable {
+package struct RenderRun: Sendable {
     /// The plan file: an `AnimationPlan` in its JSON form, an array of
     /// them, or `tessera diff --json` output (its `plan`, with `labels`).
-    public var planPath: String
+    package var planPath: String
     /// Where to write the page.
-    public var htmlPath: String
+    package var htmlPath: String
     /// The viewport's width, when given; otherwise the content's width.
-    public var width: Double?
+    package var width: Double?
     /// The viewport's height, when given; otherwise the content's height,
     /// at most 844.
-    public var height: Double?
+    package var height: Double?
 
     /// Creates a run.
-    public init(planPath: String, htmlPath: String, width: Double? = nil, height: Double? = nil) {
+    package init(planPath: String, htmlPath: String, width: Double? = nil, height: Double? = nil) {
         self.planPath = planPath
         self.htmlPath = htmlPath
         self.width = width
@@ -114,7 +114,7 @@ public struct RenderRun: Sendable {
     ///   ``LayoutChoice/validate(width:height:)`` says), a missing file,
     ///   invalid JSON (line and column), JSON that is not a plan (with the
     ///   path to the bad part), or plans with nothing to draw.
-    public func run() throws(CommandError) -> String {
+    package func run() throws(CommandError) -> String {
         try LayoutChoice.validate(width: width, height: height)
         let json = try InputFile.json(at: planPath)
         var entries: [PlanPage.Entry] = []

@@ -7,7 +7,7 @@ import Foundation
 /// A JSON value, parsed with positions so that errors can say where, and
 /// written back in one canonical form (object keys sorted, no spaces) so
 /// that two equal values always print the same.
-public enum JSON: Hashable, Sendable {
+package enum JSON: Hashable, Sendable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -22,37 +22,37 @@ public enum JSON: Hashable, Sendable {
     case object([(key: String, value: JSON)])
 
     /// Makes a number from an integer.
-    public static func int(_ value: Int) -> JSON { .number(String(value)) }
+    package static func int(_ value: Int) -> JSON { .number(String(value)) }
 
     /// Makes a number from a double, written the shortest way that reads
     /// back the same (`12`, `12.5`).
-    public static func double(_ value: Double) -> JSON {
+    package static func double(_ value: Double) -> JSON {
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
         return .number(value.isFinite ? "\(value)" : "null")
     }
 
     /// The value of a key of an object, or `nil`.
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         guard case let .object(members) = self else { return nil }
         return members.first(where: { $0.key == key })?.value
     }
 
     /// The canonical text: object keys sorted, no insignificant spaces.
-    public var canonicalText: String {
+    package var canonicalText: String {
         var text = ""
         write(to: &text, sortKeys: true)
         return text
     }
 
     /// The text with keys in their order and no insignificant spaces.
-    public var compactText: String {
+    package var compactText: String {
         var text = ""
         write(to: &text, sortKeys: false)
         return text
     }
 
     /// A short description of the kind of value, for error messages.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -112,23 +112,23 @@ public enum JSON: Hashable, Sendable {
     }
 
     /// Whether two values are equal, object key order aside.
-    public static func == (lhs: JSON, rhs: JSON) -> Bool { lhs.canonicalText == rhs.canonicalText }
+    package static func == (lhs: JSON, rhs: JSON) -> Bool { lhs.canonicalText == rhs.canonicalText }
     /// Hashes the canonical text.
-    public func hash(into hasher: inout Hasher) { hasher.combine(canonicalText) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(canonicalText) }
 }
 
 /// JSON text that does not parse, with the line and column (both from 1)
 /// where the problem is.
-public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The line, from 1.
-    public var line: Int
+    package var line: Int
     /// The column, from 1, in characters.
-    public var column: Int
+    package var column: Int
     /// What is wrong there.
-    public var reason: String
+    package var reason: String
 
     /// `line 3, column 7: expected ',' or '}' after an object member`.
-    public var description: String { "line \(line), column \(column): \(reason)" }
+    package var description: String { "line \(line), column \(column): \(reason)" }
 }
 
 extension JSON {
@@ -137,7 +137,7 @@ extension JSON {
     /// - Throws: ``JSONSyntaxError`` with the line and column of the first
     ///   problem.
     /// - Complexity: O(*n*) in the length of the text.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSON {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> JSON {
         var parser = JSONParser(Array(text.utf8))
         return try parser.parseDocument()
     }

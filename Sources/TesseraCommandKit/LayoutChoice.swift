@@ -1,9 +1,9 @@
 import TesseraLayout
 
 /// The layouts the commands can lay a snapshot out with, and the viewport.
-public struct LayoutChoice: Hashable, Sendable {
+package struct LayoutChoice: Hashable, Sendable {
     /// A layout family.
-    public enum Kind: String, Hashable, Sendable, CaseIterable {
+    package enum Kind: String, Hashable, Sendable, CaseIterable {
         /// `FlowLayout`: a grid of 96-point squares, 2 points apart, with
         /// 32-point section headers (a photo grid).
         case flow
@@ -15,26 +15,26 @@ public struct LayoutChoice: Hashable, Sendable {
     }
 
     /// The layout family.
-    public var kind: Kind
+    package var kind: Kind
     /// The viewport's width.
-    public var width: Double
+    package var width: Double
     /// The viewport's height.
-    public var height: Double
+    package var height: Double
 
     /// Creates a choice; a phone-sized 390×844 viewport unless given.
-    public init(kind: Kind, width: Double = 390, height: Double = 844) {
+    package init(kind: Kind, width: Double = 390, height: Double = 844) {
         self.kind = kind
         self.width = width
         self.height = height
     }
 
     /// The largest width or height a viewport may have, in points.
-    public static let maximumSide: Double = 100_000
+    package static let maximumSide: Double = 100_000
 
     /// Checks the viewport.
     ///
     /// - Throws: ``CommandError`` naming the bad dimension.
-    public func validate() throws(CommandError) {
+    package func validate() throws(CommandError) {
         try Self.validate(width: width, height: height)
     }
 
@@ -43,7 +43,7 @@ public struct LayoutChoice: Hashable, Sendable {
     /// ``maximumSide``. Every command that takes them checks them here.
     ///
     /// - Throws: ``CommandError`` naming the bad option and its value.
-    public static func validate(width: Double?, height: Double?) throws(CommandError) {
+    package static func validate(width: Double?, height: Double?) throws(CommandError) {
         for (name, value) in [("width", width), ("height", height)] {
             guard let value, !(value.isFinite && value > 0 && value <= maximumSide) else { continue }
             throw CommandError("--\(name) \(Format.number(value)): the viewport's \(name) must be a positive number up to \(Format.number(maximumSide))", exitCode: CommandError.usageExitCode)
@@ -51,10 +51,10 @@ public struct LayoutChoice: Hashable, Sendable {
     }
 
     /// The viewport size.
-    public var size: Size { Size(width: width, height: height) }
+    package var size: Size { Size(width: width, height: height) }
 
     /// A new layout of this family.
-    public func makeLayout() -> CollectionViewLayout {
+    package func makeLayout() -> CollectionViewLayout {
         switch kind {
         case .flow:
             let layout = FlowLayout()

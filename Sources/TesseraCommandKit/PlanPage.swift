@@ -17,20 +17,20 @@ import TesseraView
 ///
 /// Open it with `#plan=K&progress=P` (K from 0, P in 0…1) to show one frame,
 /// paused: the browser test reads the boxes' `data-frame` attributes there.
-public enum PlanPage {
+package enum PlanPage {
     /// One plan on the page, with a title and a label per element.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The title shown above the viewport (`Transaction 3: …`).
-        public var title: String
+        package var title: String
         /// The plan.
-        public var plan: AnimationPlan
+        package var plan: AnimationPlan
         /// A label per element, in plan order.
-        public var labels: [String]
+        package var labels: [String]
         /// The viewport size.
-        public var viewport: Size
+        package var viewport: Size
 
         /// Creates an entry.
-        public init(title: String, plan: AnimationPlan, labels: [String], viewport: Size) {
+        package init(title: String, plan: AnimationPlan, labels: [String], viewport: Size) {
             self.title = title
             self.plan = plan
             self.labels = labels
@@ -39,10 +39,10 @@ public enum PlanPage {
     }
 
     /// The number of intervals the timing curve is sampled in.
-    public static let samples = 240
+    package static let samples = 240
 
     /// The page for a sequence of plans, played in order.
-    public static func html(title: String, entries: [Entry]) -> String {
+    package static func html(title: String, entries: [Entry]) -> String {
         let data = JSON.array(entries.map(entryJSON))
         return template
             .replacingOccurrences(of: "__TITLE__", with: escapeHTML(title))
@@ -51,7 +51,7 @@ public enum PlanPage {
 
     /// The viewport size of a plan when the caller does not know it: the
     /// content size's width and the larger content height, at most 844.
-    public static func viewport(guessedFrom plan: AnimationPlan) -> Size {
+    package static func viewport(guessedFrom plan: AnimationPlan) -> Size {
         let width = max(plan.contentSizeBefore.width, plan.contentSizeAfter.width, 1)
         let height = min(max(plan.contentSizeBefore.height, plan.contentSizeAfter.height, 1), 844)
         return Size(width: width, height: height)

@@ -1,30 +1,30 @@
 import TesseraDiff
 
 /// A section of a snapshot file: an id and any JSON content.
-public struct DocumentSection: Identifiable, Hashable, Sendable {
+package struct DocumentSection: Identifiable, Hashable, Sendable {
     /// The id, as text (a JSON number id is its digits).
-    public var id: String
+    package var id: String
     /// The content (`null` when the file gives none); a different content
     /// with the same id is an update.
-    public var content: JSON
+    package var content: JSON
 
     /// Creates a section.
-    public init(id: String, content: JSON = .null) {
+    package init(id: String, content: JSON = .null) {
         self.id = id
         self.content = content
     }
 }
 
 /// An item of a snapshot file: an id and any JSON content.
-public struct DocumentItem: Identifiable, Hashable, Sendable {
+package struct DocumentItem: Identifiable, Hashable, Sendable {
     /// The id, as text (a JSON number id is its digits).
-    public var id: String
+    package var id: String
     /// The content (`null` when the file gives none); a different content
     /// with the same id is a reload.
-    public var content: JSON
+    package var content: JSON
 
     /// Creates an item.
-    public init(id: String, content: JSON = .null) {
+    package init(id: String, content: JSON = .null) {
         self.id = id
         self.content = content
     }
@@ -50,22 +50,22 @@ public struct DocumentItem: Identifiable, Hashable, Sendable {
 /// and may be any JSON; equal ids with different content are updates
 /// (reloads).
 /// A top-level array is accepted as the `sections` array.
-public enum SnapshotDocument {
+package enum SnapshotDocument {
     /// The snapshot type the files hold.
-    public typealias DocumentSnapshot = Snapshot<DocumentSection, DocumentItem>
+    package typealias DocumentSnapshot = Snapshot<DocumentSection, DocumentItem>
 
     /// Reads a snapshot file.
     ///
     /// - Throws: ``CommandError`` naming the file and, for a problem
     ///   inside it, where (`sections[1].items[0]: …`) or which id is twice.
-    public static func load(path: String) throws(CommandError) -> DocumentSnapshot {
+    package static func load(path: String) throws(CommandError) -> DocumentSnapshot {
         try decode(InputFile.json(at: path), name: path)
     }
 
     /// Makes a snapshot from parsed JSON; `name` is used in messages.
     ///
     /// - Throws: ``CommandError``.
-    public static func decode(_ json: JSON, name: String) throws(CommandError) -> DocumentSnapshot {
+    package static func decode(_ json: JSON, name: String) throws(CommandError) -> DocumentSnapshot {
         func fail(_ message: String) -> CommandError {
             CommandError("\(name): \(message)", exitCode: CommandError.inputExitCode)
         }

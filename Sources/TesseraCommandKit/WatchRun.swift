@@ -5,14 +5,14 @@ import TesseraSQLite
 import TesseraView
 
 /// A row of any table: its key and its values, compared for content.
-public struct WatchedRow: FetchableRecord, Hashable {
+package struct WatchedRow: FetchableRecord, Hashable {
     /// The key column's value.
-    public var id: DatabaseValue
+    package var id: DatabaseValue
     /// Every column's value, in table order.
-    public var values: [DatabaseValue]
+    package var values: [DatabaseValue]
 
     /// Reads a row whose first column is the key (see ``WatchRun``).
-    public init(row: Row) throws {
+    package init(row: Row) throws {
         id = row[0]
         values = Array(row.values.dropFirst())
     }
@@ -25,39 +25,39 @@ public struct WatchedRow: FetchableRecord, Hashable {
 /// (every ``interval`` seconds) and refreshing the results controller;
 /// commits that leave the result unchanged print nothing. Two commits that
 /// land within one poll are one report.
-public struct WatchRun: Sendable {
+package struct WatchRun: Sendable {
     /// The database file, which must exist.
-    public var databasePath: String
+    package var databasePath: String
     /// The table or view.
-    public var table: String
+    package var table: String
     /// Sort keys as `column`, `column asc` or `column desc`.
-    public var sortKeys: [String]
+    package var sortKeys: [String]
     /// The column the rows are grouped into sections by, if any. It becomes
     /// the first sort key (ascending) unless it already is.
-    public var section: String?
+    package var section: String?
     /// An SQL condition, with a `?` parameter for each argument.
-    public var predicate: String?
+    package var predicate: String?
     /// The predicate's arguments, one for each of its parameters: integers
     /// and reals when they read as numbers, text otherwise.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The key column: a unique column, or `rowid` (or `oid`, `_rowid_`)
     /// for the row id of a table that has one.
-    public var keyColumn: String
+    package var keyColumn: String
     /// The layout of the animation plans, if any.
-    public var layout: LayoutChoice?
+    package var layout: LayoutChoice?
     /// JSON lines instead of text.
-    public var json: Bool
+    package var json: Bool
     /// Seconds between polls.
-    public var interval: Double
+    package var interval: Double
     /// How long to wait for another process's lock, in seconds, within
     /// ``busyTimeoutRange``.
-    public var busyTimeout: Double
+    package var busyTimeout: Double
 
     /// The busy timeouts `--busy-timeout` takes: from none to a day.
-    public static let busyTimeoutRange: ClosedRange<Double> = 0...86_400
+    package static let busyTimeoutRange: ClosedRange<Double> = 0...86_400
 
     /// Creates a run.
-    public init(databasePath: String, table: String, sortKeys: [String] = [], section: String? = nil,
+    package init(databasePath: String, table: String, sortKeys: [String] = [], section: String? = nil,
                 predicate: String? = nil, arguments: [String] = [], keyColumn: String = "id",
                 layout: LayoutChoice? = nil, json: Bool = false, interval: Double = 0.1, busyTimeout: Double = 1) {
         self.databasePath = databasePath
@@ -83,7 +83,7 @@ public struct WatchRun: Sendable {
     ///   file, a file that is not a database, a table or column that does
     ///   not exist, a `--where` SQLite refuses or whose placeholders do not
     ///   match the arguments, or a database locked past the busy timeout.
-    public func run(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
+    package func run(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
         let path = databasePath
         try layout?.validate()
         guard Self.busyTimeoutRange.contains(busyTimeout) else {
