@@ -288,14 +288,24 @@ private struct JSONParser {
                 case UInt8(ascii: "r"): scalars.append("\r")
                 case UInt8(ascii: "t"): scalars.append("\t")
                 case UInt8(ascii: "u"):
-                    var code = try hex4()
+                    let code = try hex4()
+                    // A high surrogate pairs with a low one escaped right
+                    // after it; any other escape after it is read on its
+                    // own, and a surrogate left alone becomes U+FFFD.
                     if (0xD800..<0xDC00).contains(code), current == UInt8(ascii: "\\"),
                        offset + 1 < bytes.count, bytes[offset + 1] == UInt8(ascii: "u") {
+                        let next = offset
                         offset += 2
                         let low = try hex4()
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        if (0xDC00..<0xE000).contains(low) {
+                            scalars.append(Unicode.Scalar(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}")
+                        } else {
+                            offset = next
+                            scalars.append("\u{FFFD}")
+                        }
+                    } else {
+                        scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                     }
-                    scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 default:
                     offset -= 1
                     throw error("invalid escape \\\(describeCurrent().dropFirst().dropLast()) in a string")
@@ -308,8 +318,14 @@ private struct JSONParser {
     }
 
     mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        guard bytes.count - offset >= 4, let value = UInt32(String(decoding: bytes[offset..<offset + 4], as: UTF8.self), radix: 16) else {
-            throw error("\\u must be followed by four hexadecimal digits")
+        guard bytes.count - offset >= 4 else { throw error("\\u must be followed by four hexadecimal digits") }
+        var value: UInt32 = 0
+        for byte in bytes[offset..<offset + 4] {
+            // Digits only: no sign, which integer parsing would accept.
+            guard let digit = Character(Unicode.Scalar(byte)).hexDigitValue else {
+                throw error("\\u must be followed by four hexadecimal digits")
+            }
+            value = value << 4 | UInt32(digit)
         }
         offset += 4
         return value
