@@ -118,6 +118,19 @@ let package = Package(
             dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "CalendarLayoutExample"],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // The fuzz checks (see Fuzz/README.md): one oracle per fuzz
+        // target, built with everything else so they cannot rot, and run
+        // over the committed seed corpora by TesseraFuzzCorpusTests.
+        .target(
+            name: "TesseraFuzzChecks",
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraCommandKit", "TesseraTestSupport"],
+            path: "Fuzz/Checks"
+        ),
+        .testTarget(
+            name: "TesseraFuzzCorpusTests",
+            dependencies: ["TesseraFuzzChecks"],
+            path: "Tests/TesseraFuzzCorpusTests"
+        ),
         .testTarget(
             name: "TesseraLayoutTests",
             dependencies: ["TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
@@ -128,3 +141,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets exist only when TESSERA_FUZZ is set (Fuzz/run sets
+// it and builds them with -sanitize=fuzzer,address): libFuzzer supplies
+// their entry point, which an ordinary build would lack.
+if Context.environment["TESSERA_FUZZ"] != nil {
+    for name in ["FuzzDiff", "FuzzBatch", "FuzzLayout", "FuzzCollation", "FuzzDocument"] {
+        package.targets.append(.executableTarget(name: name, dependencies: ["TesseraFuzzChecks"], path: "Fuzz/Targets/\(name)"))
+    }
+}

@@ -103,8 +103,8 @@ public func allowedContentOffsets(content: Size, size: Size, contentInset inset:
 /// - over each of `rects`, the query returns each element of `elements`
 ///   whose frame intersects the rect, once, as it is, and nothing else; in
 ///   the order of `elements` too when `inElementOrder` is set;
-/// - each element whose frame is not empty is found, as it is, by a query
-///   over its own frame.
+/// - each element whose frame has extent (its far edges lie past its near
+///   ones) is found, as it is, by a query over its own frame.
 ///
 /// `elements` is the brute-force side: every element of the layout, made
 /// one by one (``allElements(of:itemCounts:)`` or
@@ -127,7 +127,10 @@ public func rectQueryViolations(of layout: CollectionViewLayout, elements: [Layo
             violations.append("a query over \(rect) returns the right elements in another order than the layout's: \(actual.prefix(4).map(ElementKey.init))")
         }
     }
-    for attributes in elements where !attributes.frame.isEmpty {
+    // A frame thinner than the spacing of doubles where it lies (a width of
+    // 1e-300 at x = 499) has no extent: it intersects nothing, itself
+    // included, so only frames with extent must find themselves.
+    for attributes in elements where attributes.frame.maxX > attributes.frame.minX && attributes.frame.maxY > attributes.frame.minY {
         let found = layout.layoutAttributesForElements(in: attributes.frame).first { ElementKey($0) == ElementKey(attributes) }
         if found != attributes {
             violations.append("a query over its own frame finds \(String(describing: found)) for \(attributes)")
