@@ -107,7 +107,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraSQLiteTests",
-            dependencies: ["TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport"],
+            // CSQLite for the fault-injecting VFS of StorageFaultTests.
+            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport"],
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with

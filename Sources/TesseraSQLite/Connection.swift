@@ -25,7 +25,7 @@ public final class Connection: @unchecked Sendable {
     // ``interrupt()`` reads its constant handle without it: SQLite allows
     // `sqlite3_interrupt` from any thread while the connection is open, and
     // it stays open as long as this object lives.
-    private let database: Database
+    let database: Database
     private let lock = _Lock()
     /// The path it was opened with (`:memory:` for an in-memory database).
     public let path: String
@@ -48,11 +48,15 @@ public final class Connection: @unchecked Sendable {
     /// ``Database/busyTimeout``): none when it is negative or NaN, and at
     /// most `Int32.max` milliseconds (about 24 days) when it is larger.
     ///
+    /// `vfs` names a VFS registered with `sqlite3_vfs_register` to open the
+    /// file through (an encrypting or fault-injecting one, say); `nil` is
+    /// SQLite's default.
+    ///
     /// - Throws: ``SQLiteError`` naming the path when the file cannot be
-    ///   opened (missing, unreadable, not a database).
-    public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeout: Double = 5, journalModeWAL: Bool = true) throws(SQLiteError) {
+    ///   opened (missing, unreadable, not a database, no such VFS).
+    public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeout: Double = 5, journalModeWAL: Bool = true, vfs: String? = nil) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, mode.flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(path, &handle, mode.flags | SQLITE_OPEN_NOMUTEX, vfs)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let handle { sqlite3_close_v2(handle) }

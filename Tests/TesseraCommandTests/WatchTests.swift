@@ -89,6 +89,62 @@ struct WatchTests {
         #expect(tool.stderr(waitingForEOF: true).isEmpty)
     }
 
+    @Test("a writer killed with SIGKILL mid-transaction: watch reports nothing for its work, and reports the next commit")
+    func writerKilledMidTransaction() throws {
+        let sqlite3 = "/usr/bin/sqlite3"
+        try #require(FileManager.default.isExecutableFile(atPath: sqlite3), "the sqlite3 command is needed (.ci/run installs it)")
+        let (folder, path, writer) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = try Tool.start(["watch", path, "--table", "photo", "--section", "album", "--sort", "taken desc", "--json"])
+        defer { if tool.process.isRunning { tool.process.terminate() } }
+        #expect(try JSON.parse(try tool.waitForLines(1)[0])["rows"] == .int(2))
+
+        // Another process opens a transaction, deletes every photo and
+        // writes enough rows to spill pages into the WAL, says so through a
+        // file, and waits for more input that never comes.
+        let marker = folder.appendingPathComponent("in-transaction").path
+        let killed = Process()
+        killed.executableURL = URL(fileURLWithPath: sqlite3)
+        killed.arguments = [path]
+        let input = Pipe()
+        killed.standardInput = input
+        killed.standardOutput = FileHandle.nullDevice
+        try killed.run()
+        defer { if killed.isRunning { kill(killed.processIdentifier, SIGKILL) } }
+        input.fileHandleForWriting.write(Data("""
+            PRAGMA cache_size = 10;
+            BEGIN IMMEDIATE;
+            DELETE FROM photo;
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 20000)
+              INSERT INTO photo SELECT 100 + x, 'Lost', hex(randomblob(64)), x FROM n;
+            .shell touch '\(marker)'
+
+            """.utf8))
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(10_000) }
+        try #require(FileManager.default.fileExists(atPath: marker), "the writer never reached the middle of its transaction")
+        // It really holds the write lock.
+        let prober = try Connection(path: path, busyTimeout: 0)
+        #expect(throws: SQLiteError.self) { try prober.write { _ in } }
+
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        #expect(killed.terminationReason == .uncaughtSignal)
+        // Several polls later: nothing for the aborted work.
+        usleep(600_000)
+        #expect(try tool.waitForLines(1).count == 1, "watch reported the killed writer's uncommitted work")
+
+        // The next commit (the lock is free again) is reported, and only it.
+        try writer.write { db in try db.execute("INSERT INTO photo VALUES (3, 'Paris', 'Louvre', 30)") }
+        let lines = try tool.waitForLines(2)
+        #expect(try counts(lines[1]) == ["itemInserts": 1], "\(lines[1])")
+        #expect(try JSON.parse(lines[1])["rows"] == .int(3))
+        #expect(try writer.read { db in try db.rows("PRAGMA integrity_check")[0][0].string } == "ok")
+        tool.process.interrupt()
+        tool.process.waitUntilExit()
+        #expect(tool.stdout(waitingForEOF: true).split(separator: "\n").count == 2)
+    }
+
     @Test("human-readable reports with a layout show the animation plan")
     func humanReportWithPlan() throws {
         let (folder, path, writer) = try makeDatabase()

@@ -8,10 +8,16 @@ extension Connection {
     /// ``ResultsError/cancelled``. Outside a task, only `interrupt()`
     /// cancels.
     ///
-    /// - Throws: ``ResultsError/cancelled``, or what `body` throws.
+    /// First checks that the file is still a database
+    /// (`Connection.checkFileIsDatabase()`).
+    ///
+    /// - Throws: ``ResultsError/cancelled``, ``ResultsError/database(_:)``
+    ///   when the file was damaged, or what `body` throws.
     func cancellableFetch<T>(_ body: (Database) throws(ResultsError) -> T) throws(ResultsError) -> T {
         try withDatabase { db throws(ResultsError) in
             guard !Task.isCancelled else { throw .cancelled }
+            // SQLite's cache would hide a file cut short or overwritten.
+            do throws(SQLiteError) { try checkFileIsDatabase() } catch { throw .database(error) }
             do throws(ResultsError) {
                 return try db.interrupting(when: { Task.isCancelled }) { db throws(ResultsError) in try body(db) }
             } catch {

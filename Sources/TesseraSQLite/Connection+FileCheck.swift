@@ -1,0 +1,63 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Connection {
+    /// Throws when the database file no longer looks like a database: cut
+    /// short or emptied, or its header overwritten, by something outside
+    /// SQLite while the connection was open.
+    ///
+    /// SQLite cannot see such damage through its page cache: in WAL mode it
+    /// trusts the shared-memory index, so a reader would go on showing rows
+    /// the file no longer holds. The results controllers call this before
+    /// every fetch. A file replaced by another whole, valid database is not
+    /// caught (nothing in the file tells the two apart cheaply); reopen the
+    /// connection after replacing a file.
+    ///
+    /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` (the file is shorter
+    ///   than its header says, or not a whole number of pages) or
+    ///   `SQLITE_NOTADB` (the header is not SQLite's), naming the file.
+    /// - Complexity: one read of the file's first 100 bytes.
+    package func checkFileIsDatabase() throws(SQLiteError) {
+        guard path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "the database file \(path) is gone or unreadable under the open connection (\(String(cString: strerror(errno))))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return }
+        let size = Int64(status.st_size)
+        // An empty file is a database with no pages yet, unless the
+        // connection knows pages it had (in its cache or its WAL).
+        guard size > 0 else {
+            if let pages = try database.rows("PRAGMA page_count").first?.first?.int64, pages > 0 {
+                throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was emptied under the open connection, which holds \(pages) pages of it")
+            }
+            return
+        }
+        var header = [UInt8](repeating: 0, count: 100)
+        let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
+        let magic = Array("SQLite format 3\0".utf8)
+        guard read == 100, Array(header[0..<16]) == magic else {
+            throw SQLiteError(code: SQLITE_NOTADB, message: "the database file \(path) is no longer a database: its header was overwritten under the open connection")
+        }
+        func bigEndian(_ range: Range<Int>) -> Int64 { header[range].reduce(0) { $0 << 8 | Int64($1) } }
+        let pageSize = bigEndian(16..<18) == 1 ? 65_536 : bigEndian(16..<18)
+        guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else {
+            throw SQLiteError(code: SQLITE_NOTADB, message: "the database file \(path) is no longer a database: its header names a page size of \(pageSize) bytes")
+        }
+        // The page count in the header is valid when the change counter
+        // equals the version it is valid for.
+        let pageCount = bigEndian(28..<32)
+        let headerCountValid = bigEndian(24..<28) == bigEndian(92..<96)
+        if size % pageSize != 0 || (headerCountValid && size < pageCount * pageSize) {
+            throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was cut short under the open connection: \(size) bytes, where its header says \(headerCountValid ? pageCount * pageSize : size / pageSize * pageSize + pageSize)")
+        }
+    }
+}
