@@ -22,29 +22,39 @@ extension Connection {
     /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` (the file is shorter
     ///   than its header says, or not a whole number of pages) or
     ///   `SQLITE_NOTADB` (the header is not SQLite's), naming the file.
-    /// - Complexity: one read of the file's first 100 bytes.
+    /// - Complexity: one read of the file's first 100 bytes, through
+    ///   SQLite's own file handle.
     package func checkFileIsDatabase() throws(SQLiteError) {
         guard path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SQLiteError(code: SQLITE_CANTOPEN, message: "the database file \(path) is gone or unreadable under the open connection (\(String(cString: strerror(errno))))")
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return }
-        let size = Int64(status.st_size)
-        // An empty file is a database with no pages yet, unless the
-        // connection knows pages it had (in its cache or its WAL).
+        // Through SQLite's own file handle: opening and closing the file
+        // here would drop every POSIX lock SQLite holds on it.
+        var pointer: UnsafeMutableRawPointer?
+        guard sqlite3_file_control(database.handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+              let file = pointer?.assumingMemoryBound(to: sqlite3_file.self),
+              let methods = file.pointee.pMethods, let fileSize = methods.pointee.xFileSize, let readFile = methods.pointee.xRead
+        else { return }
+        var size: sqlite3_int64 = 0
+        guard fileSize(file, &size) == SQLITE_OK else { return }
+        // An empty file is a database with no pages yet, or one whose pages
+        // are all still in its WAL; it was emptied when the WAL is empty
+        // too and the connection knows pages it had.
         guard size > 0 else {
+            var walStatus = stat()
+            if stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0 { return }
             if let pages = try database.rows("PRAGMA page_count").first?.first?.int64, pages > 0 {
                 throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was emptied under the open connection, which holds \(pages) pages of it")
             }
             return
         }
         var header = [UInt8](repeating: 0, count: 100)
-        let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
+        let read = header.withUnsafeMutableBytes { readFile(file, $0.baseAddress, 100, 0) }
+        // A short read leaves zeros, which fail the checks below; any other
+        // failure is the device's.
+        if read != SQLITE_OK && read != SQLITE_IOERR | 2 << 8 /* SHORT_READ */ {
+            throw SQLiteError(code: read & 0xFF, extendedCode: read, message: "cannot read the header of the database file \(path)")
+        }
         let magic = Array("SQLite format 3\0".utf8)
-        guard read == 100, Array(header[0..<16]) == magic else {
+        guard Array(header[0..<16]) == magic else {
             throw SQLiteError(code: SQLITE_NOTADB, message: "the database file \(path) is no longer a database: its header was overwritten under the open connection")
         }
         func bigEndian(_ range: Range<Int>) -> Int64 { header[range].reduce(0) { $0 << 8 | Int64($1) } }

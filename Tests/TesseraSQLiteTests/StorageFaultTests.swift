@@ -213,9 +213,12 @@ struct StorageFaultTests {
             #expect(damage == "replaced by another database", "\(damage): the refresh did not notice")
         }
 
-        // Restored from the copy: a refresh brings back the rows.
-        try FileManager.default.removeItem(atPath: library.path)
-        try FileManager.default.copyItem(atPath: backup, toPath: library.path)
+        // Restored in place from the copy (the connection keeps the file it
+        // opened): a refresh brings back the rows.
+        let restore = try #require(FileHandle(forUpdatingAtPath: library.path))
+        try restore.truncate(atOffset: 0)
+        try restore.write(contentsOf: Data(contentsOf: URL(fileURLWithPath: backup)))
+        try restore.close()
         try Self.expectRecovered(library, refreshing: true, damage)
         #expect(library.controller.snapshot == before, "\(damage)")
     }
