@@ -21,7 +21,8 @@ import Darwin
 /// let count = try connection.read { db in try db.rows("SELECT count(*) FROM photo")[0][0] }
 /// ```
 public final class Connection: @unchecked Sendable {
-    // Every access to `database` happens with `lock` held, except that
+    // Every access to `database` happens with `lock` held (its
+    // `isolations` included), except that
     // ``interrupt()`` reads its constant handle without it: SQLite allows
     // `sqlite3_interrupt` from any thread while the connection is open, and
     // it stays open as long as this object lives.
@@ -75,29 +76,41 @@ public final class Connection: @unchecked Sendable {
 
     /// Runs `body` with the database, outside any transaction.
     ///
+    /// - Parameter isolation: Where the caller runs (the default says so);
+    ///   a commit `body` makes is told at once to observers that live
+    ///   there (see ``Database/isolations``).
     /// - Throws: what `body` throws.
-    public func withDatabase<T, E: Error>(_ body: (Database) throws(E) -> T) throws(E) -> T {
+    public func withDatabase<T, E: Error>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (Database) throws(E) -> T
+    ) throws(E) -> T {
         lock.lock()
         defer { lock.unlock() }
+        database.isolations.append(isolation)
+        defer { database.isolations.removeLast() }
         return try body(database)
     }
 
     /// Runs `body` in a read transaction (a deferred transaction that sees
     /// one consistent state).
     ///
+    /// - Parameter isolation: Where the caller runs (see
+    ///   ``withDatabase(isolation:_:)``).
     /// - Throws: what `body` throws, or ``SQLiteError``.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try transaction("BEGIN DEFERRED", body)
+    public func read<T>(isolation: isolated (any Actor)? = #isolation, _ body: (Database) throws -> T) throws -> T {
+        try transaction("BEGIN DEFERRED", isolation: isolation, body)
     }
 
     /// Runs `body` in a write transaction: committed when it returns, rolled
     /// back when it throws.
     ///
+    /// - Parameter isolation: Where the caller runs (see
+    ///   ``withDatabase(isolation:_:)``).
     /// - Throws: what `body` throws, or ``SQLiteError`` (for example
     ///   `SQLITE_BUSY` when another connection holds the write lock past the
     ///   busy timeout).
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try transaction("BEGIN IMMEDIATE", body)
+    public func write<T>(isolation: isolated (any Actor)? = #isolation, _ body: (Database) throws -> T) throws -> T {
+        try transaction("BEGIN IMMEDIATE", isolation: isolation, body)
     }
 
     /// Interrupts the statements the connection is running now, from any
@@ -124,8 +137,8 @@ public final class Connection: @unchecked Sendable {
         sqlite3_interrupt(database.handle)
     }
 
-    private func transaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {
-        try withDatabase { database in
+    private func transaction<T>(_ begin: String, isolation: isolated (any Actor)?, _ body: (Database) throws -> T) throws -> T {
+        try withDatabase(isolation: isolation) { database in
             try database.execute(begin)
             do {
                 let result = try body(database)

@@ -12,6 +12,12 @@ public final class Database {
     /// The longest wait for another connection's lock (see
     /// ``busyTimeout``), in milliseconds.
     var busyTimeoutMilliseconds: Int32 = 0
+    /// The isolations of the ``Connection`` calls under way on the thread
+    /// that holds the connection, outermost first: `nil` for a caller in no
+    /// actor. Each was proved by the compiler (the calls take an `isolated`
+    /// parameter), so an observer that lives in one of these actors may be
+    /// told of a commit at once: the thread runs that actor.
+    public internal(set) var isolations: [(any Actor)?] = []
 
     /// How a row changed, as SQLite's update hooks report it.
     public enum Change: Hashable, Sendable {

@@ -44,7 +44,7 @@ struct ChunkedArrayTests {
     func sortKeyStore() {
         let seed = testSeed(default: 0x5E7)
         var generator = SplitMix64(seed: seed)
-        var store = _SortKeyStore(collations: [.nocase, .binary], ascending: [false, true])
+        var store = _SortKeyStore(orderings: [SQLiteSortOrdering(collation: .nocase, ascending: false), SQLiteSortOrdering(collation: .binary, ascending: true)])
         var rows: [[DatabaseValue]] = []
         let names: [DatabaseValue] = ["a", "B", "c", .integer(3), .null, .real(2.5)]
         for key in 0..<3_000 {

@@ -99,3 +99,28 @@ extension Collation {
         return x.count - y.count
     }
 }
+
+/// SQLite's `ORDER BY` for one sort column: ``Collation/compare(_:_:)``
+/// under the column's collation, reversed for a descending key (so NULL
+/// comes first ascending and last descending).
+package struct SQLiteSortOrdering: SortOrdering {
+    /// The collation text is compared under.
+    package var collation: Collation
+    /// Whether the key is ascending.
+    package var ascending: Bool
+
+    /// The ordering of a key under a collation and a direction.
+    package init(collation: Collation, ascending: Bool) {
+        self.collation = collation
+        self.ascending = ascending
+    }
+
+    /// See ``SortOrdering/compare(_:_:)``.
+    package func compare(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
+        let order = collation.compare(a, b)
+        return ascending ? order : -order
+    }
+
+    /// Integers order by value.
+    package var integersAscending: Bool { ascending }
+}

@@ -75,19 +75,23 @@ struct _KeyColumn: Sendable {
 }
 
 /// The sort values of every row of a result, in result order: the request's
-/// sort keys, then the key column (the tie-breaker), compared as SQLite's
-/// `ORDER BY` compares them.
+/// sort keys, then the key column (the tie-breaker), compared as the
+/// store's `ORDER BY` compares them (its ``SortOrdering`` for each).
 struct _SortKeyStore: Sendable {
     /// One per sort key, then the key column.
     private(set) var columns: [_KeyColumn]
-    let collations: [Collation]
-    let ascending: [Bool]
+    let orderings: [any SortOrdering]
+    /// Each ordering's ``SortOrdering/integersAscending``, read once.
+    private let ascending: [Bool]
 
-    init(collations: [Collation], ascending: [Bool]) {
-        self.collations = collations
-        self.ascending = ascending
-        columns = Array(repeating: _KeyColumn(), count: collations.count)
+    init(orderings: [any SortOrdering]) {
+        self.orderings = orderings
+        ascending = orderings.map(\.integersAscending)
+        columns = Array(repeating: _KeyColumn(), count: orderings.count)
     }
+
+    /// No kept values: a result that commits re-fetch.
+    static var none: _SortKeyStore { _SortKeyStore(orderings: []) }
 
     var count: Int { columns.first?.count ?? 0 }
 
@@ -115,8 +119,11 @@ struct _SortKeyStore: Sendable {
 
     /// Compares one column's values in the result's order.
     func compare(_ a: DatabaseValue, _ b: DatabaseValue, column c: Int) -> Int {
-        let order = collations[c].compare(a, b)
-        return ascending[c] ? order : -order
+        if case let .integer(x) = a, case let .integer(y) = b {
+            let order = x < y ? -1 : (x > y ? 1 : 0)
+            return ascending[c] ? order : -order
+        }
+        return orderings[c].compare(a, b)
     }
 
     /// Compares two tuples in the result's order.

@@ -33,19 +33,28 @@ public import TesseraSQLite
 /// that change nothing visible, and rolled-back work, give none. A commit
 /// that touched either table (or changed the schema) re-fetches both
 /// requests and diffs. Changes made by other connections are seen by
-/// ``refresh()``. Not thread-safe: use it where you use its connection.
-public final class RelationalResultsController<Parent: FetchableRecord, Child: FetchableRecord>: TransactionObserver {
+/// ``refresh(isolation:)``.
+///
+/// Not `Sendable`: it lives and reports in the isolation of the code that
+/// calls ``performFetch(isolation:)``, as a ``FetchedResultsController``
+/// does (see its discussion of isolation).
+public final class RelationalResultsController<Parent: FetchableRecord, Child: FetchableRecord> {
     /// The snapshot type of the results: parents as sections, children as
     /// items.
     public typealias ResultSnapshot = Snapshot<Parent, Child>
     /// The report type.
     public typealias Report = SnapshotReport<Parent, Child>
 
+    /// The store it reads and follows.
+    let store: any ResultsStore
     /// The connection it reads and observes.
-    public let connection: Connection
-    /// The parent request; change it with ``setRequests(parents:children:)``.
+    public var connection: Connection {
+        guard let sqlite = store as? SQLiteResultsStore else { preconditionFailure("this controller reads a store other than SQLite") }
+        return sqlite.connection
+    }
+    /// The parent request; change it with ``setRequests(parents:children:isolation:)``.
     public private(set) var parentRequest: ParentRequest
-    /// The child request; change it with ``setRequests(parents:children:)``.
+    /// The child request; change it with ``setRequests(parents:children:isolation:)``.
     public private(set) var childRequest: ChildRequest
     /// The result.
     public private(set) var snapshot = ResultSnapshot()
@@ -71,23 +80,36 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// succeeds. The snapshot is the last good result meanwhile.
     public private(set) var lastError: ResultsError?
 
-    private var changedSinceCommit = false
-    private var schemaVersion: Int64?
-    /// The result was read inside a transaction that has not ended: if it
-    /// rolls back, it is fetched again.
-    private var fetchedInTransaction = false
+    /// Where commits are handed over, once fetched.
+    private var delivery: CommitDelivery?
+    /// The store's source of this fetch's commits.
+    private var changeSource: (any ChangeSource)?
+    /// The adapter the delivery reaches the controller through.
+    private lazy var receiver = _Receiver(self)
+    /// The delivery of an earlier fetch, when it has the same home.
+    private func reusableDelivery(_ isolation: (any Actor)?) -> CommitDelivery? {
+        guard let delivery, delivery.home === isolation else { return nil }
+        return delivery
+    }
     private let streams = _ReportHub<Report>(merging: Report.merging)
 
-    /// Creates a controller; nothing is fetched until ``performFetch()``.
-    public init(connection: Connection, parents: ParentRequest, children: ChildRequest) {
-        self.connection = connection
+    /// Creates a controller; nothing is fetched until
+    /// ``performFetch(isolation:)``.
+    public convenience init(connection: Connection, parents: ParentRequest, children: ChildRequest) {
+        self.init(store: SQLiteResultsStore(connection: connection), parents: parents, children: children)
+    }
+
+    /// Creates a controller over a store.
+    package init(store: any ResultsStore, parents: ParentRequest, children: ChildRequest) {
+        self.store = store
         parentRequest = parents
         childRequest = children
     }
 
     // MARK: Fetching
 
-    /// Fetches the result and starts following commits.
+    /// Fetches the result and starts following commits, reporting them in
+    /// the caller's isolation.
     ///
     /// Cancellable: when the task that calls it is cancelled (before or
     /// while it runs), or another thread calls the connection's
@@ -95,30 +117,32 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// ``ResultsError/cancelled`` and the controller keeps the result it
     /// had.
     ///
+    /// - Parameter isolation: The controller's home from now on: where it
+    ///   reports. The default is the caller's isolation.
     /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
     ///   or column), repeated keys, or records that fail to decode;
     ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*p* log *p* + *c* log *c*) for SQLite's sorts of *p*
     ///   parents and *c* children, plus O(*p* + *c*) to read and group them.
-    public func performFetch() throws(ResultsError) {
-        try connection.cancellableFetch { db throws(ResultsError) in
-            let fetched = try fetch(parentRequest, childRequest, in: db)
+    public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
+        let delivery = reusableDelivery(isolation) ?? CommitDelivery(to: receiver, home: isolation)
+        try store.withReader(isolation: isolation) { reader throws(ResultsError) in
+            let (queries, fetched) = try fetch(parentRequest, childRequest, from: reader)
             _ = try recordDiff(from: ResultSnapshot(), to: fetched)
             snapshot = fetched
-            fetchedInTransaction = db.isInTransaction
-            db.add(transactionObserver: self)
+            follow(queries, from: reader, delivery: delivery)
         }
     }
 
     /// Fetches again and reports what changed (for changes the controller
     /// could not see, such as other connections' commits). Cancellable as
-    /// ``performFetch()`` is.
+    /// ``performFetch(isolation:)`` is.
     ///
     /// - Throws: ``ResultsError``; the controller keeps its result then.
-    /// - Complexity: as ``performFetch()``, plus the diff: O(*p* + *c*)
-    ///   and O(*m* log *m*) for *m* moved elements.
-    public func refresh() throws(ResultsError) {
-        try connection.cancellableFetch { db throws(ResultsError) in try refetchAndReport(in: db) }
+    /// - Complexity: as ``performFetch(isolation:)``, plus the diff:
+    ///   O(*p* + *c*) and O(*m* log *m*) for *m* moved elements.
+    public func refresh(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
+        try store.withReader(isolation: isolation) { reader throws(ResultsError) in try refetchAndReport(from: reader) }
         lastError = nil
     }
 
@@ -127,12 +151,12 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     ///
     /// - Throws: ``ResultsError``; the controller keeps its old requests
     ///   and result then.
-    /// - Complexity: as ``refresh()``.
-    public func setRequests(parents: ParentRequest, children: ChildRequest) throws(ResultsError) {
+    /// - Complexity: as ``refresh(isolation:)``.
+    public func setRequests(parents: ParentRequest, children: ChildRequest, isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
         let old = (parentRequest, childRequest)
         (parentRequest, childRequest) = (parents, children)
         do throws(ResultsError) {
-            try refresh()
+            try refresh(isolation: isolation)
         } catch {
             (parentRequest, childRequest) = old
             throw error
@@ -148,15 +172,16 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// ``reports(bufferLimit:)`` with a limit of 64 waiting reports.
     public var reports: ReportSequence<Report> { reports(bufferLimit: 64) }
 
+    // MARK: Following the store
+
     /// Both requests' rows, grouped: each parent's children in order.
-    private func fetch(_ parents: ParentRequest, _ children: ChildRequest, in db: Database) throws(ResultsError) -> ResultSnapshot {
-        try checkFragments(predicate: parents.predicate, sortKeys: parents.sortKeys)
-        try checkFragments(predicate: children.predicate, sortKeys: children.sortKeys)
-        var parentTables = Set<String>()
-        var childTables = Set<String>()
+    private func fetch(_ parents: ParentRequest, _ children: ChildRequest, from reader: any StoreReader) throws(ResultsError) -> ([any RowReader], ResultSnapshot) {
+        let (parentQuery, childQuery) = try reader.queries(for: parents, children)
         var sections: [Parent] = []
         var sectionOfKey: [DatabaseValue: Int] = [:]
-        try parents.query.run(Parent.self, in: db, readTables: &parentTables) { (leading, parent) throws(ResultsError) in
+        try parentQuery.readAll { (leading, row) throws(ResultsError) in
+            let parent: Parent
+            do { parent = try Parent(row: row) } catch { throw .decoding(key: leading[0].description, message: "\(error)") }
             guard sectionOfKey.updateValue(sections.count, forKey: leading[0]) == nil else {
                 throw .duplicateKey(leading[0].description)
             }
@@ -164,13 +189,14 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         }
         var buckets = Array(repeating: [Child](), count: sections.count)
         var childKeys = Set<DatabaseValue>()
-        try children.query.run(Child.self, in: db, readTables: &childTables) { (leading, child) throws(ResultsError) in
+        try childQuery.readAll { (leading, row) throws(ResultsError) in
+            let child: Child
+            do { child = try Child(row: row) } catch { throw .decoding(key: leading[0].description, message: "\(error)") }
             guard let section = sectionOfKey[leading[1]] else { return }
             guard childKeys.insert(leading[0]).inserted else { throw .duplicateKey(leading[0].description) }
             buckets[section].append(child)
         }
-        observedTables = parentTables.union(childTables)
-        schemaVersion = TesseraResults.schemaVersion(of: db)
+        observedTables = parentQuery.readTables.union(childQuery.readTables)
         var starts = [0]
         starts.reserveCapacity(sections.count + 1)
         var items: [Child] = []
@@ -179,15 +205,22 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
             items.append(contentsOf: bucket)
             starts.append(items.count)
         }
-        return Snapshot(sections: sections, flatItems: items, sectionStarts: starts)
+        return ([parentQuery, childQuery], Snapshot(sections: sections, flatItems: items, sectionStarts: starts))
     }
 
-    private func refetchAndReport(in db: Database) throws(ResultsError) {
+    /// Follows the commits to what the queries read (every one re-fetches).
+    private func follow(_ queries: [any RowReader], from reader: any StoreReader, delivery: CommitDelivery) {
+        delivery.dropWaiting()
+        self.delivery = delivery
+        changeSource = reader.follow(queries, tuples: false, delivery: delivery, replacing: changeSource)
+    }
+
+    private func refetchAndReport(from reader: any StoreReader) throws(ResultsError) {
         let old = snapshot
-        let new = try fetch(parentRequest, childRequest, in: db)
+        let (queries, new) = try fetch(parentRequest, childRequest, from: reader)
         let changeset = try recordDiff(from: old, to: new)
         snapshot = new
-        fetchedInTransaction = db.isInTransaction
+        if let delivery { follow(queries, from: reader, delivery: delivery) }
         guard !changeset.isEmpty else { return }
         let report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
         // The sequences first: a delegate that makes the controller report
@@ -200,6 +233,20 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
                 item: { delegate.controller(self, didChangeRecordAt: $0, for: $1, newIndexPath: $2) }
             )
             delegate.controller(self, didChangeContentWith: report)
+        }
+    }
+
+    /// A commit touched either table (or changed the schema): re-fetch and
+    /// report.
+    ///
+    /// - Complexity: as ``refresh(isolation:)``.
+    private func apply(from reader: any StoreReader) {
+        do throws(ResultsError) {
+            try refetchAndReport(from: reader)
+            lastError = nil
+        } catch {
+            lastError = error
+            delegate?.controller(self, didFailWith: error)
         }
     }
 
@@ -228,54 +275,30 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// - Complexity: O(*p*).
     public func section(for parent: Parent) -> Int? { snapshot.index(ofSectionWithID: parent.id) }
 
-    // MARK: TransactionObserver
+    /// The controller's side of its ``CommitDelivery``: a private object,
+    /// so that nothing outside can hand the controller a commit.
+    private final class _Receiver: CommitReceiver {
+        unowned let controller: RelationalResultsController
 
-    /// A row of an observed table is changing.
-    public func database(_ database: Database, willChange change: Database.PreUpdate) {
-        changedSinceCommit = true
-    }
-
-    /// A transaction committed: re-fetch and report if it touched either
-    /// table or changed the schema.
-    ///
-    /// - Complexity: as ``refresh()`` when it re-fetches.
-    public func databaseDidCommit(_ database: Database) {
-        // A result read inside the transaction may hold work a savepoint
-        // rolled back since: only a fetch is sure.
-        if fetchedInTransaction { changedSinceCommit = true }
-        fetchedInTransaction = false
-        let schema = TesseraResults.schemaVersion(of: database)
-        guard changedSinceCommit || schema != schemaVersion else { return }
-        changedSinceCommit = false
-        schemaVersion = schema
-        do throws(ResultsError) {
-            try refetchAndReport(in: database)
-            lastError = nil
-        } catch {
-            lastError = error
-            delegate?.controller(self, didFailWith: error)
+        init(_ controller: RelationalResultsController) {
+            self.controller = controller
         }
-    }
 
-    /// A rollback ended: a result read inside the transaction that rolled
-    /// back is fetched again, and the difference reported.
-    ///
-    /// - Complexity: as ``refresh()`` when it re-fetches, else O(1).
-    public func databaseDidEndRollback(_ database: Database) {
-        guard fetchedInTransaction else { return }
-        fetchedInTransaction = false
-        do throws(ResultsError) {
-            try refetchAndReport(in: database)
-            lastError = nil
-        } catch {
-            lastError = error
-            delegate?.controller(self, didFailWith: error)
+        func receive(_ changes: CommittedChanges, from reader: any StoreReader) {
+            controller.apply(from: reader)
         }
-    }
 
-    /// A transaction rolled back: nothing to report.
-    public func databaseDidRollback(_ database: Database) {
-        changedSinceCommit = false
+        func takeWaitingChanges(isolation: isolated (any Actor)?) {
+            guard let delivery = controller.delivery else { return }
+            do throws(ResultsError) {
+                try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
+                    if delivery.takeWaiting() != nil { controller.apply(from: reader) }
+                }
+            } catch {
+                controller.lastError = error
+                controller.delegate?.controller(controller, didFailWith: error)
+            }
+        }
     }
 }
 

@@ -13,8 +13,11 @@ extension Connection {
     ///
     /// - Throws: ``ResultsError/cancelled``, ``ResultsError/database(_:)``
     ///   when the file was damaged, or what `body` throws.
-    func cancellableFetch<T>(_ body: (Database) throws(ResultsError) -> T) throws(ResultsError) -> T {
-        try withDatabase { db throws(ResultsError) in
+    func cancellableFetch<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (Database) throws(ResultsError) -> T
+    ) throws(ResultsError) -> T {
+        try withDatabase(isolation: isolation) { db throws(ResultsError) in
             guard !Task.isCancelled else { throw .cancelled }
             // SQLite's cache would hide a file cut short or overwritten.
             do throws(SQLiteError) { try checkFileIsDatabase() } catch { throw .database(error) }

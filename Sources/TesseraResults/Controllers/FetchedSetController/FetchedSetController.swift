@@ -29,10 +29,19 @@ public import TesseraSQLite
 /// make one row's change move others in or out; both ways give the same
 /// reports. The predicate must otherwise depend only on the row's own
 /// values (not on `random()` or the current time). Changes made by other connections are seen
-/// by ``refresh()``. Not thread-safe: use it where you use its connection.
-public final class FetchedSetController<Record: FetchableRecord>: TransactionObserver {
+/// by ``refresh(isolation:)``.
+///
+/// Not `Sendable`: it lives and reports in the isolation of the code that
+/// calls ``performFetch(isolation:)``, as a ``FetchedResultsController``
+/// does (see its discussion of isolation).
+public final class FetchedSetController<Record: FetchableRecord> {
+    /// The store it reads and follows.
+    let store: any ResultsStore
     /// The connection it reads and observes.
-    public let connection: Connection
+    public var connection: Connection {
+        guard let sqlite = store as? SQLiteResultsStore else { preconditionFailure("this controller reads a store other than SQLite") }
+        return sqlite.connection
+    }
     /// The request.
     public let request: SetRequest
     /// Called for every report.
@@ -59,43 +68,50 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// The most changed rows a commit reads back one by one; beyond it the
     /// controller re-fetches the set. `nil` (the default) means a quarter
     /// of the set, and at least 64; 0 always re-fetches.
-    public var incrementalLimit: Int?
+    public var incrementalLimit: Int? {
+        didSet { delivery?.touchedLimit = touchedLimit }
+    }
 
     /// The records by the value of their key column.
     private var byKey: [DatabaseValue: Record] = [:]
     /// The key column value of each record, by record id.
     private var keyOfID: [Record.ID: DatabaseValue] = [:]
-    /// Keys of rows of the table changed since the last commit.
-    private var changedKeys: Set<DatabaseValue> = []
-    /// The next commit must re-fetch (another table changed, the key could
-    /// not be read from the hook, or an update failed).
-    private var needsRefetch = false
-    /// Where the key column is in the table's rows as the pre-update hook
-    /// gives them, or `nil` when it is the row id or cannot be found.
-    private var keyIndex: KeySource?
-    private var schemaVersion: Int64?
-    /// The result was read inside a transaction that has not ended: if it
-    /// rolls back, it is fetched again.
-    private var fetchedInTransaction = false
+    /// How the store orders keys (reports list records in that order).
+    private var keyOrdering: any SortOrdering = SQLiteSortOrdering(collation: .binary, ascending: true)
+    /// Where commits are handed over, once fetched.
+    private var delivery: CommitDelivery?
+    /// The store's source of this fetch's commits.
+    private var changeSource: (any ChangeSource)?
+    /// The adapter the delivery reaches the controller through.
+    private lazy var receiver = _Receiver(self)
+    /// The delivery of an earlier fetch, when it has the same home.
+    private func reusableDelivery(_ isolation: (any Actor)?) -> CommitDelivery? {
+        guard let delivery, delivery.home === isolation else { return nil }
+        return delivery
+    }
     private let streams = _ReportHub<SetChangeReport<Record>>(merging: SetChangeReport.merging)
+    /// An update failed: the next commit re-fetches.
+    private var needsRefetch = false
     /// How the last commits were followed, for tests and diagnostics.
     private(set) var incrementalUpdates = 0
     private(set) var refetches = 0
 
-    private enum KeySource {
-        case column(Int)
-        case rowID
+    /// Creates a controller; nothing is fetched until
+    /// ``performFetch(isolation:)``.
+    public convenience init(connection: Connection, request: SetRequest) {
+        self.init(store: SQLiteResultsStore(connection: connection), request: request)
     }
 
-    /// Creates a controller; nothing is fetched until ``performFetch()``.
-    public init(connection: Connection, request: SetRequest) {
-        self.connection = connection
+    /// Creates a controller over a store.
+    package init(store: any ResultsStore, request: SetRequest) {
+        self.store = store
         self.request = request
     }
 
     // MARK: Fetching
 
-    /// Fetches the set and starts following commits.
+    /// Fetches the set and starts following commits, reporting them in the
+    /// caller's isolation.
     ///
     /// Cancellable: when the task that calls it is cancelled (before or
     /// while it runs), or another thread calls the connection's
@@ -103,30 +119,31 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// ``ResultsError/cancelled`` and the controller keeps the result it
     /// had.
     ///
+    /// - Parameter isolation: The controller's home from now on: where it
+    ///   reports. The default is the caller's isolation.
     /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
     ///   or column), repeated keys or ids, or records that fail to decode;
     ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*n*) to read *n* records, plus SQLite's work.
-    public func performFetch() throws(ResultsError) {
-        try connection.cancellableFetch { db throws(ResultsError) in
-            let (records, ids) = try fetchAll(in: db)
+    public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
+        let delivery = reusableDelivery(isolation) ?? CommitDelivery(to: receiver, home: isolation)
+        try store.withReader(isolation: isolation) { reader throws(ResultsError) in
+            let (query, records, ids) = try fetchAll(from: reader)
             byKey = records
             keyOfID = ids
-            changedKeys.removeAll()
             needsRefetch = false
-            fetchedInTransaction = db.isInTransaction
-            db.add(transactionObserver: self)
+            follow(query, from: reader, delivery: delivery)
         }
     }
 
     /// Fetches again and reports what changed (for changes the controller
     /// could not see, such as other connections' commits). Cancellable as
-    /// ``performFetch()`` is.
+    /// ``performFetch(isolation:)`` is.
     ///
     /// - Throws: ``ResultsError``; the controller keeps its records then.
     /// - Complexity: O(*n*), plus O(*k* log *k*) to order *k* changes.
-    public func refresh() throws(ResultsError) {
-        try connection.cancellableFetch { db throws(ResultsError) in try refetchAndReport(in: db) }
+    public func refresh(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
+        try store.withReader(isolation: isolation) { reader throws(ResultsError) in try refetchAndReport(from: reader) }
         lastError = nil
     }
 
@@ -160,43 +177,40 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
     /// - Complexity: O(*n*).
     public var records: [Record] { Array(byKey.values) }
 
-    // MARK: Following commits
+    // MARK: Following the store
 
-    private func fetchAll(in db: Database) throws(ResultsError) -> ([DatabaseValue: Record], [Record.ID: DatabaseValue]) {
-        try checkFragments(predicate: request.predicate, sortKeys: nil)
-        var tables = Set<String>()
+    /// The most changed rows a commit reads back one by one.
+    private var touchedLimit: Int { incrementalLimit ?? max(64, byKey.count / 4) }
+
+    private func fetchAll(from reader: any StoreReader) throws(ResultsError) -> (any RowReader, [DatabaseValue: Record], [Record.ID: DatabaseValue]) {
+        let query = try reader.query(for: request)
         var records: [DatabaseValue: Record] = [:]
         var ids: [Record.ID: DatabaseValue] = [:]
-        try request.query.run(Record.self, in: db, readTables: &tables) { (leading, record) throws(ResultsError) in
+        try query.readAll { (leading, row) throws(ResultsError) in
+            let record = try Self.decode(row, key: leading[0])
             guard records.updateValue(record, forKey: leading[0]) == nil else { throw .duplicateKey(leading[0].description) }
             guard ids.updateValue(leading[0], forKey: record.id) == nil else { throw .duplicateKey("\(record.id)") }
         }
-        observedTables = tables
-        schemaVersion = TesseraResults.schemaVersion(of: db)
-        keyIndex = Self.keySource(of: request, in: db)
-        return (records, ids)
+        observedTables = query.readTables
+        keyOrdering = query.keyOrdering
+        return (query, records, ids)
     }
 
-    /// Where the hook's values hold the key: its column position in a
-    /// table without hidden columns, or the row id; `nil` (re-fetch on
-    /// every change) when the predicate has a subquery.
-    private static func keySource(of request: SetRequest, in db: Database) -> KeySource? {
-        // A subquery may make one row's change move others in or out.
-        if let predicate = request.predicate, predicate.lowercased().contains("select") { return nil }
-        guard let columns = try? db.rows("SELECT name, hidden FROM pragma_table_xinfo(?)", [.text(request.table)]),
-              !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
-        else { return nil }
-        let key = request.keyColumn.lowercased()
-        if let index = columns.firstIndex(where: { $0[0].string?.lowercased() == key }) { return .column(index) }
-        if ["rowid", "oid", "_rowid_"].contains(key) { return .rowID }
-        return nil
+    private static func decode(_ row: Row, key: DatabaseValue) throws(ResultsError) -> Record {
+        do { return try Record(row: row) } catch { throw .decoding(key: key.description, message: "\(error)") }
     }
 
-    private func refetchAndReport(in db: Database) throws(ResultsError) {
-        let (records, ids) = try fetchAll(in: db)
-        // Changes the open transaction made so far are in what was read.
-        changedKeys.removeAll()
-        fetchedInTransaction = db.isInTransaction
+    /// Follows the commits to what `query` read, from the state `reader`
+    /// sees on.
+    private func follow(_ query: any RowReader, from reader: any StoreReader, delivery: CommitDelivery) {
+        delivery.dropWaiting()
+        delivery.touchedLimit = touchedLimit
+        self.delivery = delivery
+        changeSource = reader.follow([query], tuples: false, delivery: delivery, replacing: changeSource)
+    }
+
+    private func refetchAndReport(from reader: any StoreReader) throws(ResultsError) {
+        let (query, records, ids) = try fetchAll(from: reader)
         var inserted: [(DatabaseValue, Record)] = []
         var deleted: [(DatabaseValue, Record)] = []
         var updated: [(DatabaseValue, Record)] = []
@@ -211,24 +225,23 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         let oldCount = byKey.count
         byKey = records
         keyOfID = ids
+        needsRefetch = false
         refetches += 1
+        if let delivery { follow(query, from: reader, delivery: delivery) }
         report(inserted: inserted, deleted: deleted, updated: updated, oldCount: oldCount)
     }
 
     /// Reads each changed row back by key and applies what changed.
-    private func updateIncrementally(keys: Set<DatabaseValue>, in db: Database) throws(ResultsError) {
+    private func updateIncrementally(keys: [DatabaseValue], from reader: any StoreReader) throws(ResultsError) {
         var inserted: [(DatabaseValue, Record)] = []
         var deleted: [(DatabaseValue, Record)] = []
         var updated: [(DatabaseValue, Record)] = []
-        var tables = Set<String>()
-        let query = request.rowQuery
-        let statement = try query.prepare(in: db, readTables: &tables)
+        var current: [DatabaseValue: Record] = [:]
+        try reader.query(for: request).readRows(keys: keys) { (leading, row) throws(ResultsError) in
+            current[leading[0]] = try Self.decode(row, key: leading[0])
+        }
         for key in keys {
-            var current: Record?
-            try query.run(statement, arguments: query.arguments, key: key, as: Record.self) { (_, record) throws(ResultsError) in
-                current = record
-            }
-            switch (byKey[key], current) {
+            switch (byKey[key], current[key]) {
             case let (nil, new?): inserted.append((key, new))
             case let (old?, nil): deleted.append((key, old))
             case let (old?, new?) where old != new: updated.append((key, new))
@@ -248,12 +261,14 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         for (key, record) in inserted { byKey[key] = record }
         self.keyOfID = keyOfID
         incrementalUpdates += 1
+        delivery?.touchedLimit = touchedLimit
         report(inserted: inserted, deleted: deleted, updated: updated, oldCount: oldCount)
     }
 
     private func report(inserted: [(DatabaseValue, Record)], deleted: [(DatabaseValue, Record)], updated: [(DatabaseValue, Record)], oldCount: Int) {
+        let ordering = keyOrdering
         func ordered(_ changes: [(DatabaseValue, Record)]) -> [Record] {
-            changes.sorted { $0.0.sqlitePrecedes($1.0) }.map(\.1)
+            changes.sorted { ordering.compare($0.0, $1.0) < 0 }.map(\.1)
         }
         let report = SetChangeReport(inserted: ordered(inserted), deleted: ordered(deleted), updated: ordered(updated), oldCount: oldCount, newCount: byKey.count)
         guard !report.isEmpty else { return }
@@ -269,78 +284,52 @@ public final class FetchedSetController<Record: FetchableRecord>: TransactionObs
         }
     }
 
-    // MARK: TransactionObserver
-
-    /// A row of an observed table is changing: remember its key before and
-    /// after.
-    public func database(_ database: Database, willChange change: Database.PreUpdate) {
-        guard change.table.lowercased() == request.table.lowercased(), let keyIndex else {
-            needsRefetch = true
-            return
-        }
-        switch keyIndex {
-        case let .column(index):
-            if index < change.oldValues.count { changedKeys.insert(change.oldValues[index]) }
-            if index < change.newValues.count { changedKeys.insert(change.newValues[index]) }
-        case .rowID:
-            if change.change != .insert { changedKeys.insert(.integer(change.oldRowID)) }
-            if change.change != .delete { changedKeys.insert(.integer(change.newRowID)) }
-        }
-    }
-
-    /// A transaction committed: read back the rows it changed (or re-fetch)
-    /// and report what changed in the set.
+    /// Applies one commit's changes (or several merged): reads the changed
+    /// rows back, or re-fetches, and reports what changed in the set.
     ///
     /// - Complexity: O(*k*) row reads for *k* changed rows, or O(*n*) for a
     ///   re-fetch, plus O(*c* log *c*) to order *c* changes.
-    public func databaseDidCommit(_ database: Database) {
-        // A set read inside the transaction may hold work a savepoint
-        // rolled back since: only a fetch is sure.
-        if fetchedInTransaction { needsRefetch = true }
-        fetchedInTransaction = false
-        let schema = TesseraResults.schemaVersion(of: database)
-        if schema != schemaVersion { needsRefetch = true }
-        guard needsRefetch || !changedKeys.isEmpty else { return }
-        let keys = changedKeys
-        // A NULL key (possible in a rowid table's non-integer primary key)
-        // cannot be read back with `=`.
-        let refetch = needsRefetch || keys.count > (incrementalLimit ?? max(64, byKey.count / 4)) || keys.contains(.null)
-        changedKeys.removeAll()
-        needsRefetch = false
-        schemaVersion = schema
+    private func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
-            if refetch {
-                try refetchAndReport(in: database)
+            if needsRefetch || changes.mustRefetch || changes.touched.count > touchedLimit {
+                try refetchAndReport(from: reader)
             } else {
-                try updateIncrementally(keys: keys, in: database)
+                try updateIncrementally(keys: Array(changes.touched.keys), from: reader)
             }
             lastError = nil
         } catch {
             lastError = error
+            // The set may be older than the store now: the next commit
+            // re-fetches.
             needsRefetch = true
             delegate?.controller(self, didFailWith: error)
         }
     }
 
-    /// A rollback ended: a result read inside the transaction that rolled
-    /// back is fetched again, and the difference reported.
-    ///
-    /// - Complexity: as ``refresh()`` when it re-fetches, else O(1).
-    public func databaseDidEndRollback(_ database: Database) {
-        guard fetchedInTransaction else { return }
-        fetchedInTransaction = false
-        do throws(ResultsError) {
-            try refetchAndReport(in: database)
-            lastError = nil
-        } catch {
-            lastError = error
-            delegate?.controller(self, didFailWith: error)
-        }
-    }
+    /// The controller's side of its ``CommitDelivery``: a private object,
+    /// so that nothing outside can hand the controller a commit.
+    private final class _Receiver: CommitReceiver {
+        unowned let controller: FetchedSetController
 
-    /// A transaction rolled back: forget its changes.
-    public func databaseDidRollback(_ database: Database) {
-        changedKeys.removeAll()
+        init(_ controller: FetchedSetController) {
+            self.controller = controller
+        }
+
+        func receive(_ changes: CommittedChanges, from reader: any StoreReader) {
+            controller.apply(changes, from: reader)
+        }
+
+        func takeWaitingChanges(isolation: isolated (any Actor)?) {
+            guard let delivery = controller.delivery else { return }
+            do throws(ResultsError) {
+                try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
+                    if let changes = delivery.takeWaiting() { controller.apply(changes, from: reader) }
+                }
+            } catch {
+                controller.lastError = error
+                controller.delegate?.controller(controller, didFailWith: error)
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ import TesseraSQLite
 /// deterministic (no `random()`, no current time). Then the pre-update hook's
 /// old values locate a changed row in the kept sort values, and one query
 /// by key finds where it goes.
-struct _IncrementalPlan: Sendable {
+struct SQLitePatchPlan: Sendable {
     /// The table.
     let table: String
     /// The key column's position among the table's columns.
@@ -28,23 +28,21 @@ struct _IncrementalPlan: Sendable {
     let collations: [Collation]
     /// The directions of the sort keys, then of the key column (ascending).
     let ascending: [Bool]
-    /// Reads one row of the result by key: the request's SELECT with
-    /// `AND key = ?` and no ORDER BY.
-    let pointQuery: String
-
     /// Where the sort values and the key are among the table's columns, in
     /// store order.
     var tuplePositions: [Int] { sortIndexes + [keyIndex] }
 
-    /// The sort values and key of a row of the table, in store order.
-    func tuple(_ values: [DatabaseValue]) -> [DatabaseValue]? {
-        let positions = tuplePositions
-        guard positions.allSatisfy({ $0 < values.count }) else { return nil }
-        return positions.map { values[$0] }
+    /// The store-independent part: where the tuple is in a row, and how
+    /// each of its values orders.
+    var patchPlan: PatchPlan {
+        PatchPlan(
+            tuplePositions: tuplePositions,
+            orderings: zip(collations, ascending).map { SQLiteSortOrdering(collation: $0, ascending: $1) }
+        )
     }
 
     /// The plan for a request, or `nil` when its commits must re-fetch.
-    static func make(for request: FetchRequest, readingTables tables: Set<String>, selects: Int, in db: Database) -> _IncrementalPlan? {
+    static func make(for request: FetchRequest, readingTables tables: Set<String>, selects: Int, in db: Database) -> SQLitePatchPlan? {
         // One SELECT: a subquery in the predicate, even on the same table,
         // can make a change to one row move others in or out.
         guard case let .table(table) = request.source, selects == 1,
@@ -78,18 +76,14 @@ struct _IncrementalPlan: Sendable {
             sortIndexes.append(column)
             collations.append(collation)
         }
-        var query = request.selectClause
-        query += whereClause(request.predicate) + (request.predicate == nil ? " WHERE " : " AND ")
-        query += "\(quotedIdentifier(request.keyColumn)) = ?"
         let positions = sortIndexes + [keyIndex]
-        return _IncrementalPlan(
+        return SQLitePatchPlan(
             table: table,
             keyIndex: keyIndex,
             sortIndexes: sortIndexes,
             defaulted: positions.indices.filter { !columns[positions[$0]][2].isNull },
             collations: collations + [keyCollation],
-            ascending: request.sortKeys.map(\.ascending) + [true],
-            pointQuery: query
+            ascending: request.sortKeys.map(\.ascending) + [true]
         )
     }
 }

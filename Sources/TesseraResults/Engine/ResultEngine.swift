@@ -1,0 +1,213 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TesseraDiff
+import TesseraSQLite
+
+/// The store-independent core of a ``FetchedResultsController``: the
+/// result, the kept sort values, and the rules that turn one commit's
+/// changes into a report, by patching the result row by row when it can
+/// and by fetching again and diffing when it must.
+///
+/// Pure of any store: it reads rows only through the ``RowReader`` it is
+/// handed, and orders values only through the ``SortOrdering``s of the
+/// request's ``PatchPlan``. It is where the algorithms live and where
+/// their tests can reach them.
+struct _ResultEngine<Record: FetchableRecord> {
+    /// A result read from a store, with what keeps it up to date.
+    struct Fetched {
+        var state: _ResultState<Record>
+        var plan: PatchPlan?
+        var keys: _SortKeyStore
+        /// The store's external version, read before the rows: a commit
+        /// elsewhere while they were read moves it past this value, so the
+        /// next check fetches again rather than miss that commit.
+        var externalVersion: Int64?
+    }
+
+    /// What applying a commit came to.
+    enum Outcome {
+        /// The result is patched; the report, when it changed.
+        case patched(ChangeReport<Record>?)
+        /// It cannot be patched: fetch again.
+        case mustRefetch
+    }
+
+    private(set) var result = FetchedResult<Record>()
+    /// How commits patch the result, or `nil` when they re-fetch.
+    private(set) var plan: PatchPlan?
+    private var keys = _SortKeyStore.none
+    /// The store's external version when the result was last brought up
+    /// to date.
+    private(set) var externalVersion: Int64?
+
+    /// Bytes the kept sort values take (see ``_SortKeyStore/byteCount``),
+    /// 0 when commits re-fetch.
+    var keptSortValueByteCount: Int { plan == nil ? 0 : keys.byteCount }
+
+    /// Takes a fetched result.
+    mutating func install(_ fetched: Fetched) {
+        result = FetchedResult(fetched.state)
+        plan = fetched.plan
+        keys = fetched.keys
+        externalVersion = fetched.externalVersion
+    }
+
+    /// Commits cannot patch the result until a fetch succeeds (the kept
+    /// sort values may be half patched, or older than the store).
+    mutating func stopPatching() {
+        plan = nil
+    }
+
+    // MARK: Fetching
+
+    /// Reads a request's whole result.
+    ///
+    /// - Parameters:
+    ///   - reader: The request's reads; leading values: the section value,
+    ///     then the key.
+    ///   - sectioned: Whether the request has a section key.
+    ///   - externalVersion: The store's external version, read before.
+    /// - Throws: ``ResultsError``: the store's failure, a record that fails
+    ///   to decode, a section whose rows are not together, a repeated key.
+    /// - Complexity: O(*n*) for *n* rows, plus the store's work.
+    static func fetch(_ reader: any RowReader, sectioned: Bool, externalVersion: Int64?) throws(ResultsError) -> Fetched {
+        var plan = reader.patchPlan
+        var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
+        let positions = plan?.tuplePositions ?? []
+        let maxPosition = positions.max() ?? 0
+        var sections: [ResultSection] = []
+        var sectionStarts = [0]
+        var sectionValue: DatabaseValue?
+        var seenSections = Set<DatabaseValue>()
+        var items = _ChunkedArray<Record>()
+        try reader.readAll { (leading, row) throws(ResultsError) in
+            let section = leading[0]
+            if section != sectionValue {
+                guard seenSections.insert(section).inserted else {
+                    throw ResultsError.sectionNotContiguous(section.description)
+                }
+                if let current = sectionValue {
+                    // Sections that sort as equal but differ as values
+                    // (1 and 1.0, or "a" and "A" under NOCASE) cannot be
+                    // patched reliably: re-fetch on every commit.
+                    if plan != nil, sectioned, keys.compare(current, section, column: 0) == 0 {
+                        plan = nil
+                    }
+                    sections.append(ResultSection(value: current))
+                    sectionStarts.append(items.count)
+                }
+            }
+            sectionValue = section
+            do {
+                items.append(try Record(row: row))
+            } catch {
+                throw ResultsError.decoding(key: leading[1].description, message: "\(error)")
+            }
+            if plan != nil {
+                guard row.values.count > maxPosition else { plan = nil; return }
+                keys.append(row.values, at: positions)
+            }
+        }
+        if let sectionValue {
+            sections.append(ResultSection(value: sectionValue))
+            sectionStarts.append(items.count)
+        }
+        if !reader.keysAreUnique {
+            var seen = Set<Record.ID>(minimumCapacity: items.count)
+            for chunk in items.chunks {
+                for item in chunk where !seen.insert(item.id).inserted {
+                    throw ResultsError.duplicateKey("\(item.id)")
+                }
+            }
+        }
+        if plan == nil { keys = .none }
+        let state = _ResultState(sections: sections, sectionStarts: sectionStarts, records: items)
+        return Fetched(state: state, plan: plan, keys: keys, externalVersion: externalVersion)
+    }
+
+    /// Takes a fresh fetch in place of the result and returns the report of
+    /// what changed, or `nil` when nothing did.
+    ///
+    /// - Throws: ``ResultsError/diff(_:)`` when the records' ids repeat
+    ///   (their `id` is not the key); the result is kept then, and commits
+    ///   re-fetch.
+    /// - Complexity: O(*n*) and O(*m* log *m*) for *m* moved records (the
+    ///   diff).
+    mutating func replace(with fetched: Fetched) throws(ResultsError) -> ChangeReport<Record>? {
+        let old = result
+        let new = FetchedResult(fetched.state)
+        let changeset: Changeset
+        do throws(ResultsError) {
+            changeset = try recordDiff(from: old.snapshot, to: new.snapshot)
+        } catch {
+            plan = nil
+            throw error
+        }
+        install(fetched)
+        return changeset.isEmpty ? nil : ChangeReport(changeset: changeset, old: old, new: new)
+    }
+
+    // MARK: Patching
+
+    /// Patches the result with the rows a commit touched, read back through
+    /// `reader` by key, and returns the report; ``Outcome/mustRefetch``
+    /// (having changed nothing but ``plan``, which is dropped) when the
+    /// commit must re-fetch instead: a row that fails to decode or cannot
+    /// be read, a repeated key, sections the patch cannot place.
+    ///
+    /// - Parameters:
+    ///   - touched: The rows, by key, with their tuples before the commit
+    ///     (see ``CommittedChanges/touched``).
+    ///   - reader: The request's reads, in the state after the commit.
+    ///   - sectioned: Whether the request has a section key.
+    /// - Complexity: O(*k*) row reads and O(*k* log² *n*) for *k* touched
+    ///   rows, plus the chunks they touch (see ``_Patch/apply(to:keys:sectioned:)``).
+    mutating func patch(_ touched: [DatabaseValue: [DatabaseValue]?], reading reader: any RowReader, sectioned: Bool) -> Outcome {
+        guard let plan else { return .mustRefetch }
+        let old = result.state
+        var patch = _Patch<Record>()
+        for (key, before) in touched {
+            let oldFlat = before.flatMap { tuple in
+                // In a sectioned result, only the row's section is searched.
+                guard sectioned else { return keys.find(tuple) }
+                guard let s = keys.section(of: tuple[0], in: old.sections) else { return nil }
+                return keys.find(tuple, within: old.sectionStarts[s]..<old.sectionStarts[s + 1])
+            }
+            if let oldFlat { patch.departures.append(.init(key: key, oldFlat: oldFlat)) }
+        }
+        var repeated = false
+        do throws(ResultsError) {
+            var seen = Set<DatabaseValue>()
+            try reader.readRows(keys: Array(touched.keys)) { (leading, row) throws(ResultsError) in
+                let key = leading[1]
+                guard seen.insert(key).inserted, let tuple = plan.tuple(row.values) else {
+                    repeated = true
+                    return
+                }
+                let record: Record
+                do { record = try Record(row: row) } catch { throw .decoding(key: key.description, message: "\(error)") }
+                patch.arrivals.append(.init(key: key, tuple: tuple, section: leading[0], record: record))
+            }
+        } catch {
+            self.plan = nil
+            return .mustRefetch
+        }
+        if repeated {
+            self.plan = nil
+            return .mustRefetch
+        }
+        guard !patch.departures.isEmpty || !patch.arrivals.isEmpty else { return .patched(nil) }
+        guard let changes = patch.apply(to: old, keys: &keys, sectioned: sectioned) else {
+            // The kept sort values may be half patched: until a fetch
+            // rebuilds them, commits re-fetch.
+            self.plan = nil
+            return .mustRefetch
+        }
+        result = FetchedResult(changes.state)
+        guard !changes.changeset.isEmpty else { return .patched(nil) }
+        return .patched(ChangeReport(changeset: changes.changeset, old: FetchedResult(old), new: result))
+    }
+}

@@ -1,0 +1,107 @@
+import TesseraSQLite
+
+/// SQLite as a store of the results controllers (see ``ResultsStore``):
+/// reads through a ``TesseraSQLite/Connection``, and follows the commits
+/// made through it with a transaction observer of its own per controller
+/// (``SQLiteChangeSource``), and other connections' commits by polling
+/// `PRAGMA data_version`.
+package final class SQLiteResultsStore: ResultsStore {
+    /// The connection it reads and observes.
+    package let connection: Connection
+
+    /// A store over a connection.
+    package init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// Runs `body` with a reader, holding the connection (no commit is
+    /// made meanwhile), after checking that the file is still a database
+    /// (SQLite's cache would hide a file cut short or overwritten).
+    /// Cancellable as ``Connection/cancellableFetch(isolation:_:)`` is.
+    package func withReader<T>(
+        isolation: isolated (any Actor)?,
+        _ body: (any StoreReader) throws(ResultsError) -> T
+    ) throws(ResultsError) -> T {
+        try connection.cancellableFetch(isolation: isolation) { db throws(ResultsError) in
+            try body(SQLiteStoreReader(database: db))
+        }
+    }
+}
+
+/// A reader of an SQLite database, inside a call that holds its
+/// connection.
+struct SQLiteStoreReader: StoreReader {
+    let database: Database
+
+    func externalVersion() throws(ResultsError) -> Int64? {
+        do throws(SQLiteError) { return try database.dataVersion() } catch { throw .database(error) }
+    }
+
+    var isInTransaction: Bool { database.isInTransaction }
+
+    func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
+        var point = request.selectClause
+        point += whereClause(request.predicate) + (request.predicate == nil ? " WHERE " : " AND ")
+        point += "\(quotedIdentifier(request.keyColumn)) = ?"
+        return SQLiteRowReader(
+            database: database, sql: request.sql, pointSQL: point, arguments: request.arguments, leadingColumns: 2,
+            table: request.source.tableName, keyColumn: request.keyColumn,
+            planning: { tables, selects, db in SQLitePatchPlan.make(for: request, readingTables: tables, selects: selects, in: db) }
+        )
+    }
+
+    func query(for request: SetRequest) throws(ResultsError) -> any RowReader {
+        try checkFragments(predicate: request.predicate, sortKeys: nil)
+        return SQLiteRowReader(recordQuery: request.query, pointQuery: request.rowQuery, database: database, table: request.table, keyColumn: request.keyColumn, predicate: request.predicate)
+    }
+
+    func queries(for parents: ParentRequest, _ children: ChildRequest) throws(ResultsError) -> (parents: any RowReader, children: any RowReader) {
+        try checkFragments(predicate: parents.predicate, sortKeys: parents.sortKeys)
+        try checkFragments(predicate: children.predicate, sortKeys: children.sortKeys)
+        return (
+            SQLiteRowReader(recordQuery: parents.query, pointQuery: nil, database: database, table: parents.table, keyColumn: parents.keyColumn, predicate: parents.predicate),
+            SQLiteRowReader(recordQuery: children.query, pointQuery: nil, database: database, table: children.table, keyColumn: children.keyColumn, predicate: children.predicate)
+        )
+    }
+
+    func follow(
+        _ readers: [any RowReader],
+        tuples: Bool,
+        delivery: CommitDelivery,
+        replacing previous: (any ChangeSource)?
+    ) -> any ChangeSource {
+        if let previous = previous as? SQLiteChangeSource {
+            previous.cancel()
+            database.remove(transactionObserver: previous)
+        }
+        let sqliteReaders = readers.compactMap { $0 as? SQLiteRowReader }
+        var tables = Set<String>()
+        for reader in sqliteReaders { tables.formUnion(reader.readTables) }
+        // Rows are followed one by one when one table is read, by one
+        // request whose rows the hook can locate.
+        var rows: SQLiteChangeSource.Rows?
+        if sqliteReaders.count == 1, let reader = sqliteReaders.first {
+            if tuples {
+                if let plan = reader.sqlitePlan, reader.patchPlan != nil {
+                    rows = .tuples(table: plan.table, keyIndex: plan.keyIndex, positions: plan.tuplePositions, untrustedNulls: plan.defaulted)
+                }
+            } else if let key = reader.keySource {
+                rows = .keys(table: reader.table ?? "", key: key)
+            }
+        }
+        let source = SQLiteChangeSource(
+            tables: tables, rows: rows, delivery: delivery,
+            schemaVersion: schemaVersion(of: database), readInTransaction: database.isInTransaction
+        )
+        database.add(transactionObserver: source)
+        return source
+    }
+}
+
+extension FetchRequest.Source {
+    /// The table or view's name, or `nil` for a query of your own.
+    var tableName: String? {
+        if case let .table(name) = self { return name }
+        return nil
+    }
+}

@@ -1,0 +1,146 @@
+import TesseraSQLite
+
+/// A request's reads on SQLite (see ``RowReader``): its full query, which
+/// is prepared (and the tables it reads found) on first need, and its point
+/// query by key.
+final class SQLiteRowReader: RowReader {
+    let database: Database
+    let sql: String
+    let pointSQL: String?
+    let arguments: [DatabaseValue]
+    let leadingColumns: Int
+    /// The table or view the request names, `nil` for a query of its own.
+    let table: String?
+    let keyColumn: String
+    private let planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)?
+
+    init(
+        database: Database, sql: String, pointSQL: String?, arguments: [DatabaseValue], leadingColumns: Int,
+        table: String?, keyColumn: String, planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)? = nil
+    ) {
+        self.database = database
+        self.sql = sql
+        self.pointSQL = pointSQL
+        self.arguments = arguments
+        self.leadingColumns = leadingColumns
+        self.table = table
+        self.keyColumn = keyColumn
+        self.planning = planning
+    }
+
+    convenience init(recordQuery: RecordQuery, pointQuery: RecordQuery?, database: Database, table: String, keyColumn: String, predicate: String?) {
+        self.init(
+            database: database, sql: recordQuery.sql, pointSQL: pointQuery?.sql, arguments: recordQuery.arguments,
+            leadingColumns: recordQuery.leadingColumns, table: table, keyColumn: keyColumn
+        )
+        // A subquery may make one row's change move others in or out (and
+        // SQLite's authorizer does not report every subquery as a SELECT).
+        predicateHasSubquery = predicate?.lowercased().contains("select") ?? false
+    }
+
+    /// Whether the predicate has a subquery.
+    private var predicateHasSubquery = false
+
+    private struct Prepared {
+        var statement: Statement
+        var tables: Set<String>
+        var plan: SQLitePatchPlan?
+    }
+
+    private var prepared: Prepared?
+    private var pointStatement: Statement?
+
+    /// The full query, prepared once.
+    private func prepare() throws(ResultsError) -> Prepared {
+        if let prepared { return prepared }
+        let (statement, tables, selects) = try prepareNotingReadsAndSelects(sql, in: database)
+        let made = Prepared(statement: statement, tables: tables, plan: planning?(tables, selects, database))
+        prepared = made
+        return made
+    }
+
+    var columnNames: [String] {
+        guard let statement = try? prepare().statement else { return [] }
+        return (leadingColumns..<statement.columnCount).map(statement.columnName)
+    }
+
+    var readTables: Set<String> { (try? prepare().tables) ?? [] }
+
+    /// SQLite's side of the patch plan (the table, the key's column, the
+    /// columns whose NULL the hook may not give right).
+    var sqlitePlan: SQLitePatchPlan? { try? prepare().plan }
+
+    var patchPlan: PatchPlan? { sqlitePlan?.patchPlan }
+
+    /// A table's single-column primary key is unique; any other key
+    /// column, a view or a query of your own may repeat a key.
+    var keysAreUnique: Bool {
+        guard let table, let columns = try? database.rows("SELECT name, pk FROM pragma_table_info(?)", [.text(table)]) else { return false }
+        let primaryKey = columns.filter { ($0[1].int64 ?? 0) > 0 }
+        return primaryKey.count == 1 && primaryKey[0][0].string?.lowercased() == keyColumn.lowercased()
+    }
+
+    /// SQLite orders keys as its BINARY collation does: NULL, numbers,
+    /// text by bytes, blobs.
+    var keyOrdering: any SortOrdering { SQLiteSortOrdering(collation: .binary, ascending: true) }
+
+    /// Where the pre-update hook's values hold the key: its column in a
+    /// table without hidden columns, or the row id; `nil` (every change
+    /// re-fetches) when the predicate has a subquery, which can make one
+    /// row's change move others in or out.
+    var keySource: SQLiteChangeSource.KeySource? {
+        guard let table, !predicateHasSubquery else { return nil }
+        guard let columns = try? database.rows("SELECT name, hidden FROM pragma_table_xinfo(?)", [.text(table)]),
+              !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
+        else { return nil }
+        let key = keyColumn.lowercased()
+        if let index = columns.firstIndex(where: { $0[0].string?.lowercased() == key }) { return .column(index) }
+        if ["rowid", "oid", "_rowid_"].contains(key) { return .rowID }
+        return nil
+    }
+
+    func readAll(_ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        try run(prepare().statement, key: nil, body)
+    }
+
+    func readRows(keys: [DatabaseValue], _ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        guard !keys.isEmpty else { return }
+        guard let pointSQL else {
+            throw .invalidSQL(part: "request", sql: sql, problem: "it has no read of rows by key")
+        }
+        let statement: Statement
+        if let pointStatement {
+            statement = pointStatement
+        } else {
+            do throws(SQLiteError) { statement = try database.prepare(pointSQL) } catch { throw .database(error) }
+            pointStatement = statement
+        }
+        for key in keys { try run(statement, key: key, body) }
+    }
+
+    /// Runs a statement with the request's arguments, and `key` bound to
+    /// its last parameter when given, calling `body` with each row.
+    private func run(_ statement: Statement, key: DatabaseValue?, _ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        statement.reset()
+        do throws(SQLiteError) {
+            try statement.bind(arguments, key: key)
+        } catch {
+            throw .database(error)
+        }
+        let names = (leadingColumns..<statement.columnCount).map(statement.columnName)
+        // One buffer for every row: it is written in place unless a record
+        // kept the previous row.
+        var row = Row(columnNames: names, values: Array(repeating: .null, count: names.count))
+        var leading = Array(repeating: DatabaseValue.null, count: leadingColumns)
+        while true {
+            do throws(SQLiteError) {
+                guard try statement.step() else { break }
+            } catch {
+                throw .database(error)
+            }
+            for column in leading.indices { leading[column] = statement.value(at: column) }
+            for column in row.values.indices { row.values[column] = statement.value(at: column + leadingColumns) }
+            try body(leading, row)
+        }
+    }
+}
