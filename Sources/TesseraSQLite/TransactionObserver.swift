@@ -1,5 +1,11 @@
-/// Follows the changes committed through a ``Database``: what a results
-/// controller registers with ``Database/add(transactionObserver:)``.
+/// Follows the changes committed through a ``Database``: register one with
+/// ``Database/add(transactionObserver:)`` (the results controllers register
+/// observers of their own this way).
+///
+/// An observer is called on the thread that commits, inside the
+/// connection's lock; ``Database/isolations`` says which actors that
+/// thread runs, so an observer that belongs to an actor can tell whether it
+/// may act at once or must hand the work to its actor.
 ///
 /// Changes arrive as they happen (also for work a rollback will undo);
 /// ``databaseDidCommit(_:)`` comes once the transaction has committed — the
