@@ -115,6 +115,14 @@ package final class CommitDelivery: Sendable {
     package func dropWaiting() {
         _ = takeWaiting()
     }
+
+    /// Stops delivering for good: the controller has a new home (it was
+    /// fetched again from another isolation). A job already scheduled on
+    /// the old home does nothing; one running now is waited for, so that
+    /// the controller is never touched from two isolations at once.
+    package func retire() {
+        receiver.retire()
+    }
 }
 
 /// A weak reference to a controller, which is not Sendable, that crosses
@@ -131,8 +139,14 @@ package final class CommitDelivery: Sendable {
 ///   proved the committing thread runs the home actor, or the controller
 ///   lives in no actor (then it is used as the code around it is: see
 ///   the controllers' discussion of isolation).
+///   A job on the home actor reads it holding `retired`'s lock, and not
+///   at all once the delivery is retired: ``retire()``, called from the
+///   controller's new home, waits for a job under way and stops later ones.
 final class _HomeBound: @unchecked Sendable {
     private weak var controller: (any CommitReceiver)?
+    /// Whether the delivery was retired; its lock is held while a job
+    /// touches the controller.
+    private let retired = Mutex(false)
 
     init(_ controller: any CommitReceiver) {
         self.controller = controller
@@ -143,6 +157,14 @@ final class _HomeBound: @unchecked Sendable {
 
     /// Lets the controller take its waiting changes, on its home actor.
     func takeWaitingChanges(on home: isolated any Actor) {
-        controller?.takeWaitingChanges(isolation: home)
+        retired.withLock { retired in
+            guard !retired else { return }
+            controller?.takeWaitingChanges(isolation: home)
+        }
+    }
+
+    /// Stops the jobs, waiting for one under way.
+    func retire() {
+        retired.withLock { $0 = true }
     }
 }

@@ -86,9 +86,14 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     private var changeSource: (any ChangeSource)?
     /// The adapter the delivery reaches the controller through.
     private lazy var receiver = _Receiver(self)
-    /// The delivery of an earlier fetch, when it has the same home.
+    /// The delivery of an earlier fetch, when it has the same home; one
+    /// for another home is retired.
     private func reusableDelivery(_ isolation: (any Actor)?) -> CommitDelivery? {
-        guard let delivery, delivery.home === isolation else { return nil }
+        guard let delivery else { return nil }
+        guard delivery.home === isolation else {
+            delivery.retire()
+            return nil
+        }
         return delivery
     }
     private let streams = _ReportHub<Report>(merging: Report.merging)
