@@ -150,6 +150,44 @@ struct _ResultEngine<Record: FetchableRecord> {
         return changeset.isEmpty ? nil : ChangeReport(changeset: changeset, old: old, new: new)
     }
 
+    // MARK: Applying a commit
+
+    /// Applies one commit's changes (or several merged): patches the result
+    /// when every rule allows it, and says ``Outcome/mustRefetch`` when
+    /// the caller must fetch again and ``replace(with:)`` instead. The
+    /// rules: the request can be patched (``plan``), patching is on, the
+    /// change source did not ask for a re-fetch, at most `touchedLimit`
+    /// rows were touched, and nothing else committed meanwhile (the store's
+    /// external version is still the one of the last fetch).
+    ///
+    /// - Parameters:
+    ///   - changes: The commit's changes.
+    ///   - isIncremental: Whether patching is on.
+    ///   - touchedLimit: The most touched rows a patch takes.
+    ///   - externalVersion: The store's external version now.
+    ///   - sectioned: Whether the request has a section key.
+    ///   - rows: The request's reads, in the state after the commit.
+    /// - Complexity: as ``patch(_:reading:sectioned:)``, or O(1) when it
+    ///   must re-fetch.
+    mutating func apply(
+        _ changes: CommittedChanges,
+        isIncremental: Bool,
+        touchedLimit: Int,
+        externalVersion: Int64?,
+        sectioned: Bool,
+        rows: () throws(ResultsError) -> any RowReader
+    ) -> Outcome {
+        guard plan != nil, isIncremental, !changes.mustRefetch, changes.touched.count <= touchedLimit,
+              externalVersion == self.externalVersion
+        else { return .mustRefetch }
+        let reader: any RowReader
+        do throws(ResultsError) { reader = try rows() } catch {
+            plan = nil
+            return .mustRefetch
+        }
+        return patch(changes.touched, reading: reader, sectioned: sectioned)
+    }
+
     // MARK: Patching
 
     /// Patches the result with the rows a commit touched, read back through

@@ -352,19 +352,18 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// engine can, else re-fetches, and reports.
     private func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
-            if engine.plan != nil, isIncremental, !changes.mustRefetch, changes.touched.count <= touchedLimit,
-               (try? reader.externalVersion()) == engine.externalVersion {
-                let query = try reader.query(for: request)
-                switch engine.patch(changes.touched, reading: query, sectioned: request.sectionKey != nil) {
-                case let .patched(report):
-                    lastUpdateMethod = .incremental
-                    lastError = nil
-                    delivery?.touchedLimit = touchedLimit
-                    if let report { self.report(report) }
-                    return
-                case .mustRefetch:
-                    break
-                }
+            let request = request
+            let outcome = engine.apply(
+                changes, isIncremental: isIncremental, touchedLimit: touchedLimit,
+                externalVersion: try? reader.externalVersion(), sectioned: request.sectionKey != nil,
+                rows: { () throws(ResultsError) in try reader.query(for: request) }
+            )
+            if case let .patched(report) = outcome {
+                lastUpdateMethod = .incremental
+                lastError = nil
+                delivery?.touchedLimit = touchedLimit
+                if let report { self.report(report) }
+                return
             }
             try refetchAndReport(from: reader)
             lastError = nil
