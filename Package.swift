@@ -108,7 +108,18 @@ let package = Package(
         .testTarget(
             name: "TesseraSQLiteTests",
             // CSQLite for the fault-injecting VFS of StorageFaultTests.
-            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
+            swiftSettings: internalChecks
+        ),
+        // What the SQLite tests and the controller tests share.
+        .target(
+            name: "TesseraResultsTestSupport",
+            dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],
+            path: "Tests/TesseraResultsTestSupport"
+        ),
+        .testTarget(
+            name: "TesseraResultsTests",
+            dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
@@ -159,7 +160,7 @@ struct CommitDeliveryTests {
             try db.execute("INSERT INTO item VALUES (2, 'b')")
             try controller.refresh()
             #expect(controller.snapshot.allItems.map(\.id) == [1, 2])
-            throw SQLiteTransactionTests.Stop()
+            throw Rollback()
         }
         #expect(controller.snapshot.allItems.map(\.id) == [1])
         #expect(log.reports.last?.changeset.itemDeletes == [IndexPath(item: 1, section: 0)])
@@ -169,7 +170,7 @@ struct CommitDeliveryTests {
             try db.execute("DELETE FROM item")
             try late.performFetch()
             #expect(late.snapshot.allItems.isEmpty)
-            throw SQLiteTransactionTests.Stop()
+            throw Rollback()
         }
         #expect(late.snapshot.allItems.map(\.id) == [1])
         // Patching still works afterwards.
@@ -186,7 +187,7 @@ struct CommitDeliveryTests {
             try? db.savepoint { db in
                 try db.execute("INSERT INTO item VALUES (2, 'b'); UPDATE item SET title = 'z' WHERE id = 1")
                 try controller.refresh()
-                throw SQLiteTransactionTests.Stop()
+                throw Rollback()
             }
             try db.execute("INSERT INTO item VALUES (5, 'e')")
         }
@@ -215,7 +216,7 @@ struct CommitDeliveryTests {
             try db.execute("INSERT INTO message VALUES (2, 'inbox', 1, 'new'); INSERT INTO photo VALUES (1, 1, 5, 'p', 0)")
             try set.refresh()
             try relational.refresh()
-            throw SQLiteTransactionTests.Stop()
+            throw Rollback()
         }
         #expect(set.records.map(\.id) == [1])
         #expect(relational.snapshot.allItems.isEmpty)

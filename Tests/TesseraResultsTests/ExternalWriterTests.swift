@@ -2,21 +2,9 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
-
-/// A row of `photo(id, album, date, title)`.
-struct Shot: FetchableRecord, Hashable {
-    var id: Int64
-    var album: Int64
-    var date: Int64
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        album = row["album"].int64 ?? -1
-        date = row["date"].int64 ?? -1
-    }
-}
 
 /// Another process (the `sqlite3` command) commits thousands of small
 /// transactions while a controller follows it by polling: when the writer

@@ -2,22 +2,9 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
-
-struct Photo: FetchableRecord {
-    var id: Int64
-    var album: String?
-    var date: Int64
-    var title: String
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        album = row["album"].string
-        date = row["date"].int64 ?? 0
-        title = row["title"].string ?? ""
-    }
-}
 
 struct Tag: FetchableRecord {
     var id: String
@@ -145,7 +132,7 @@ struct FetchedResultsControllerTests {
         #expect(log.reports.count == 1 && log.events.first == "will" && log.events.last == "did")
         try? connection.write { db in
             try db.execute("DELETE FROM photo")
-            throw SQLiteTransactionTests.Stop()
+            throw Rollback()
         }
         try connection.write { db in try db.execute("INSERT INTO photo VALUES (3, 'a', 3, 'z', 0)") }
         #expect(log.reports.count == 1)
@@ -315,11 +302,11 @@ struct FetchedResultsControllerTests {
                         try? db.savepoint { db in
                             try db.execute("UPDATE photo SET date = date + 1 WHERE id % 3 = ?", [.integer(id % 3)])
                             try db.execute("DELETE FROM tag WHERE weight < ?", [.integer(id % 4)])
-                            if !release { throw SQLiteTransactionTests.Stop() }
+                            if !release { throw Rollback() }
                         }
                     }
                 }
-                if rollback { throw SQLiteTransactionTests.Stop() }
+                if rollback { throw Rollback() }
             }
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             let freshPhotos = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
@@ -121,13 +122,13 @@ struct FetchedSetControllerTests {
         let (controller, log) = try Self.makeController(connection, Self.unreadInbox)
         try? connection.write { db in
             try db.execute("DELETE FROM message")
-            throw SQLiteTransactionTests.Stop()
+            throw Rollback()
         }
         #expect(log.reports.isEmpty && controller.count == 2)
         try connection.write { db in
             try? db.savepoint { db in
                 try db.execute("DELETE FROM message WHERE id = 1")
-                throw SQLiteTransactionTests.Stop()
+                throw Rollback()
             }
             try db.execute("UPDATE message SET unread = 0 WHERE id = 4")
         }
@@ -286,11 +287,11 @@ struct FetchedSetControllerTests {
                         try? db.savepoint { db in
                             try db.execute("UPDATE message SET unread = 1 - unread WHERE id % 3 = ?", [.integer(id % 3)])
                             try db.execute("DELETE FROM message WHERE id = ?", [.integer(id)])
-                            if !release { throw SQLiteTransactionTests.Stop() }
+                            if !release { throw Rollback() }
                         }
                     }
                 }
-                if rollback { throw SQLiteTransactionTests.Stop() }
+                if rollback { throw Rollback() }
             }
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             let rows = try connection.withDatabase { db in

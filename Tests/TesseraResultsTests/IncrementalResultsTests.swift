@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
@@ -182,11 +183,11 @@ struct IncrementalResultsTests {
                             try? db.savepoint { db in
                                 try db.execute("UPDATE item SET grp = ? WHERE id % 5 = ?", [pick(groups), .integer(id % 5)])
                                 try db.execute("DELETE FROM tag WHERE weight < ?", [.integer(id % 4)])
-                                if !release { throw SQLiteTransactionTests.Stop() }
+                                if !release { throw Rollback() }
                             }
                         }
                     }
-                    if rollback { throw SQLiteTransactionTests.Stop() }
+                    if rollback { throw Rollback() }
                 }
             }
             for (pair, (patchedBefore, refetchedBefore)) in zip(pairs, before) {

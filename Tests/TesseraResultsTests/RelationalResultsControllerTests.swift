@@ -2,44 +2,9 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
-
-struct Album: FetchableRecord {
-    var id: Int64
-    var name: String
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        name = row["name"].string ?? ""
-    }
-
-    init(id: Int64, name: String) {
-        self.id = id
-        self.name = name
-    }
-}
-
-struct AlbumPhoto: FetchableRecord {
-    var id: Int64
-    var albumID: Int64?
-    var date: Int64
-    var title: String
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        albumID = row["album_id"].int64
-        date = row["date"].int64 ?? 0
-        title = row["title"].string ?? ""
-    }
-
-    init(values: [DatabaseValue]) {
-        id = values[0].int64 ?? -1
-        albumID = values[1].int64
-        date = values[2].int64 ?? 0
-        title = values[3].string ?? ""
-    }
-}
 
 /// Records every report and callback of a relational controller.
 final class RelationalLog<Parent: FetchableRecord, Child: FetchableRecord>: RelationalResultsControllerDelegate {
@@ -167,7 +132,7 @@ struct RelationalResultsControllerTests {
         try? connection.write { db in
             try db.execute("DELETE FROM photo")
             try db.execute("UPDATE album SET name = 'x'")
-            throw SQLiteTransactionTests.Stop()
+            throw Rollback()
         }
         #expect(log.reports.isEmpty && controller.snapshot == before)
         try connection.write { db in
@@ -178,7 +143,7 @@ struct RelationalResultsControllerTests {
         try connection.write { db in
             try? db.savepoint { db in
                 try db.execute("DELETE FROM album WHERE id = 2")
-                throw SQLiteTransactionTests.Stop()
+                throw Rollback()
             }
             try db.execute("INSERT INTO photo (id, album_id, date, title) VALUES (20, 3, 1, 'new')")
         }
@@ -335,11 +300,11 @@ struct RelationalResultsControllerTests {
                         try? db.savepoint { db in
                             try db.execute("UPDATE photo SET album_id = ? WHERE id % 4 = ?", [.integer(album), .integer(photo % 4)])
                             try db.execute("DELETE FROM album WHERE id = ?", [.integer(album % 3 + 1)])
-                            if !release { throw SQLiteTransactionTests.Stop() }
+                            if !release { throw Rollback() }
                         }
                     }
                 }
-                if rollback { throw SQLiteTransactionTests.Stop() }
+                if rollback { throw Rollback() }
             }
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             let expected = try Self.oracle(connection)

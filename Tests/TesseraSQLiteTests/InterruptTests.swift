@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 
 /// A query that counts to `limit` in SQLite's virtual machine: about a

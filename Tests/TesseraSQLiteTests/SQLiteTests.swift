@@ -1,13 +1,7 @@
 import Foundation
 import Testing
+import TesseraResultsTestSupport
 import TesseraSQLite
-
-/// A fresh temporary directory for database files.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sqlite-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
 
 @Suite("SQLite: values, statements and errors")
 struct SQLiteBasicsTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 

@@ -1,0 +1,73 @@
+import TesseraResults
+import TesseraSQLite
+
+// Records that the controller tests (TesseraResultsTests) and the SQLite
+// tests (TesseraSQLiteTests) both read.
+
+/// A row of `photo(id, album, date, title, …)` whose album is text.
+public struct Photo: FetchableRecord {
+    public var id: Int64
+    public var album: String?
+    public var date: Int64
+    public var title: String
+
+    public init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        album = row["album"].string
+        date = row["date"].int64 ?? 0
+        title = row["title"].string ?? ""
+    }
+}
+
+/// A row of `album(id, name, …)`.
+public struct Album: FetchableRecord {
+    public var id: Int64
+    public var name: String
+
+    public init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        name = row["name"].string ?? ""
+    }
+
+    public init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A row of `photo(id, album_id, date, title, …)`, the child of an
+/// ``Album``.
+public struct AlbumPhoto: FetchableRecord {
+    public var id: Int64
+    public var albumID: Int64?
+    public var date: Int64
+    public var title: String
+
+    public init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        albumID = row["album_id"].int64
+        date = row["date"].int64 ?? 0
+        title = row["title"].string ?? ""
+    }
+
+    /// A record from the values of `SELECT id, album_id, date, title`.
+    public init(values: [DatabaseValue]) {
+        id = values[0].int64 ?? -1
+        albumID = values[1].int64
+        date = values[2].int64 ?? 0
+        title = values[3].string ?? ""
+    }
+}
+
+/// A row of `photo(id, album, date, title)` whose album is a number.
+public struct Shot: FetchableRecord, Hashable {
+    public var id: Int64
+    public var album: Int64
+    public var date: Int64
+
+    public init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        album = row["album"].int64 ?? -1
+        date = row["date"].int64 ?? -1
+    }
+}
