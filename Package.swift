@@ -111,7 +111,9 @@ let package = Package(
             dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
             swiftSettings: internalChecks
         ),
-        // What the SQLite tests and the controller tests share.
+        // What the SQLite tests and the controller tests share: records,
+        // and the stores the controller tests run against
+        // (ResultsStoreFixture.all, one case per store).
         .target(
             name: "TesseraResultsTestSupport",
             dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],

@@ -3,6 +3,9 @@ import Testing
 import TesseraSQLite
 import TesseraTestSupport
 
+// No store: the engine's storage (the kept sort values with SQLite's
+// orderings).
+
 @Suite("Chunked storage")
 struct ChunkedArrayTests {
     @Test("Random batches of removals and insertions with tiny chunks match an array, and copies keep their contents")

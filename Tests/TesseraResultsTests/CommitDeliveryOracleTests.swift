@@ -2,8 +2,11 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+
+// Runs on every store (ResultsStoreFixture.all): every test here.
 
 /// A row of `entry(id, album_id, title)`.
 struct Entry: FetchableRecord, Hashable {
@@ -104,9 +107,9 @@ struct CommitDeliveryOracleTests {
     /// `shelf`, `entry` (whose `album_id` names a shelf), `log` (whose
     /// trigger retitles an entry) and `ref` (a deferred foreign key to
     /// `shelf`, checked at COMMIT), with foreign keys on.
-    static func makeDatabase() throws -> Connection {
-        let connection = try Connection(path: ":memory:")
-        try connection.withDatabase { db in
+    static func makeDatabase(_ store: ResultsStoreFixture) throws -> TestDatabase {
+        let database = try store.makeDatabase()
+        try database.withConnection { db in
             try db.execute("PRAGMA foreign_keys = ON")
             try db.execute("""
                 CREATE TABLE shelf (id INTEGER PRIMARY KEY, name TEXT);
@@ -120,7 +123,7 @@ struct CommitDeliveryOracleTests {
                 INSERT INTO entry VALUES (1, 1, 'a'), (2, 2, 'n'), (3, 1, 'z');
                 """)
         }
-        return connection
+        return database
     }
 
     /// One statement that changes `entry`, `shelf`, `log` or `ref` (some
@@ -183,13 +186,13 @@ struct CommitDeliveryOracleTests {
     /// Work for a step or for a delegate to do from inside a report: a
     /// script, a write that commits or rolls back, a read that throws, or
     /// a statement stepped once and then reset or dropped.
-    static func randomWork(_ connection: Connection, using generator: inout SplitMix64) -> () -> Void {
+    static func randomWork(_ database: TestDatabase, using generator: inout SplitMix64) -> () -> Void {
         struct Stop: Error {}
         switch Int.random(in: 0..<5, using: &generator) {
         case 0:
             let script = randomScript(using: &generator)
             return {
-                connection.withDatabase { db in
+                database.withConnection { db in
                     try? db.execute(script)
                     if db.isInTransaction { try? db.execute("ROLLBACK") }
                 }
@@ -198,25 +201,22 @@ struct CommitDeliveryOracleTests {
             let statements = (0..<Int.random(in: 1...3, using: &generator)).map { _ in randomStatement(using: &generator) }
             let rollback = Int.random(in: 0..<4, using: &generator) == 0
             return {
-                _ = try? connection.write { db in
+                _ = try? database.write { db in
                     for statement in statements { try? db.execute(statement) }
                     if rollback { throw Stop() }
                 }
             }
         case 2:
-            return { _ = try? connection.read { db -> Int in _ = try db.rows("SELECT count(*) FROM entry"); throw Stop() } }
+            return { _ = try? database.read { db -> Int in _ = try db.rows("SELECT count(*) FROM entry"); throw Stop() } }
         default:
             let insert = "INSERT OR REPLACE INTO entry VALUES (\(Int.random(in: 1...24, using: &generator)), \(Int.random(in: 1...3, using: &generator)), 'r\(Int.random(in: 0...9, using: &generator))') RETURNING id"
             let reset = Bool.random(using: &generator)
             let inTransaction = Bool.random(using: &generator)
             let end = Bool.random(using: &generator) ? "COMMIT" : "ROLLBACK"
             return {
-                connection.withDatabase { db in
+                database.withConnection { db in
                     if inTransaction { try? db.execute("BEGIN") }
-                    if let statement = try? db.prepare(insert) {
-                        _ = try? statement.step()
-                        if reset { statement.reset() }
-                    }
+                    try? db.stepOnce(insert, reset: reset)
                     if inTransaction { try? db.execute(end) }
                     if db.isInTransaction { try? db.execute("ROLLBACK") }
                 }
@@ -224,17 +224,17 @@ struct CommitDeliveryOracleTests {
         }
     }
 
-    @Test("400 random steps with delegates that write, roll back or read from inside reports: every controller equals a fresh query, and every report starts where the previous one ended")
-    func everyControllerFollowsEveryStep() async throws {
+    @Test("400 random steps with delegates that write, roll back or read from inside reports: every controller equals a fresh query, and every report starts where the previous one ended", arguments: ResultsStoreFixture.all)
+    func everyControllerFollowsEveryStep(store: ResultsStoreFixture) async throws {
         let seed = testSeed(default: 0xC0DE)
         var generator = SplitMix64(seed: seed)
-        let connection = try Self.makeDatabase()
+        let database = try Self.makeDatabase(store)
 
-        let patching = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
-        let refetching = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
+        let patching = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
+        let refetching = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
         refetching.isIncremental = false
-        let set = FetchedSetController<Entry>(connection: connection, request: Self.setRequest)
-        let relational = RelationalResultsController<Shelf, Entry>(connection: connection, parents: Self.parents, children: Self.children)
+        let set = database.fetchedSetController(Self.setRequest, of: Entry.self)
+        let relational = database.relationalResultsController(parents: Self.parents, children: Self.children, of: (Shelf.self, Entry.self))
         let patchingLog = ChainingSectionedDelegate(), refetchingLog = ChainingSectionedDelegate()
         let setLog = ChainingSetDelegate(), relationalLog = ChainingRelationalDelegate()
         patching.delegate = patchingLog
@@ -256,7 +256,7 @@ struct CommitDeliveryOracleTests {
             let comment = Comment(rawValue: "seed \(seed), step \(step)")
             // Arm a delegate or two with work to do inside its next report.
             for _ in 0..<Int.random(in: 0...2, using: &generator) {
-                let work = Self.randomWork(connection, using: &generator)
+                let work = Self.randomWork(database, using: &generator)
                 switch Int.random(in: 0..<4, using: &generator) {
                 case 0: patchingLog.action = work
                 case 1: refetchingLog.action = work
@@ -264,20 +264,17 @@ struct CommitDeliveryOracleTests {
                 default: relationalLog.action = work
                 }
             }
-            Self.randomWork(connection, using: &generator)()
+            Self.randomWork(database, using: &generator)()
 
-            let freshEntries = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
-            try freshEntries.performFetch()
-            let freshSet = FetchedSetController<Entry>(connection: connection, request: Self.setRequest)
-            try freshSet.performFetch()
-            let freshRelational = RelationalResultsController<Shelf, Entry>(connection: connection, parents: Self.parents, children: Self.children)
-            try freshRelational.performFetch()
-            #expect(patching.snapshot == freshEntries.snapshot, comment)
-            #expect(refetching.snapshot == freshEntries.snapshot, comment)
-            #expect(Set(set.records) == Set(freshSet.records), comment)
-            #expect(relational.snapshot == freshRelational.snapshot, comment)
+            let freshEntries = try database.freshSnapshot(Self.entryRequest, of: Entry.self)
+            let freshSet = try database.freshRecords(Self.setRequest, of: Entry.self)
+            let freshRelational = try database.freshSnapshot(parents: Self.parents, children: Self.children, of: (Shelf.self, Entry.self))
+            #expect(patching.snapshot == freshEntries, comment)
+            #expect(refetching.snapshot == freshEntries, comment)
+            #expect(Set(set.records) == Set(freshSet), comment)
+            #expect(relational.snapshot == freshRelational, comment)
             #expect(patching.lastError == nil && refetching.lastError == nil && set.lastError == nil && relational.lastError == nil, comment)
-            if patching.snapshot != freshEntries.snapshot || Set(set.records) != Set(freshSet.records) || relational.snapshot != freshRelational.snapshot { return }
+            if patching.snapshot != freshEntries || Set(set.records) != Set(freshSet) || relational.snapshot != freshRelational { return }
         }
 
         // The delegates heard every report once, none inside another, each
@@ -323,14 +320,14 @@ struct CommitDeliveryOracleTests {
         }
     }
 
-    @Test("A transaction one controller's delegate rolls back from inside a report does not cost the controllers told after it that commit")
-    func rollbackInsideAReportKeepsTheCommitForOthers() throws {
+    @Test("A transaction one controller's delegate rolls back from inside a report does not cost the controllers told after it that commit", arguments: ResultsStoreFixture.all)
+    func rollbackInsideAReportKeepsTheCommitForOthers(store: ResultsStoreFixture) throws {
         struct Stop: Error {}
-        let connection = try Self.makeDatabase()
-        let first = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
-        let second = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
-        let set = FetchedSetController<Entry>(connection: connection, request: Self.setRequest)
-        let relational = RelationalResultsController<Shelf, Entry>(connection: connection, parents: Self.parents, children: Self.children)
+        let database = try Self.makeDatabase(store)
+        let first = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
+        let second = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
+        let set = database.fetchedSetController(Self.setRequest, of: Entry.self)
+        let relational = database.relationalResultsController(parents: Self.parents, children: Self.children, of: (Shelf.self, Entry.self))
         let firstLog = ChainingSectionedDelegate(), secondLog = ChainingSectionedDelegate()
         first.delegate = firstLog
         second.delegate = secondLog
@@ -339,8 +336,8 @@ struct CommitDeliveryOracleTests {
         try set.performFetch()
         try relational.performFetch()
         // A read that fails rolls its transaction back.
-        firstLog.action = { _ = try? connection.read { db -> Int in _ = try db.rows("SELECT 1"); throw Stop() } }
-        try connection.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
+        firstLog.action = { _ = try? database.read { db -> Int in _ = try db.rows("SELECT 1"); throw Stop() } }
+        try database.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
 
         #expect(second.snapshot.allItems.map(\.id) == [1, 9, 3, 2])
         #expect(secondLog.reports.count == 1)
@@ -348,26 +345,26 @@ struct CommitDeliveryOracleTests {
         #expect(relational.snapshot.allItems.map(\.id) == [1, 9, 3, 2])
 
         // And a write the delegate rolls back is never shown to them.
-        firstLog.action = { _ = try? connection.write { db in try db.execute("DELETE FROM entry"); throw Stop() } }
-        try connection.write { db in try db.execute("UPDATE entry SET title = 'c' WHERE id = 9") }
+        firstLog.action = { _ = try? database.write { db in try db.execute("DELETE FROM entry"); throw Stop() } }
+        try database.write { db in try db.execute("UPDATE entry SET title = 'c' WHERE id = 9") }
         #expect(second.snapshot.allItems.map(\.title) == ["a", "c", "z", "n"])
         #expect(secondLog.reports.count == 2)
         #expect(set.records.count == 2)
     }
 
-    @Test("A delegate that writes from inside a report hears that write's report after its own, never inside it, and the sequence gets them in order")
-    func writeInsideAReportIsReportedAfterIt() async throws {
-        let connection = try Self.makeDatabase()
-        let controller = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
-        let other = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
+    @Test("A delegate that writes from inside a report hears that write's report after its own, never inside it, and the sequence gets them in order", arguments: ResultsStoreFixture.all)
+    func writeInsideAReportIsReportedAfterIt(store: ResultsStoreFixture) async throws {
+        let database = try Self.makeDatabase(store)
+        let controller = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
+        let other = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
         let log = ChainingSectionedDelegate(), otherLog = ChainingSectionedDelegate()
         controller.delegate = log
         other.delegate = otherLog
         try controller.performFetch()
         try other.performFetch()
         let reports = controller.reports
-        log.action = { try? connection.write { db in try db.execute("INSERT INTO entry VALUES (10, 2, 'b')") } }
-        try connection.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
+        log.action = { try? database.write { db in try db.execute("INSERT INTO entry VALUES (10, 2, 'b')") } }
+        try database.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
 
         #expect(log.nested == 0)
         #expect(log.reports.map { $0.newSnapshot.allItems.map(\.id) } == [[1, 9, 3, 2], [1, 9, 3, 10, 2]])
@@ -382,11 +379,11 @@ struct CommitDeliveryOracleTests {
         #expect(otherLog.reports.last?.newSnapshot == controller.snapshot)
     }
 
-    @Test("A delegate that makes its controller report again from inside a report (a new request) leaves the sequences' reports in order")
-    func reportFromInsideAReportKeepsTheSequenceInOrder() async throws {
-        let connection = try Self.makeDatabase()
-        let controller = try FetchedResultsController<Entry>(connection: connection, request: Self.entryRequest)
-        let relational = RelationalResultsController<Shelf, Entry>(connection: connection, parents: Self.parents, children: Self.children)
+    @Test("A delegate that makes its controller report again from inside a report (a new request) leaves the sequences' reports in order", arguments: ResultsStoreFixture.all)
+    func reportFromInsideAReportKeepsTheSequenceInOrder(store: ResultsStoreFixture) async throws {
+        let database = try Self.makeDatabase(store)
+        let controller = try database.fetchedResultsController(Self.entryRequest, of: Entry.self)
+        let relational = database.relationalResultsController(parents: Self.parents, children: Self.children, of: (Shelf.self, Entry.self))
         let log = ChainingSectionedDelegate(), relationalLog = ChainingRelationalDelegate()
         controller.delegate = log
         relational.delegate = relationalLog
@@ -397,7 +394,7 @@ struct CommitDeliveryOracleTests {
         narrower.predicate = "title < 'y'"
         log.action = { try? controller.setRequest(narrower) }
         relationalLog.action = { try? relational.setRequests(parents: Self.parents, children: ChildRequest(table: "entry", foreignKeyColumn: "album_id", predicate: "title < 'y'", sortKeys: [SortKey("title")])) }
-        try connection.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
+        try database.write { db in try db.execute("INSERT INTO entry VALUES (9, 1, 'b')") }
 
         var iterator = reports.makeAsyncIterator()
         let first = await iterator.next(), second = await iterator.next()

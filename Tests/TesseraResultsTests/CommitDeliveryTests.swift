@@ -6,6 +6,11 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
+// Single-store (SQLite): commits made by one connection's scripts (several
+// statements in one execute), by statements reset or dropped before they
+// are done, and fetches inside that connection's own open transaction or
+// savepoint, and SQLite's errors and prepare.
+
 /// A row of `item(id, title)`.
 struct DeliveryItem: FetchableRecord, Hashable {
     var id: Int64

@@ -6,6 +6,9 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
+// Single-store (SQLite): another process (the sqlite3 command) writes the
+// file while the controller polls data_version.
+
 /// Another process (the `sqlite3` command) commits thousands of small
 /// transactions while a controller follows it by polling: when the writer
 /// stops, the controller equals a fresh query, and its reports chain from

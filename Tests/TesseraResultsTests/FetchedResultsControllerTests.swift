@@ -6,6 +6,12 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
+// Runs on every store (ResultsStoreFixture.all): fetching, sectioning,
+// reports, failed re-fetches, user queries, the report sequence and the
+// randomized oracle. Single-store (SQLite): the errors that carry
+// SQLite's own error (bad SQL, a renamed column) and refresh after
+// another connection's commit to the same file.
+
 struct Tag: FetchableRecord {
     var id: String
     var weight: Int64
@@ -54,24 +60,38 @@ struct FetchedResultsControllerTests {
         sectionKey: "album"
     )
 
+    static let tables = [
+        "CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT, date INTEGER, title TEXT, visible INTEGER)",
+        "CREATE TABLE tag (name TEXT PRIMARY KEY, weight INTEGER) WITHOUT ROWID",
+    ]
+
+    /// `photo` and `tag`, empty, in a database of `store`.
+    static func makePhotos(_ store: ResultsStoreFixture) throws -> TestDatabase {
+        let database = try store.makeDatabase()
+        try database.write { db in
+            for table in tables { try db.execute(table) }
+        }
+        return database
+    }
+
+    /// `photo` and `tag`, empty, in an SQLite database in memory.
     static func makePhotos() throws -> Connection {
         let connection = try Connection(path: ":memory:")
         try connection.write { db in
-            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT, date INTEGER, title TEXT, visible INTEGER)")
-            try db.execute("CREATE TABLE tag (name TEXT PRIMARY KEY, weight INTEGER) WITHOUT ROWID")
+            for table in tables { try db.execute(table) }
         }
         return connection
     }
 
-    @Test("A fetch sections and sorts the rows; index paths and objects agree")
-    func fetch() throws {
-        let connection = try Self.makePhotos()
-        try connection.write { db in
+    @Test("A fetch sections and sorts the rows; index paths and objects agree", arguments: ResultsStoreFixture.all)
+    func fetch(store: ResultsStoreFixture) throws {
+        let database = try Self.makePhotos(store)
+        try database.write { db in
             for (id, album, date, visible) in [(1, "b", 5, 1), (2, "a", 9, 1), (3, "a", 7, 1), (4, "b", 6, 0), (5, "b", 8, 1)] as [(Int64, String, Int64, Int64)] {
                 try db.execute("INSERT INTO photo VALUES (?, ?, ?, 't', ?)", [.integer(id), .text(album), .integer(date), .integer(visible)])
             }
         }
-        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+        let controller = try database.fetchedResultsController(Self.photoRequest, of: Photo.self)
         try controller.performFetch()
         #expect(controller.sections.map(\.value) == ["a", "b"])
         #expect(controller.numberOfObjects(inSection: 0) == 2 && controller.numberOfObjects(inSection: 1) == 2)
@@ -80,26 +100,26 @@ struct FetchedResultsControllerTests {
         #expect(controller.observedTables == ["photo"])
     }
 
-    @Test("A section key that is not the first sort key is an error that says which key to add")
-    func sectionKeyMustLead() {
+    @Test("A section key that is not the first sort key is an error that says which key to add", arguments: ResultsStoreFixture.all)
+    func sectionKeyMustLead(store: ResultsStoreFixture) {
         let request = FetchRequest(table: "photo", sortKeys: [SortKey("date")], sectionKey: "album")
         #expect(throws: ResultsError.sectionKeyNotFirstSortKey(sectionKey: "album", firstSortKey: "date")) {
-            try FetchedResultsController<Photo>(connection: Self.makePhotos(), request: request)
+            try Self.makePhotos(store).fetchedResultsController(request, of: Photo.self)
         }
         #expect(ResultsError.sectionKeyNotFirstSortKey(sectionKey: "album", firstSortKey: "date").description
             == "the section key album must be the first sort key (it is date): add SortKey(\"album\") first")
     }
 
-    @Test("A collation that merges section values is an error naming the section, not a snapshot with repeated sections")
-    func sectionsMustBeContiguous() throws {
-        let connection = try Self.makePhotos()
-        try connection.write { db in
+    @Test("A collation that merges section values is an error naming the section, not a snapshot with repeated sections", arguments: ResultsStoreFixture.all)
+    func sectionsMustBeContiguous(store: ResultsStoreFixture) throws {
+        let database = try Self.makePhotos(store)
+        try database.write { db in
             try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 't', 1), (2, 'A', 2, 't', 1), (3, 'a', 3, 't', 1)")
         }
         let request = FetchRequest(table: "photo", sortKeys: [SortKey("album", collation: .nocase), SortKey("date")], sectionKey: "album")
-        let controller = try FetchedResultsController<Photo>(connection: connection, request: request)
+        let controller = try database.fetchedResultsController(request, of: Photo.self)
         #expect(throws: ResultsError.sectionNotContiguous("'a'")) { try controller.performFetch() }
-        let exact = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album"))
+        let exact = try database.fetchedResultsController(FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album"), of: Photo.self)
         try exact.performFetch()
         #expect(exact.sections.map(\.value) == ["A", "a"] && exact.snapshot.itemCounts == [1, 2])
     }
@@ -118,38 +138,38 @@ struct FetchedResultsControllerTests {
         }
     }
 
-    @Test("One report per committed transaction; none for rollbacks or invisible changes; delegate order")
-    func reports() throws {
-        let connection = try Self.makePhotos()
-        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+    @Test("One report per committed transaction; none for rollbacks or invisible changes; delegate order", arguments: ResultsStoreFixture.all)
+    func reports(store: ResultsStoreFixture) throws {
+        let database = try Self.makePhotos(store)
+        let controller = try database.fetchedResultsController(Self.photoRequest, of: Photo.self)
         let log = ReportLog<Photo>()
         controller.delegate = log
         try controller.performFetch()
-        try connection.write { db in
+        try database.write { db in
             try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'x', 1)")
             try db.execute("INSERT INTO photo VALUES (2, 'a', 2, 'y', 1)")
         }
         #expect(log.reports.count == 1 && log.events.first == "will" && log.events.last == "did")
-        try? connection.write { db in
+        try? database.write { db in
             try db.execute("DELETE FROM photo")
             throw Rollback()
         }
-        try connection.write { db in try db.execute("INSERT INTO photo VALUES (3, 'a', 3, 'z', 0)") }
+        try database.write { db in try db.execute("INSERT INTO photo VALUES (3, 'a', 3, 'z', 0)") }
         #expect(log.reports.count == 1)
-        try connection.write { db in try db.execute("UPDATE photo SET title = 'Y' WHERE id = 2") }
+        try database.write { db in try db.execute("UPDATE photo SET title = 'Y' WHERE id = 2") }
         #expect(log.reports.count == 2 && log.events.contains("update [0, 0] [0, 0]"))
     }
 
-    @Test("A re-fetch that fails after a commit keeps the last good result, tells the delegate, and recovers")
-    func failedRefetch() throws {
-        let connection = try Self.makePhotos()
-        let controller = try FetchedResultsController<StrictPhoto>(connection: connection, request: FetchRequest(table: "photo"))
+    @Test("A re-fetch that fails after a commit keeps the last good result, tells the delegate, and recovers", arguments: ResultsStoreFixture.all)
+    func failedRefetch(store: ResultsStoreFixture) throws {
+        let database = try Self.makePhotos(store)
+        let controller = try database.fetchedResultsController(FetchRequest(table: "photo"), of: StrictPhoto.self)
         let log = ReportLog<StrictPhoto>()
         controller.delegate = log
         try controller.performFetch()
-        try connection.write { db in try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'ok', 1)") }
+        try database.write { db in try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'ok', 1)") }
         #expect(controller.snapshot.allItems.map(\.id) == [1] && controller.lastError == nil)
-        try connection.write { db in try db.execute("INSERT INTO photo VALUES (2, 'a', 2, 'bad', 1)") }
+        try database.write { db in try db.execute("INSERT INTO photo VALUES (2, 'a', 2, 'bad', 1)") }
         #expect(controller.snapshot.allItems.map(\.id) == [1])
         #expect(log.errors.count == 1 && controller.lastError == log.errors.first)
         guard case let .decoding(key, _)? = controller.lastError else {
@@ -157,7 +177,7 @@ struct FetchedResultsControllerTests {
             return
         }
         #expect(key == "2")
-        try connection.write { db in try db.execute("UPDATE photo SET title = 'fine' WHERE id = 2") }
+        try database.write { db in try db.execute("UPDATE photo SET title = 'fine' WHERE id = 2") }
         #expect(controller.snapshot.allItems.map(\.id) == [1, 2] && controller.lastError == nil)
         #expect(log.reports.count == 2 && log.reports.last?.changeset.itemInserts == [IndexPath(item: 1, section: 0)])
     }
@@ -191,10 +211,10 @@ struct FetchedResultsControllerTests {
         #expect(log.errors.count == 2)
     }
 
-    @Test("A request over a user SELECT with a join follows changes to both tables; duplicate keys are an error")
-    func userQuery() throws {
-        let connection = try Self.makePhotos()
-        try connection.write { db in
+    @Test("A request over a user SELECT with a join follows changes to both tables; duplicate keys are an error", arguments: ResultsStoreFixture.all)
+    func userQuery(store: ResultsStoreFixture) throws {
+        let database = try Self.makePhotos(store)
+        try database.write { db in
             try db.execute("INSERT INTO tag VALUES ('sea', 2), ('sky', 1)")
             try db.execute("INSERT INTO photo VALUES (1, 'sea', 1, 'a', 1), (2, 'sky', 2, 'b', 1), (3, 'sea', 3, 'c', 1)")
         }
@@ -203,23 +223,23 @@ struct FetchedResultsControllerTests {
             predicate: "title <> ?", arguments: [.integer(1), .text("zzz")],
             sortKeys: [SortKey("album", ascending: false), SortKey("date")], sectionKey: "album"
         )
-        let controller = try FetchedResultsController<Photo>(connection: connection, request: request)
+        let controller = try database.fetchedResultsController(request, of: Photo.self)
         let log = ReportLog<Photo>()
         controller.delegate = log
         try controller.performFetch()
         #expect(controller.observedTables == ["photo", "tag"])
         #expect(controller.snapshot.allItems.map(\.id) == [1, 3, 2] && controller.snapshot.itemCounts == [2, 1])
         // Re-weighting a tag moves its photos' section: a change in the joined table.
-        try connection.write { db in try db.execute("UPDATE tag SET weight = 3 WHERE name = 'sky'") }
+        try database.write { db in try db.execute("UPDATE tag SET weight = 3 WHERE name = 'sky'") }
         #expect(controller.snapshot.allItems.map(\.id) == [2, 1, 3] && log.reports.count == 1)
         #expect(try log.reports[0].oldSnapshot.applying(log.reports[0].changeset, takingValuesFrom: controller.snapshot) == controller.snapshot)
 
         let duplicated = FetchRequest(query: "SELECT id, title FROM photo UNION ALL SELECT id, title FROM photo WHERE id = 3")
-        let bad = try FetchedResultsController<Photo>(connection: connection, request: duplicated)
+        let bad = try database.fetchedResultsController(duplicated, of: Photo.self)
         #expect(throws: ResultsError.duplicateKey("3")) { try bad.performFetch() }
         // A view has no primary key of its own, so its keys are checked too.
-        try connection.write { db in try db.execute("CREATE VIEW twice AS SELECT * FROM photo UNION ALL SELECT * FROM photo WHERE id = 1") }
-        let view = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "twice"))
+        try database.write { db in try db.execute("CREATE VIEW twice AS SELECT * FROM photo UNION ALL SELECT * FROM photo WHERE id = 1") }
+        let view = try database.fetchedResultsController(FetchRequest(table: "twice"), of: Photo.self)
         #expect(throws: ResultsError.duplicateKey("1")) { try view.performFetch() }
     }
 
@@ -246,25 +266,25 @@ struct FetchedResultsControllerTests {
         #expect(log.reports.count == 2 && controller.sections.map(\.value) == ["b"])
     }
 
-    @Test("Reports arrive as an AsyncSequence")
-    func asyncReports() async throws {
-        let connection = try Self.makePhotos()
-        let controller = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
+    @Test("Reports arrive as an AsyncSequence", arguments: ResultsStoreFixture.all)
+    func asyncReports(store: ResultsStoreFixture) async throws {
+        let database = try Self.makePhotos(store)
+        let controller = try database.fetchedResultsController(Self.photoRequest, of: Photo.self)
         try controller.performFetch()
         let reports = controller.reports
-        try connection.write { db in try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'x', 1)") }
+        try database.write { db in try db.execute("INSERT INTO photo VALUES (1, 'a', 1, 'x', 1)") }
         var iterator = reports.makeAsyncIterator()
         let report = await iterator.next()
         #expect(report?.changeset.sectionInserts == [0])
     }
 
-    @Test("2,000 random transactions: after every commit the result equals a fresh query, and each report replays")
-    func randomTransactions() throws {
+    @Test("2,000 random transactions: after every commit the result equals a fresh query, and each report replays", arguments: ResultsStoreFixture.all)
+    func randomTransactions(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0xF1C)
         var generator = SplitMix64(seed: seed)
-        let connection = try Self.makePhotos()
-        let photos = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
-        let tags = try FetchedResultsController<Tag>(connection: connection, request: FetchRequest(table: "tag", keyColumn: "name", sortKeys: [SortKey("weight")]))
+        let database = try Self.makePhotos(store)
+        let photos = try database.fetchedResultsController(Self.photoRequest, of: Photo.self)
+        let tags = try database.fetchedResultsController(FetchRequest(table: "tag", keyColumn: "name", sortKeys: [SortKey("weight")]), of: Tag.self)
         let photoLog = ReportLog<Photo>()
         let tagLog = ReportLog<Tag>()
         photos.delegate = photoLog
@@ -276,7 +296,7 @@ struct FetchedResultsControllerTests {
         for round in 0..<2_000 {
             let before = (photos.snapshot, tags.snapshot, photoLog.reports.count, tagLog.reports.count)
             let rollback = Int.random(in: 0..<10, using: &generator) == 0
-            try? connection.write { (db: Database) -> Void in
+            try? database.write { (db: any TestConnection) -> Void in
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
                     let id = Int64.random(in: 1...60, using: &generator)
                     let visible: Int64 = Int64.random(in: 0...3, using: &generator) == 0 ? 0 : 1
@@ -309,12 +329,10 @@ struct FetchedResultsControllerTests {
                 if rollback { throw Rollback() }
             }
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
-            let freshPhotos = try FetchedResultsController<Photo>(connection: connection, request: Self.photoRequest)
-            try freshPhotos.performFetch()
-            let freshTags = try FetchedResultsController<Tag>(connection: connection, request: tags.request)
-            try freshTags.performFetch()
-            #expect(photos.snapshot == freshPhotos.snapshot, comment)
-            #expect(tags.snapshot == freshTags.snapshot, comment)
+            let freshPhotos = try database.freshSnapshot(Self.photoRequest, of: Photo.self)
+            let freshTags = try database.freshSnapshot(tags.request, of: Tag.self)
+            #expect(photos.snapshot == freshPhotos, comment)
+            #expect(tags.snapshot == freshTags, comment)
             #expect(photoLog.reports.count - before.2 <= 1 && tagLog.reports.count - before.3 <= 1, comment)
             if photoLog.reports.count > before.2, let report = photoLog.reports.last {
                 #expect(report.oldSnapshot == before.0 && report.newSnapshot == photos.snapshot, comment)

@@ -5,6 +5,12 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
+// Runs on every store (ResultsStoreFixture.all): fetching, inserts,
+// deletes and updates, rollbacks and savepoints, key changes, a large
+// transaction, a failed decode and the randomized oracle. Single-store
+// (SQLite): a WITHOUT ROWID table, a row-id key and SQLite's view, and
+// refresh after another connection's commit to the same file.
+
 struct Message: FetchableRecord, Hashable {
     var id: Int64
     var folder: String
@@ -57,28 +63,51 @@ final class SetLog<Record: FetchableRecord>: FetchedSetControllerDelegate {
 struct FetchedSetControllerTests {
     static let unreadInbox = SetRequest(table: "message", predicate: "unread = ? AND folder = ?", arguments: [.integer(1), .text("inbox")])
 
+    static let setUp = [
+        "CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)",
+        "CREATE TABLE label (name TEXT PRIMARY KEY, weight INTEGER) WITHOUT ROWID",
+        "CREATE TABLE muted (folder TEXT PRIMARY KEY)",
+        "INSERT INTO message VALUES (1, 'inbox', 1, 'a'), (2, 'inbox', 0, 'b'), (3, 'spam', 1, 'c'), (4, 'inbox', 1, 'd')",
+    ]
+
+    /// `message` with four rows, `label` and `muted`, in a database of
+    /// `store`.
+    static func makeDatabase(_ store: ResultsStoreFixture) throws -> TestDatabase {
+        let database = try store.makeDatabase()
+        try database.write { db in
+            for sql in setUp { try db.execute(sql) }
+        }
+        return database
+    }
+
+    /// The same tables in an SQLite database in memory.
     static func makeDatabase() throws -> Connection {
         let connection = try Connection(path: ":memory:")
         try connection.write { db in
-            try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)")
-            try db.execute("CREATE TABLE label (name TEXT PRIMARY KEY, weight INTEGER) WITHOUT ROWID")
-            try db.execute("CREATE TABLE muted (folder TEXT PRIMARY KEY)")
-            try db.execute("INSERT INTO message VALUES (1, 'inbox', 1, 'a'), (2, 'inbox', 0, 'b'), (3, 'spam', 1, 'c'), (4, 'inbox', 1, 'd')")
+            for sql in setUp { try db.execute(sql) }
         }
         return connection
     }
 
+    static func makeController<Record>(_ database: TestDatabase, _ request: SetRequest, as type: Record.Type = Message.self) throws -> (FetchedSetController<Record>, SetLog<Record>) {
+        try start(database.fetchedSetController(request, of: Record.self))
+    }
+
     static func makeController<Record>(_ connection: Connection, _ request: SetRequest, as type: Record.Type = Message.self) throws -> (FetchedSetController<Record>, SetLog<Record>) {
-        let controller = FetchedSetController<Record>(connection: connection, request: request)
+        try start(FetchedSetController<Record>(connection: connection, request: request))
+    }
+
+    /// Gives the controller a log and fetches.
+    static func start<Record>(_ controller: FetchedSetController<Record>) throws -> (FetchedSetController<Record>, SetLog<Record>) {
         let log = SetLog<Record>()
         controller.delegate = log
         try controller.performFetch()
         return (controller, log)
     }
 
-    @Test("A fetch holds the matching rows: count, contains and lookup by id")
-    func fetch() throws {
-        let (controller, log) = try Self.makeController(try Self.makeDatabase(), Self.unreadInbox)
+    @Test("A fetch holds the matching rows: count, contains and lookup by id", arguments: ResultsStoreFixture.all)
+    func fetch(store: ResultsStoreFixture) throws {
+        let (controller, log) = try Self.makeController(try Self.makeDatabase(store), Self.unreadInbox)
         #expect(controller.count == 2)
         #expect(controller.contains(id: 1) && controller.contains(id: 4) && !controller.contains(id: 2) && !controller.contains(id: 3))
         #expect(controller.record(withID: 4)?.subject == "d" && controller.record(withID: 3) == nil)
@@ -86,25 +115,25 @@ struct FetchedSetControllerTests {
         #expect(log.reports.isEmpty && controller.observedTables == ["message"])
     }
 
-    @Test("Inserts, deletes and content updates are reported by key with the counts; rows that do not match report nothing")
-    func insertDeleteUpdate() throws {
-        let connection = try Self.makeDatabase()
-        let (controller, log) = try Self.makeController(connection, Self.unreadInbox)
-        try connection.write { db in try db.execute("INSERT INTO message VALUES (5, 'inbox', 1, 'e')") }
+    @Test("Inserts, deletes and content updates are reported by key with the counts; rows that do not match report nothing", arguments: ResultsStoreFixture.all)
+    func insertDeleteUpdate(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        let (controller, log) = try Self.makeController(database, Self.unreadInbox)
+        try database.write { db in try db.execute("INSERT INTO message VALUES (5, 'inbox', 1, 'e')") }
         #expect(log.reports.last?.inserted.map(\.id) == [5] && controller.count == 3)
-        try connection.write { db in try db.execute("INSERT INTO message VALUES (6, 'spam', 1, 'f')") }
+        try database.write { db in try db.execute("INSERT INTO message VALUES (6, 'spam', 1, 'f')") }
         #expect(log.reports.count == 1)
-        try connection.write { db in try db.execute("UPDATE message SET subject = 'A' WHERE id = 1") }
+        try database.write { db in try db.execute("UPDATE message SET subject = 'A' WHERE id = 1") }
         #expect(log.reports.last?.updated.map(\.subject) == ["A"] && log.reports.last?.inserted.isEmpty == true)
-        try connection.write { db in try db.execute("UPDATE message SET unread = 0 WHERE id = 4") }
+        try database.write { db in try db.execute("UPDATE message SET unread = 0 WHERE id = 4") }
         #expect(log.reports.last?.deleted.map(\.subject) == ["d"] && !controller.contains(id: 4))
-        try connection.write { db in try db.execute("UPDATE message SET unread = 1 WHERE id = 2") }
+        try database.write { db in try db.execute("UPDATE message SET unread = 1 WHERE id = 2") }
         #expect(log.reports.last?.inserted.map(\.id) == [2] && controller.contains(id: 2))
-        try connection.write { db in try db.execute("DELETE FROM message WHERE id = 5") }
+        try database.write { db in try db.execute("DELETE FROM message WHERE id = 5") }
         #expect(log.reports.last?.deleted.map(\.id) == [5])
         #expect(log.reports.count == 5 && controller.count == 2)
         log.events.removeAll()
-        try connection.write { db in
+        try database.write { db in
             try db.execute("DELETE FROM message WHERE id = 1")
             try db.execute("INSERT INTO message VALUES (8, 'inbox', 1, 'h'), (7, 'inbox', 1, 'g')")
             try db.execute("UPDATE message SET subject = 'B' WHERE id = 2")
@@ -116,16 +145,16 @@ struct FetchedSetControllerTests {
         #expect(controller.incrementalUpdates == 7 && controller.refetches == 0, "every commit, the one that matched nothing too, was followed row by row")
     }
 
-    @Test("Rolled-back transactions report nothing; a rolled-back savepoint drops only its own changes")
-    func rollbacks() throws {
-        let connection = try Self.makeDatabase()
-        let (controller, log) = try Self.makeController(connection, Self.unreadInbox)
-        try? connection.write { db in
+    @Test("Rolled-back transactions report nothing; a rolled-back savepoint drops only its own changes", arguments: ResultsStoreFixture.all)
+    func rollbacks(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        let (controller, log) = try Self.makeController(database, Self.unreadInbox)
+        try? database.write { db in
             try db.execute("DELETE FROM message")
             throw Rollback()
         }
         #expect(log.reports.isEmpty && controller.count == 2)
-        try connection.write { db in
+        try database.write { db in
             try? db.savepoint { db in
                 try db.execute("DELETE FROM message WHERE id = 1")
                 throw Rollback()
@@ -137,11 +166,11 @@ struct FetchedSetControllerTests {
         #expect(controller.ids == [1])
     }
 
-    @Test("A key that changes is a delete of the old key and an insert of the new one")
-    func keyChange() throws {
-        let connection = try Self.makeDatabase()
-        let (controller, log) = try Self.makeController(connection, Self.unreadInbox)
-        try connection.write { db in try db.execute("UPDATE message SET id = 10 WHERE id = 1") }
+    @Test("A key that changes is a delete of the old key and an insert of the new one", arguments: ResultsStoreFixture.all)
+    func keyChange(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        let (controller, log) = try Self.makeController(database, Self.unreadInbox)
+        try database.write { db in try db.execute("UPDATE message SET id = 10 WHERE id = 1") }
         #expect(log.reports.last?.deleted.map(\.id) == [1] && log.reports.last?.inserted.map(\.id) == [10])
         #expect(controller.ids == [4, 10])
     }
@@ -177,13 +206,13 @@ struct FetchedSetControllerTests {
         #expect(subquery.refetches == 3 && view.refetches == 1 && byRowID.refetches == 0 && byRowID.incrementalUpdates == 1)
     }
 
-    @Test("A large transaction re-fetches by default and reports exactly what reading row by row reports")
-    func largeTransactionFallsBack() throws {
-        let connection = try Self.makeDatabase()
-        let (automatic, automaticLog) = try Self.makeController(connection, Self.unreadInbox)
-        let (incremental, incrementalLog) = try Self.makeController(connection, Self.unreadInbox)
+    @Test("A large transaction re-fetches by default and reports exactly what reading row by row reports", arguments: ResultsStoreFixture.all)
+    func largeTransactionFallsBack(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        let (automatic, automaticLog) = try Self.makeController(database, Self.unreadInbox)
+        let (incremental, incrementalLog) = try Self.makeController(database, Self.unreadInbox)
         incremental.incrementalLimit = .max
-        try connection.write { db in
+        try database.write { db in
             for id in 100..<300 {
                 try db.execute("INSERT INTO message VALUES (?, ?, 1, 's')", [.integer(Int64(id)), .text(id % 3 == 0 ? "spam" : "inbox")])
             }
@@ -221,8 +250,8 @@ struct FetchedSetControllerTests {
         #expect(log.reports.count == 1)
     }
 
-    @Test("A record that fails to decode after a commit keeps the last good set, tells the delegate, and recovers")
-    func failedUpdate() throws {
+    @Test("A record that fails to decode after a commit keeps the last good set, tells the delegate, and recovers", arguments: ResultsStoreFixture.all)
+    func failedUpdate(store: ResultsStoreFixture) throws {
         struct Strict: FetchableRecord {
             struct Bad: Error {}
             var id: Int64
@@ -231,33 +260,33 @@ struct FetchedSetControllerTests {
                 if row["subject"].string == "bad" { throw Bad() }
             }
         }
-        let connection = try Self.makeDatabase()
-        let (controller, log) = try Self.makeController(connection, Self.unreadInbox, as: Strict.self)
-        try connection.write { db in try db.execute("INSERT INTO message VALUES (5, 'inbox', 1, 'bad')") }
+        let database = try Self.makeDatabase(store)
+        let (controller, log) = try Self.makeController(database, Self.unreadInbox, as: Strict.self)
+        try database.write { db in try db.execute("INSERT INTO message VALUES (5, 'inbox', 1, 'bad')") }
         #expect(controller.count == 2 && log.errors.count == 1 && controller.lastError != nil)
-        try connection.write { db in try db.execute("UPDATE message SET subject = 'good' WHERE id = 5") }
+        try database.write { db in try db.execute("UPDATE message SET subject = 'good' WHERE id = 5") }
         #expect(controller.count == 3 && controller.lastError == nil && log.reports.last?.inserted.map(\.id) == [5])
     }
 
     // MARK: Randomized oracle
 
-    @Test("Random transactions: the incremental and re-fetch paths give the same reports, the set equals a plain query, and reports replay to it")
-    func randomTransactions() throws {
+    @Test("Random transactions: the incremental and re-fetch paths give the same reports, the set equals a plain query, and reports replay to it", arguments: ResultsStoreFixture.all)
+    func randomTransactions(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x5E7_5E7)
         var generator = SplitMix64(seed: seed)
-        let connection = try Self.makeDatabase()
+        let database = try Self.makeDatabase(store)
         let request = SetRequest(table: "message", predicate: "unread = ? AND folder <> ?", arguments: [.integer(1), .text("spam")])
-        let (automatic, automaticLog) = try Self.makeController(connection, request)
-        let (refetching, refetchingLog) = try Self.makeController(connection, request)
+        let (automatic, automaticLog) = try Self.makeController(database, request)
+        let (refetching, refetchingLog) = try Self.makeController(database, request)
         refetching.incrementalLimit = 0
-        let (incremental, incrementalLog) = try Self.makeController(connection, request)
+        let (incremental, incrementalLog) = try Self.makeController(database, request)
         incremental.incrementalLimit = .max
         let folders: [DatabaseValue] = ["inbox", "spam", "work", nil]
         var previous = Dictionary(uniqueKeysWithValues: automatic.records.map { ($0.id, $0) })
         for round in 0..<800 {
             let reportsBefore = automaticLog.reports.count
             let rollback = Int.random(in: 0..<10, using: &generator) == 0
-            try? connection.write { (db: Database) -> Void in
+            try? database.write { (db: any TestConnection) -> Void in
                 for _ in 0..<Int.random(in: 1...5, using: &generator) {
                     let id = Int64.random(in: 1...50, using: &generator)
                     switch Int.random(in: 0..<100, using: &generator) {
@@ -294,7 +323,7 @@ struct FetchedSetControllerTests {
                 if rollback { throw Rollback() }
             }
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
-            let rows = try connection.withDatabase { db in
+            let rows = try database.withConnection { db in
                 try db.rows("SELECT id, folder, unread, subject FROM message WHERE unread = 1 AND folder <> 'spam'")
             }
             let expected = Dictionary(uniqueKeysWithValues: rows.map { (Message(values: $0).id, Message(values: $0)) })

@@ -6,6 +6,17 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
+// Runs on every store (ResultsStoreFixture.all): patching against
+// re-fetching under random transactions and scripts, moves in large
+// sections, the threshold, one far move, a slow consumer, and the edge
+// cases of a same-table subquery, a failed re-fetch and odd thresholds.
+// Single-store (SQLite): Collation.compare against SQLite's ORDER BY, which
+// requests SQLite's patch plan refuses (views, rowid), another connection
+// or process committing (data_version), rows read through the pre-update
+// hook after ADD COLUMN … DEFAULT, a delegate reading the controller's
+// connection, text compared by its bytes as SQLite does, a DELETE prepared
+// before the controller (SQLite's truncate), and SQLite's parameter forms.
+
 /// A row of any table, compared on every column.
 struct AnyRow: FetchableRecord {
     var id: DatabaseValue
@@ -79,11 +90,25 @@ struct IncrementalResultsTests {
         }
     }
 
+    static let tables = [
+        "CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name, flag INTEGER)",
+        "CREATE TABLE tag (name TEXT PRIMARY KEY, weight) WITHOUT ROWID",
+    ]
+
+    /// `item` and `tag`, empty, in a database of `store`.
+    static func makeItems(_ store: ResultsStoreFixture) throws -> TestDatabase {
+        let database = try store.makeDatabase()
+        try database.write { db in
+            for table in tables { try db.execute(table) }
+        }
+        return database
+    }
+
+    /// `item` and `tag`, empty, in an SQLite database in memory.
     static func makeItems() throws -> Connection {
         let connection = try Connection(path: ":memory:")
         try connection.write { db in
-            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name, flag INTEGER)")
-            try db.execute("CREATE TABLE tag (name TEXT PRIMARY KEY, weight) WITHOUT ROWID")
+            for table in tables { try db.execute(table) }
         }
         return connection
     }
@@ -113,24 +138,34 @@ struct IncrementalResultsTests {
         let refetchingLog = ReportLog<AnyRow>()
         var incrementalCommits = 0
 
-        init(name: String, connection: Connection, request: FetchRequest) throws {
+        init(name: String, patching: FetchedResultsController<AnyRow>, refetching: FetchedResultsController<AnyRow>) {
             self.name = name
-            patching = try FetchedResultsController(connection: connection, request: request)
-            refetching = try FetchedResultsController(connection: connection, request: request)
+            self.patching = patching
+            self.refetching = refetching
             refetching.isIncremental = false
             patching.delegate = patchingLog
             refetching.delegate = refetchingLog
             try? patching.performFetch()
             try? refetching.performFetch()
         }
+
+        /// A pair over a database of a store.
+        convenience init(name: String, database: TestDatabase, request: FetchRequest) throws {
+            try self.init(name: name, patching: database.fetchedResultsController(request), refetching: database.fetchedResultsController(request))
+        }
+
+        /// A pair over an SQLite connection.
+        convenience init(name: String, connection: Connection, request: FetchRequest) throws {
+            try self.init(name: name, patching: FetchedResultsController(connection: connection, request: request), refetching: FetchedResultsController(connection: connection, request: request))
+        }
     }
 
-    @Test("3,000 random transactions and multi-statement scripts: the patching and the re-fetching controller give identical reports, and both equal a fresh query")
-    func patchingEqualsRefetching() throws {
+    @Test("3,000 random transactions and multi-statement scripts: the patching and the re-fetching controller give identical reports, and both equal a fresh query", arguments: ResultsStoreFixture.all)
+    func patchingEqualsRefetching(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x1C4)
         var generator = SplitMix64(seed: seed)
-        let connection = try Self.makeItems()
-        let pairs = try Self.requests.map { try Pair(name: $0.0, connection: connection, request: $0.1) }
+        let database = try Self.makeItems(store)
+        let pairs = try Self.requests.map { try Pair(name: $0.0, database: database, request: $0.1) }
         let groups: [DatabaseValue] = ["a", "b", "B", "c", .null, .integer(1), .real(1.5), .integer(2), .real(2.0)]
         let names: [DatabaseValue] = ["alpha", "Alpha", "beta", "beta ", "Beta  ", "gamma", "", "éclair", .null, .integer(3)]
         let ranks: [DatabaseValue] = [.integer(1), .integer(2), .real(2.0), .real(2.5), .integer(-1), .null, .integer(9_007_199_254_740_993), .real(9_007_199_254_740_992), "r", .blob([1])]
@@ -145,7 +180,7 @@ struct IncrementalResultsTests {
             if Int.random(in: 0..<4, using: &generator) == 0 {
                 scripts += 1
                 let script = Self.randomScript(using: &generator, groups: groups, names: names, ranks: ranks)
-                connection.withDatabase { db in
+                database.withConnection { db in
                     try? db.execute(script)
                     // A script that failed or stopped inside its own BEGIN
                     // is rolled back by its caller.
@@ -153,7 +188,7 @@ struct IncrementalResultsTests {
                 }
             } else {
                 let rollback = Int.random(in: 0..<12, using: &generator) == 0
-                try? connection.write { (db: Database) -> Void in
+                try? database.write { (db: any TestConnection) -> Void in
                     for _ in 0..<Int.random(in: 1...4, using: &generator) {
                         let id = Int64.random(in: 1...80, using: &generator)
                         let flag: Int64 = Int64.random(in: 0...3, using: &generator) == 0 ? 0 : 1
@@ -203,9 +238,8 @@ struct IncrementalResultsTests {
                 }
                 #expect(pair.patching.snapshot == pair.refetching.snapshot, comment)
                 if pair.refetching.lastError == nil {
-                    let fresh = try FetchedResultsController<AnyRow>(connection: connection, request: pair.refetching.request)
-                    if (try? fresh.performFetch()) != nil {
-                        #expect(pair.patching.snapshot == fresh.snapshot, comment)
+                    if let fresh = try? database.freshSnapshot(pair.refetching.request, of: AnyRow.self) {
+                        #expect(pair.patching.snapshot == fresh, comment)
                     }
                 }
                 // Stop at the first broken round: the rest would only repeat it.
@@ -276,22 +310,22 @@ struct IncrementalResultsTests {
         return statements.joined(separator: ";\n") + ";"
     }
 
-    @Test("500 random transactions moving several rows at once, near and far, in large sections: patched reports equal re-fetched ones")
-    func windows() throws {
+    @Test("500 random transactions moving several rows at once, near and far, in large sections: patched reports equal re-fetched ones", arguments: ResultsStoreFixture.all)
+    func windows(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x3A7)
         var generator = SplitMix64(seed: seed)
-        let connection = try Self.makeItems()
-        try connection.write { db in
+        let database = try Self.makeItems(store)
+        try database.write { db in
             for id in 1...600 {
                 try db.execute("INSERT INTO item VALUES (?, ?, ?, 'n', 1)", [.integer(Int64(id)), .text(["a", "b", "c"][id % 3]), .integer(Int64(id))])
             }
         }
         let pairs = [
-            try Pair(name: "sections", connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")),
-            try Pair(name: "one list", connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank", ascending: false)])),
+            try Pair(name: "sections", database: database, request: FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")),
+            try Pair(name: "one list", database: database, request: FetchRequest(table: "item", sortKeys: [SortKey("rank", ascending: false)])),
         ]
         for round in 0..<500 {
-            try connection.write { db in
+            try database.write { db in
                 for _ in 0..<Int.random(in: 1...6, using: &generator) {
                     let id = Int64.random(in: 1...620, using: &generator)
                     let near = Bool.random(using: &generator)
@@ -341,44 +375,44 @@ struct IncrementalResultsTests {
         #expect(plain.keptSortValueByteCount == 16)
     }
 
-    @Test("The threshold: a transaction touching more than the set share of the result re-fetches, one under it patches; both report the same")
-    func threshold() throws {
-        let connection = try Self.makeItems()
-        try connection.write { db in
+    @Test("The threshold: a transaction touching more than the set share of the result re-fetches, one under it patches; both report the same", arguments: ResultsStoreFixture.all)
+    func threshold(store: ResultsStoreFixture) throws {
+        let database = try Self.makeItems(store)
+        try database.write { db in
             for id in 1...100 { try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'n', 1)", [.integer(Int64(id)), .integer(Int64(id))]) }
         }
         let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
-        let pair = try Pair(name: "threshold", connection: connection, request: request)
+        let pair = try Pair(name: "threshold", database: database, request: request)
         pair.patching.incrementalThreshold = 0.1
         // 10 rows: at the threshold, patched.
-        try connection.write { db in try db.execute("UPDATE item SET rank = 200 - rank WHERE id <= 10") }
+        try database.write { db in try db.execute("UPDATE item SET rank = 200 - rank WHERE id <= 10") }
         #expect(pair.patching.lastUpdateMethod == .incremental)
         // 11 rows: over it, re-fetched.
-        try connection.write { db in try db.execute("UPDATE item SET rank = rank + 1000 WHERE id > 89") }
+        try database.write { db in try db.execute("UPDATE item SET rank = rank + 1000 WHERE id > 89") }
         #expect(pair.patching.lastUpdateMethod == .refetch)
         // And back under it.
-        try connection.write { db in try db.execute("DELETE FROM item WHERE id IN (1, 50, 99)") }
+        try database.write { db in try db.execute("DELETE FROM item WHERE id IN (1, 50, 99)") }
         #expect(pair.patching.lastUpdateMethod == .incremental)
         #expect(pair.patchingLog.reports.map(\.changeset) == pair.refetchingLog.reports.map(\.changeset))
         #expect(pair.patchingLog.reports.count == 3)
         #expect(pair.patching.snapshot == pair.refetching.snapshot)
     }
 
-    @Test("A single row moving far within one large section is one move; its neighbours do not move")
-    func oneRowMovesFar() throws {
-        let connection = try Self.makeItems()
-        try connection.write { db in
+    @Test("A single row moving far within one large section is one move; its neighbours do not move", arguments: ResultsStoreFixture.all)
+    func oneRowMovesFar(store: ResultsStoreFixture) throws {
+        let database = try Self.makeItems(store)
+        try database.write { db in
             for id in 1...5_000 { try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'n', 1)", [.integer(Int64(id)), .integer(Int64(id))]) }
         }
-        let pair = try Pair(name: "far", connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp"))
-        try connection.write { db in try db.execute("UPDATE item SET rank = 4500.5 WHERE id = 3") }
+        let pair = try Pair(name: "far", database: database, request: FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp"))
+        try database.write { db in try db.execute("UPDATE item SET rank = 4500.5 WHERE id = 3") }
         let report = try #require(pair.patchingLog.reports.last)
         #expect(pair.patching.lastUpdateMethod == .incremental)
         #expect(report.changeset.itemMoves == [Move(from: IndexPath(item: 2, section: 0), to: IndexPath(item: 4499, section: 0))])
         #expect(report.changeset.itemUpdates == [Move(from: IndexPath(item: 2, section: 0), to: IndexPath(item: 4499, section: 0))])
         #expect(report.changeset == pair.refetchingLog.reports.last?.changeset)
         // Two neighbours swapping: the diff's choice, reproduced.
-        try connection.write { db in try db.execute("UPDATE item SET rank = CASE id WHEN 10 THEN 11 ELSE 10 END WHERE id IN (10, 11)") }
+        try database.write { db in try db.execute("UPDATE item SET rank = CASE id WHEN 10 THEN 11 ELSE 10 END WHERE id IN (10, 11)") }
         #expect(pair.patching.lastUpdateMethod == .incremental)
         #expect(pair.patchingLog.reports.last?.changeset == pair.refetchingLog.reports.last?.changeset)
         #expect(pair.patchingLog.reports.last?.changeset.itemMoves.count == 1)
@@ -441,15 +475,15 @@ struct IncrementalResultsTests {
         #expect(controller.snapshot.allItems.map(\.id) == (1...5).reversed().map { .integer(Int64($0)) })
     }
 
-    @Test("A slow consumer: reports past the buffer limit merge into one exact report, and replaying what arrives gives the result")
-    func slowConsumer() async throws {
-        let connection = try Self.makeItems()
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+    @Test("A slow consumer: reports past the buffer limit merge into one exact report, and replaying what arrives gives the result", arguments: ResultsStoreFixture.all)
+    func slowConsumer(store: ResultsStoreFixture) async throws {
+        let database = try Self.makeItems(store)
+        let controller = try database.fetchedResultsController(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), of: AnyRow.self)
         try controller.performFetch()
         let start = controller.snapshot
         let reports = controller.reports(bufferLimit: 3)
         for n in 1...10 {
-            try connection.write { db in
+            try database.write { db in
                 try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'n', 1)", [.integer(Int64(n)), .integer(Int64(11 - n))])
                 if n > 5 { try db.execute("DELETE FROM item WHERE id = ?", [.integer(Int64(n - 5))]) }
             }
@@ -476,6 +510,16 @@ struct IncrementalResultsTests {
 /// the controller.
 @Suite("Incremental results: edge cases")
 struct IncrementalEdgeCaseTests {
+    /// `item` holding `count` rows, in a database of `store`.
+    static func items(_ store: ResultsStoreFixture, _ count: Int) throws -> TestDatabase {
+        let database = try IncrementalResultsTests.makeItems(store)
+        try database.write { db in
+            for id in 1...count { try db.execute("INSERT INTO item VALUES (?, 'a', ?, ?, 1)", [.integer(Int64(id)), .integer(Int64(id)), .text("n\(id)")]) }
+        }
+        return database
+    }
+
+    /// `item` holding `count` rows, in an SQLite database in memory.
     static func items(_ count: Int) throws -> Connection {
         let connection = try IncrementalResultsTests.makeItems()
         try connection.write { db in
@@ -490,15 +534,15 @@ struct IncrementalEdgeCaseTests {
         return controller.snapshot
     }
 
-    @Test("A predicate with a subquery on its own table re-fetches: one row's change moves others in and out")
-    func sameTableSubquery() throws {
-        let connection = try Self.items(10)
+    @Test("A predicate with a subquery on its own table re-fetches: one row's change moves others in and out", arguments: ResultsStoreFixture.all)
+    func sameTableSubquery(store: ResultsStoreFixture) throws {
+        let database = try Self.items(store, 10)
         let request = FetchRequest(table: "item", predicate: "rank >= (SELECT max(rank) FROM item) - 2", sortKeys: [SortKey("rank")])
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+        let controller = try database.fetchedResultsController(request, of: AnyRow.self)
         try controller.performFetch()
         #expect(!controller.supportsIncrementalUpdates)
-        try connection.write { db in try db.execute("UPDATE item SET rank = 100 WHERE id = 1") }
-        #expect(controller.snapshot == (try Self.fresh(connection, request)))
+        try database.write { db in try db.execute("UPDATE item SET rank = 100 WHERE id = 1") }
+        #expect(controller.snapshot == (try database.freshSnapshot(request, of: AnyRow.self)))
         #expect(controller.snapshot.allItems.map(\.id) == [.integer(1)])
     }
 
@@ -526,20 +570,20 @@ struct IncrementalEdgeCaseTests {
         }
     }
 
-    @Test("After a re-fetch fails, commits re-fetch until one succeeds; none patches the stale result")
-    func failedRefetchStopsPatching() throws {
-        let connection = try Self.items(40)
-        let controller = try FetchedResultsController<NamedRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+    @Test("After a re-fetch fails, commits re-fetch until one succeeds; none patches the stale result", arguments: ResultsStoreFixture.all)
+    func failedRefetchStopsPatching(store: ResultsStoreFixture) throws {
+        let database = try Self.items(store, 40)
+        let controller = try database.fetchedResultsController(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), of: NamedRow.self)
         try controller.performFetch()
         let good = controller.snapshot
         // Every name the same: the records' ids repeat, so no diff exists.
-        try connection.write { db in try db.execute("UPDATE item SET name = 'same'") }
+        try database.write { db in try db.execute("UPDATE item SET name = 'same'") }
         #expect(controller.lastError != nil)
         #expect(controller.snapshot == good)
-        try connection.write { db in try db.execute("UPDATE item SET rank = 0 WHERE id = 7") }
+        try database.write { db in try db.execute("UPDATE item SET rank = 0 WHERE id = 7") }
         #expect(controller.lastUpdateMethod == .refetch)
         #expect(controller.lastError != nil && controller.snapshot == good)
-        try connection.write { db in try db.execute("UPDATE item SET name = 'n' || id") }
+        try database.write { db in try db.execute("UPDATE item SET name = 'n' || id") }
         #expect(controller.lastError == nil)
         #expect(controller.snapshot.allItems.first?.id == "n7")
         #expect(controller.supportsIncrementalUpdates)
@@ -606,20 +650,20 @@ struct IncrementalEdgeCaseTests {
         }
     }
 
-    @Test("Thresholds of infinity, NaN and less than zero do not trap: infinity always patches")
-    func oddThresholds() throws {
-        let connection = try Self.items(20)
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank")]))
+    @Test("Thresholds of infinity, NaN and less than zero do not trap: infinity always patches", arguments: ResultsStoreFixture.all)
+    func oddThresholds(store: ResultsStoreFixture) throws {
+        let database = try Self.items(store, 20)
+        let controller = try database.fetchedResultsController(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), of: AnyRow.self)
         try controller.performFetch()
         controller.incrementalThreshold = .infinity
-        try connection.write { db in try db.execute("UPDATE item SET rank = 100 - rank") }
+        try database.write { db in try db.execute("UPDATE item SET rank = 100 - rank") }
         #expect(controller.lastUpdateMethod == .incremental)
         for threshold in [Double.nan, -1, 0] {
             controller.incrementalThreshold = threshold
-            try connection.write { db in try db.execute("UPDATE item SET rank = rank + 1 WHERE id <= 2") }
+            try database.write { db in try db.execute("UPDATE item SET rank = rank + 1 WHERE id <= 2") }
             #expect(controller.lastUpdateMethod == .refetch)
         }
-        #expect(controller.snapshot == (try Self.fresh(connection, controller.request)))
+        #expect(controller.snapshot == (try database.freshSnapshot(controller.request, of: AnyRow.self)))
     }
 
     @Test("A predicate with more parameters than arguments (the rest NULL), numbered or named, reads a changed row as the full query does: the key never lands in one of its parameters", arguments: [

@@ -4,6 +4,8 @@ import TesseraDiff
 import TesseraResults
 import TesseraTestSupport
 
+// No store: the mutable controller keeps its elements in memory.
+
 /// A card in a deck: sectioned by deck, sorted by rank, then title
 /// descending; ties keep insertion order.
 struct Card: Identifiable, Equatable, Sendable {

@@ -6,6 +6,13 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
+// Runs on every store (ResultsStoreFixture.all): sections from parents,
+// renames, moves across parents, deletes, rollbacks and savepoints, one
+// report per transaction, new requests, duplicate keys and the randomized
+// oracle. Single-store (SQLite): a renamed column's error, which is
+// SQLite's, and refresh after another connection's commit to the same
+// file.
+
 /// Records every report and callback of a relational controller.
 final class RelationalLog<Parent: FetchableRecord, Child: FetchableRecord>: RelationalResultsControllerDelegate {
     var reports: [SnapshotReport<Parent, Child>] = []
@@ -31,18 +38,40 @@ struct RelationalResultsControllerTests {
     static let parents = ParentRequest(table: "album", predicate: "archived = ?", arguments: [.integer(0)], sortKeys: [SortKey("name")])
     static let children = ChildRequest(table: "photo", foreignKeyColumn: "album_id", predicate: "hidden = ?", arguments: [.integer(0)], sortKeys: [SortKey("date", ascending: false)])
 
+    static let tables = [
+        "CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER NOT NULL DEFAULT 0)",
+        "CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER NOT NULL DEFAULT 0)",
+        "CREATE TABLE other (id INTEGER PRIMARY KEY)",
+    ]
+
+    /// `album`, `photo` and `other`, empty, in a database of `store`.
+    static func makeDatabase(_ store: ResultsStoreFixture) throws -> TestDatabase {
+        let database = try store.makeDatabase()
+        try database.write { db in
+            for table in tables { try db.execute(table) }
+        }
+        return database
+    }
+
+    /// The same tables in an SQLite database in memory.
     static func makeDatabase() throws -> Connection {
         let connection = try Connection(path: ":memory:")
         try connection.write { db in
-            try db.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER NOT NULL DEFAULT 0)")
-            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER NOT NULL DEFAULT 0)")
-            try db.execute("CREATE TABLE other (id INTEGER PRIMARY KEY)")
+            for table in tables { try db.execute(table) }
         }
         return connection
     }
 
+    static func makeController(_ database: TestDatabase) throws -> (RelationalResultsController<Album, AlbumPhoto>, RelationalLog<Album, AlbumPhoto>) {
+        try start(database.relationalResultsController(parents: parents, children: children))
+    }
+
     static func makeController(_ connection: Connection) throws -> (RelationalResultsController<Album, AlbumPhoto>, RelationalLog<Album, AlbumPhoto>) {
-        let controller = RelationalResultsController<Album, AlbumPhoto>(connection: connection, parents: parents, children: children)
+        try start(RelationalResultsController<Album, AlbumPhoto>(connection: connection, parents: parents, children: children))
+    }
+
+    /// Gives the controller a log and fetches.
+    static func start(_ controller: RelationalResultsController<Album, AlbumPhoto>) throws -> (RelationalResultsController<Album, AlbumPhoto>, RelationalLog<Album, AlbumPhoto>) {
         let log = RelationalLog<Album, AlbumPhoto>()
         controller.delegate = log
         try controller.performFetch()
@@ -56,22 +85,34 @@ struct RelationalResultsControllerTests {
         }
     }
 
-    static func seed(_ connection: Connection) throws {
-        try connection.write { db in
-            try db.execute("INSERT INTO album (id, name, archived) VALUES (1, 'beach', 0), (2, 'alps', 0), (3, 'empty', 0), (4, 'old', 1)")
-            try db.execute("""
-                INSERT INTO photo (id, album_id, date, title, hidden) VALUES
-                (10, 1, 5, 'a', 0), (11, 1, 7, 'b', 0), (12, 2, 1, 'c', 0),
-                (13, 4, 1, 'archived album', 0), (14, 99, 1, 'no such album', 0), (15, NULL, 1, 'no album', 0), (16, 1, 9, 'hidden', 1)
-                """)
+    static let seedRows = [
+        "INSERT INTO album (id, name, archived) VALUES (1, 'beach', 0), (2, 'alps', 0), (3, 'empty', 0), (4, 'old', 1)",
+        """
+        INSERT INTO photo (id, album_id, date, title, hidden) VALUES
+        (10, 1, 5, 'a', 0), (11, 1, 7, 'b', 0), (12, 2, 1, 'c', 0),
+        (13, 4, 1, 'archived album', 0), (14, 99, 1, 'no such album', 0), (15, NULL, 1, 'no album', 0), (16, 1, 9, 'hidden', 1)
+        """,
+    ]
+
+    /// Four albums (one archived) and photos, some hidden or without a
+    /// shown album.
+    static func seed(_ database: TestDatabase) throws {
+        try database.write { db in
+            for sql in seedRows { try db.execute(sql) }
         }
     }
 
-    @Test("Parents are sections in their order, a parent with no children is an empty section, children without a shown parent are not shown")
-    func fetch() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, _) = try Self.makeController(connection)
+    static func seed(_ connection: Connection) throws {
+        try connection.write { db in
+            for sql in seedRows { try db.execute(sql) }
+        }
+    }
+
+    @Test("Parents are sections in their order, a parent with no children is an empty section, children without a shown parent are not shown", arguments: ResultsStoreFixture.all)
+    func fetch(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, _) = try Self.makeController(database)
         #expect(Self.layout(controller) == ["alps:12", "beach:11,10", "empty:"])
         #expect(controller.sections.map(\.id) == [2, 1, 3])
         #expect(controller.numberOfObjects(inSection: 2) == 0)
@@ -80,28 +121,28 @@ struct RelationalResultsControllerTests {
         #expect(controller.observedTables == ["album", "photo"])
     }
 
-    @Test("A renamed parent is a section update; a rename that reorders is a section move plus an update")
-    func parentRenameIsSectionUpdate() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, log) = try Self.makeController(connection)
-        try connection.write { db in try db.execute("UPDATE album SET name = 'beaches' WHERE id = 1") }
+    @Test("A renamed parent is a section update; a rename that reorders is a section move plus an update", arguments: ResultsStoreFixture.all)
+    func parentRenameIsSectionUpdate(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, log) = try Self.makeController(database)
+        try database.write { db in try db.execute("UPDATE album SET name = 'beaches' WHERE id = 1") }
         #expect(log.reports.count == 1)
         #expect(log.reports.last?.changeset == Changeset(sectionUpdates: [Move(from: 1, to: 1)]))
         #expect(log.events == ["will", "section update 1 1", "did"])
-        try connection.write { db in try db.execute("UPDATE album SET name = 'zoo' WHERE id = 2") }
+        try database.write { db in try db.execute("UPDATE album SET name = 'zoo' WHERE id = 2") }
         #expect(Self.layout(controller) == ["beaches:11,10", "empty:", "zoo:12"])
         let changeset = try #require(log.reports.last).changeset
         #expect(changeset.sectionUpdates == [Move(from: 0, to: 2)])
         #expect(changeset.sectionMoves.count == 1 && changeset.itemMoves.isEmpty && changeset.itemUpdates.isEmpty)
     }
 
-    @Test("A child that moves to another parent is an item move across sections")
-    func childMovingParentIsCrossSectionMove() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, log) = try Self.makeController(connection)
-        try connection.write { db in try db.execute("UPDATE photo SET album_id = 3 WHERE id = 12") }
+    @Test("A child that moves to another parent is an item move across sections", arguments: ResultsStoreFixture.all)
+    func childMovingParentIsCrossSectionMove(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, log) = try Self.makeController(database)
+        try database.write { db in try db.execute("UPDATE photo SET album_id = 3 WHERE id = 12") }
         #expect(Self.layout(controller) == ["alps:", "beach:11,10", "empty:12"])
         #expect(log.reports.last?.changeset == Changeset(
             itemMoves: [Move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 2))],
@@ -109,38 +150,38 @@ struct RelationalResultsControllerTests {
         ))
     }
 
-    @Test("A deleted parent is a section delete; its children go with it; an archived one likewise, and comes back with its children")
-    func parentDeleteIsSectionDelete() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, log) = try Self.makeController(connection)
-        try connection.write { db in try db.execute("DELETE FROM album WHERE id = 1") }
+    @Test("A deleted parent is a section delete; its children go with it; an archived one likewise, and comes back with its children", arguments: ResultsStoreFixture.all)
+    func parentDeleteIsSectionDelete(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, log) = try Self.makeController(database)
+        try database.write { db in try db.execute("DELETE FROM album WHERE id = 1") }
         #expect(Self.layout(controller) == ["alps:12", "empty:"])
         #expect(log.reports.last?.changeset == Changeset(sectionDeletes: [1]))
-        try connection.write { db in try db.execute("UPDATE album SET archived = 0 WHERE id = 4") }
+        try database.write { db in try db.execute("UPDATE album SET archived = 0 WHERE id = 4") }
         #expect(Self.layout(controller) == ["alps:12", "empty:", "old:13"])
         #expect(log.reports.last?.changeset == Changeset(sectionInserts: [2]))
         #expect(log.reports.count == 2)
     }
 
-    @Test("Rolled-back transactions report nothing; a rolled-back savepoint drops only its own changes; invisible changes report nothing")
-    func rollbacksReportNothing() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, log) = try Self.makeController(connection)
+    @Test("Rolled-back transactions report nothing; a rolled-back savepoint drops only its own changes; invisible changes report nothing", arguments: ResultsStoreFixture.all)
+    func rollbacksReportNothing(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, log) = try Self.makeController(database)
         let before = controller.snapshot
-        try? connection.write { db in
+        try? database.write { db in
             try db.execute("DELETE FROM photo")
             try db.execute("UPDATE album SET name = 'x'")
             throw Rollback()
         }
         #expect(log.reports.isEmpty && controller.snapshot == before)
-        try connection.write { db in
+        try database.write { db in
             try db.execute("UPDATE photo SET title = 'z' WHERE id = 14")   // no shown parent
             try db.execute("INSERT INTO other VALUES (1)")
         }
         #expect(log.reports.isEmpty)
-        try connection.write { db in
+        try database.write { db in
             try? db.savepoint { db in
                 try db.execute("DELETE FROM album WHERE id = 2")
                 throw Rollback()
@@ -151,12 +192,12 @@ struct RelationalResultsControllerTests {
         #expect(log.reports.last?.changeset == Changeset(itemInserts: [IndexPath(item: 0, section: 2)]))
     }
 
-    @Test("One transaction touching both tables gives one report, in Core Data's callback order")
-    func oneReportPerTransaction() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, log) = try Self.makeController(connection)
-        try connection.write { db in
+    @Test("One transaction touching both tables gives one report, in Core Data's callback order", arguments: ResultsStoreFixture.all)
+    func oneReportPerTransaction(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, log) = try Self.makeController(database)
+        try database.write { db in
             try db.execute("INSERT INTO album (id, name) VALUES (5, 'city')")
             try db.execute("UPDATE photo SET album_id = 5 WHERE id = 10")
             try db.execute("DELETE FROM photo WHERE id = 12")
@@ -182,11 +223,11 @@ struct RelationalResultsControllerTests {
         #expect(controller.lastError == nil && log.reports.isEmpty)
     }
 
-    @Test("Changing the requests reports the difference")
-    func setRequests() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let (controller, log) = try Self.makeController(connection)
+    @Test("Changing the requests reports the difference", arguments: ResultsStoreFixture.all)
+    func setRequests(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let (controller, log) = try Self.makeController(database)
         var parents = Self.parents
         parents.predicate = nil
         parents.arguments = []
@@ -226,14 +267,14 @@ struct RelationalResultsControllerTests {
         #expect(report?.newSnapshot == controller.snapshot && report?.changeset == log.reports.first?.changeset)
     }
 
-    @Test("A key column that repeats is a duplicate-key error")
-    func duplicateKeys() throws {
-        let connection = try Self.makeDatabase()
-        try Self.seed(connection)
-        let controller = RelationalResultsController<Album, AlbumPhoto>(
-            connection: connection,
+    @Test("A key column that repeats is a duplicate-key error", arguments: ResultsStoreFixture.all)
+    func duplicateKeys(store: ResultsStoreFixture) throws {
+        let database = try Self.makeDatabase(store)
+        try Self.seed(database)
+        let controller = database.relationalResultsController(
             parents: ParentRequest(table: "album", keyColumn: "archived"),
-            children: Self.children
+            children: Self.children,
+            of: (Album.self, AlbumPhoto.self)
         )
         #expect(throws: ResultsError.duplicateKey("0")) { try controller.performFetch() }
     }
@@ -242,8 +283,8 @@ struct RelationalResultsControllerTests {
 
     /// The result computed with plain queries: the parents, then each
     /// parent's children.
-    static func oracle(_ connection: Connection) throws -> Snapshot<Album, AlbumPhoto> {
-        try connection.withDatabase { db in
+    static func oracle(_ database: TestDatabase) throws -> Snapshot<Album, AlbumPhoto> {
+        try database.withConnection { db in
             var snapshot = Snapshot<Album, AlbumPhoto>()
             for row in try db.rows("SELECT id, name FROM album WHERE archived = 0 ORDER BY name, id") {
                 let album = Album(id: row[0].int64!, name: row[1].string ?? "")
@@ -254,17 +295,17 @@ struct RelationalResultsControllerTests {
         }
     }
 
-    @Test("Random transactions: after each commit the result equals plain queries, and the report replays to it")
-    func randomTransactions() throws {
+    @Test("Random transactions: after each commit the result equals plain queries, and the report replays to it", arguments: ResultsStoreFixture.all)
+    func randomTransactions(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x0A1B_2C3D)
         var generator = SplitMix64(seed: seed)
-        let connection = try Self.makeDatabase()
-        let (controller, log) = try Self.makeController(connection)
+        let database = try Self.makeDatabase(store)
+        let (controller, log) = try Self.makeController(database)
         let names: [DatabaseValue] = ["a", "b", "c", "d", nil]
         for round in 0..<1000 {
             let before = (controller.snapshot, log.reports.count)
             let rollback = Int.random(in: 0..<10, using: &generator) == 0
-            try? connection.write { (db: Database) -> Void in
+            try? database.write { (db: any TestConnection) -> Void in
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
                     let album = Int64.random(in: 1...8, using: &generator)
                     let photo = Int64.random(in: 1...40, using: &generator)
@@ -307,7 +348,7 @@ struct RelationalResultsControllerTests {
                 if rollback { throw Rollback() }
             }
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
-            let expected = try Self.oracle(connection)
+            let expected = try Self.oracle(database)
             #expect(controller.snapshot == expected, comment)
             #expect(controller.lastError == nil, comment)
             if expected == before.0 {

@@ -2,8 +2,12 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+
+// Runs on every store (ResultsStoreFixture.all): the set controller's
+// sequence. The mutable controller's reads no store.
 
 /// Every controller's report sequence under a consumer that does not keep
 /// up: the newest reports merge, and replaying what arrives gives the
@@ -72,19 +76,19 @@ struct SlowConsumerTests {
         #expect(last.changeset.itemUpdates.contains(Move(from: from, to: to)), "seed \(seed)")
     }
 
-    @Test("Set controller: 40 commits, a buffer of 2; the reports that arrive replay to the set")
-    func set() async throws {
+    @Test("Set controller: 40 commits, a buffer of 2; the reports that arrive replay to the set", arguments: ResultsStoreFixture.all)
+    func set(store: ResultsStoreFixture) async throws {
         let seed = testSeed(default: 0x5E1)
         var generator = SplitMix64(seed: seed)
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)") }
-        let controller = FetchedSetController<Message>(connection: connection, request: SetRequest(table: "message", predicate: "unread = 1"))
+        let database = try store.makeDatabase()
+        try database.write { db in try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)") }
+        let controller = database.fetchedSetController(SetRequest(table: "message", predicate: "unread = 1"), of: Message.self)
         try controller.performFetch()
         let log = SetLog<Message>()
         controller.delegate = log
         let reports = controller.reports(bufferLimit: 2)
         for _ in 0..<40 {
-            try connection.write { db in
+            try database.write { db in
                 for _ in 0..<Int.random(in: 1...3, using: &generator) {
                     let id = Int64.random(in: 1...12, using: &generator)
                     switch Int.random(in: 0..<4, using: &generator) {
