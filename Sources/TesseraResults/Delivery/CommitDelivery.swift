@@ -15,7 +15,7 @@ package protocol CommitReceiver: AnyObject {
 
 /// Where a controller's committed changes go: the isolation the controller
 /// lives in (its *home*: the actor of the code that called
-/// `performFetch()`, or none).
+/// `performFetch()`, or none). One per controller, for its whole life.
 ///
 /// A change source hands each transaction over at its commit:
 /// - when the commit runs in the home isolation (the store can prove it:
@@ -27,18 +27,29 @@ package protocol CommitReceiver: AnyObject {
 ///   never touched from another isolation.
 ///
 /// Sendable: its state is behind a mutex, and the controller is reached
-/// only through ``_HomeBound``.
+/// only through ``_HomeBound``. The home actor is held weakly: an actor
+/// that owns its controller is released when nothing else holds it.
 package final class CommitDelivery: Sendable {
-    private struct Waiting: Sendable {
+    private struct State: ~Copyable {
+        /// Whether the home is an actor (`home` is then that actor while it
+        /// lives).
+        var hasHome = false
+        weak var home: (any Actor)?
+        /// Moves at every change of home: a job scheduled for an earlier
+        /// home does nothing.
+        var generation = 0
         var changes: CommittedChanges?
         var jobScheduled = false
     }
 
-    /// The controller's isolation.
-    package let home: (any Actor)?
-    private let waiting = Mutex(Waiting())
+    private let state = Mutex(State())
     private let receiver: _HomeBound
     private let limit = Atomic<Int>(.max)
+
+    /// A delivery to `receiver`, which has no home until ``setHome(_:)``.
+    package init(to receiver: any CommitReceiver) {
+        self.receiver = _HomeBound(receiver)
+    }
 
     /// The most rows one transaction may touch and still be followed row
     /// by row: past it, a change source stops noting rows and hands over
@@ -49,13 +60,35 @@ package final class CommitDelivery: Sendable {
         set { limit.store(newValue, ordering: .relaxed) }
     }
 
-    /// A delivery to `receiver`, which lives in `home`.
+    /// Makes the caller's isolation the controller's home, when it is an
+    /// actor. No actor (`nil`) never moves a home: code that reaches a
+    /// controller with an actor home from no actor runs on that actor (the
+    /// controller is not `Sendable`, so nothing else can reach it).
     ///
-    /// Made in `home`: the caller runs there (the controller makes it in
-    /// `performFetch(isolation:)`, whose isolated parameter it passes).
-    package init(to receiver: any CommitReceiver, home: isolated (any Actor)?) {
-        self.home = home
-        self.receiver = _HomeBound(receiver)
+    /// A move waits for a job of the old home under way, and stops later
+    /// ones; changes still waiting go to the new home.
+    package func setHome(_ isolation: isolated (any Actor)?) {
+        guard let isolation, !isHome(isolation) else { return }
+        let schedule = receiver.withJobsStopped { () -> (generation: Int, home: any Actor)? in
+            state.withLock { state in
+                guard !(state.hasHome && state.home === isolation) else { return nil }
+                state.hasHome = true
+                state.home = isolation
+                state.generation += 1
+                guard state.changes != nil else {
+                    state.jobScheduled = false
+                    return nil
+                }
+                state.jobScheduled = true
+                return (state.generation, isolation)
+            }
+        }
+        if let schedule { scheduleJob(on: schedule.home, generation: schedule.generation) }
+    }
+
+    /// Whether `isolation` is the home actor.
+    private func isHome(_ isolation: any Actor) -> Bool {
+        state.withLock { $0.hasHome && $0.home === isolation }
     }
 
     /// Whether a commit made by code running in `isolations` (the
@@ -65,8 +98,11 @@ package final class CommitDelivery: Sendable {
     ///
     /// - Complexity: O(*d*) for *d* nested calls.
     package func canDeliverNow(runningIn isolations: [(any Actor)?]) -> Bool {
-        guard let home else { return true }
-        return isolations.contains { $0 === home }
+        state.withLock { state in
+            guard state.hasHome else { return true }
+            guard let home = state.home else { return false }
+            return isolations.contains { $0 === home }
+        }
     }
 
     /// Hands a commit's changes to the controller at once, with what waited
@@ -82,20 +118,26 @@ package final class CommitDelivery: Sendable {
     /// Keeps a commit's changes until the home actor takes them, and asks
     /// it to (once, however many wait).
     package func deliverLater(_ changes: CommittedChanges) {
-        guard !changes.isEmpty, let home else { return }
-        let schedule = waiting.withLock { waiting -> Bool in
-            if waiting.changes == nil {
-                waiting.changes = changes
+        guard !changes.isEmpty else { return }
+        let schedule = state.withLock { state -> (generation: Int, home: any Actor)? in
+            if state.changes == nil {
+                state.changes = changes
             } else {
-                waiting.changes?.merge(changes)
+                state.changes?.merge(changes)
             }
-            defer { waiting.jobScheduled = true }
-            return !waiting.jobScheduled
+            guard !state.jobScheduled, let home = state.home else { return nil }
+            state.jobScheduled = true
+            return (state.generation, home)
         }
-        guard schedule else { return }
+        if let schedule { scheduleJob(on: schedule.home, generation: schedule.generation) }
+    }
+
+    private func scheduleJob(on home: any Actor, generation: Int) {
         let receiver = self.receiver
-        Task {
-            await receiver.takeWaitingChanges(on: home)
+        Task { [weak self] in
+            await receiver.takeWaitingChanges(on: home) { [weak self] in
+                self?.state.withLock { $0.generation } == generation
+            }
         }
     }
 
@@ -104,10 +146,10 @@ package final class CommitDelivery: Sendable {
     /// so that no commit comes between taking them and reading the rows
     /// they touched.
     package func takeWaiting() -> CommittedChanges? {
-        waiting.withLock { waiting in
-            waiting.jobScheduled = false
-            defer { waiting.changes = nil }
-            return waiting.changes
+        state.withLock { state in
+            state.jobScheduled = false
+            defer { state.changes = nil }
+            return state.changes
         }
     }
 
@@ -115,38 +157,29 @@ package final class CommitDelivery: Sendable {
     package func dropWaiting() {
         _ = takeWaiting()
     }
-
-    /// Stops delivering for good: the controller has a new home (it was
-    /// fetched again from another isolation). A job already scheduled on
-    /// the old home does nothing; one running now is waited for, so that
-    /// the controller is never touched from two isolations at once.
-    package func retire() {
-        receiver.retire()
-    }
 }
 
 /// A weak reference to a controller, which is not Sendable, that crosses
 /// isolations but is read only where the controller lives.
 ///
 /// `@unchecked Sendable`, line by line:
-/// - `value` is written once, in `init`, and never again (a weak
+/// - `controller` is written once, in `init`, and never again (a weak
 ///   reference's reads and its zeroing at deinit are atomic in the Swift
 ///   runtime).
-/// - It is read in two places only. ``takeWaitingChanges(on:)`` runs on the
-///   home actor (its isolated parameter; ``CommitDelivery`` passes its
-///   `home`). ``value`` is read by ``CommitDelivery/deliverNow(_:from:)``,
-///   which change sources call only when ``CommitDelivery/canDeliverNow(runningIn:)``
-///   proved the committing thread runs the home actor, or the controller
-///   lives in no actor (then it is used as the code around it is: see
-///   the controllers' discussion of isolation).
-///   A job on the home actor reads it holding `retired`'s lock, and not
-///   at all once the delivery is retired: ``retire()``, called from the
-///   controller's new home, waits for a job under way and stops later ones.
+/// - It is read in two places only. ``takeWaitingChanges(on:isCurrent:)``
+///   runs on the home actor (its isolated parameter; ``CommitDelivery``
+///   passes its home) and holds `jobs`' lock, and reads nothing unless the
+///   job is for the current home; a change of home
+///   (``withJobsStopped(_:)``) takes the same lock. ``value`` is read by
+///   ``CommitDelivery/deliverNow(_:from:)``, which change sources call only
+///   when ``CommitDelivery/canDeliverNow(runningIn:)`` proved the
+///   committing thread runs the home actor, or the controller lives in no
+///   actor (then it is used as the code around it is: see the controllers'
+///   discussion of isolation).
 final class _HomeBound: @unchecked Sendable {
     private weak var controller: (any CommitReceiver)?
-    /// Whether the delivery was retired; its lock is held while a job
-    /// touches the controller.
-    private let retired = Mutex(false)
+    /// Held while a job touches the controller, and while its home moves.
+    private let jobs = Mutex(())
 
     init(_ controller: any CommitReceiver) {
         self.controller = controller
@@ -155,16 +188,17 @@ final class _HomeBound: @unchecked Sendable {
     /// The controller; only where it lives (see the type's discussion).
     var value: (any CommitReceiver)? { controller }
 
-    /// Lets the controller take its waiting changes, on its home actor.
-    func takeWaitingChanges(on home: isolated any Actor) {
-        retired.withLock { retired in
-            guard !retired else { return }
+    /// Lets the controller take its waiting changes, on its home actor,
+    /// when the job is for its current home.
+    func takeWaitingChanges(on home: isolated any Actor, isCurrent: @Sendable () -> Bool) {
+        jobs.withLock { _ in
+            guard isCurrent() else { return }
             controller?.takeWaitingChanges(isolation: home)
         }
     }
 
-    /// Stops the jobs, waiting for one under way.
-    func retire() {
-        retired.withLock { $0 = true }
+    /// Runs `body` with no job touching the controller.
+    func withJobsStopped<T>(_ body: () -> T) -> T {
+        jobs.withLock { _ in body() }
     }
 }

@@ -105,7 +105,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// be applied row by row; above it the result is fetched again. The
     /// default is 0.1; a minimum of one row always qualifies.
     public var incrementalThreshold = 0.1 {
-        didSet { delivery?.touchedLimit = touchedLimit }
+        didSet { delivery.touchedLimit = touchedLimit }
     }
     /// The most rows a transaction may touch and be patched: at least one,
     /// `incrementalThreshold` of the result (a share of 1 or more, or
@@ -123,22 +123,14 @@ public final class FetchedResultsController<Record: FetchableRecord> {
 
     /// The result, the kept sort values and the rules for commits.
     private var engine = _ResultEngine<Record>()
-    /// Where commits are handed over, once fetched.
-    private var delivery: CommitDelivery?
+    /// Where commits are handed over.
+    private lazy var delivery = CommitDelivery(to: receiver)
+    /// Whether commits are followed (a fetch succeeded).
+    private var isFollowing = false
     /// The store's source of this fetch's commits.
     private var changeSource: (any ChangeSource)?
     /// The adapter the delivery reaches the controller through.
     private lazy var receiver = _Receiver(self)
-    /// The delivery of an earlier fetch, when it has the same home; one
-    /// for another home is retired.
-    private func reusableDelivery(_ isolation: (any Actor)?) -> CommitDelivery? {
-        guard let delivery else { return nil }
-        guard delivery.home === isolation else {
-            delivery.retire()
-            return nil
-        }
-        return delivery
-    }
     private let hub = _ReportHub<ChangeReport<Record>>(merging: ChangeReport.merging)
 
     /// Creates a controller; nothing is fetched until
@@ -213,11 +205,11 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// - Complexity: O(*n* log *n*) for SQLite's sort of *n* rows, plus
     ///   O(*n*) to read them.
     public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
-        let delivery = reusableDelivery(isolation) ?? CommitDelivery(to: receiver, home: isolation)
+        delivery.setHome(isolation)
         try store.withReader(isolation: isolation) { reader throws(ResultsError) in
             let (query, fetched) = try fetch(request, from: reader)
             install(fetched, tables: query.readTables)
-            follow(query, from: reader, delivery: delivery)
+            follow(query, from: reader)
         }
     }
 
@@ -323,10 +315,10 @@ public final class FetchedResultsController<Record: FetchableRecord> {
 
     /// Follows the commits to what `query` read, from the state `reader`
     /// sees on; changes that waited are in that state already.
-    private func follow(_ query: any RowReader, from reader: any StoreReader, delivery: CommitDelivery) {
+    private func follow(_ query: any RowReader, from reader: any StoreReader) {
         delivery.dropWaiting()
         delivery.touchedLimit = touchedLimit
-        self.delivery = delivery
+        isFollowing = true
         changeSource = reader.follow([query], tuples: engine.plan != nil, delivery: delivery, replacing: changeSource)
     }
 
@@ -344,7 +336,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         }
         let report = try engine.replace(with: fetched)
         observedTables = query.readTables
-        if let delivery { follow(query, from: reader, delivery: delivery) }
+        if isFollowing { follow(query, from: reader) }
         if let report { self.report(report) }
     }
 
@@ -361,7 +353,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
             if case let .patched(report) = outcome {
                 lastUpdateMethod = .incremental
                 lastError = nil
-                delivery?.touchedLimit = touchedLimit
+                delivery.touchedLimit = touchedLimit
                 if let report { self.report(report) }
                 return
             }
@@ -407,7 +399,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         }
 
         func takeWaitingChanges(isolation: isolated (any Actor)?) {
-            guard let delivery = controller.delivery else { return }
+            let delivery = controller.delivery
             do throws(ResultsError) {
                 try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
                     if let changes = delivery.takeWaiting() { controller.apply(changes, from: reader) }

@@ -69,7 +69,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
     /// controller re-fetches the set. `nil` (the default) means a quarter
     /// of the set, and at least 64; 0 always re-fetches.
     public var incrementalLimit: Int? {
-        didSet { delivery?.touchedLimit = touchedLimit }
+        didSet { delivery.touchedLimit = touchedLimit }
     }
 
     /// The records by the value of their key column.
@@ -78,22 +78,14 @@ public final class FetchedSetController<Record: FetchableRecord> {
     private var keyOfID: [Record.ID: DatabaseValue] = [:]
     /// How the store orders keys (reports list records in that order).
     private var keyOrdering: any SortOrdering = SQLiteSortOrdering(collation: .binary, ascending: true)
-    /// Where commits are handed over, once fetched.
-    private var delivery: CommitDelivery?
+    /// Where commits are handed over.
+    private lazy var delivery = CommitDelivery(to: receiver)
+    /// Whether commits are followed (a fetch succeeded).
+    private var isFollowing = false
     /// The store's source of this fetch's commits.
     private var changeSource: (any ChangeSource)?
     /// The adapter the delivery reaches the controller through.
     private lazy var receiver = _Receiver(self)
-    /// The delivery of an earlier fetch, when it has the same home; one
-    /// for another home is retired.
-    private func reusableDelivery(_ isolation: (any Actor)?) -> CommitDelivery? {
-        guard let delivery else { return nil }
-        guard delivery.home === isolation else {
-            delivery.retire()
-            return nil
-        }
-        return delivery
-    }
     private let streams = _ReportHub<SetChangeReport<Record>>(merging: SetChangeReport.merging)
     /// An update failed: the next commit re-fetches.
     private var needsRefetch = false
@@ -131,13 +123,13 @@ public final class FetchedSetController<Record: FetchableRecord> {
     ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*n*) to read *n* records, plus SQLite's work.
     public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
-        let delivery = reusableDelivery(isolation) ?? CommitDelivery(to: receiver, home: isolation)
+        delivery.setHome(isolation)
         try store.withReader(isolation: isolation) { reader throws(ResultsError) in
             let (query, records, ids) = try fetchAll(from: reader)
             byKey = records
             keyOfID = ids
             needsRefetch = false
-            follow(query, from: reader, delivery: delivery)
+            follow(query, from: reader)
         }
     }
 
@@ -207,10 +199,10 @@ public final class FetchedSetController<Record: FetchableRecord> {
 
     /// Follows the commits to what `query` read, from the state `reader`
     /// sees on.
-    private func follow(_ query: any RowReader, from reader: any StoreReader, delivery: CommitDelivery) {
+    private func follow(_ query: any RowReader, from reader: any StoreReader) {
         delivery.dropWaiting()
         delivery.touchedLimit = touchedLimit
-        self.delivery = delivery
+        isFollowing = true
         changeSource = reader.follow([query], tuples: false, delivery: delivery, replacing: changeSource)
     }
 
@@ -232,7 +224,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
         keyOfID = ids
         needsRefetch = false
         refetches += 1
-        if let delivery { follow(query, from: reader, delivery: delivery) }
+        if isFollowing { follow(query, from: reader) }
         report(inserted: inserted, deleted: deleted, updated: updated, oldCount: oldCount)
     }
 
@@ -266,7 +258,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
         for (key, record) in inserted { byKey[key] = record }
         self.keyOfID = keyOfID
         incrementalUpdates += 1
-        delivery?.touchedLimit = touchedLimit
+        delivery.touchedLimit = touchedLimit
         report(inserted: inserted, deleted: deleted, updated: updated, oldCount: oldCount)
     }
 
@@ -325,7 +317,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
         }
 
         func takeWaitingChanges(isolation: isolated (any Actor)?) {
-            guard let delivery = controller.delivery else { return }
+            let delivery = controller.delivery
             do throws(ResultsError) {
                 try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
                     if let changes = delivery.takeWaiting() { controller.apply(changes, from: reader) }

@@ -80,22 +80,14 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// succeeds. The snapshot is the last good result meanwhile.
     public private(set) var lastError: ResultsError?
 
-    /// Where commits are handed over, once fetched.
-    private var delivery: CommitDelivery?
+    /// Where commits are handed over.
+    private lazy var delivery = CommitDelivery(to: receiver)
+    /// Whether commits are followed (a fetch succeeded).
+    private var isFollowing = false
     /// The store's source of this fetch's commits.
     private var changeSource: (any ChangeSource)?
     /// The adapter the delivery reaches the controller through.
     private lazy var receiver = _Receiver(self)
-    /// The delivery of an earlier fetch, when it has the same home; one
-    /// for another home is retired.
-    private func reusableDelivery(_ isolation: (any Actor)?) -> CommitDelivery? {
-        guard let delivery else { return nil }
-        guard delivery.home === isolation else {
-            delivery.retire()
-            return nil
-        }
-        return delivery
-    }
     private let streams = _ReportHub<Report>(merging: Report.merging)
 
     /// Creates a controller; nothing is fetched until
@@ -130,12 +122,12 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// - Complexity: O(*p* log *p* + *c* log *c*) for SQLite's sorts of *p*
     ///   parents and *c* children, plus O(*p* + *c*) to read and group them.
     public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
-        let delivery = reusableDelivery(isolation) ?? CommitDelivery(to: receiver, home: isolation)
+        delivery.setHome(isolation)
         try store.withReader(isolation: isolation) { reader throws(ResultsError) in
             let (queries, fetched) = try fetch(parentRequest, childRequest, from: reader)
             _ = try recordDiff(from: ResultSnapshot(), to: fetched)
             snapshot = fetched
-            follow(queries, from: reader, delivery: delivery)
+            follow(queries, from: reader)
         }
     }
 
@@ -214,9 +206,9 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     }
 
     /// Follows the commits to what the queries read (every one re-fetches).
-    private func follow(_ queries: [any RowReader], from reader: any StoreReader, delivery: CommitDelivery) {
+    private func follow(_ queries: [any RowReader], from reader: any StoreReader) {
         delivery.dropWaiting()
-        self.delivery = delivery
+        isFollowing = true
         changeSource = reader.follow(queries, tuples: false, delivery: delivery, replacing: changeSource)
     }
 
@@ -225,7 +217,7 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         let (queries, new) = try fetch(parentRequest, childRequest, from: reader)
         let changeset = try recordDiff(from: old, to: new)
         snapshot = new
-        if let delivery { follow(queries, from: reader, delivery: delivery) }
+        if isFollowing { follow(queries, from: reader) }
         guard !changeset.isEmpty else { return }
         let report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
         // The sequences first: a delegate that makes the controller report
@@ -294,7 +286,7 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         }
 
         func takeWaitingChanges(isolation: isolated (any Actor)?) {
-            guard let delivery = controller.delivery else { return }
+            let delivery = controller.delivery
             do throws(ResultsError) {
                 try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
                     if delivery.takeWaiting() != nil { controller.apply(from: reader) }
