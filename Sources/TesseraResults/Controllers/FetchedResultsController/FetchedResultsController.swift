@@ -38,20 +38,22 @@ public import TesseraSQLite
 /// default, ``checkForExternalChanges(isolation:)`` polls once, and
 /// ``refresh(isolation:)`` re-fetches unconditionally.
 ///
-/// **Isolation.** The controller is not `Sendable`: it lives in the
-/// isolation of the code that calls ``performFetch(isolation:)`` (its
-/// *home*: the main actor, an actor of yours, or an actor that runs on a
-/// serial executor of yours), and its state changes and its reports are
-/// delivered there only. A commit made by code running there is reported
-/// before the write returns. A commit made anywhere else (another actor, a
-/// detached task) waits, and the home actor runs a job that reports it,
-/// merged with any others that waited. Nothing else can reach the
-/// controller: it follows commits through an observer of its own, not
-/// through public methods. A controller fetched outside any actor has no
-/// home to send work to: it takes each commit at once, on the thread that
-/// commits, so use it only from code that does not run at the same time as
-/// other writers of its connection (give it an actor to have Swift check
-/// that for you).
+/// **Isolation.** The controller is not `Sendable`: it lives in the actor
+/// of the code that calls ``performFetch(isolation:)`` (its *home*: the
+/// main actor, an actor of yours, or an actor that runs on a serial
+/// executor of yours), and its state changes and its reports are delivered
+/// there only. A commit made by code running there is reported before the
+/// write returns. A commit made anywhere else (another actor, a detached
+/// task) waits, and the home actor runs a job that reports it, merged with
+/// any others that waited. Nothing else can reach the controller: it
+/// follows commits through an observer of its own, not through public
+/// methods. The home is held weakly, so an actor that owns its controller
+/// is released as usual. A call from no actor (a nonisolated function)
+/// keeps the home: it can only reach the controller from there. A
+/// controller fetched outside any actor has no home to send work to: it
+/// takes each commit at once, on the thread that commits, so use it only
+/// from code that does not run at the same time as other writers of its
+/// connection (give it an actor to have Swift check that for you).
 ///
 /// Built on the store seam (see <doc:TheStoreSeam>): the store-independent
 /// engine keeps the result and applies commits; SQLite reads the rows and
