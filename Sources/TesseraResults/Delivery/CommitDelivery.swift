@@ -153,6 +153,16 @@ package final class CommitDelivery: Sendable {
         }
     }
 
+    /// Keeps what waits as "re-fetch", to be taken with the next commit:
+    /// the home could not take it (the store could not be read). No job is
+    /// scheduled until then.
+    package func deferAsRefetch() {
+        state.withLock { state in
+            if state.changes != nil { state.changes = .refetch }
+            state.jobScheduled = false
+        }
+    }
+
     /// Drops the changes waiting: a fetch read everything they did.
     package func dropWaiting() {
         _ = takeWaiting()

@@ -126,7 +126,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// The result, the kept sort values and the rules for commits.
     private var engine = _ResultEngine<Record>()
     /// Where commits are handed over.
-    private lazy var delivery = CommitDelivery(to: receiver)
+    private(set) lazy var delivery = CommitDelivery(to: receiver)
     /// Whether commits are followed (a fetch succeeded).
     private var isFollowing = false
     /// The store's source of this fetch's commits.
@@ -344,7 +344,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
 
     /// Applies one commit's changes (or several merged): patches when the
     /// engine can, else re-fetches, and reports.
-    private func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
+    func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
             let request = request
             let outcome = engine.apply(
@@ -382,36 +382,13 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         }
     }
 
-    private func fail(_ error: ResultsError) {
+    func fail(_ error: ResultsError) {
         lastError = error
         delegate?.controller(self, didFailWith: error)
     }
-
-    /// The controller's side of its ``CommitDelivery``: a private object,
-    /// so that nothing outside can hand the controller a commit.
-    private final class _Receiver: CommitReceiver {
-        unowned let controller: FetchedResultsController
-
-        init(_ controller: FetchedResultsController) {
-            self.controller = controller
-        }
-
-        func receive(_ changes: CommittedChanges, from reader: any StoreReader) {
-            controller.apply(changes, from: reader)
-        }
-
-        func takeWaitingChanges(isolation: isolated (any Actor)?) {
-            let delivery = controller.delivery
-            do throws(ResultsError) {
-                try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
-                    if let changes = delivery.takeWaiting() { controller.apply(changes, from: reader) }
-                }
-            } catch {
-                controller.fail(error)
-            }
-        }
-    }
 }
+
+extension FetchedResultsController: _CommitFollowing {}
 
 @available(*, unavailable)
 extension FetchedResultsController: Sendable {}

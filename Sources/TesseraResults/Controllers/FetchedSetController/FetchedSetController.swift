@@ -79,7 +79,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
     /// How the store orders keys (reports list records in that order).
     private var keyOrdering: any SortOrdering = SQLiteSortOrdering(collation: .binary, ascending: true)
     /// Where commits are handed over.
-    private lazy var delivery = CommitDelivery(to: receiver)
+    private(set) lazy var delivery = CommitDelivery(to: receiver)
     /// Whether commits are followed (a fetch succeeded).
     private var isFollowing = false
     /// The store's source of this fetch's commits.
@@ -286,7 +286,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
     ///
     /// - Complexity: O(*k*) row reads for *k* changed rows, or O(*n*) for a
     ///   re-fetch, plus O(*c* log *c*) to order *c* changes.
-    private func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
+    func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
             if needsRefetch || changes.mustRefetch || changes.touched.count > touchedLimit {
                 try refetchAndReport(from: reader)
@@ -295,40 +295,20 @@ public final class FetchedSetController<Record: FetchableRecord> {
             }
             lastError = nil
         } catch {
-            lastError = error
-            // The set may be older than the store now: the next commit
-            // re-fetches.
-            needsRefetch = true
-            delegate?.controller(self, didFailWith: error)
+            fail(error)
         }
     }
 
-    /// The controller's side of its ``CommitDelivery``: a private object,
-    /// so that nothing outside can hand the controller a commit.
-    private final class _Receiver: CommitReceiver {
-        unowned let controller: FetchedSetController
-
-        init(_ controller: FetchedSetController) {
-            self.controller = controller
-        }
-
-        func receive(_ changes: CommittedChanges, from reader: any StoreReader) {
-            controller.apply(changes, from: reader)
-        }
-
-        func takeWaitingChanges(isolation: isolated (any Actor)?) {
-            let delivery = controller.delivery
-            do throws(ResultsError) {
-                try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
-                    if let changes = delivery.takeWaiting() { controller.apply(changes, from: reader) }
-                }
-            } catch {
-                controller.lastError = error
-                controller.delegate?.controller(controller, didFailWith: error)
-            }
-        }
+    /// Notes a failure to follow a commit: the set may be older than the
+    /// store now, so the next commit re-fetches.
+    func fail(_ error: ResultsError) {
+        lastError = error
+        needsRefetch = true
+        delegate?.controller(self, didFailWith: error)
     }
 }
+
+extension FetchedSetController: _CommitFollowing {}
 
 @available(*, unavailable)
 extension FetchedSetController: Sendable {}

@@ -81,7 +81,7 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     public private(set) var lastError: ResultsError?
 
     /// Where commits are handed over.
-    private lazy var delivery = CommitDelivery(to: receiver)
+    private(set) lazy var delivery = CommitDelivery(to: receiver)
     /// Whether commits are followed (a fetch succeeded).
     private var isFollowing = false
     /// The store's source of this fetch's commits.
@@ -237,14 +237,19 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     /// report.
     ///
     /// - Complexity: as ``refresh(isolation:)``.
-    private func apply(from reader: any StoreReader) {
+    func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
             try refetchAndReport(from: reader)
             lastError = nil
         } catch {
-            lastError = error
-            delegate?.controller(self, didFailWith: error)
+            fail(error)
         }
+    }
+
+    /// Notes a failure to follow a commit.
+    func fail(_ error: ResultsError) {
+        lastError = error
+        delegate?.controller(self, didFailWith: error)
     }
 
     // MARK: Reading
@@ -271,33 +276,9 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
     ///
     /// - Complexity: O(*p*).
     public func section(for parent: Parent) -> Int? { snapshot.index(ofSectionWithID: parent.id) }
-
-    /// The controller's side of its ``CommitDelivery``: a private object,
-    /// so that nothing outside can hand the controller a commit.
-    private final class _Receiver: CommitReceiver {
-        unowned let controller: RelationalResultsController
-
-        init(_ controller: RelationalResultsController) {
-            self.controller = controller
-        }
-
-        func receive(_ changes: CommittedChanges, from reader: any StoreReader) {
-            controller.apply(from: reader)
-        }
-
-        func takeWaitingChanges(isolation: isolated (any Actor)?) {
-            let delivery = controller.delivery
-            do throws(ResultsError) {
-                try controller.store.withReader(isolation: isolation) { reader throws(ResultsError) in
-                    if delivery.takeWaiting() != nil { controller.apply(from: reader) }
-                }
-            } catch {
-                controller.lastError = error
-                controller.delegate?.controller(controller, didFailWith: error)
-            }
-        }
-    }
 }
+
+extension RelationalResultsController: _CommitFollowing {}
 
 @available(*, unavailable)
 extension RelationalResultsController: Sendable {}
