@@ -109,8 +109,11 @@ package final class CommitDelivery: Sendable {
     /// before them. Only for a commit for which ``canDeliverNow(runningIn:)``
     /// holds, called by the change source on the committing thread.
     package func deliverNow(_ changes: CommittedChanges, from reader: any StoreReader) {
-        var all = takeWaiting() ?? CommittedChanges()
-        all.merge(changes)
+        var all = changes
+        if var waiting = takeWaiting() {
+            waiting.merge(changes)
+            all = waiting
+        }
         guard !all.isEmpty, let receiver = receiver.value else { return }
         receiver.receive(all, from: reader)
     }

@@ -44,7 +44,11 @@ final class SQLiteChangeSource: TransactionObserver, ChangeSource {
     /// it is fetched again.
     private var readInTransaction: Bool
 
-    init(tables: Set<String>, rows: Rows?, delivery: CommitDelivery, schemaVersion: Int64?, readInTransaction: Bool) {
+    /// The statements kept from one commit to the next.
+    let statements: SQLiteStatementCache
+
+    init(statements: SQLiteStatementCache, tables: Set<String>, rows: Rows?, delivery: CommitDelivery, schemaVersion: Int64?, readInTransaction: Bool) {
+        self.statements = statements
         observedTables = tables
         self.rows = rows
         self.delivery = delivery
@@ -135,7 +139,7 @@ final class SQLiteChangeSource: TransactionObserver, ChangeSource {
     private func deliver(_ committed: CommittedChanges, in database: Database) {
         guard !committed.isEmpty else { return }
         if delivery.canDeliverNow(runningIn: database.isolations) {
-            delivery.deliverNow(committed, from: SQLiteStoreReader(database: database))
+            delivery.deliverNow(committed, from: SQLiteStoreReader(database: database, statements: statements))
         } else {
             delivery.deliverLater(committed)
         }

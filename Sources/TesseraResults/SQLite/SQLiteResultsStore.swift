@@ -32,6 +32,14 @@ package final class SQLiteResultsStore: ResultsStore {
 /// connection.
 struct SQLiteStoreReader: StoreReader {
     let database: Database
+    /// Statements kept from one commit to the next (a change source's), or
+    /// `nil` to prepare afresh.
+    var statements: SQLiteStatementCache?
+
+    init(database: Database, statements: SQLiteStatementCache? = nil) {
+        self.database = database
+        self.statements = statements
+    }
 
     func externalVersion() throws(ResultsError) -> Int64? {
         do throws(SQLiteError) { return try database.dataVersion() } catch { throw .database(error) }
@@ -40,19 +48,19 @@ struct SQLiteStoreReader: StoreReader {
     var isInTransaction: Bool { database.isInTransaction }
 
     func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
-        var point = request.selectClause
-        point += whereClause(request.predicate) + (request.predicate == nil ? " WHERE " : " AND ")
-        point += "\(quotedIdentifier(request.keyColumn)) = ?"
-        return SQLiteRowReader(
-            database: database, sql: request.sql, pointSQL: point, arguments: request.arguments, leadingColumns: 2,
-            table: request.source.tableName, keyColumn: request.keyColumn,
+        SQLiteRowReader(
+            database: database, sql: { request.sql }, pointSQL: { request.pointSQL }, arguments: request.arguments, leadingColumns: 2,
+            table: request.source.tableName, keyColumn: request.keyColumn, statements: statements,
             planning: { tables, selects, db in SQLitePatchPlan.make(for: request, readingTables: tables, selects: selects, in: db) }
         )
     }
 
     func query(for request: SetRequest) throws(ResultsError) -> any RowReader {
         try checkFragments(predicate: request.predicate, sortKeys: nil)
-        return SQLiteRowReader(recordQuery: request.query, pointQuery: request.rowQuery, database: database, table: request.table, keyColumn: request.keyColumn, predicate: request.predicate)
+        return SQLiteRowReader(
+            recordQuery: request.query, pointQuery: request.rowQuery, database: database, table: request.table,
+            keyColumn: request.keyColumn, predicate: request.predicate, statements: statements
+        )
     }
 
     func queries(for parents: ParentRequest, _ children: ChildRequest) throws(ResultsError) -> (parents: any RowReader, children: any RowReader) {
@@ -90,11 +98,22 @@ struct SQLiteStoreReader: StoreReader {
             }
         }
         let source = SQLiteChangeSource(
+            statements: (previous as? SQLiteChangeSource)?.statements ?? SQLiteStatementCache(),
             tables: tables, rows: rows, delivery: delivery,
             schemaVersion: schemaVersion(of: database), readInTransaction: database.isInTransaction
         )
         database.add(transactionObserver: source)
         return source
+    }
+}
+
+extension FetchRequest {
+    /// The request's SELECT for one row, by key (bound to the last
+    /// parameter), without ORDER BY.
+    var pointSQL: String {
+        var point = selectClause
+        point += whereClause(predicate) + (predicate == nil ? " WHERE " : " AND ")
+        return point + "\(quotedIdentifier(keyColumn)) = ?"
     }
 }
 

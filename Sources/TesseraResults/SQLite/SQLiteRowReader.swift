@@ -5,33 +5,43 @@ import TesseraSQLite
 /// query by key.
 final class SQLiteRowReader: RowReader {
     let database: Database
-    let sql: String
-    let pointSQL: String?
+    /// The full query, made on first need.
+    private(set) lazy var sql = makeSQL()
+    /// The query by key, made on first need (`nil`: none).
+    private(set) lazy var pointSQL = makePointSQL()
+    private let makeSQL: () -> String
+    private let makePointSQL: () -> String?
     let arguments: [DatabaseValue]
     let leadingColumns: Int
     /// The table or view the request names, `nil` for a query of its own.
     let table: String?
     let keyColumn: String
+    /// Where the query by key is kept from one commit to the next.
+    private let statements: SQLiteStatementCache?
     private let planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)?
 
     init(
-        database: Database, sql: String, pointSQL: String?, arguments: [DatabaseValue], leadingColumns: Int,
-        table: String?, keyColumn: String, planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)? = nil
+        database: Database, sql: @escaping () -> String, pointSQL: @escaping () -> String?, arguments: [DatabaseValue], leadingColumns: Int,
+        table: String?, keyColumn: String, statements: SQLiteStatementCache?, planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)? = nil
     ) {
         self.database = database
-        self.sql = sql
-        self.pointSQL = pointSQL
+        makeSQL = sql
+        makePointSQL = pointSQL
         self.arguments = arguments
         self.leadingColumns = leadingColumns
         self.table = table
         self.keyColumn = keyColumn
+        self.statements = statements
         self.planning = planning
     }
 
-    convenience init(recordQuery: RecordQuery, pointQuery: RecordQuery?, database: Database, table: String, keyColumn: String, predicate: String?) {
+    convenience init(
+        recordQuery: RecordQuery, pointQuery: RecordQuery?, database: Database, table: String, keyColumn: String,
+        predicate: String?, statements: SQLiteStatementCache? = nil
+    ) {
         self.init(
-            database: database, sql: recordQuery.sql, pointSQL: pointQuery?.sql, arguments: recordQuery.arguments,
-            leadingColumns: recordQuery.leadingColumns, table: table, keyColumn: keyColumn
+            database: database, sql: { recordQuery.sql }, pointSQL: { pointQuery?.sql }, arguments: recordQuery.arguments,
+            leadingColumns: recordQuery.leadingColumns, table: table, keyColumn: keyColumn, statements: statements
         )
         // A subquery may make one row's change move others in or out (and
         // SQLite's authorizer does not report every subquery as a SELECT).
@@ -112,7 +122,15 @@ final class SQLiteRowReader: RowReader {
         if let pointStatement {
             statement = pointStatement
         } else {
-            do throws(SQLiteError) { statement = try database.prepare(pointSQL) } catch { throw .database(error) }
+            do throws(SQLiteError) {
+                if let statements {
+                    statement = try statements.statement(pointSQL, in: database)
+                } else {
+                    statement = try database.prepare(pointSQL)
+                }
+            } catch {
+                throw .database(error)
+            }
             pointStatement = statement
         }
         for key in keys { try run(statement, key: key, body) }
@@ -142,5 +160,23 @@ final class SQLiteRowReader: RowReader {
             for column in row.values.indices { row.values[column] = statement.value(at: column + leadingColumns) }
             try body(leading, row)
         }
+    }
+}
+
+/// The statements a change source keeps from one commit to the next (its
+/// request's query by key), so that a commit does not prepare them again.
+/// Used only where its connection is held, like the statements it keeps,
+/// and only with that connection's database (a change source observes one).
+final class SQLiteStatementCache {
+    private var statements: [String: Statement] = [:]
+
+    /// The statement for `sql`, prepared on first use and reset after.
+    ///
+    /// - Throws: ``SQLiteError`` when SQLite refuses the SQL.
+    func statement(_ sql: String, in database: Database) throws(SQLiteError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        let statement = try database.prepare(sql)
+        statements[sql] = statement
+        return statement
     }
 }
