@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A value SQLite stores: one of its five storage classes.
 public enum DatabaseValue: Hashable, Sendable, CustomStringConvertible {
     /// SQL NULL.
@@ -70,10 +78,25 @@ extension DatabaseValue {
         case (.null, .null): return true
         case let (.integer(x), .integer(y)): return x == y
         case let (.real(x), .real(y)): return x == y
-        case let (.text(x), .text(y)): return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
+        case let (.text(x), .text(y)): return Self.sameBytes(x, y)
         case let (.blob(x), .blob(y)): return x == y
         default: return false
         }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes: one `memcmp` over
+    /// their contiguous storage (a native string's), or a byte walk.
+    ///
+    /// - Complexity: O(*m*) for *m* bytes.
+    private static func sameBytes(_ x: String, _ y: String) -> Bool {
+        guard x.utf8.count == y.utf8.count else { return false }
+        let compared = x.utf8.withContiguousStorageIfAvailable { a in
+            y.utf8.withContiguousStorageIfAvailable { b in
+                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            }
+        }
+        if let compared, let compared { return compared }
+        return x.utf8.elementsEqual(y.utf8)
     }
 
     /// Hashes the storage class and the value (text by its UTF-8 bytes).

@@ -77,16 +77,22 @@ final class MemoryRowReader: RowReader {
         }
     }
 
-    func readAll(_ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
-        for values in sorted { try body([values[1], values[0]], Row(columnNames: Self.columns, values: values)) }
+    func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        for values in sorted { try body(Leading(values: [values[1], values[0]]), Row(columnNames: Self.columns, values: values)) }
     }
 
-    func readRows(keys: [DatabaseValue], _ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+    func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         for key in keys {
             guard let id = key.int64, let values = table[id], matches(values) else { continue }
-            try body([values[1], values[0]], Row(columnNames: Self.columns, values: values))
+            try body(Leading(values: [values[1], values[0]]), Row(columnNames: Self.columns, values: values))
         }
     }
+}
+
+/// Leading values held in an array.
+struct Leading: LeadingValues {
+    var values: [DatabaseValue]
+    func value(at index: Int) -> DatabaseValue { values[index] }
 }
 
 @Suite("The result engine over a store that is not SQLite")

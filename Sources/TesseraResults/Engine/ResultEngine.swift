@@ -84,7 +84,7 @@ struct _ResultEngine<Record: FetchableRecord> {
         var seenSections = Set<DatabaseValue>()
         var items = _ChunkedArray<Record>()
         try reader.readAll { (leading, row) throws(ResultsError) in
-            let section = leading[0]
+            let section = leading.value(at: 0)
             if section != sectionValue {
                 guard seenSections.insert(section).inserted else {
                     throw ResultsError.sectionNotContiguous(section.description)
@@ -104,7 +104,7 @@ struct _ResultEngine<Record: FetchableRecord> {
             do {
                 items.append(try Record(row: row))
             } catch {
-                throw ResultsError.decoding(key: leading[1].description, message: "\(error)")
+                throw ResultsError.decoding(key: leading.value(at: 1).description, message: "\(error)")
             }
             if plan != nil {
                 guard row.values.count > maxPosition else { plan = nil; return }
@@ -220,14 +220,14 @@ struct _ResultEngine<Record: FetchableRecord> {
         do throws(ResultsError) {
             var seen = Set<DatabaseValue>()
             try reader.readRows(keys: Array(touched.keys)) { (leading, row) throws(ResultsError) in
-                let key = leading[1]
+                let key = leading.value(at: 1)
                 guard seen.insert(key).inserted, let tuple = plan.tuple(row.values) else {
                     repeated = true
                     return
                 }
                 let record: Record
                 do { record = try Record(row: row) } catch { throw .decoding(key: key.description, message: "\(error)") }
-                patch.arrivals.append(.init(key: key, tuple: tuple, section: leading[0], record: record))
+                patch.arrivals.append(.init(key: key, tuple: tuple, section: leading.value(at: 0), record: record))
             }
         } catch {
             self.plan = nil

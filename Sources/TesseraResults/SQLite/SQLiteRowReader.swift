@@ -109,11 +109,11 @@ final class SQLiteRowReader: RowReader {
         return nil
     }
 
-    func readAll(_ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+    func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         try run(prepare().statement, key: nil, body)
     }
 
-    func readRows(keys: [DatabaseValue], _ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+    func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         guard !keys.isEmpty else { return }
         guard let pointSQL else {
             throw .invalidSQL(part: "request", sql: sql, problem: "it has no read of rows by key")
@@ -138,7 +138,7 @@ final class SQLiteRowReader: RowReader {
 
     /// Runs a statement with the request's arguments, and `key` bound to
     /// its last parameter when given, calling `body` with each row.
-    private func run(_ statement: Statement, key: DatabaseValue?, _ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+    private func run(_ statement: Statement, key: DatabaseValue?, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         statement.reset()
         do throws(SQLiteError) {
             try statement.bind(arguments, key: key)
@@ -149,19 +149,22 @@ final class SQLiteRowReader: RowReader {
         // One buffer for every row: it is written in place unless a record
         // kept the previous row.
         var row = Row(columnNames: names, values: Array(repeating: .null, count: names.count))
-        var leading = Array(repeating: DatabaseValue.null, count: leadingColumns)
         while true {
             do throws(SQLiteError) {
                 guard try statement.step() else { break }
             } catch {
                 throw .database(error)
             }
-            for column in leading.indices { leading[column] = statement.value(at: column) }
             for column in row.values.indices { row.values[column] = statement.value(at: column + leadingColumns) }
-            try body(leading, row)
+            // The leading values are the statement's first columns, read
+            // when asked.
+            try body(statement, row)
         }
     }
 }
+
+/// A statement's first columns are a row's leading values.
+extension Statement: LeadingValues {}
 
 /// The statements a change source keeps from one commit to the next (its
 /// request's query by key), so that a commit does not prepare them again.

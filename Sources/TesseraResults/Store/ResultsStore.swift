@@ -86,21 +86,30 @@ package protocol RowReader {
     var keyOrdering: any SortOrdering { get }
 
     /// Every row of the result in order: `body` gets the leading values
-    /// (see ``StoreReader``) and the record's row. Both buffers are reused
-    /// from row to row.
+    /// (see ``StoreReader``), read when asked and only while `body` runs,
+    /// and the record's row, whose buffer is reused from row to row.
     ///
     /// - Throws: ``ResultsError/database(_:)`` or the store's error, or
     ///   what `body` throws.
     /// - Complexity: O(*r* · *c*) for *r* rows of *c* columns, plus the
     ///   store's work.
-    func readAll(_ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError)
+    func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError)
 
     /// The rows of the result with the given keys, in no particular order
     /// (a key matching no row gives none; one matching several gives all,
     /// which the engine refuses).
     ///
     /// - Complexity: O(*k*) row reads for *k* keys.
-    func readRows(keys: [DatabaseValue], _ body: (_ leading: [DatabaseValue], _ row: Row) throws(ResultsError) -> Void) throws(ResultsError)
+    func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError)
+}
+
+/// The values a request's query puts before a record's columns (see
+/// ``StoreReader``), for the row a ``RowReader`` is at: each is read when
+/// asked, so a value nobody needs costs nothing. Valid only inside the
+/// call that hands it over.
+package protocol LeadingValues {
+    /// The leading value at `index`.
+    func value(at index: Int) -> DatabaseValue
 }
 
 /// How a commit patches a fetch request's result, as a store finds it for

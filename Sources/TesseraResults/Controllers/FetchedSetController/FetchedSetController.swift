@@ -184,9 +184,9 @@ public final class FetchedSetController<Record: FetchableRecord> {
         var records: [DatabaseValue: Record] = [:]
         var ids: [Record.ID: DatabaseValue] = [:]
         try query.readAll { (leading, row) throws(ResultsError) in
-            let record = try Self.decode(row, key: leading[0])
-            guard records.updateValue(record, forKey: leading[0]) == nil else { throw .duplicateKey(leading[0].description) }
-            guard ids.updateValue(leading[0], forKey: record.id) == nil else { throw .duplicateKey("\(record.id)") }
+            let record = try Self.decode(row, key: leading.value(at: 0))
+            guard records.updateValue(record, forKey: leading.value(at: 0)) == nil else { throw .duplicateKey(leading.value(at: 0).description) }
+            guard ids.updateValue(leading.value(at: 0), forKey: record.id) == nil else { throw .duplicateKey("\(record.id)") }
         }
         observedTables = query.readTables
         keyOrdering = query.keyOrdering
@@ -235,7 +235,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
         var updated: [(DatabaseValue, Record)] = []
         var current: [DatabaseValue: Record] = [:]
         try reader.query(for: request).readRows(keys: keys) { (leading, row) throws(ResultsError) in
-            current[leading[0]] = try Self.decode(row, key: leading[0])
+            current[leading.value(at: 0)] = try Self.decode(row, key: leading.value(at: 0))
         }
         for key in keys {
             switch (byKey[key], current[key]) {

@@ -178,9 +178,9 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         var sectionOfKey: [DatabaseValue: Int] = [:]
         try parentQuery.readAll { (leading, row) throws(ResultsError) in
             let parent: Parent
-            do { parent = try Parent(row: row) } catch { throw .decoding(key: leading[0].description, message: "\(error)") }
-            guard sectionOfKey.updateValue(sections.count, forKey: leading[0]) == nil else {
-                throw .duplicateKey(leading[0].description)
+            do { parent = try Parent(row: row) } catch { throw .decoding(key: leading.value(at: 0).description, message: "\(error)") }
+            guard sectionOfKey.updateValue(sections.count, forKey: leading.value(at: 0)) == nil else {
+                throw .duplicateKey(leading.value(at: 0).description)
             }
             sections.append(parent)
         }
@@ -188,9 +188,9 @@ public final class RelationalResultsController<Parent: FetchableRecord, Child: F
         var childKeys = Set<DatabaseValue>()
         try childQuery.readAll { (leading, row) throws(ResultsError) in
             let child: Child
-            do { child = try Child(row: row) } catch { throw .decoding(key: leading[0].description, message: "\(error)") }
-            guard let section = sectionOfKey[leading[1]] else { return }
-            guard childKeys.insert(leading[0]).inserted else { throw .duplicateKey(leading[0].description) }
+            do { child = try Child(row: row) } catch { throw .decoding(key: leading.value(at: 0).description, message: "\(error)") }
+            guard let section = sectionOfKey[leading.value(at: 1)] else { return }
+            guard childKeys.insert(leading.value(at: 0)).inserted else { throw .duplicateKey(leading.value(at: 0).description) }
             buckets[section].append(child)
         }
         observedTables = parentQuery.readTables.union(childQuery.readTables)
