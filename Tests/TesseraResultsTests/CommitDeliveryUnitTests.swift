@@ -1,0 +1,122 @@
+import Testing
+@testable import TesseraResults
+import TesseraSQLite
+
+/// A receiver that notes what it is handed, and can fail to read the store
+/// once (as a home job whose read fails does).
+final class RecordingReceiver: CommitReceiver {
+    var delivery: CommitDelivery?
+    var received: [CommittedChanges] = []
+    var jobs = 0
+    var failNextJob = false
+
+    func receive(_ changes: CommittedChanges, from reader: any StoreReader) {
+        received.append(changes)
+    }
+
+    func takeWaitingChanges(isolation: isolated (any Actor)?) {
+        jobs += 1
+        guard let delivery else { return }
+        if failNextJob {
+            failNextJob = false
+            delivery.deferAsRefetch()
+            return
+        }
+        if let changes = delivery.takeWaiting() { received.append(changes) }
+    }
+}
+
+/// An actor that is a delivery's home.
+actor DeliveryHome {
+    let receiver = RecordingReceiver()
+    let delivery: CommitDelivery
+
+    init() {
+        delivery = CommitDelivery(to: receiver)
+        receiver.delivery = delivery
+    }
+
+    func becomeHome() { delivery.setHome(self) }
+    func failNextJob() { receiver.failNextJob = true }
+    var jobs: Int { receiver.jobs }
+    var received: [CommittedChanges] { receiver.received }
+}
+
+@Suite("Commit delivery: where a commit's changes go, and when")
+struct CommitDeliveryUnitTests {
+    static func touched(_ keys: Int64...) -> CommittedChanges {
+        CommittedChanges(touched: Dictionary(uniqueKeysWithValues: keys.map { (DatabaseValue.integer($0), [DatabaseValue]?.none) }))
+    }
+
+    static func eventually(_ done: () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if await done() { return true }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return await done()
+    }
+
+    @Test("Without an actor home every commit is taken at once; with one, only a commit made on it")
+    func canDeliverNow() async {
+        let home = DeliveryHome()
+        #expect(home.delivery.canDeliverNow(runningIn: []), "no home yet: at once")
+        #expect(home.delivery.canDeliverNow(runningIn: [nil]))
+        await home.becomeHome()
+        #expect(!home.delivery.canDeliverNow(runningIn: [nil]), "from no actor: later, on the home")
+        #expect(!home.delivery.canDeliverNow(runningIn: [MainActor.shared]))
+        #expect(home.delivery.canDeliverNow(runningIn: [nil, home, nil]), "a call on the home is somewhere on the stack")
+    }
+
+    @Test("Commits that wait are merged and taken by one job on the home")
+    func waitingCommitsMerge() async throws {
+        let home = DeliveryHome()
+        await home.becomeHome()
+        home.delivery.deliverLater(Self.touched(1, 2))
+        home.delivery.deliverLater(Self.touched(2, 3))
+        #expect(try await Self.eventually { await home.received.count == 1 })
+        let received = await home.received
+        #expect(Set(received.first?.touched.keys.map { $0 } ?? []) == [1, 2, 3])
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(await home.jobs == 1, "one job for both")
+    }
+
+    @Test("A job that cannot read the store keeps what waited as a re-fetch, and the next commit schedules a job again")
+    func failedJobDefersARefetch() async throws {
+        let home = DeliveryHome()
+        await home.becomeHome()
+        await home.failNextJob()
+        home.delivery.deliverLater(Self.touched(1))
+        #expect(try await Self.eventually { await home.jobs == 1 })
+        #expect(await home.received.isEmpty)
+        home.delivery.deliverLater(Self.touched(2))
+        #expect(try await Self.eventually { await home.received.count == 1 })
+        #expect(await home.received.first?.mustRefetch == true, "what the failed job left is fetched again")
+    }
+
+    @Test("A commit taken at once takes what waited with it")
+    func deliverNowTakesWaiting() async throws {
+        let home = DeliveryHome()
+        home.delivery.deliverLater(Self.touched(1))   // no home yet: nothing is scheduled
+        home.delivery.deliverNow(Self.touched(2), from: NoReader())
+        #expect(await home.received.count == 1)
+        #expect(Set(await home.received.first?.touched.keys.map { $0 } ?? []) == [1, 2])
+        #expect(await home.jobs == 0)
+    }
+}
+
+/// A store reader that is never read.
+struct NoReader: StoreReader {
+    func externalVersion() throws(ResultsError) -> Int64? { nil }
+    var isInTransaction: Bool { false }
+    func query(for request: FetchRequest) throws(ResultsError) -> any RowReader { throw .cancelled }
+    func query(for request: SetRequest) throws(ResultsError) -> any RowReader { throw .cancelled }
+    func queries(for parents: ParentRequest, _ children: ChildRequest) throws(ResultsError) -> (parents: any RowReader, children: any RowReader) { throw .cancelled }
+    func follow(_ readers: [any RowReader], tuples: Bool, delivery: CommitDelivery, replacing previous: (any ChangeSource)?) -> any ChangeSource {
+        NoSource()
+    }
+}
+
+final class NoSource: ChangeSource {
+    func cancel() {}
+}
