@@ -108,7 +108,6 @@ struct CommitDeliveryUnitTests {
 /// A store reader that is never read.
 struct NoReader: StoreReader {
     func externalVersion() throws(ResultsError) -> Int64? { nil }
-    var isInTransaction: Bool { false }
     func query(for request: FetchRequest) throws(ResultsError) -> any RowReader { throw .cancelled }
     func query(for request: SetRequest) throws(ResultsError) -> any RowReader { throw .cancelled }
     func queries(for parents: ParentRequest, _ children: ChildRequest) throws(ResultsError) -> (parents: any RowReader, children: any RowReader) { throw .cancelled }

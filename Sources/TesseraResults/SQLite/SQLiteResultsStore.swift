@@ -45,8 +45,6 @@ struct SQLiteStoreReader: StoreReader {
         do throws(SQLiteError) { return try database.dataVersion() } catch { throw .database(error) }
     }
 
-    var isInTransaction: Bool { database.isInTransaction }
-
     func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
         SQLiteRowReader(
             database: database, sql: { request.sql }, pointSQL: { request.pointSQL }, arguments: request.arguments, leadingColumns: 2,

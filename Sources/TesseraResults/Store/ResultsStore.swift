@@ -34,11 +34,6 @@ package protocol StoreReader {
     /// cannot tell.
     func externalVersion() throws(ResultsError) -> Int64?
 
-    /// Whether the reader is inside a transaction that may still roll back
-    /// (SQLite: the connection's own open transaction). A result read then
-    /// is fetched again once that transaction ends.
-    var isInTransaction: Bool { get }
-
     /// The reads of a fetch request: the full sorted query and the read of
     /// rows by key. Leading values: the section value, then the key.
     ///
