@@ -10,20 +10,8 @@ import TesseraTestSupport
 // live in the isolation that fetched them): each failed before its fix, and
 // a randomized oracle over commits from several isolations.
 
-/// A row of `item(id, grp, rank)`.
-struct ReviewItem: FetchableRecord, Hashable {
-    var id: Int64
-    var group: Int64
-    var rank: Int64
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        group = row["grp"].int64 ?? -1
-        rank = row["rank"].int64 ?? -1
-    }
-}
-
-enum ReviewDB {
+/// The `item(id, grp, rank)` database the isolation tests share.
+enum ItemDatabase {
     static let request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
 
     static func make(rows: Int = 50) throws -> Connection {
@@ -36,8 +24,8 @@ enum ReviewDB {
         return connection
     }
 
-    static func fresh(_ connection: Connection) throws -> Snapshot<ResultSection, ReviewItem> {
-        let controller = try FetchedResultsController<ReviewItem>(connection: connection, request: request)
+    static func fresh(_ connection: Connection) throws -> Snapshot<ResultSection, IsolatedItem> {
+        let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: request)
         try controller.performFetch()
         return controller.snapshot
     }
@@ -54,7 +42,7 @@ enum ReviewDB {
 
 /// Fetches from no actor (a nonisolated synchronous function: `#isolation`
 /// is nil here), whatever isolation calls it.
-func reviewFetchFromNoActor(_ controller: FetchedResultsController<ReviewItem>) -> ResultsError? {
+func reviewFetchFromNoActor(_ controller: FetchedResultsController<IsolatedItem>) -> ResultsError? {
     do { try controller.performFetch(); return nil } catch { return error }
 }
 
@@ -63,17 +51,17 @@ func reviewFetchFromNoActor(_ controller: FetchedResultsController<ReviewItem>) 
 /// The documentation's pattern (TheStoreSeam.md, `PhotoLibrary`): an actor
 /// that owns a controller and fetches it in an actor method.
 actor ReviewOwningHome {
-    let controller: FetchedResultsController<ReviewItem>
+    let controller: FetchedResultsController<IsolatedItem>
     init(connection: Connection) throws {
-        controller = try FetchedResultsController<ReviewItem>(connection: connection, request: ReviewDB.request)
+        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
     }
     func start() throws { try controller.performFetch() }
 }
 
 actor ReviewOwningSetHome {
-    let controller: FetchedSetController<ReviewItem>
+    let controller: FetchedSetController<IsolatedItem>
     init(connection: Connection) {
-        controller = FetchedSetController<ReviewItem>(connection: connection, request: SetRequest(table: "item"))
+        controller = FetchedSetController<IsolatedItem>(connection: connection, request: SetRequest(table: "item"))
     }
     func start() throws { try controller.performFetch() }
 }
@@ -82,9 +70,9 @@ actor ReviewOwningSetHome {
 
 /// Fetches again (from its nonisolated callback: no actor) on its first report.
 final class ReviewRefetchingDelegate: FetchedResultsControllerDelegate {
-    typealias Record = ReviewItem
+    typealias Record = IsolatedItem
     let fetched = Atomic<Bool>(false)
-    func controller(_ controller: FetchedResultsController<ReviewItem>, didChangeContentWith report: ChangeReport<ReviewItem>) {
+    func controller(_ controller: FetchedResultsController<IsolatedItem>, didChangeContentWith report: ChangeReport<IsolatedItem>) {
         guard !fetched.load(ordering: .relaxed) else { return }
         _ = try? controller.performFetch()
         fetched.store(true, ordering: .relaxed)
@@ -92,10 +80,10 @@ final class ReviewRefetchingDelegate: FetchedResultsControllerDelegate {
 }
 
 actor ReviewRefetchingHome {
-    let controller: FetchedResultsController<ReviewItem>
+    let controller: FetchedResultsController<IsolatedItem>
     let delegate = ReviewRefetchingDelegate()
     init(connection: Connection) throws {
-        controller = try FetchedResultsController<ReviewItem>(connection: connection, request: ReviewDB.request)
+        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
         controller.delegate = delegate
     }
     func start() throws { try controller.performFetch() }
@@ -106,7 +94,7 @@ actor ReviewRefetchingHome {
 struct ReviewReproTests {
     @Test("An actor that owns its controller is released once nothing else holds it")
     func actorHomeIsReleased() async throws {
-        let connection = try ReviewDB.make()
+        let connection = try ItemDatabase.make()
         weak var unfetched: ReviewOwningHome?
         weak var fetched: ReviewOwningHome?
         weak var fetchedSet: ReviewOwningSetHome?
@@ -128,8 +116,8 @@ struct ReviewReproTests {
     @Test("A fetch from another isolation that fails leaves the controller following commits from elsewhere")
     @MainActor
     func failedFetchElsewhereKeepsDelivery() async throws {
-        let connection = try ReviewDB.make()
-        let controller = try FetchedResultsController<ReviewItem>(connection: connection, request: ReviewDB.request)
+        let connection = try ItemDatabase.make()
+        let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
         try controller.performFetch()   // home: the main actor
         // A fetch from no actor, in a cancelled task: it throws, and the
         // controller "keeps the result it had" (and, one expects, its home).
@@ -143,20 +131,20 @@ struct ReviewReproTests {
         try await Task.detached {
             try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") }
         }.value
-        let expected = try ReviewDB.fresh(connection)
-        #expect(try await ReviewDB.eventually { controller.snapshot == expected }, "a commit from a detached task never reaches the controller")
+        let expected = try ItemDatabase.fresh(connection)
+        #expect(try await ItemDatabase.eventually { controller.snapshot == expected }, "a commit from a detached task never reaches the controller")
     }
 
     @Test("A delegate that fetches again (from no actor) inside a report the home actor's job delivers does not crash")
     func refetchFromDelegateInsideJob() async {
         await #expect(processExitsWith: .success) {
-            let connection = try ReviewDB.make()
+            let connection = try ItemDatabase.make()
             let home = try ReviewRefetchingHome(connection: connection)
             try await home.start()
             try await Task.detached {
                 try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") }
             }.value
-            guard try await ReviewDB.eventually({ await home.fetched }) else { exit(3) }
+            guard try await ItemDatabase.eventually({ await home.fetched }) else { exit(3) }
         }
     }
 }
@@ -164,7 +152,7 @@ struct ReviewReproTests {
 
 // MARK: Randomized cross-isolation oracle (a check: passes when delivery is right)
 
-/// `ReviewItem`, but a row whose rank is 666 fails to decode.
+/// `IsolatedItem`, but a row whose rank is 666 fails to decode.
 struct ReviewPickyItem: FetchableRecord, Hashable {
     var id: Int64
     var group: Int64
@@ -196,29 +184,29 @@ final class ReviewListLog: FetchedResultsControllerDelegate {
 }
 
 final class ReviewSetLog: FetchedSetControllerDelegate {
-    typealias Record = ReviewItem
-    var reports: [SetChangeReport<ReviewItem>] = []
-    func controller(_ controller: FetchedSetController<ReviewItem>, didChangeContentWith report: SetChangeReport<ReviewItem>) { reports.append(report) }
+    typealias Record = IsolatedItem
+    var reports: [SetChangeReport<IsolatedItem>] = []
+    func controller(_ controller: FetchedSetController<IsolatedItem>, didChangeContentWith report: SetChangeReport<IsolatedItem>) { reports.append(report) }
 }
 
 actor ReviewOracleHome {
     let connection: Connection
     let list: FetchedResultsController<ReviewPickyItem>
-    let set: FetchedSetController<ReviewItem>
-    let relational: RelationalResultsController<ReviewItem, ReviewItem>
+    let set: FetchedSetController<IsolatedItem>
+    let relational: RelationalResultsController<IsolatedItem, IsolatedItem>
     let listLog = ReviewListLog()
     let setLog = ReviewSetLog()
-    var relationalReports: [SnapshotReport<ReviewItem, ReviewItem>] = []
+    var relationalReports: [SnapshotReport<IsolatedItem, IsolatedItem>] = []
     var initialList = Snapshot<ResultSection, ReviewPickyItem>()
-    var initialSet: [Int64: ReviewItem] = [:]
-    var initialRelational = Snapshot<ReviewItem, ReviewItem>()
+    var initialSet: [Int64: IsolatedItem] = [:]
+    var initialRelational = Snapshot<IsolatedItem, IsolatedItem>()
     var relationalTask: Task<Void, Never>?
 
     init(connection: Connection) throws {
         self.connection = connection
-        list = try FetchedResultsController<ReviewPickyItem>(connection: connection, request: ReviewDB.request)
-        set = FetchedSetController<ReviewItem>(connection: connection, request: SetRequest(table: "item", predicate: "grp = 3"))
-        relational = RelationalResultsController<ReviewItem, ReviewItem>(
+        list = try FetchedResultsController<ReviewPickyItem>(connection: connection, request: ItemDatabase.request)
+        set = FetchedSetController<IsolatedItem>(connection: connection, request: SetRequest(table: "item", predicate: "grp = 3"))
+        relational = RelationalResultsController<IsolatedItem, IsolatedItem>(
             connection: connection,
             parents: ParentRequest(table: "item", predicate: "id <= 5"),
             children: ChildRequest(table: "item", foreignKeyColumn: "grp", sortKeys: [SortKey("rank")])
@@ -262,7 +250,7 @@ actor ReviewOracleHome {
         }
         if replayed != list.snapshot { problems.append("list replay != list") }
 
-        let freshSet = FetchedSetController<ReviewItem>(connection: connection, request: set.request)
+        let freshSet = FetchedSetController<IsolatedItem>(connection: connection, request: set.request)
         try freshSet.performFetch()
         let setNow = Dictionary(uniqueKeysWithValues: set.records.map { ($0.id, $0) })
         if setNow != Dictionary(uniqueKeysWithValues: freshSet.records.map { ($0.id, $0) }) { problems.append("set != fresh query") }
@@ -275,7 +263,7 @@ actor ReviewOracleHome {
         }
         if setReplay != setNow { problems.append("set replay != set") }
 
-        let freshRelational = RelationalResultsController<ReviewItem, ReviewItem>(connection: connection, parents: relational.parentRequest, children: relational.childRequest)
+        let freshRelational = RelationalResultsController<IsolatedItem, IsolatedItem>(connection: connection, parents: relational.parentRequest, children: relational.childRequest)
         try freshRelational.performFetch()
         if relational.snapshot != freshRelational.snapshot { problems.append("relational != fresh query") }
         return problems
@@ -308,7 +296,7 @@ extension ReviewReproTests {
     func crossIsolationOracle(threshold: Double) async throws {
         let seed = testSeed(default: 0x5EA1)
         var g = SplitMix64(seed: seed)
-        let connection = try ReviewDB.make(rows: 60)
+        let connection = try ItemDatabase.make(rows: 60)
         // Two homes on one connection: each one's commits are another isolation's for the other.
         let homes = [try ReviewOracleHome(connection: connection), try ReviewOracleHome(connection: connection)]
         for home in homes { try await home.start(threshold: threshold, setLimit: Bool.random(using: &g) ? 2 : nil) }
@@ -350,7 +338,7 @@ extension ReviewReproTests {
         }
         try await Task.detached { try connection.write { db in try db.execute("UPDATE item SET rank = 9 WHERE rank = 666") } }.value
         var problems: [String] = []
-        _ = try await ReviewDB.eventually {
+        _ = try await ItemDatabase.eventually {
             problems = try await homes[0].check() + homes[1].check()
             return problems.isEmpty
         }
@@ -371,10 +359,10 @@ final class ReviewThreadNotes: Sendable {
 }
 
 final class ReviewThreadLog: FetchedResultsControllerDelegate {
-    typealias Record = ReviewItem
+    typealias Record = IsolatedItem
     let notes: ReviewThreadNotes
     init(_ notes: ReviewThreadNotes) { self.notes = notes }
-    func controller(_ controller: FetchedResultsController<ReviewItem>, didChangeContentWith report: ChangeReport<ReviewItem>) {
+    func controller(_ controller: FetchedResultsController<IsolatedItem>, didChangeContentWith report: ChangeReport<IsolatedItem>) {
         if let writer = notes.writerThread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 { notes.onWriterThread.add(1, ordering: .relaxed) }
         notes.reports.add(1, ordering: .relaxed)
     }
@@ -384,8 +372,8 @@ extension ReviewReproTests {
     @Test("A main-actor controller re-fetched through a nonisolated helper still reports on the main actor")
     @MainActor
     func nonisolatedHelperKeepsHome() async throws {
-        let connection = try ReviewDB.make()
-        let controller = try FetchedResultsController<ReviewItem>(connection: connection, request: ReviewDB.request)
+        let connection = try ItemDatabase.make()
+        let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
         let notes = ReviewThreadNotes()
         let log = ReviewThreadLog(notes)
         controller.delegate = log
@@ -395,7 +383,7 @@ extension ReviewReproTests {
             notes.writerThread.withLock { $0 = pthread_self() }
             try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") }
         }.value
-        #expect(try await ReviewDB.eventually { notes.reports.load(ordering: .relaxed) > 0 })
+        #expect(try await ItemDatabase.eventually { notes.reports.load(ordering: .relaxed) > 0 })
         #expect(notes.onWriterThread.load(ordering: .relaxed) == 0, "the controller (a main-actor object) was patched and reported on the writer's thread")
     }
 }

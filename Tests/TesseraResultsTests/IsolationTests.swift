@@ -139,24 +139,12 @@ actor ThreadBoundList {
 
 @Suite("Isolation: a controller reports only in the isolation that fetched it")
 struct IsolationTests {
-    static let request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
+    static let request = ItemDatabase.request
 
-    static func makeDatabase() throws -> Connection {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-isolation-\(UUID().uuidString).sqlite").path
-        let connection = try Connection(path: file)
-        try connection.write { db in
-            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, rank INTEGER NOT NULL)")
-            try db.execute("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 200) INSERT INTO item SELECT x, x % 7, x * 13 % 101 FROM n")
-        }
-        return connection
-    }
+    static func makeDatabase() throws -> Connection { try ItemDatabase.make(rows: 200) }
 
     /// A fresh query's result.
-    static func fresh(_ connection: Connection) throws -> Snapshot<ResultSection, IsolatedItem> {
-        let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: request)
-        try controller.performFetch()
-        return controller.snapshot
-    }
+    static func fresh(_ connection: Connection) throws -> Snapshot<ResultSection, IsolatedItem> { try ItemDatabase.fresh(connection) }
 
     /// Random single-row writes: moves within and across groups, inserts,
     /// deletes.
@@ -177,12 +165,7 @@ struct IsolationTests {
 
     /// Waits (up to 10 s) until `done` holds.
     static func eventually(isolation: isolated (any Actor)? = #isolation, _ done: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if try await done() { return true }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return try await done()
+        try await ItemDatabase.eventually(seconds: 10, done)
     }
 
     @Test("On the main actor: a commit made there is reported before the write returns")
