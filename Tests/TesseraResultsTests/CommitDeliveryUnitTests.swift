@@ -2,6 +2,8 @@ import Testing
 @testable import TesseraResults
 import TesseraSQLite
 
+// No store: the delivery alone, with a receiver that notes what it gets.
+
 /// A receiver that notes what it is handed, and can fail to read the store
 /// once (as a home job whose read fails does).
 final class RecordingReceiver: CommitReceiver {

@@ -4,6 +4,9 @@ import TesseraDiff
 import TesseraResults
 import TesseraSQLite
 
+// Single-store (SQLite): the store's own error these tests check is an
+// SQLiteError.
+
 /// A row of `person(id, badge)` whose id is its badge, which need not be
 /// unique although the key is.
 struct Badge: FetchableRecord, Hashable {

@@ -6,6 +6,8 @@ import TesseraResults
 import TesseraSQLite
 import TesseraTestSupport
 
+// Single-store (SQLite), for the same reason as IsolationTests.
+
 // Cases found by an independent review of the store seam (controllers that
 // live in the isolation that fetched them): each failed before its fix, and
 // a randomized oracle over commits from several isolations.

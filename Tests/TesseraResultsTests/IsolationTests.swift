@@ -6,6 +6,10 @@ import TesseraResults
 import TesseraSQLite
 import TesseraTestSupport
 
+// Single-store (SQLite): where reports are delivered depends on how a
+// store's commits arrive, and these tests make them arrive from other
+// threads through one SQLite connection shared across isolations.
+
 /// A row of `item(id, grp, rank)`.
 struct IsolatedItem: FetchableRecord, Hashable {
     var id: Int64

@@ -4,6 +4,9 @@ import TesseraDiff
 import TesseraSQLite
 import TesseraTestSupport
 
+// No store: the engine runs over an in-memory row reader of its own, with
+// orderings no SQLite table has (NULLs last), which is the point.
+
 /// A row of the in-memory table: `id, grp, rank, title`.
 struct EngineItem: FetchableRecord, Hashable {
     var id: Int64
