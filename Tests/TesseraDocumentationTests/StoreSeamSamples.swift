@@ -46,9 +46,11 @@ struct StoreSeamSamples {
         let library = try StoreSeamSample.PhotoLibrary(connection: connection)
         let running = Task { try await library.start() }
         defer { running.cancel() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(300)
         var id: Int64 = 0
         // Writes until one is reported: the first may come before the fetch.
+        // The deadline is long: under a sanitizer, with every core busy,
+        // the actor may wait long for a thread.
         while await library.reportCount == 0 && ContinuousClock.now < deadline {
             id += 1
             try await Task.detached { [id] in

@@ -32,7 +32,10 @@ enum ItemDatabase {
         return controller.snapshot
     }
 
-    static func eventually(isolation: isolated (any Actor)? = #isolation, seconds: Int = 5, _ done: () async throws -> Bool) async throws -> Bool {
+    /// Waits until `done` holds, up to `seconds` (5 minutes by default:
+    /// under a sanitizer, with every core busy, a home actor may wait long
+    /// for a thread).
+    static func eventually(isolation: isolated (any Actor)? = #isolation, seconds: Int = 300, _ done: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if try await done() { return true }

@@ -135,9 +135,14 @@ actor ThreadBoundList {
         return replayed
     }
 
-    /// Keeps the actor busy (its thread blocked) for a while.
-    func block(milliseconds: UInt32) {
-        usleep(milliseconds * 1000)
+    /// Whether ``block(until:)`` holds the actor's thread now.
+    nonisolated let isBlocked = Atomic<Bool>(false)
+
+    /// Keeps the actor busy (its thread blocked) until `gate` is signalled.
+    func block(until gate: DispatchSemaphore) {
+        isBlocked.store(true, ordering: .sequentiallyConsistent)
+        gate.wait()
+        isBlocked.store(false, ordering: .sequentiallyConsistent)
     }
 }
 
@@ -167,9 +172,10 @@ struct IsolationTests {
         }
     }
 
-    /// Waits (up to 10 s) until `done` holds.
+    /// Waits until `done` holds (up to 5 minutes: under a sanitizer, with
+    /// every core busy, the home actor may wait long for a thread).
     static func eventually(isolation: isolated (any Actor)? = #isolation, _ done: () async throws -> Bool) async throws -> Bool {
-        try await ItemDatabase.eventually(seconds: 10, done)
+        try await ItemDatabase.eventually(done)
     }
 
     @Test("On the main actor: a commit made there is reported before the write returns")
@@ -239,10 +245,12 @@ struct IsolationTests {
         defer { executor.stop() }
         let list = try ThreadBoundList(connection: connection, request: Self.request, executor: executor)
         try await list.start()
-        let busy = Task { await list.block(milliseconds: 300) }
-        try await Task.sleep(for: .milliseconds(50))
+        let gate = DispatchSemaphore(value: 0)
+        let busy = Task { await list.block(until: gate) }
+        #expect(try await Self.eventually { list.isBlocked.load(ordering: .sequentiallyConsistent) })
         // The actor's thread is blocked: these commits cannot be taken now.
         try Self.write(connection, count: 20, seed: 7)
+        gate.signal()
         await busy.value
         let expected = try Self.fresh(connection)
         #expect(try await Self.eventually { await list.snapshot == expected })
