@@ -116,8 +116,10 @@ public final class FetchedSetController<Record: FetchableRecord> {
     /// ``ResultsError/cancelled`` and the controller keeps the result it
     /// had.
     ///
-    /// - Parameter isolation: The controller's home from now on: where it
-    ///   reports. The default is the caller's isolation.
+    /// - Parameter isolation: The caller's isolation (the default says
+    ///   so). An actor becomes the controller's home, where it reports from
+    ///   now on; no actor keeps the home the controller has (see the
+    ///   discussion of isolation in ``FetchedResultsController``).
     /// - Throws: ``ResultsError`` for SQL SQLite refuses (an unknown table
     ///   or column), repeated keys or ids, or records that fail to decode;
     ///   ``ResultsError/cancelled`` when cancelled.
