@@ -58,7 +58,6 @@ final class MemoryRowReader: RowReader {
         self.orderings = orderings
     }
 
-    var columnNames: [String] { Self.columns }
     var readTables: Set<String> { ["item"] }
     var patchPlan: PatchPlan? { PatchPlan(tuplePositions: [1, 2, 0], orderings: orderings) }
     var keysAreUnique: Bool { true }

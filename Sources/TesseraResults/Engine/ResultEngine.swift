@@ -216,13 +216,14 @@ struct _ResultEngine<Record: FetchableRecord> {
             }
             if let oldFlat { patch.departures.append(.init(key: key, oldFlat: oldFlat)) }
         }
-        var repeated = false
+        // A key read twice, or a row too short to hold its tuple.
+        var unplaceable = false
         do throws(ResultsError) {
             var seen = Set<DatabaseValue>()
             try reader.readRows(keys: Array(touched.keys)) { (leading, row) throws(ResultsError) in
                 let key = leading.value(at: 1)
                 guard seen.insert(key).inserted, let tuple = plan.tuple(row.values) else {
-                    repeated = true
+                    unplaceable = true
                     return
                 }
                 let record: Record
@@ -233,7 +234,7 @@ struct _ResultEngine<Record: FetchableRecord> {
             self.plan = nil
             return .mustRefetch
         }
-        if repeated {
+        if unplaceable {
             self.plan = nil
             return .mustRefetch
         }

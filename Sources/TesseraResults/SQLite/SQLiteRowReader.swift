@@ -58,7 +58,6 @@ final class SQLiteRowReader: RowReader {
     }
 
     private var prepared: Prepared?
-    private var pointStatement: Statement?
 
     /// The full query, prepared once.
     private func prepare() throws(ResultsError) -> Prepared {
@@ -67,11 +66,6 @@ final class SQLiteRowReader: RowReader {
         let made = Prepared(statement: statement, tables: tables, plan: planning?(tables, selects, database))
         prepared = made
         return made
-    }
-
-    var columnNames: [String] {
-        guard let statement = try? prepare().statement else { return [] }
-        return (leadingColumns..<statement.columnCount).map(statement.columnName)
     }
 
     var readTables: Set<String> { (try? prepare().tables) ?? [] }
@@ -110,7 +104,9 @@ final class SQLiteRowReader: RowReader {
     }
 
     func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
-        try run(prepare().statement, key: nil, body)
+        let statement = try prepare().statement
+        var row = recordRow(of: statement)
+        try run(statement, key: nil, row: &row, body)
     }
 
     func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
@@ -119,36 +115,40 @@ final class SQLiteRowReader: RowReader {
             throw .invalidSQL(part: "request", sql: sql, problem: "it has no read of rows by key")
         }
         let statement: Statement
-        if let pointStatement {
-            statement = pointStatement
-        } else {
-            do throws(SQLiteError) {
-                if let statements {
-                    statement = try statements.statement(pointSQL, in: database)
-                } else {
-                    statement = try database.prepare(pointSQL)
-                }
-            } catch {
-                throw .database(error)
+        do throws(SQLiteError) {
+            if let statements {
+                statement = try statements.statement(pointSQL, in: database)
+            } else {
+                statement = try database.prepare(pointSQL)
             }
-            pointStatement = statement
+        } catch {
+            throw .database(error)
         }
-        for key in keys { try run(statement, key: key, body) }
+        var row = recordRow(of: statement)
+        for key in keys { try run(statement, key: key, row: &row, body) }
+    }
+
+    /// A row buffer for the record's columns of `statement`: its columns
+    /// after the leading ones.
+    private func recordRow(of statement: Statement) -> Row {
+        let names = (leadingColumns..<statement.columnCount).map(statement.columnName)
+        return Row(columnNames: names, values: Array(repeating: .null, count: names.count))
     }
 
     /// Runs a statement with the request's arguments, and `key` bound to
-    /// its last parameter when given, calling `body` with each row.
-    private func run(_ statement: Statement, key: DatabaseValue?, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+    /// its last parameter when given, calling `body` with each row. `row`
+    /// is the buffer every row is read into: written in place unless a
+    /// record kept the previous row.
+    private func run(
+        _ statement: Statement, key: DatabaseValue?, row: inout Row,
+        _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError) {
         statement.reset()
         do throws(SQLiteError) {
             try statement.bind(arguments, key: key)
         } catch {
             throw .database(error)
         }
-        let names = (leadingColumns..<statement.columnCount).map(statement.columnName)
-        // One buffer for every row: it is written in place unless a record
-        // kept the previous row.
-        var row = Row(columnNames: names, values: Array(repeating: .null, count: names.count))
         while true {
             do throws(SQLiteError) {
                 guard try statement.step() else { break }

@@ -65,8 +65,6 @@ package protocol StoreReader {
 /// The reads of one request (see ``StoreReader``): its full query in the
 /// request's order, and a batched read of rows by key.
 package protocol RowReader {
-    /// The names of the record's columns (a ``Row``'s).
-    var columnNames: [String] { get }
     /// The tables the request reads (views report their base tables).
     var readTables: Set<String> { get }
     /// How a commit can patch this request's result, or `nil` when every
