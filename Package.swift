@@ -62,7 +62,7 @@ let package = Package(
         // TesseraCommandKit (no argument parsing), so tests can call it too.
         .target(
             name: "TesseraCommandKit",
-            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
+            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
         ),
         .executableTarget(
             name: "tessera",
@@ -121,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraResultsTests",
-            dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
+            dependencies: ["Tessera", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with

@@ -1,4 +1,5 @@
 import Foundation
+import Tessera
 import TesseraDiff
 import TesseraLayout
 import TesseraResults
@@ -148,8 +149,8 @@ package struct DemoRun: Sendable {
         let view = CollectionView(layout: choice.makeLayout(), size: choice.size)
         // New photos at the top appear in view rather than above it.
         view.anchorsScrollPosition = false
-        let source = DiffableDataSource<ResultSection, DemoPhoto>(collectionView: view)
-        try source.apply(controller.snapshot, animated: false)
+        // Each report's changeset is performed as it is, with no second diff.
+        let source = ResultsDataSource(collectionView: view, result: controller.result)
         print("layout: FlowLayout, 96×96 photos 2 points apart with 32-point album headers, in a 390×844 viewport: \(view.visibleElements.count) visible elements, content \(Format.size(view.contentSize))")
 
         var entries: [PlanPage.Entry] = []
@@ -178,7 +179,7 @@ package struct DemoRun: Sendable {
                 throw CommandError("\(title): expected one report for the commit, got \(collector.reports.count)")
             }
             committed += 1
-            let plan = try source.apply(report.newSnapshot)
+            let plan = try source.apply(report)
             let labels = ChangeDescription.labels(for: plan, old: report.oldSnapshot, new: report.newSnapshot)
             let description = ChangeDescription(
                 changeset: report.changeset, batch: BatchUpdate(report.changeset, policy: .moveThenReload),

@@ -1,4 +1,5 @@
 import Foundation
+import Tessera
 import TesseraDiff
 import TesseraResults
 import TesseraSQLite
@@ -153,13 +154,12 @@ package struct WatchRun: Sendable {
         let collector = ReportCollector<WatchedRow>()
         controller.delegate = collector
 
-        var source: DiffableDataSource<ResultSection, WatchedRow>?
+        // Each report's changeset is performed as it is, with no second diff.
+        var source: ResultsDataSource<FetchedResult<WatchedRow>>?
         if let layout {
             let view = CollectionView(layout: layout.makeLayout(), size: layout.size)
             view.anchorsScrollPosition = false
-            let dataSource = DiffableDataSource<ResultSection, WatchedRow>(collectionView: view)
-            do { try dataSource.apply(controller.snapshot, animated: false) } catch { throw CommandError("cannot lay out \(table): \(error)") }
-            source = dataSource
+            source = ResultsDataSource(collectionView: view, result: controller.result)
         }
         let summary = "\(controller.numberOfSections) section\(controller.numberOfSections == 1 ? "" : "s"), \(controller.snapshot.numberOfItems) row\(controller.snapshot.numberOfItems == 1 ? "" : "s")"
         if json {
@@ -189,14 +189,14 @@ package struct WatchRun: Sendable {
                 )
                 if let source {
                     do {
-                        let plan = try source.apply(report.newSnapshot)
+                        let plan = try source.apply(report)
                         description.plan = plan
                         description.labels = ChangeDescription.labels(for: plan, old: report.oldSnapshot, new: report.newSnapshot)
                     } catch {
                         throw CommandError("cannot lay out the change to \(table): \(error)")
                     }
                 }
-                let sections = report.newSnapshot.numberOfSections, rows = report.newSnapshot.numberOfItems
+                let sections = report.new.numberOfSections, rows = report.new.count
                 if json {
                     guard case let .object(members)? = try? description.json() else { throw CommandError("cannot encode report \(reportNumber)") }
                     print(JSON.object([

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import TesseraDiff
+public import TesseraResults
+
+/// A sectioned result read by index: what a ``ResultsDataSource`` shows.
+///
+/// ``FetchedResult`` (a ``FetchedResultsController``'s result) and
+/// ``Snapshot`` (a ``RelationalResultsController``'s or a
+/// ``MutableResultsController``'s) conform. Every read must be cheap — O(1)
+/// or O(log *n*) — since a data source answers its view from it.
+public protocol SectionedResult {
+    /// A section: its id says "same section", equality "same content".
+    associatedtype Section: Identifiable & Equatable
+    /// An item: its id says "same item", equality "same content".
+    associatedtype Item: Identifiable & Equatable
+
+    /// The number of sections.
+    var numberOfSections: Int { get }
+    /// The number of items in a section.
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    func numberOfItems(inSection section: Int) -> Int
+    /// The section at an index.
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    subscript(section section: Int) -> Section { get }
+    /// The item at an index path.
+    ///
+    /// - Precondition: the index path names an item of the result.
+    subscript(indexPath: IndexPath) -> Item { get }
+}
+
+/// One change to a ``SectionedResult``: its changeset in UIKit's index
+/// spaces and the results before and after. A ``ResultsDataSource``
+/// performs the changeset as it is, without diffing again.
+///
+/// ``ChangeReport`` and ``SnapshotReport`` conform.
+public protocol SectionedResultReport {
+    /// The result the report goes between.
+    associatedtype Result: SectionedResult
+    /// The changes, from ``resultBefore`` to ``resultAfter``.
+    var changeset: Changeset { get }
+    /// The result before the change.
+    var resultBefore: Result { get }
+    /// The result after the change.
+    var resultAfter: Result { get }
+}
+
+extension FetchedResult: SectionedResult {
+    /// The number of records in a section (``numberOfRecords(inSection:)``).
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    /// - Complexity: O(1).
+    public func numberOfItems(inSection section: Int) -> Int {
+        numberOfRecords(inSection: section)
+    }
+
+    /// The section at an index.
+    ///
+    /// - Precondition: `section` is in `0..<numberOfSections`.
+    /// - Complexity: O(1).
+    public subscript(section section: Int) -> ResultSection {
+        sections[section]
+    }
+}
+
+extension Snapshot: SectionedResult {}
+
+extension ChangeReport: SectionedResultReport {
+    /// The result before (``old``).
+    public var resultBefore: FetchedResult<Record> { old }
+    /// The result after (``new``).
+    public var resultAfter: FetchedResult<Record> { new }
+}
+
+extension SnapshotReport: SectionedResultReport {
+    /// The snapshot before (``oldSnapshot``).
+    public var resultBefore: Snapshot<Section, Item> { oldSnapshot }
+    /// The snapshot after (``newSnapshot``).
+    public var resultAfter: Snapshot<Section, Item> { newSnapshot }
+}
