@@ -72,8 +72,6 @@ open class ColumnLayout: FrameStorageLayout {
     /// Per-item and per-section values.
     public weak var delegate: (any ColumnLayoutDelegate)? { didSet { invalidateLayout() } }
 
-    /// Each section's items grouped by column, for rect queries.
-    var columns = _ColumnIndex()
     var preparedWidth: Double?
 
     /// Creates a column layout: two columns, 8-point spacings and insets.
@@ -99,28 +97,12 @@ open class ColumnLayout: FrameStorageLayout {
         super.prepare()
         guard let environment = collectionView else {
             clearFrames()
-            columns = _ColumnIndex()
             preparedWidth = nil
             return
         }
         let width = visibleSize(in: environment).width
-        let sectionCount = environment.numberOfSections
-        let stillValid = preparedWidth == width && columns.numberOfSections == store.numberOfSections
-        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
-        var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)
-        // The column index, like the frames, is laid out into a local.
-        var columns = self.columns
-        self.columns = _ColumnIndex()
-        defer {
-            columns.checkInvariants(store)
-            self.columns = columns
-            endPass(store)
-        }
-        if first == 0 {
-            columns.removeAll(reservingItems: store.itemFrames.capacity)
-        } else {
-            columns.truncate(toSections: first, itemCount: store.itemFrames.count)
-        }
+        let plan = sectionPlan(context: context, framesStillValid: preparedWidth == width, hasDelegate: delegate != nil, environment: environment)
+        var (store, check) = beginPass(plan: plan, direction: .vertical)
         let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
         let columnSpacing = check.length(self.columnSpacing, section: nil, .property("columnSpacing"))
         let interitemSpacing = check.length(self.interitemSpacing, section: nil, .property("interitemSpacing"))
@@ -137,9 +119,9 @@ open class ColumnLayout: FrameStorageLayout {
         var columnItems: [Int] = []
         var heap: [_ColumnBottom] = []
 
-        var top = first > 0 ? store.sectionEndS[first - 1] : 0
-        for section in first..<sectionCount {
+        for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            store.beginSection(section, itemCount: count)
             let insets = delegate?.columnLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let header = delegate?.columnLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
             let footer = delegate?.columnLayout(self, heightForFooterInSection: section).map { check.length($0, section: section, .footerSize(section: section)) } ?? footerHeight
@@ -154,7 +136,8 @@ open class ColumnLayout: FrameStorageLayout {
             let offset = renderDirection == .rightToLeft ? n - used : 0
             let supplementaryX = insetSupplementaryViews ? insets.left : 0
             let supplementaryWidth = insetSupplementaryViews ? usable : width
-            let sectionTop = top
+            // The section is laid out from its own origin.
+            var top = 0.0
 
             var headerFrame: Rect?
             if header > 0 {
@@ -209,7 +192,7 @@ open class ColumnLayout: FrameStorageLayout {
                     _ColumnBottom.siftDown(&heap)
                 }
             }
-            columns.appendSection(
+            let columns = _ColumnSection(
                 x0: insets.left, stride: stride, columnWidth: columnWidth, columnOffset: offset,
                 itemColumns: itemColumns, columnItems: &columnItems
             )
@@ -221,18 +204,17 @@ open class ColumnLayout: FrameStorageLayout {
                 footerFrame = Rect(x: supplementaryX, y: top, width: supplementaryWidth, height: footer)
                 top += footer
             }
-            store.endSection(
-                bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
-                header: headerFrame, footer: footerFrame, itemsAreBands: false, endS: top
+            let frames = store.endSection(
+                bounds: Rect(x: 0, y: 0, width: width, height: top),
+                header: headerFrame, footer: footerFrame, itemsAreBands: false, extent: top, columns: columns
             )
+            columns.checkInvariants(frames)
         }
+        let top = endPass(store)
         naturalContentSize = Size(width: width, height: top)
         preparedWidth = width
     }
 
-    /// The column index counts in ``storageByteCount`` (about 36 bytes per
-    /// item in all).
-    override var additionalStorageByteCount: Int { columns.byteCount }
 
     // MARK: Queries
 
@@ -248,27 +230,26 @@ open class ColumnLayout: FrameStorageLayout {
     ///   sections, the *c* columns of the met sections that the rect meets,
     ///   and *k* elements returned.
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
+        guard !rect.isEmpty else { return [] }
         var result: [LayoutAttributes] = []
         var hits: [Int] = []
         let store = self.store
-        let columns = self.columns
-        store.forEachSection(meeting: rect) { section in
+        for section in store.sections(meeting: rect) {
             let path = IndexPath(item: 0, section: section)
-            if let frame = store.headerFrames[section], frame.intersects(rect) {
+            if let frame = store.headerFrame(section), frame.intersects(rect) {
                 result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
             }
-            if let frame = store.footerFrames[section], frame.intersects(rect) {
+            if let frame = store.footerFrame(section), frame.intersects(rect) {
                 result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
             }
+            let frames = store.sections[section]
+            guard let columns = frames.columns else { continue }
             hits.removeAll(keepingCapacity: true)
-            columns.items(inSection: section, meeting: rect, frames: store, into: &hits)
+            columns.items(meeting: rect, frames: frames, origin: store.sectionOrigin[section], into: &hits)
             if hits.count > 1 { hits.sort() }
-            let base = store.sectionItemStart[section]
             for item in hits {
-                result.append(.cell(at: IndexPath(item: item, section: section), frame: store.itemFrames[base + item]))
+                result.append(.cell(at: IndexPath(item: item, section: section), frame: store.placed(frames.itemFrames[item], section: section)))
             }
-        } item: { _, _, _ in
-            // Column sections keep no bands: items come from the column index.
         }
         return result
     }
@@ -312,73 +293,44 @@ struct _ColumnBottom {
     }
 }
 
-/// The items of each section of a ``ColumnLayout`` grouped by column, for
+/// The items of one section of a ``ColumnLayout`` grouped by column, for
 /// rect queries where item bottoms do not follow item order (a waterfall).
 ///
 /// Within a column the items are stacked with non-negative spacing, so both
 /// their tops and their bottoms ascend in item order: each column is a
 /// sorted run that a query can binary-search. Per item the index keeps one
 /// `Int32` (the item's index in its section, grouped by column); per used
-/// column one `Int32` (where its run starts); per section 40 bytes of
-/// column geometry.
-struct _ColumnIndex {
-    /// A section's column geometry: column `j` of the index (column `j +
-    /// columnOffset` of the section) spans `x0 + (j + columnOffset) · stride`
-    /// to that plus `columnWidth`.
-    struct Section {
-        var x0: Double
-        var stride: Double
-        var columnWidth: Double
-        var columnOffset: Int
-        /// The section's first entry in `columnStart`.
-        var firstColumn: Int
-    }
-
-    var sections: [Section] = []
-    /// Per used column of each section: where its run starts in the
-    /// section's part of `order` (relative to the section's first item).
+/// column one `Int32` (where its run starts); and 32 bytes of column
+/// geometry.
+struct _ColumnSection: Sendable {
+    /// Column `j` of the index (column `j + columnOffset` of the section)
+    /// spans `x0 + (j + columnOffset) · stride` to that plus `columnWidth`.
+    var x0: Double
+    var stride: Double
+    var columnWidth: Double
+    var columnOffset: Int
+    /// Per used column: where its run starts in `order`.
     var columnStart: [Int32] = []
-    /// Per item, flat like the frame store's items: the section's item
-    /// indices, grouped by column, ascending within each column.
+    /// The section's item indices, grouped by column, ascending within each
+    /// column.
     var order: [Int32] = []
-
-    var numberOfSections: Int { sections.count }
 
     /// The bytes the arrays reserve.
     var byteCount: Int {
-        sections.capacity * MemoryLayout<Section>.stride
-            + (columnStart.capacity + order.capacity) * MemoryLayout<Int32>.stride
+        (columnStart.capacity + order.capacity) * MemoryLayout<Int32>.stride
     }
 
-    /// Empties the index, keeping its capacity unless it is far more than
-    /// `items` needs.
-    mutating func removeAll(reservingItems items: Int) {
-        if order.capacity > 2 * items + 1_024 { self = _ColumnIndex() }
-        sections.removeAll(keepingCapacity: true)
-        columnStart.removeAll(keepingCapacity: true)
-        order.removeAll(keepingCapacity: true)
-        if order.capacity < items { order.reserveCapacity(items + items / 16) }
-    }
-
-    /// Drops every section from `section` on; `itemCount` is the number of
-    /// items of the sections kept.
-    mutating func truncate(toSections section: Int, itemCount: Int) {
-        guard section < numberOfSections else { return }
-        columnStart.removeSubrange(sections[section].firstColumn...)
-        sections.removeSubrange(section...)
-        order.removeSubrange(itemCount...)
-    }
-
-    /// Records a section from the column of each of its items: a counting
-    /// sort, stable, so each column's items stay in item order.
+    /// Groups a section's items from the column of each: a counting sort,
+    /// stable, so each column's items stay in item order.
     ///
     /// - Complexity: O(*n* + *c*) for *n* items and *c* columns.
-    mutating func appendSection(
-        x0: Double, stride: Double, columnWidth: Double, columnOffset: Int,
-        itemColumns: [Int32], columnItems: inout [Int]
-    ) {
-        sections.append(Section(x0: x0, stride: stride, columnWidth: columnWidth, columnOffset: columnOffset, firstColumn: columnStart.count))
+    init(x0: Double, stride: Double, columnWidth: Double, columnOffset: Int, itemColumns: [Int32], columnItems: inout [Int]) {
+        self.x0 = x0
+        self.stride = stride
+        self.columnWidth = columnWidth
+        self.columnOffset = columnOffset
         // Turn the per-column counts into where each column's run starts.
+        columnStart.reserveCapacity(columnItems.count)
         var start = 0
         for column in columnItems.indices {
             let count = columnItems[column]
@@ -386,83 +338,72 @@ struct _ColumnIndex {
             columnItems[column] = start
             start += count
         }
-        let base = order.count
-        order.append(contentsOf: repeatElement(0, count: itemColumns.count))
+        order = Array(repeating: 0, count: itemColumns.count)
         for (item, column) in itemColumns.enumerated() {
             let column = Int(column)
-            order[base + columnItems[column]] = Int32(truncatingIfNeeded: item)
+            order[columnItems[column]] = Int32(truncatingIfNeeded: item)
             columnItems[column] += 1
         }
     }
 
-    /// Appends to `hits` the index of every item of `section` whose frame
-    /// intersects `rect`, column by column (not in item order).
+    /// Appends to `hits` the index of every item of the section whose frame
+    /// (local `frames`, at `origin`) intersects `rect`, column by column
+    /// (not in item order).
     ///
     /// - Complexity: O(log *c* + *m* log *n* + *k*) for the *m* columns the
     ///   rect meets and *k* items visited.
-    func items(inSection section: Int, meeting rect: Rect, frames store: _FrameStore, into hits: inout [Int]) {
-        let geometry = sections[section]
-        guard geometry.columnWidth > 0 else { return }
-        let firstColumn = geometry.firstColumn
-        let endColumn = section + 1 < sections.count ? sections[section + 1].firstColumn : columnStart.count
-        let base = store.sectionItemStart[section]
-        let itemCount = store.sectionItemStart[section + 1] - base
-        let low = rect.minY
-        let high = rect.maxY
+    func items(meeting rect: Rect, frames: _SectionFrames, origin: Double, into hits: inout [Int]) {
+        guard columnWidth > 0 else { return }
+        let itemFrames = frames.itemFrames
+        let low = _FrameStore.widened(rect.minY, down: true)
+        let high = _FrameStore.widened(rect.maxY, down: false)
         func columnX(_ index: Int) -> Double {
-            geometry.x0 + Double(index - firstColumn + geometry.columnOffset) * geometry.stride
+            x0 + Double(index + columnOffset) * stride
         }
+        func placed(_ item: Int32) -> Rect { itemFrames[Int(item)].offsetBy(dx: 0, dy: origin) }
         // The first column that ends right of the rect's left edge.
-        var lower = firstColumn
-        var upper = endColumn
+        var lower = 0
+        var upper = columnStart.count
         while lower < upper {
             let mid = (lower + upper) / 2
-            if columnX(mid) + geometry.columnWidth > _FrameStore.widened(rect.minX, down: true) { upper = mid } else { lower = mid + 1 }
+            if columnX(mid) + columnWidth > _FrameStore.widened(rect.minX, down: true) { upper = mid } else { lower = mid + 1 }
         }
         var column = lower
-        while column < endColumn && columnX(column) < _FrameStore.widened(rect.maxX, down: false) {
+        while column < columnStart.count && columnX(column) < _FrameStore.widened(rect.maxX, down: false) {
             let runStart = Int(columnStart[column])
-            let runEnd = column + 1 < endColumn ? Int(columnStart[column + 1]) : itemCount
+            let runEnd = column + 1 < columnStart.count ? Int(columnStart[column + 1]) : order.count
             // The first item of the run that ends below the rect's top.
             var first = runStart
             var last = runEnd
             while first < last {
                 let mid = (first + last) / 2
-                if store.itemFrames[base + Int(order[base + mid])].maxY > low { last = mid } else { first = mid + 1 }
+                if placed(order[mid]).maxY > low { last = mid } else { first = mid + 1 }
             }
             while first < runEnd {
-                let item = Int(order[base + first])
-                let frame = store.itemFrames[base + item]
+                let frame = placed(order[first])
                 guard frame.minY < high else { break }
-                if frame.intersects(rect) { hits.append(item) }
+                if frame.intersects(rect) { hits.append(Int(order[first])) }
                 first += 1
             }
             column += 1
         }
     }
 
-    /// Checks that the index covers the store's sections and items and that
-    /// each column's tops and bottoms ascend. Compiled in with
+    /// Checks that the index covers the section's items and that each
+    /// column's tops and bottoms ascend. Compiled in with
     /// `TESSERA_INTERNAL_CHECKS`.
-    func checkInvariants(_ store: _FrameStore) {
+    func checkInvariants(_ frames: _SectionFrames) {
         #if TESSERA_INTERNAL_CHECKS
-        precondition(sections.count == store.numberOfSections, "column index sections out of step")
-        precondition(order.count == store.itemFrames.count, "column index items out of step")
-        for section in sections.indices {
-            let first = sections[section].firstColumn
-            let end = section + 1 < sections.count ? sections[section + 1].firstColumn : columnStart.count
-            let base = store.sectionItemStart[section]
-            let count = store.sectionItemStart[section + 1] - base
-            for column in first..<end {
-                let runEnd = column + 1 < end ? Int(columnStart[column + 1]) : count
-                var previous: Rect?
-                for entry in Int(columnStart[column])..<runEnd {
-                    let frame = store.itemFrames[base + Int(order[base + entry])]
-                    if let previous {
-                        precondition(frame.minY >= previous.minY && frame.maxY >= previous.maxY, "column \(column - first) of section \(section) not ascending")
-                    }
-                    previous = frame
+        precondition(order.count == frames.itemCount, "column index items out of step")
+        for column in columnStart.indices {
+            let runEnd = column + 1 < columnStart.count ? Int(columnStart[column + 1]) : order.count
+            var previous: Rect?
+            for entry in Int(columnStart[column])..<runEnd {
+                let frame = frames.itemFrames[Int(order[entry])]
+                if let previous {
+                    precondition(frame.minY >= previous.minY && frame.maxY >= previous.maxY, "column \(column) not ascending")
                 }
+                previous = frame
             }
         }
         #endif

@@ -102,11 +102,9 @@ open class FlowLayout: FrameStorageLayout {
         }
         let direction = scrollDirection
         let fixedLength = direction.fLength(visibleSize(in: environment))
-        let sectionCount = environment.numberOfSections
         let stillValid = isPrepared && preparedFixedLength == fixedLength && store.direction == direction
-        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
-        var (store, check) = beginPass(keepingSections: first, direction: direction, environment: environment)
-        defer { endPass(store) }
+        let plan = sectionPlan(context: context, framesStillValid: stillValid, hasDelegate: delegate != nil, environment: environment)
+        var (store, check) = beginPass(plan: plan, direction: direction)
         let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
         let lineSpacing = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
         let interitemSpacing = check.length(minimumInteritemSpacing, section: nil, .property("minimumInteritemSpacing"))
@@ -115,16 +113,17 @@ open class FlowLayout: FrameStorageLayout {
         let footerLengthDefault = check.length(direction.sLength(footerReferenceSize), section: nil, .property("footerReferenceSize"))
         let delegate = self.delegate
 
-        var s = first > 0 ? store.sectionEndS[first - 1] : 0
-        for section in first..<sectionCount {
+        for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            store.beginSection(section, itemCount: count)
             let inset = delegate?.flowLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let lines = delegate?.flowLayout(self, minimumLineSpacingForSectionAt: section).map { check.length($0, section: section, .lineSpacing(section: section)) } ?? lineSpacing
             let interitem = delegate?.flowLayout(self, minimumInteritemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacing
             let headerLength = delegate?.flowLayout(self, referenceSizeForHeaderInSection: section).map { check.length(direction.sLength($0), section: section, .headerSize(section: section)) } ?? headerLengthDefault
             let footerLength = delegate?.flowLayout(self, referenceSizeForFooterInSection: section).map { check.length(direction.sLength($0), section: section, .footerSize(section: section)) } ?? footerLengthDefault
             let (sLeading, sTrailing, fLeading, fTrailing) = direction.split(inset)
-            let sectionStart = s
+            // The section is laid out from its own origin.
+            var s = 0.0
 
             var headerFrame: Rect?
             if headerLength > 0 {
@@ -164,13 +163,14 @@ open class FlowLayout: FrameStorageLayout {
                 s += footerLength
             }
             store.endSection(
-                bounds: direction.rect(s: sectionStart, f: 0, sLength: s - sectionStart, fLength: fixedLength),
+                bounds: direction.rect(s: 0, f: 0, sLength: s, fLength: fixedLength),
                 header: headerFrame,
                 footer: footerFrame,
                 itemsAreBands: everyLineSingle,
-                endS: s
+                extent: s
             )
         }
+        let s = endPass(store)
         naturalContentSize = direction == .vertical
             ? Size(width: fixedLength, height: s)
             : Size(width: s, height: fixedLength)
@@ -195,10 +195,10 @@ open class FlowLayout: FrameStorageLayout {
         guard section >= 0 && section < store.numberOfSections else { return nil }
         let path = IndexPath(item: 0, section: section)
         let direction = store.direction
-        let bounds = store.sectionBounds[section]
+        let bounds = store.sectionBounds(section)
         switch kind {
         case ElementKind.sectionHeader:
-            guard var frame = store.headerFrames[section] else { return nil }
+            guard var frame = store.headerFrame(section) else { return nil }
             var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
             if sectionHeadersPinToVisibleBounds, let environment = collectionView {
                 let visibleStart = direction.s(environment.contentOffset) + direction.split(environment.contentInset).sLeading
@@ -210,13 +210,13 @@ open class FlowLayout: FrameStorageLayout {
             }
             return attributes
         case ElementKind.sectionFooter:
-            guard var frame = store.footerFrames[section] else { return nil }
+            guard var frame = store.footerFrame(section) else { return nil }
             var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
             if sectionFootersPinToVisibleBounds, let environment = collectionView {
                 let visibleEnd = direction.s(environment.contentOffset) + direction.sLength(environment.bounds.size)
                     - direction.split(environment.contentInset).sTrailing
                 let length = direction.sLength(frame.size)
-                let floor = direction.minS(bounds) + (store.headerFrames[section].map { direction.sLength($0.size) } ?? 0)
+                let floor = direction.minS(bounds) + (store.sections[section].header.map { direction.sLength($0.size) } ?? 0)
                 let pinned = Swift.min(direction.minS(frame), Swift.max(visibleEnd - length, floor))
                 frame = moved(frame, toS: pinned)
                 attributes.frame = frame
@@ -258,10 +258,10 @@ open class FlowLayout: FrameStorageLayout {
         context.invalidatesPositionsOnly = true
         let sections = store.sections(meeting: environment.bounds.union(newBounds)).map { IndexPath(item: 0, section: $0) }
         if sectionHeadersPinToVisibleBounds {
-            context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: sections.filter { store.headerFrames[$0[0]] != nil })
+            context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: sections.filter { store.sections[$0[0]].header != nil })
         }
         if sectionFootersPinToVisibleBounds {
-            context.invalidateSupplementaryElements(ofKind: ElementKind.sectionFooter, at: sections.filter { store.footerFrames[$0[0]] != nil })
+            context.invalidateSupplementaryElements(ofKind: ElementKind.sectionFooter, at: sections.filter { store.sections[$0[0]].footer != nil })
         }
         return context
     }

@@ -52,15 +52,16 @@ open class HorizontalListLayout: FrameStorageLayout {
 
     // MARK: Preparing
 
-    /// Lays out every section, or only those from the first section an
-    /// invalidation context names. Content that was centered is laid out
-    /// again in full: centering moves every frame.
+    /// Lays out every section, or only those an invalidation context names
+    /// (see ``FrameStorageLayout``). Centering moves the sections' origins,
+    /// not their frames, so centered content is laid out no more than any
+    /// other.
     ///
     /// Bad widths, insets and spacings are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero.
     ///
-    /// - Complexity: O(*n* + *s*) for the items and sections laid out (all
-    ///   of them when the content is centered); no allocation per item.
+    /// - Complexity: O(*n*) for the *n* items of the sections laid out,
+    ///   plus O(*s*) for the *s* sections; no allocation per item.
     open override func prepare() {
         let context = pendingInvalidation
         super.prepare()
@@ -71,23 +72,20 @@ open class HorizontalListLayout: FrameStorageLayout {
             return
         }
         let viewSize = visibleSize(in: environment)
-        let sectionCount = environment.numberOfSections
-        let stillValid = preparedSize == viewSize && centeringOffset == 0
-        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
-        var (store, check) = beginPass(keepingSections: first, direction: .horizontal, environment: environment)
-        defer { endPass(store) }
+        let plan = sectionPlan(context: context, framesStillValid: preparedSize == viewSize, hasDelegate: delegate != nil, environment: environment)
+        var (store, check) = beginPass(plan: plan, direction: .horizontal)
         let itemWidth = check.length(self.itemWidth, section: nil, .property("itemWidth"))
         let itemSpacing = check.length(self.itemSpacing, section: nil, .property("itemSpacing"))
         let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
         let delegate = self.delegate
 
-        var x = first > 0 ? store.sectionEndS[first - 1] : 0
-        for section in first..<sectionCount {
+        for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            store.beginSection(section, itemCount: count)
             let insets = delegate?.horizontalListLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
             let height = Swift.max(0, viewSize.height - insets.top - insets.bottom)
-            let sectionStart = x
-            x += insets.left
+            // The section is laid out from its own origin.
+            var x = insets.left
             for item in 0..<count {
                 var width = itemWidth
                 if let delegate {
@@ -102,35 +100,22 @@ open class HorizontalListLayout: FrameStorageLayout {
             }
             x += insets.right
             store.endSection(
-                bounds: Rect(x: sectionStart, y: 0, width: x - sectionStart, height: viewSize.height),
-                header: nil, footer: nil, itemsAreBands: true, endS: x
+                bounds: Rect(x: 0, y: 0, width: x, height: viewSize.height),
+                header: nil, footer: nil, itemsAreBands: true, extent: x
             )
         }
+        let x = endPass(store)
         centeringOffset = 0
         if centerContent && x < viewSize.width {
-            // Every frame moves: the next prepare lays out everything again.
+            // Centering moves the first section's origin, and every other
+            // with it: no frame is laid out again.
             centeringOffset = (viewSize.width - x) / 2
-            Self.move(&store, by: centeringOffset)
+            self.store.layOutOrigins(base: centeringOffset)
             naturalContentSize = viewSize
         } else {
             naturalContentSize = Size(width: x, height: viewSize.height)
         }
         preparedSize = viewSize
-    }
-
-    /// Moves every item and section right by `offset`.
-    ///
-    /// - Complexity: O(*n* + *s*).
-    private static func move(_ store: inout _FrameStore, by offset: Double) {
-        for index in store.itemFrames.indices { store.itemFrames[index].origin.x += offset }
-        var running = -Double.infinity
-        for section in store.sectionBounds.indices {
-            store.sectionBounds[section].origin.x += offset
-            store.sectionEndS[section] += offset
-            store.sectionReachX[section] += offset
-            running = Swift.max(running, store.sectionBounds[section].maxX, store.sectionEndS[section])
-            store.sectionMaxS[section] = running
-        }
     }
 
     // MARK: Invalidation

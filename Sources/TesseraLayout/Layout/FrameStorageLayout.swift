@@ -50,13 +50,17 @@ open class FrameStorageLayout: CollectionViewLayout {
     open override var collectionViewContentSize: Size { store.enclosing(naturalContentSize) }
 
     /// The bytes the layout's frame storage reserves: what a prepared layout
-    /// costs in memory beyond the object itself. After its first batch
-    /// update a layout also keeps the previous frames' buffers for reuse
-    /// (``spareStorageByteCount``).
+    /// costs in memory beyond the object itself.
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
     public var storageByteCount: Int { store.byteCount + additionalStorageByteCount }
 
-    /// The bytes of the spare frame buffers kept for the next batch update.
-    public var spareStorageByteCount: Int { buffers.spareByteCount }
+    /// The bytes of spare frame buffers kept for the next batch update: 0.
+    /// A batch update lays out only the sections it changes into new
+    /// storage and shares the others with the state before it, so a layout
+    /// keeps no spare buffers.
+    @available(*, deprecated, message: "A layout keeps no spare buffers: a batch update shares every section it does not change.")
+    public var spareStorageByteCount: Int { 0 }
 
     /// Storage a subclass keeps beside the frames (an index, per-section
     /// state), counted in ``storageByteCount``.
@@ -83,45 +87,81 @@ open class FrameStorageLayout: CollectionViewLayout {
 
     /// Forgets every frame: there is no collection view to lay out for.
     func clearFrames(direction: ScrollDirection = .vertical) {
-        store = _FrameStore(direction: direction)
+        store = _FrameStore(direction: direction, stacksSections: store.stacksSections)
+        store.layOutOrigins()
         naturalContentSize = .zero
     }
 
-    /// The first section a pass must lay out again: 0 when the frames kept
-    /// are no longer good (`framesStillValid` false: another width, another
-    /// direction), else the first section `context` names (0 when counts
-    /// changed with none named), or none when nothing was invalidated.
-    func firstSectionToLayOut(context: InvalidationContext?, framesStillValid: Bool, sectionCount: Int) -> Int {
-        guard framesStillValid else { return 0 }
-        let kept = store.numberOfSections
-        return Swift.min(context?.firstSectionToRecompute ?? kept, kept, sectionCount)
+    /// Which sections a pass lays out again and which it keeps (see
+    /// ``InvalidationContext`` for the rules): everything when the frames
+    /// kept are no longer good (`framesStillValid` false: another width,
+    /// another direction); for a batch update (a context with an
+    /// ``InvalidationContext/updateIndexMapping``), the sections it names,
+    /// inserted and reloaded ones, and, when `hasDelegate` (a delegate could
+    /// answer differently for a new index), every section whose index
+    /// changes; otherwise as the context says. A section is kept only when
+    /// the environment gives it as many items as it holds, and one whose
+    /// index changes only when it recorded no bad value (whose message names
+    /// its index).
+    ///
+    /// - Complexity: O(*s* + *k* log *k*) for *s* sections and *k* sections
+    ///   named; none per item.
+    func sectionPlan(context: InvalidationContext?, framesStillValid: Bool, hasDelegate: Bool, environment: any LayoutEnvironment) -> _SectionPlan {
+        let count = environment.numberOfSections
+        let old = store
+        let oldCount = old.numberOfSections
+        var kept = [Int](repeating: -1, count: count)
+        func keepIfSame(_ section: Int, from source: Int) {
+            guard source >= 0 && source < oldCount, old.sections[source].itemCount == environment.numberOfItems(inSection: section) else { return }
+            guard source == section || old.sections[source].errors.isEmpty else { return }
+            kept[section] = source
+        }
+        if framesStillValid, let context, !context.invalidateEverything {
+            if let mapping = context.updateIndexMapping {
+                var named = Set(context.invalidatedSections)
+                if !context.invalidatesPositionsOnly { named.formUnion(context.invalidatedSupplementarySections) }
+                for section in 0..<count where !named.contains(section) {
+                    guard let source = mapping.sectionBefore(section), !mapping.isSectionReloaded(source),
+                          source == section || !hasDelegate
+                    else { continue }
+                    keepIfSame(section, from: source)
+                }
+            } else if context.invalidateDataSourceCounts {
+                let first = Swift.min(context.firstSectionToRecompute ?? 0, count)
+                for section in 0..<first { keepIfSame(section, from: section) }
+            } else {
+                var named = Set(context.invalidatedSections)
+                if !context.invalidatesPositionsOnly { named.formUnion(context.invalidatedSupplementarySections) }
+                for section in 0..<count where !named.contains(section) { keepIfSame(section, from: section) }
+            }
+        } else if framesStillValid, context == nil {
+            for section in 0..<count { keepIfSame(section, from: section) }
+        }
+        return _SectionPlan(kept: kept)
     }
 
-    /// Starts a pass of `prepare()` that keeps the sections before `first`.
+    /// Starts a pass of `prepare()`: a store with the sections `plan` keeps
+    /// (shared with the store before, not copied) and placeholders for the
+    /// ones to lay out, and a value check that records bad values with
+    /// their sections. The kept sections' bad values are reported again.
     ///
-    /// Returns the frames to lay out into, as a local value (inout access
-    /// to a local pays no exclusivity check per item, which a stored
-    /// property does), moved to the spare buffers during a batch update, with
-    /// the sections from `first` on dropped (or, from 0, emptied and sized
-    /// for every item); and a value check that records bad values with their
-    /// sections. The errors of the kept sections are reported again. End
-    /// the pass with ``endPass(_:)``.
+    /// The store is returned as a local value (inout access to a local pays
+    /// no exclusivity check per item, which a stored property does). Lay out
+    /// each section of ``_SectionPlan/sectionsToLayOut`` with
+    /// ``_FrameStore/beginSection(_:itemCount:)`` and
+    /// ``_FrameStore/endSection(bounds:header:footer:itemsAreBands:extent:columns:)``,
+    /// then end the pass with ``endPass(_:)``.
     ///
-    /// - Complexity: O(*s*) for the sections, plus a copy of the kept
-    ///   sections when laying out into the spare buffers.
-    func beginPass(keepingSections first: Int, direction: ScrollDirection, environment: any LayoutEnvironment) -> (store: _FrameStore, check: _ValueCheck) {
-        buffers.takeSpare(for: &self.store, keepingSections: first)
-        var pass = self.store
-        self.store = _FrameStore(direction: pass.direction)
-        if first == 0 {
-            var total = 0
-            for section in 0..<environment.numberOfSections { total += Swift.max(0, environment.numberOfItems(inSection: section)) }
-            pass.removeAll(reservingItems: total)
-            pass.direction = direction
-        } else {
-            pass.truncate(toSections: first)
+    /// - Complexity: O(*s*) for *s* sections.
+    func beginPass(plan: _SectionPlan, direction: ScrollDirection, stacksSections: Bool = true) -> (store: _FrameStore, check: _ValueCheck) {
+        let old = store
+        var pass = _FrameStore(direction: direction, stacksSections: stacksSections)
+        pass.reset(sections: plan.kept.count)
+        for (section, source) in plan.kept.enumerated() where source >= 0 {
+            let frames = old.sections[source]
+            pass.keep(frames, at: section)
+            for error in frames.errors { recordError(error) }
         }
-        for kept in pass.sectionErrors { recordError(kept.error) }
         passErrors = []
         let check = _ValueCheck { [unowned self] error, section in
             recordError(error)
@@ -130,12 +170,22 @@ open class FrameStorageLayout: CollectionViewLayout {
         return (pass, check)
     }
 
-    /// Ends a pass: keeps the frames laid out and the bad values met.
-    func endPass(_ pass: _FrameStore) {
-        store = pass
-        store.sectionErrors += passErrors
+    /// Ends a pass: keeps the bad values met with their sections, places
+    /// every section (stacked from 0) and keeps the frames. Returns where
+    /// the content ends on the scroll axis (stacked), or 0.
+    ///
+    /// - Complexity: O(*s* + *e*) for *s* sections and *e* bad values met.
+    @discardableResult
+    func endPass(_ pass: _FrameStore) -> Double {
+        var pass = pass
+        var bySection: [Int: [LayoutError]] = [:]
+        for (section, error) in passErrors { bySection[section, default: []].append(error) }
+        for section in bySection.keys.sorted() { pass.recordErrors(bySection[section] ?? [], section: section) }
         passErrors = []
+        let end = pass.layOutOrigins()
+        store = pass
         store.checkInvariants()
+        return end
     }
 
     // MARK: Queries
@@ -177,8 +227,8 @@ open class FrameStorageLayout: CollectionViewLayout {
         let section = indexPath[0]
         let path = IndexPath(item: 0, section: section)
         switch kind {
-        case ElementKind.sectionHeader: return store.headerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        case ElementKind.sectionFooter: return store.footerFrames[section].map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        case ElementKind.sectionHeader: return store.headerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        case ElementKind.sectionFooter: return store.footerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
         default: return nil
         }
     }
@@ -269,13 +319,13 @@ open class FrameStorageLayout: CollectionViewLayout {
     private func supplementaryFrame(ofKind kind: String, section: Int, in frames: _FrameStore) -> Rect? {
         guard section >= 0 && section < frames.numberOfSections else { return nil }
         switch kind {
-        case ElementKind.sectionHeader: return frames.headerFrames[section]
-        case ElementKind.sectionFooter: return frames.footerFrames[section]
+        case ElementKind.sectionHeader: return frames.headerFrame(section)
+        case ElementKind.sectionFooter: return frames.footerFrame(section)
         default: return nil
         }
     }
 
-    /// Forgets the update; the store before it becomes the spare buffers.
+    /// Forgets the update and the store before it.
     open override func finalizeCollectionViewUpdates() {
         super.finalizeCollectionViewUpdates()
         buffers.finish()

@@ -3,12 +3,30 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import TesseraDiff
 
 /// What part of a layout to recompute (UIKit's
 /// `UICollectionViewLayoutInvalidationContext`). Subclass it to carry more.
 ///
-/// A layout recomputes only what its context names where it can: a context
-/// naming items or sections lets it start from the first section touched.
+/// A layout recomputes only what its context names where it can. Tessera's
+/// layouts (``FrameStorageLayout``) read a context this way:
+/// - Everything (``invalidateEverything``, as ``CollectionViewLayout/invalidateLayout()``
+///   and a change of width make): every section is laid out again.
+/// - A batch update (``invalidateSections(_:updateIndexMapping:)``, which a
+///   ``CollectionView`` makes for every batch): the sections the batch
+///   names are laid out again, and every other section keeps its frames,
+///   moved to its index after the update and shifted by the change in
+///   extent of the sections before it.
+/// - Counts changed with no mapping: every section from the first one named
+///   on (section 0 when none is) is laid out again.
+/// - Otherwise: the sections named (through their items, or their
+///   supplementary views unless ``invalidatesPositionsOnly``) are laid out
+///   again, and the others keep their frames.
+///
+/// A layout that keeps a section's frames assumes that nothing it reads
+/// for that section changed: a delegate whose answers change for a section
+/// that no batch names must invalidate that section (as in UIKit).
+///
 /// Not thread-safe.
 open class InvalidationContext {
     /// Recompute everything.
@@ -28,6 +46,20 @@ open class InvalidationContext {
     /// The first section that changed, for layouts that recompute from
     /// there on; `nil` when none was named.
     public var firstInvalidatedSection: Int?
+    /// The sections named so far (0 for a negative one), in any order and
+    /// with repeats; ``invalidatedSections`` sorts them.
+    private var namedSections: [Int] = []
+    /// The mapping of the batch update this context describes, or `nil`.
+    ///
+    /// With a mapping, ``invalidatedSections`` (indexes after the update)
+    /// are all the sections whose content the batch changes: a layout may
+    /// keep every other section's frames, at the index the mapping gives it.
+    /// Set by ``invalidateSections(_:updateIndexMapping:)``; merging two
+    /// contexts that both carry one drops it (the layout then recomputes from
+    /// the first section named on).
+    public private(set) var updateIndexMapping: BatchIndexMapping?
+    /// Whether ``merge(_:)`` met two mappings.
+    private var mappingsMerged = false
     /// The first section whose supplementary or decoration views were named.
     public private(set) var firstInvalidatedSupplementarySection: Int?
     /// Whether the supplementary views this context names only move, with
@@ -72,13 +104,62 @@ open class InvalidationContext {
         noteSupplementarySections(indexPaths)
     }
 
-    /// Names sections that changed (their content, sizes or counts), so a
-    /// layout can recompute from the first such section on. A negative
-    /// section counts as section 0.
+    /// Names sections that changed (their content, sizes or counts). A
+    /// layout recomputes them (and, when counts changed with no
+    /// ``updateIndexMapping``, every section after the first of them); a
+    /// negative section counts as section 0.
     ///
     /// - Complexity: O(*k*) for *k* sections.
     public func invalidateSections(_ sections: [Int]) {
         noteSections(sections)
+    }
+
+    /// Describes a batch update: the counts changed as `mapping` says, and
+    /// `sections` (indexes after the update) are the sections whose content
+    /// changed: those with an item inserted, deleted, moved in or out, or
+    /// reloaded, and inserted or reloaded sections. Every other section
+    /// keeps its content, at the index `mapping` gives it, so a layout may
+    /// keep its frames and only shift them.
+    ///
+    /// ```swift
+    /// let context = InvalidationContext()
+    /// context.invalidateSections([3], updateIndexMapping: mapping)  // an item inserted in section 3
+    /// layout.invalidateLayout(with: context)
+    /// ```
+    ///
+    /// A ``CollectionView`` makes this context for every batch.
+    ///
+    /// - Complexity: O(*k*) for *k* sections.
+    public func invalidateSections(_ sections: [Int], updateIndexMapping mapping: BatchIndexMapping) {
+        invalidateDataSourceCounts = true
+        if updateIndexMapping != nil || mappingsMerged {
+            mappingsMerged = true
+            updateIndexMapping = nil
+        } else {
+            updateIndexMapping = mapping
+        }
+        noteSections(sections)
+    }
+
+    /// Every section named, through ``invalidateSections(_:)``,
+    /// ``invalidateSections(_:updateIndexMapping:)`` or the items of
+    /// ``invalidateItems(at:)``: ascending, without repeats (negative ones
+    /// as 0).
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* sections named.
+    public var invalidatedSections: [Int] {
+        Array(Set(namedSections)).sorted()
+    }
+
+    /// Every section whose supplementary or decoration views were named:
+    /// ascending, without repeats (negative ones as 0).
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* index paths named.
+    public var invalidatedSupplementarySections: [Int] {
+        var sections = Set<Int>()
+        for paths in invalidatedSupplementaryIndexPaths.values { for path in paths where !path.isEmpty { sections.insert(Swift.max(0, path[0])) } }
+        for paths in invalidatedDecorationIndexPaths.values { for path in paths where !path.isEmpty { sections.insert(Swift.max(0, path[0])) } }
+        return sections.sorted()
     }
 
     /// Whether the context names only supplementary or decoration views
@@ -118,6 +199,16 @@ open class InvalidationContext {
         contentSizeAdjustment = Size(width: contentSizeAdjustment.width + other.contentSizeAdjustment.width,
                                      height: contentSizeAdjustment.height + other.contentSizeAdjustment.height)
         firstInvalidatedSection = first
+        namedSections += other.namedSections
+        if let mapping = other.updateIndexMapping {
+            if updateIndexMapping != nil || mappingsMerged {
+                mappingsMerged = true
+                updateIndexMapping = nil
+            } else {
+                updateIndexMapping = mapping
+            }
+        }
+        mappingsMerged = mappingsMerged || other.mappingsMerged
     }
 
     private func noteSupplementarySections(_ indexPaths: [IndexPath]) {
@@ -126,6 +217,7 @@ open class InvalidationContext {
     }
 
     private func noteSections(_ sections: [Int]) {
+        namedSections += sections.lazy.map { Swift.max(0, $0) }
         guard let first = sections.min() else { return }
         let clamped = Swift.max(0, first)
         firstInvalidatedSection = Swift.min(firstInvalidatedSection ?? clamped, clamped)

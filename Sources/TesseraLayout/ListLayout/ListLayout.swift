@@ -66,10 +66,8 @@ open class ListLayout: FrameStorageLayout {
         let visible = visibleSize(in: environment)
         let width = visible.width
         let visibleHeight = visible.height
-        let sectionCount = environment.numberOfSections
-        let first = firstSectionToLayOut(context: context, framesStillValid: preparedWidth == width, sectionCount: sectionCount)
-        var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)
-        defer { endPass(store) }
+        let plan = sectionPlan(context: context, framesStillValid: preparedWidth == width, hasDelegate: delegate != nil, environment: environment)
+        var (store, check) = beginPass(plan: plan, direction: .vertical)
         let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
         let interitemSpacing = check.length(self.interitemSpacing, section: nil, .property("interitemSpacing"))
         let headerHeight = check.length(self.headerHeight, section: nil, .property("headerHeight"))
@@ -77,9 +75,9 @@ open class ListLayout: FrameStorageLayout {
         let sectionInsets = check.insets(self.sectionInsets, section: nil, .property("sectionInsets"))
         let delegate = self.delegate
 
-        var top = first > 0 ? store.sectionEndS[first - 1] : 0
-        for section in first..<sectionCount {
+        for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            store.beginSection(section, itemCount: count)
             let insets = delegate?.listLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
             let spacing = delegate?.listLayout(self, interitemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacing
             let header = delegate?.listLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
@@ -87,7 +85,8 @@ open class ListLayout: FrameStorageLayout {
             let itemWidth = Swift.max(0, width - insets.left - insets.right)
             let supplementaryX = insetSupplementaryViews ? insets.left : 0
             let supplementaryWidth = insetSupplementaryViews ? itemWidth : width
-            let sectionTop = top
+            // The section is laid out from its own origin.
+            var top = 0.0
 
             var headerFrame: Rect?
             if header > 0 {
@@ -114,10 +113,11 @@ open class ListLayout: FrameStorageLayout {
             }
             top += insets.bottom
             store.endSection(
-                bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
-                header: headerFrame, footer: footerFrame, itemsAreBands: true, endS: top
+                bounds: Rect(x: 0, y: 0, width: width, height: top),
+                header: headerFrame, footer: footerFrame, itemsAreBands: true, extent: top
             )
         }
+        let top = endPass(store)
         naturalContentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
         preparedWidth = width
     }

@@ -161,7 +161,8 @@ open class ListStackLayout: FrameStorageLayout {
         let context = pendingInvalidation
         super.prepare()
         guard let environment = collectionView else {
-            store = _FrameStore()
+            store = _FrameStore(direction: scrollDirection, stacksSections: false)
+            store.layOutOrigins()
             sectionStates = []
             naturalContentSize = .zero
             isPrepared = false
@@ -177,23 +178,13 @@ open class ListStackLayout: FrameStorageLayout {
         if !LayoutValue.isValidOffset(topContentInset) { recordError(LayoutError(subject: .property("topContentInset"), value: "\(topContentInset)")) }
         if !LayoutValue.isValidOffset(stickyHeaderYOffset) { recordError(LayoutError(subject: .property("stickyHeaderYOffset"), value: "\(stickyHeaderYOffset)")) }
         let sectionCount = environment.numberOfSections
-        let previousCount = store.numberOfSections
         let stillValid = isPrepared && preparedFixedLength == fixedLength && preparedScale == scale
             && store.direction == direction && sectionStates.count == store.numberOfSections
-        let first = firstSectionToLayOut(context: context, framesStillValid: stillValid, sectionCount: sectionCount)
-        var (store, check) = beginPass(keepingSections: first, direction: direction, environment: environment)
-        // The row state after each section, like the frames, goes into a local.
-        var states = self.sectionStates
-        self.sectionStates = []
-        defer {
-            self.sectionStates = states
-            endPass(store)
-        }
-        if first == 0 {
-            states.removeAll(keepingCapacity: true)
-        } else {
-            states.removeSubrange(first...)
-        }
+        let plan = sectionPlan(context: context, framesStillValid: stillValid, hasDelegate: delegate != nil, environment: environment)
+        var (store, check) = beginPass(plan: plan, direction: direction, stacksSections: false)
+        let oldStates = self.sectionStates
+        var states: [_ListStackSectionState] = []
+        states.reserveCapacity(sectionCount)
         let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
         let lineSpacingDefault = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
         let interitemSpacingDefault = check.length(minimumInteritemSpacing, section: nil, .property("minimumInteritemSpacing"))
@@ -202,13 +193,30 @@ open class ListStackLayout: FrameStorageLayout {
         let footerLengthDefault = check.length(footerLength, section: nil, .property("footerLength"))
         let delegate = self.delegate
 
-        var cursor = first > 0 ? states[first - 1].end : _ListStackCursor()
+        var cursor = _ListStackCursor()
         // The union of the section's elements so far; before a section's
         // first item, the bounds of the section before it (where an empty
         // section's header goes).
-        var rolling = first > 0 ? states[first - 1].bounds : Rect.zero
-        for section in first..<sectionCount {
+        var rolling = Rect.zero
+        for section in 0..<sectionCount {
+            // Sections share rows: a section the plan keeps keeps its frames
+            // only when it starts from the very row state it started from
+            // before; otherwise it is laid out again.
+            let source = plan.kept[section]
+            if source >= 0 {
+                let entryCursor = source > 0 ? oldStates[source - 1].end : _ListStackCursor()
+                let entryRolling = source > 0 ? oldStates[source - 1].bounds : Rect.zero
+                if entryCursor == cursor && entryRolling == rolling {
+                    let kept = oldStates[source]
+                    cursor = kept.end
+                    rolling = kept.bounds
+                    let contentEnd = Swift.max(states.last?.contentEnd ?? 0, kept.sectionEnd)
+                    states.append(_ListStackSectionState(bounds: kept.bounds, sectionEnd: kept.sectionEnd, contentEnd: contentEnd, end: kept.end))
+                    continue
+                }
+            }
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            store.beginSection(section, itemCount: count)
             let inset = delegate?.listStackLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let lineSpacing = delegate?.listStackLayout(self, minimumLineSpacingForSectionAt: section).map { check.length($0, section: section, .lineSpacing(section: section)) } ?? lineSpacingDefault
             let interitem = delegate?.listStackLayout(self, minimumInteritemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacingDefault
@@ -225,7 +233,7 @@ open class ListStackLayout: FrameStorageLayout {
             cursor.nextRowS += headerLen
             cursor.itemF += fLeading
 
-            let firstBand = store.bandStart.count
+            let firstBand = 0
             var row = _ListStackRow(start: store.itemFrames.count, minS: 0, maxS: 0)
             for item in 0..<count {
                 var size = itemSize
@@ -283,19 +291,21 @@ open class ListStackLayout: FrameStorageLayout {
                 bounds: rolling,
                 header: headerLen > 0 && padF > 0 ? header : nil,
                 footer: footerLen > 0 && padF > 0 ? footer : nil,
-                itemsAreBands: false
+                itemsAreBands: false,
+                extent: 0
             )
             // IGListKit ends the content at the last section; an earlier
             // section can reach further (a tall item on a row that later
             // sections leave), so the content ends where the furthest does.
             // Across, the content grows to any frame past the container's
             // edge (FrameStorageLayout).
-            let contentEnd = Swift.max(states.last?.contentEnd ?? 0, direction.maxS(rolling) + sTrailing)
-            states.append(_ListStackSectionState(bounds: rolling, contentEnd: contentEnd, end: cursor))
+            let sectionEnd = direction.maxS(rolling) + sTrailing
+            let contentEnd = Swift.max(states.last?.contentEnd ?? 0, sectionEnd)
+            states.append(_ListStackSectionState(bounds: rolling, sectionEnd: sectionEnd, contentEnd: contentEnd, end: cursor))
         }
-        if first < sectionCount || sectionCount != previousCount || first == 0 {
-            Self.indexSections(in: &store, states: states, stickyHeaders: stickyHeaders)
-        }
+        endPass(store)
+        sectionStates = states
+        Self.indexSections(in: &self.store, states: states, stickyHeaders: stickyHeaders)
         if let last = states.last {
             let end = last.contentEnd
             naturalContentSize = direction == .vertical
@@ -397,10 +407,10 @@ open class ListStackLayout: FrameStorageLayout {
         let frame: Rect
         switch kind {
         case ElementKind.sectionHeader:
-            guard let resting = store.headerFrames[section] else { return nil }
+            guard let resting = store.headerFrame(section) else { return nil }
             frame = stickyHeaders ? stuck(resting, section: section) : resting
         case ElementKind.sectionFooter:
-            guard let resting = store.footerFrames[section] else { return nil }
+            guard let resting = store.footerFrame(section) else { return nil }
             frame = resting
         default:
             return nil
@@ -467,7 +477,7 @@ open class ListStackLayout: FrameStorageLayout {
         var sections = Array(store.sections(meeting: rect))
         let last = store.numberOfSections - 1
         if last >= 0 && sections.last != last { sections.append(last) }
-        let paths = sections.filter { store.headerFrames[$0] != nil }.map { IndexPath(item: 0, section: $0) }
+        let paths = sections.filter { store.sections[$0].header != nil }.map { IndexPath(item: 0, section: $0) }
         context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: paths)
         return context
     }

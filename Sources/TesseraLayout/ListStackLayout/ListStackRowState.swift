@@ -1,5 +1,5 @@
 /// The row state that runs across the sections of a ``ListStackLayout``.
-struct _ListStackCursor {
+struct _ListStackCursor: Equatable {
     /// The S of the current row (before the section's leading inset).
     var itemS = 0.0
     /// The F of the next item.
@@ -9,12 +9,14 @@ struct _ListStackCursor {
 }
 
 /// What a ``ListStackLayout`` keeps per section: the union of its elements
-/// (the section's bounds), where the content ends so far on the scroll axis
+/// (the section's bounds), where it ends, where the content ends so far on the scroll axis
 /// (the furthest S end, trailing inset included, of this section and those
 /// before it), and the row state after it, from which a later section can
 /// be laid out again alone.
 struct _ListStackSectionState {
     var bounds: Rect
+    /// Where the section ends on S, trailing inset included.
+    var sectionEnd: Double
     var contentEnd: Double
     var end: _ListStackCursor
 }

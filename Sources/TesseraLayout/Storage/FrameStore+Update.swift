@@ -21,8 +21,8 @@ extension _FrameStore {
         guard indexPath.count >= 1, let section = mapping?.sectionBefore(indexPath[0]), section < numberOfSections else { return nil }
         let frame: Rect?
         switch kind {
-        case ElementKind.sectionHeader: frame = headerFrames[section]
-        case ElementKind.sectionFooter: frame = footerFrames[section]
+        case ElementKind.sectionHeader: frame = headerFrame(section)
+        case ElementKind.sectionFooter: frame = footerFrame(section)
         default: frame = nil
         }
         return frame.map { .supplementaryView(ofKind: kind, at: indexPath, frame: $0) }

@@ -4,196 +4,241 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The frames of one layout pass in flat arrays, and the rect query over
-/// them.
+/// The frames of a layout: one ``_SectionFrames`` per section, frames
+/// relative to the section's origin on the scroll axis (S), and per section
+/// its origin and running maxima for the rect query.
 ///
-/// Items are grouped into *bands* along the scroll axis (S): a line of a flow
-/// layout, or a single row of a list. A band records the first item it holds
-/// and the S range its items cover; bands start in S order (their smallest S
-/// never decreases), which is what lets a query stop early. Sections and bands are appended in S
-/// order; queries binary-search sections, then bands, using running maxima of
-/// the S ends so that the search stays right even where ends are not sorted.
+/// In a *stacked* store (every layout but ``ListStackLayout``) sections
+/// abut: a section's origin is the origin of the first plus the extents of
+/// the sections before it, so a section laid out again moves every later one
+/// by the change in its extent, at O(1) per section and none per item. An
+/// unstacked store puts every origin at the base (its sections' frames are
+/// absolute).
 ///
-/// Each section also keeps how far the frames of it and of the sections
-/// before it reach right and down, so that the content can be grown to
-/// enclose every frame in O(1) (see ``reach``).
+/// Queries binary-search the sections on running maxima of their S ends,
+/// then the bands (or items) of each section met, in local coordinates.
 ///
-/// Per item the store keeps one `Rect` (32 bytes); per band 20 bytes (none
-/// when items are their own bands); per section about 120 bytes.
+/// A pass fills the store in two steps: the sections it keeps are set with
+/// ``keep(_:at:)``, the others laid out one at a time into the scratch
+/// arrays (``itemFrames``, ``bandStart``…) and closed with
+/// ``endSection(bounds:header:footer:itemsAreBands:extent:columns:)``; then
+/// ``layOutOrigins(base:)`` places every section.
 struct _FrameStore {
     var direction: ScrollDirection = .vertical
-    /// Per section: whether every item is a band of its own, its frames' S
-    /// starts and ends both ascending (a list, or a flow section with one
-    /// item per line): then the section keeps no bands and queries search
-    /// its frames themselves.
-    var sectionItemsAreBands: [Bool] = []
-    /// Bad values met while laying out each section, kept with the sections
-    /// so that an incremental prepare still reports them.
-    var sectionErrors: [(section: Int, error: LayoutError)] = []
+    /// Whether sections abut (origins are running sums of extents) or all
+    /// sit at the base.
+    var stacksSections = true
 
-    // Items, flat in section order.
-    var itemFrames: [Rect] = []
-
-    // Bands.
-    var bandStart: [Int32] = []      // first item (flat offset) of each band
-    var bandMinS: [Double] = []      // smallest S start of the band's items
-    var bandMaxS: [Double] = []      // running max of S ends up to this band (monotone)
-
-    // Sections.
-    var sectionItemStart: [Int] = [0] // flat offset of each section's first item; one more than sections
-    var sectionBandStart: [Int] = [0] // first band of each section; one more than sections
-    var sectionBounds: [Rect] = []    // everything the section holds, including insets
-    var sectionMaxS: [Double] = []    // running max of section S ends (monotone)
-    /// The exact S where each section ends, as the pass computed it (a
-    /// section's bounds give it back only up to a rounding): where a pass
-    /// that keeps the sections before resumes.
-    var sectionEndS: [Double] = []
-    var headerFrames: [Rect?] = []
-    var footerFrames: [Rect?] = []
-    /// Running maxima of the max x and max y of every item, header and
-    /// footer frame of each section and the sections before it (−∞ while
+    /// Per section: its frames.
+    private(set) var sections: [_SectionFrames] = []
+    /// Per section: its origin on S; one more entry than sections, the last
+    /// being where the content ends (stacked) or the base.
+    private(set) var sectionOrigin: [Double] = [0]
+    /// Per section: where the query's search of it starts on S (absolute);
+    /// its bounds' start unless a layout sets others (``setSearchBounds``).
+    private(set) var searchMinS: [Double] = []
+    /// Per section: the running maximum of the searched S ends (monotone).
+    private(set) var sectionMaxS: [Double] = []
+    /// Per section: running maxima of the max x and max y of every item,
+    /// header and footer frame of it and the sections before it (−∞ while
     /// there is none).
-    var sectionReachX: [Double] = []
-    var sectionReachY: [Double] = []
+    private(set) var sectionReachX: [Double] = []
+    private(set) var sectionReachY: [Double] = []
 
-    var numberOfSections: Int { sectionBounds.count }
+    // The section in progress, local on S.
+    var itemFrames: [Rect] = []
+    var bandStart: [Int32] = []
+    var bandMinS: [Double] = []
+    var bandMaxS: [Double] = []
+    /// The section the scratch arrays hold.
+    private var current = 0
 
-    /// The bytes the arrays reserve.
-    var byteCount: Int {
-        itemFrames.capacity * MemoryLayout<Rect>.stride
-            + bandStart.capacity * MemoryLayout<Int32>.stride
-            + (bandMinS.capacity + bandMaxS.capacity + sectionMaxS.capacity + sectionEndS.capacity
-                + sectionReachX.capacity + sectionReachY.capacity) * MemoryLayout<Double>.stride
-            + (sectionItemStart.capacity + sectionBandStart.capacity) * MemoryLayout<Int>.stride
-            + sectionBounds.capacity * MemoryLayout<Rect>.stride
-            + (headerFrames.capacity + footerFrames.capacity) * MemoryLayout<Rect?>.stride
-            + sectionItemsAreBands.capacity
+    init(direction: ScrollDirection = .vertical, stacksSections: Bool = true) {
+        self.direction = direction
+        self.stacksSections = stacksSections
     }
 
-    /// Drops every section from `section` on, keeping those before it.
-    mutating func truncate(toSections section: Int) {
-        guard section < numberOfSections else { return }
-        itemFrames.removeSubrange(sectionItemStart[section]...)
-        let bands = sectionBandStart[section]
-        bandStart.removeSubrange(bands...)
-        bandMinS.removeSubrange(bands...)
-        bandMaxS.removeSubrange(bands...)
-        sectionItemStart.removeSubrange((section + 1)...)
-        sectionBandStart.removeSubrange((section + 1)...)
-        sectionBounds.removeSubrange(section...)
-        sectionMaxS.removeSubrange(section...)
-        sectionEndS.removeSubrange(section...)
-        headerFrames.removeSubrange(section...)
-        footerFrames.removeSubrange(section...)
-        sectionReachX.removeSubrange(section...)
-        sectionReachY.removeSubrange(section...)
-        sectionItemsAreBands.removeSubrange(section...)
-        sectionErrors.removeAll { $0.section >= section }
-    }
+    var numberOfSections: Int { sections.count }
 
-    /// Becomes the first `sections` sections of `other`, copied into this
-    /// store's own buffers (so a layout can lay out a batch's new state into
-    /// spare buffers while `other` keeps the old one).
+    /// The bytes the store reserves: every section's object and arrays, and
+    /// the per-section arrays.
     ///
-    /// - Complexity: O(*p*) for the *p* items and bands copied.
-    mutating func assignPrefix(of other: _FrameStore, sections: Int) {
-        direction = other.direction
-        let items = other.sectionItemStart[sections]
-        let bands = other.sectionBandStart[sections]
-        itemFrames.removeAll(keepingCapacity: true)
-        itemFrames.append(contentsOf: other.itemFrames[..<items])
-        bandStart.removeAll(keepingCapacity: true)
-        bandStart.append(contentsOf: other.bandStart[..<bands])
-        bandMinS.removeAll(keepingCapacity: true)
-        bandMinS.append(contentsOf: other.bandMinS[..<bands])
-        bandMaxS.removeAll(keepingCapacity: true)
-        bandMaxS.append(contentsOf: other.bandMaxS[..<bands])
-        sectionItemStart = Array(other.sectionItemStart[...sections])
-        sectionBandStart = Array(other.sectionBandStart[...sections])
-        sectionBounds = Array(other.sectionBounds[..<sections])
-        sectionMaxS = Array(other.sectionMaxS[..<sections])
-        sectionEndS = Array(other.sectionEndS[..<sections])
-        headerFrames = Array(other.headerFrames[..<sections])
-        footerFrames = Array(other.footerFrames[..<sections])
-        sectionReachX = Array(other.sectionReachX[..<sections])
-        sectionReachY = Array(other.sectionReachY[..<sections])
-        sectionItemsAreBands = Array(other.sectionItemsAreBands[..<sections])
-        sectionErrors = other.sectionErrors.filter { $0.section < sections }
+    /// - Complexity: O(*s*) for *s* sections.
+    var byteCount: Int {
+        var bytes = sections.capacity * MemoryLayout<_SectionFrames>.stride
+            + (sectionOrigin.capacity + searchMinS.capacity + sectionMaxS.capacity + sectionReachX.capacity + sectionReachY.capacity) * MemoryLayout<Double>.stride
+        for section in sections { bytes += section.byteCount }
+        return bytes
     }
 
-    /// Empties the store, keeping its capacity unless it is far more than
-    /// `items` needs.
-    mutating func removeAll(reservingItems items: Int) {
-        if itemFrames.capacity > 2 * items + 1_024 {
-            self = _FrameStore(direction: direction)
-        }
+    // MARK: Passes
+
+    /// Starts a pass that lays out `count` sections: every section is a
+    /// placeholder until kept or laid out.
+    ///
+    /// - Complexity: O(*s*).
+    mutating func reset(sections count: Int) {
+        sections = Array(repeating: .placeholder, count: count)
+    }
+
+    /// Keeps a section laid out by an earlier pass at index `section`.
+    mutating func keep(_ frames: _SectionFrames, at section: Int) {
+        sections[section] = frames
+    }
+
+    /// Starts laying out `section` into the scratch arrays.
+    mutating func beginSection(_ section: Int, itemCount: Int) {
+        current = section
         itemFrames.removeAll(keepingCapacity: true)
-        if itemFrames.capacity < items {
-            // With room to grow, so that a layout that gains a few items per
-            // update does not reallocate its frames every time.
-            itemFrames.reserveCapacity(items + items / 16)
-        }
-        sectionItemsAreBands.removeAll(keepingCapacity: true)
-        sectionErrors.removeAll()
+        itemFrames.reserveCapacity(itemCount)
         bandStart.removeAll(keepingCapacity: true)
         bandMinS.removeAll(keepingCapacity: true)
         bandMaxS.removeAll(keepingCapacity: true)
-        sectionItemStart = [0]
-        sectionBandStart = [0]
-        sectionBounds.removeAll(keepingCapacity: true)
-        sectionMaxS.removeAll(keepingCapacity: true)
-        sectionEndS.removeAll(keepingCapacity: true)
-        headerFrames.removeAll(keepingCapacity: true)
-        footerFrames.removeAll(keepingCapacity: true)
-        sectionReachX.removeAll(keepingCapacity: true)
-        sectionReachY.removeAll(keepingCapacity: true)
     }
 
-    /// Records a band that starts at item `start` (a flat offset).
+    /// Records a band of the section in progress that starts at item
+    /// `start` (local).
     mutating func addBand(start: Int, minS: Double, maxS: Double) {
         bandStart.append(Int32(truncatingIfNeeded: start))
         bandMinS.append(minS)
         bandMaxS.append(Swift.max(maxS, bandMaxS.last ?? -.infinity))
     }
 
-    init(direction: ScrollDirection = .vertical) {
-        self.direction = direction
-    }
-
-    /// Closes a section: its header, footer and bounds, and how far its
-    /// frames reach. When its items are their own bands, the bands recorded
-    /// for it are dropped.
+    /// Closes the section in progress: copies its frames and bands into a
+    /// section of their own (exactly as large as they need), with its
+    /// header, footer, bounds and extent (all local on S). When its items are
+    /// their own bands, the bands recorded are dropped.
     ///
-    /// - Complexity: O(*m*) for the section's *m* items.
-    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, itemsAreBands: Bool, endS: Double? = nil) {
-        var reachX = sectionReachX.last ?? -.infinity
-        var reachY = sectionReachY.last ?? -.infinity
+    /// - Complexity: O(*m*) for the section's *m* items and bands.
+    @discardableResult
+    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, itemsAreBands: Bool, extent: Double, columns: _ColumnSection? = nil) -> _SectionFrames {
+        var reachF = -Double.infinity
+        var reachS = -Double.infinity
+        let direction = direction
         func extend(to frame: Rect?) {
             guard let frame else { return }
-            reachX = Swift.max(reachX, frame.maxX)
-            reachY = Swift.max(reachY, frame.maxY)
+            reachF = Swift.max(reachF, direction.maxF(frame))
+            reachS = Swift.max(reachS, direction.maxS(frame))
         }
-        for flat in sectionItemStart[sectionItemStart.count - 1]..<itemFrames.count { extend(to: itemFrames[flat]) }
+        for frame in itemFrames { extend(to: frame) }
         extend(to: header)
         extend(to: footer)
-        sectionReachX.append(reachX)
-        sectionReachY.append(reachY)
-        if itemsAreBands {
-            let first = sectionBandStart[sectionBandStart.count - 1]
-            bandStart.removeSubrange(first...)
-            bandMinS.removeSubrange(first...)
-            bandMaxS.removeSubrange(first...)
-        }
-        sectionItemsAreBands.append(itemsAreBands)
-        sectionItemStart.append(itemFrames.count)
-        sectionBandStart.append(bandStart.count)
-        sectionBounds.append(bounds)
-        let end = endS ?? direction.maxS(bounds)
-        sectionEndS.append(end)
-        sectionMaxS.append(Swift.max(direction.maxS(bounds), end, sectionMaxS.last ?? -.infinity))
-        headerFrames.append(header)
-        footerFrames.append(footer)
+        let frames = _SectionFrames(
+            itemFrames: Array(itemFrames),
+            bandStart: itemsAreBands ? [] : Array(bandStart),
+            bandMinS: itemsAreBands ? [] : Array(bandMinS),
+            bandMaxS: itemsAreBands ? [] : Array(bandMaxS),
+            itemsAreBands: itemsAreBands,
+            header: header, footer: footer, bounds: bounds, extent: extent,
+            reachF: reachF, reachS: reachS, columns: columns
+        )
+        frames.checkInvariants()
+        sections[current] = frames
+        return frames
     }
+
+    /// Records the bad values met while laying out `section` in this pass.
+    mutating func recordErrors(_ errors: [LayoutError], section: Int) {
+        guard section >= 0 && section < sections.count, !errors.isEmpty else { return }
+        sections[section] = sections[section].recording(errors)
+    }
+
+    /// Places every section: origins from `base` (stacked: each the one
+    /// before plus its extent), the searched S ranges and the running
+    /// maxima. Returns where the content ends on S (stacked) or `base`.
+    ///
+    /// - Complexity: O(*s*) for *s* sections, none per item.
+    @discardableResult
+    mutating func layOutOrigins(base: Double = 0) -> Double {
+        let count = sections.count
+        var origins = [Double]()
+        origins.reserveCapacity(count + 1)
+        var minS = [Double]()
+        minS.reserveCapacity(count)
+        var maxS = [Double]()
+        maxS.reserveCapacity(count)
+        var reachX = [Double]()
+        reachX.reserveCapacity(count)
+        var reachY = [Double]()
+        reachY.reserveCapacity(count)
+        var origin = base
+        var runningS = -Double.infinity
+        var runningX = -Double.infinity
+        var runningY = -Double.infinity
+        for section in sections {
+            origins.append(origin)
+            minS.append(origin + direction.minS(section.bounds))
+            runningS = Swift.max(runningS, origin + direction.maxS(section.bounds), origin + section.extent)
+            maxS.append(runningS)
+            let reachS = origin + section.reachS
+            if direction == .vertical {
+                runningX = Swift.max(runningX, section.reachF)
+                runningY = Swift.max(runningY, reachS)
+            } else {
+                runningX = Swift.max(runningX, reachS)
+                runningY = Swift.max(runningY, section.reachF)
+            }
+            reachX.append(runningX)
+            reachY.append(runningY)
+            if stacksSections { origin += section.extent }
+        }
+        origins.append(origin)
+        sectionOrigin = origins
+        searchMinS = minS
+        sectionMaxS = maxS
+        sectionReachX = reachX
+        sectionReachY = reachY
+        itemFrames = []
+        bandStart = []
+        bandMinS = []
+        bandMaxS = []
+        return origin
+    }
+
+    /// Replaces the S range the query searches for each section (a layout
+    /// whose sections overlap or whose elements leave their bounds): starts
+    /// must ascend, and the maxima are made running.
+    ///
+    /// - Complexity: O(*s*).
+    mutating func setSearchBounds(minS: [Double], maxS: [Double]) {
+        searchMinS = minS
+        var running = -Double.infinity
+        sectionMaxS = maxS.map { value in
+            running = Swift.max(running, value)
+            return running
+        }
+    }
+
+    // MARK: Reading
+
+    /// `frame` (local on S in `section`) where it is.
+    @inline(__always)
+    func placed(_ frame: Rect, section: Int) -> Rect {
+        let origin = sectionOrigin[section]
+        return direction == .vertical ? frame.offsetBy(dx: 0, dy: origin) : frame.offsetBy(dx: origin, dy: 0)
+    }
+
+    func itemCount(inSection section: Int) -> Int { sections[section].itemCount }
+
+    /// The frame of an item, or `nil` when there is no such item.
+    ///
+    /// - Complexity: O(1).
+    func itemFrame(at indexPath: IndexPath) -> Rect? {
+        guard indexPath.count == 2 else { return nil }
+        let section = indexPath[0]
+        let item = indexPath[1]
+        guard section >= 0 && section < numberOfSections && item >= 0 && item < sections[section].itemCount else { return nil }
+        return placed(sections[section].itemFrames[item], section: section)
+    }
+
+    /// The resting frame of a section's header.
+    func headerFrame(_ section: Int) -> Rect? { sections[section].header.map { placed($0, section: section) } }
+
+    /// The resting frame of a section's footer.
+    func footerFrame(_ section: Int) -> Rect? { sections[section].footer.map { placed($0, section: section) } }
+
+    /// A section's bounds.
+    func sectionBounds(_ section: Int) -> Rect { placed(sections[section].bounds, section: section) }
 
     /// How far every frame reaches: the largest max x and max y of the
     /// items, headers and footers (at their resting places), or −∞ while
@@ -213,18 +258,6 @@ struct _FrameStore {
         return Size(width: Swift.max(size.width, reach.x), height: Swift.max(size.height, reach.y))
     }
 
-    func itemCount(inSection section: Int) -> Int {
-        sectionItemStart[section + 1] - sectionItemStart[section]
-    }
-
-    func itemFrame(at indexPath: IndexPath) -> Rect? {
-        guard indexPath.count == 2 else { return nil }
-        let section = indexPath[0]
-        let item = indexPath[1]
-        guard section >= 0 && section < numberOfSections && item >= 0 && item < itemCount(inSection: section) else { return nil }
-        return itemFrames[sectionItemStart[section] + item]
-    }
-
     /// `value` moved outward by a tiny relative margin (about 4,500 units in
     /// the last place), for searches: a section's or band's end is computed
     /// by other arithmetic than its items' frames and can fall a rounding
@@ -236,7 +269,7 @@ struct _FrameStore {
         return down ? value - margin : value + margin
     }
 
-    /// The sections whose bounds may meet `rect` on the S axis.
+    /// The sections whose searched S ranges may meet `rect`.
     ///
     /// - Complexity: O(log *s* + *r*) for *r* sections returned.
     func sections(meeting rect: Rect) -> Range<Int> {
@@ -244,32 +277,12 @@ struct _FrameStore {
         let high = Self.widened(direction.maxS(rect), down: false)
         let first = Self.firstIndex(in: sectionMaxS, from: 0, to: numberOfSections, above: low)
         var end = first
-        while end < numberOfSections && direction.minS(sectionBounds[end]) < high { end += 1 }
+        while end < numberOfSections && searchMinS[end] < high { end += 1 }
         return first..<end
     }
 
-    /// Checks that bands start in order and that running maxima never fall.
-    /// Compiled in with `TESSERA_INTERNAL_CHECKS`.
-    func checkInvariants() {
-        #if TESSERA_INTERNAL_CHECKS
-        precondition(sectionItemStart.count == numberOfSections + 1 && sectionBandStart.count == numberOfSections + 1, "section arrays out of step")
-        precondition(sectionItemsAreBands.count == numberOfSections, "section flags out of step")
-        precondition(sectionEndS.count == numberOfSections, "section ends out of step")
-        precondition(sectionReachX.count == numberOfSections && sectionReachY.count == numberOfSections, "section reaches out of step")
-        for section in sectionReachX.indices.dropFirst() {
-            precondition(sectionReachX[section] >= sectionReachX[section - 1] && sectionReachY[section] >= sectionReachY[section - 1], "section reaches fall at \(section)")
-        }
-        for band in bandStart.indices.dropFirst() {
-            precondition(bandMaxS[band] >= bandMaxS[band - 1], "band maxima fall at \(band)")
-            precondition(bandStart[band] >= bandStart[band - 1], "bands out of order at \(band)")
-        }
-        for section in sectionMaxS.indices.dropFirst() {
-            precondition(sectionMaxS[section] >= sectionMaxS[section - 1], "section maxima fall at \(section)")
-        }
-        #endif
-    }
-
-    /// The first index in `0..<count` whose running maximum exceeds `value`.
+    /// The first index in `lower..<upper` whose running maximum exceeds
+    /// `value`.
     static func firstIndex(in maxima: [Double], from lower: Int, to upper: Int, above value: Double) -> Int {
         var low = lower
         var high = upper
@@ -280,11 +293,13 @@ struct _FrameStore {
         return low
     }
 
-    /// Calls `body` for every section whose bounds may meet `rect` on the S
-    /// axis, in order, then for every item of it that intersects `rect`.
+    /// Calls `sectionBody` for every section whose searched range may meet
+    /// `rect` on S, in order, then `itemBody` for every item of it whose
+    /// frame intersects `rect`, with the frame where it is.
     ///
-    /// - Complexity: O(log *s* + log *b* + *k*) for *s* sections, *b* bands
-    ///   and *k* visited bands and items.
+    /// - Complexity: O(log *s* + Σ log *m* + *k*) for *s* sections, the
+    ///   items or bands *m* of each section met, and *k* visited bands and
+    ///   items.
     func forEachSection(
         meeting rect: Rect,
         section sectionBody: (Int) -> Void,
@@ -295,34 +310,37 @@ struct _FrameStore {
         let high = Self.widened(direction.maxS(rect), down: false)
         for section in sections(meeting: rect) {
             sectionBody(section)
-            if sectionItemsAreBands[section] {
-                let start = sectionItemStart[section]
-                let end = sectionItemStart[section + 1]
-                var lower = start
-                var upper = end
-                while lower < upper {
-                    let mid = (lower + upper) / 2
-                    if direction.maxS(itemFrames[mid]) > low { upper = mid } else { lower = mid + 1 }
-                }
-                var flat = lower
-                while flat < end && direction.minS(itemFrames[flat]) < high {
-                    if itemFrames[flat].intersects(rect) { itemBody(section, flat - start, itemFrames[flat]) }
-                    flat += 1
-                }
-                continue
-            }
-            let firstBand = sectionBandStart[section]
-            let endBand = sectionBandStart[section + 1]
-            var band = Self.firstIndex(in: bandMaxS, from: firstBand, to: endBand, above: low)
-            let sectionStart = sectionItemStart[section]
-            while band < endBand && bandMinS[band] < high {
-                let start = Int(bandStart[band])
-                let end = band + 1 < bandStart.count ? Int(bandStart[band + 1]) : itemFrames.count
-                for flat in start..<Swift.min(end, sectionItemStart[section + 1]) where itemFrames[flat].intersects(rect) {
-                    itemBody(section, flat - sectionStart, itemFrames[flat])
-                }
-                band += 1
+            let origin = sectionOrigin[section]
+            sections[section].forEachItem(direction: direction, fromS: low - origin, toS: high - origin) { item, local in
+                let frame = placed(local, section: section)
+                if frame.intersects(rect) { itemBody(section, item, frame) }
             }
         }
     }
+
+    /// Checks that the per-section arrays are in step and that running
+    /// maxima never fall. Compiled in with `TESSERA_INTERNAL_CHECKS`.
+    ///
+    /// - Complexity: O(*s*), and O(*b*) over every band with
+    ///   `TESSERA_INTERNAL_CHECKS`.
+    func checkInvariants() {
+        #if TESSERA_INTERNAL_CHECKS
+        let count = numberOfSections
+        precondition(sectionOrigin.count == count + 1, "section origins out of step")
+        precondition(searchMinS.count == count && sectionMaxS.count == count, "section search arrays out of step")
+        precondition(sectionReachX.count == count && sectionReachY.count == count, "section reaches out of step")
+        for section in 0..<count {
+            precondition(sections[section] !== _SectionFrames.placeholder, "section \(section) was never laid out")
+            if section > 0 {
+                precondition(sectionReachX[section] >= sectionReachX[section - 1] && sectionReachY[section] >= sectionReachY[section - 1], "section reaches fall at \(section)")
+                precondition(sectionMaxS[section] >= sectionMaxS[section - 1], "section maxima fall at \(section)")
+            }
+        }
+        #endif
+    }
+}
+
+extension ScrollDirection {
+    /// The F-axis end of a rectangle.
+    @inlinable func maxF(_ rect: Rect) -> Double { self == .vertical ? rect.maxX : rect.maxY }
 }

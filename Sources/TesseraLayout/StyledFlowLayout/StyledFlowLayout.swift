@@ -106,10 +106,8 @@ open class StyledFlowLayout: FrameStorageLayout {
             return
         }
         let width = visibleSize(in: environment).width
-        let sectionCount = environment.numberOfSections
-        let first = firstSectionToLayOut(context: context, framesStillValid: preparedWidth == width, sectionCount: sectionCount)
-        var (store, check) = beginPass(keepingSections: first, direction: .vertical, environment: environment)
-        defer { endPass(store) }
+        let plan = sectionPlan(context: context, framesStillValid: preparedWidth == width, hasDelegate: delegate != nil, environment: environment)
+        var (store, check) = beginPass(plan: plan, direction: .vertical)
         let interitem = check.length(interitemSpacing, section: nil, .property("interitemSpacing"))
         let spacings = _StyledRowSpacings(
             interitem: interitem,
@@ -124,9 +122,9 @@ open class StyledFlowLayout: FrameStorageLayout {
         let footerHeight = check.length(self.footerHeight, section: nil, .property("footerHeight"))
         let delegate = self.delegate
 
-        var top = first > 0 ? store.sectionEndS[first - 1] : 0
-        for section in first..<sectionCount {
+        for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
+            store.beginSection(section, itemCount: count)
             let insets = delegate?.styledFlowLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let header = delegate?.styledFlowLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
             let footer = delegate?.styledFlowLayout(self, heightForFooterInSection: section).map { check.length($0, section: section, .footerSize(section: section)) } ?? footerHeight
@@ -136,7 +134,8 @@ open class StyledFlowLayout: FrameStorageLayout {
             let contentWidth = Swift.max(0, width - insets.left - insets.right)
             let supplementaryX = insetSupplementaryViews ? insets.left : 0
             let supplementaryWidth = insetSupplementaryViews ? contentWidth : width
-            let sectionTop = top
+            // The section is laid out from its own origin.
+            var top = 0.0
 
             var headerFrame: Rect?
             if header > 0 {
@@ -166,10 +165,11 @@ open class StyledFlowLayout: FrameStorageLayout {
                 top += footer
             }
             store.endSection(
-                bounds: Rect(x: 0, y: sectionTop, width: width, height: top - sectionTop),
-                header: headerFrame, footer: footerFrame, itemsAreBands: rows.everyRowSingle, endS: top
+                bounds: Rect(x: 0, y: 0, width: width, height: top),
+                header: headerFrame, footer: footerFrame, itemsAreBands: rows.everyRowSingle, extent: top
             )
         }
+        let top = endPass(store)
         naturalContentSize = Size(width: width, height: top)
         preparedWidth = width
     }
@@ -324,7 +324,7 @@ struct _StyledRows {
             let result = body(row, contentWidth)
             if let problem = Self.problem(with: result, count: row.count, left: left) {
                 check.report(LayoutError(
-                    subject: .property("rowTransform of section \(section), row of items \(items.lowerBound - store.sectionItemStart[section])...\(items.upperBound - 1 - store.sectionItemStart[section])"),
+                    subject: .property("rowTransform of section \(section), row of items \(items.lowerBound)...\(items.upperBound - 1)"),
                     value: problem
                 ), section)
                 return height

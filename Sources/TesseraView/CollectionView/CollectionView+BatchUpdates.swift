@@ -125,8 +125,8 @@ extension CollectionView {
         // The layout keeps what it needs of the old state, then lays out the new one.
         layout._beginBatchUpdate(items, mapping: mapping)
         itemCounts = countsAfter
-        let context = InvalidationContext(invalidateDataSourceCounts: true)
-        if let first = Self.firstSection(touchedBy: items) { context.invalidateSections([first]) }
+        let context = InvalidationContext()
+        context.invalidateSections(Self.sectionsChanged(by: items, mapping: mapping), updateIndexMapping: mapping)
         layout.invalidateLayout(with: context)
         layout.prepare()
         layout.prepare(forCollectionViewUpdates: items)
@@ -155,15 +155,34 @@ extension CollectionView {
         )
     }
 
-    /// The first section an update names, in either space: the layout can
-    /// keep every section before it.
-    static func firstSection(touchedBy items: [UpdateItem]) -> Int? {
-        var first: Int?
+    /// The sections (indexes after the update) whose content a batch
+    /// changes: those an item is inserted into, deleted from, moved into or
+    /// out of, or reloaded in, and inserted and reloaded sections. A section
+    /// that is only moved, or whose index changes because others are
+    /// inserted or deleted before it, keeps its content and is not named.
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* update items.
+    static func sectionsChanged(by items: [UpdateItem], mapping: BatchIndexMapping) -> [Int] {
+        var sections = Set<Int>()
         for item in items {
-            if let section = item.indexPathBeforeUpdate?.first { first = Swift.min(first ?? section, section) }
-            if let section = item.indexPathAfterUpdate?.first { first = Swift.min(first ?? section, section) }
+            let before = item.indexPathBeforeUpdate
+            let after = item.indexPathAfterUpdate
+            let isSection = (before ?? after)?.count == 1
+            if isSection {
+                switch item.updateAction {
+                case .insert:
+                    if let after { sections.insert(after[0]) }
+                case .reload:
+                    if let before, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
+                case .delete, .move, .none:
+                    continue
+                }
+                continue
+            }
+            if let before, !before.isEmpty, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
+            if let after, !after.isEmpty { sections.insert(after[0]) }
         }
-        return first
+        return sections.sorted()
     }
 
     /// The first item fully inside the visible area that survives the update,
