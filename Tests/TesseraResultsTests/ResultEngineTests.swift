@@ -83,6 +83,10 @@ final class MemoryRowReader: RowReader {
         for values in sorted { try body(Leading(values: [values[1], values[0]]), Row(columnNames: Self.columns, values: values)) }
     }
 
+    func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        for values in sorted { try body(Leading(values: [values[1], values[0]]), Row(columnNames: ["grp", "rank", "id"], values: tuple(values))) }
+    }
+
     func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         for key in keys {
             guard let id = key.int64, let values = table[id], matches(values) else { continue }

@@ -39,6 +39,11 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A store other than SQLite failed (SQLite's errors are
     /// ``database(_:)``).
     case store(StoreError)
+    /// A lazily fetched result (a request with a
+    /// ``FetchRequest/fetchBatchSize``) was asked for a record it had not
+    /// read yet, and the store no longer has the row: a result kept from
+    /// before a delete, read after it.
+    case recordUnavailable(key: String)
 
     /// A sentence that says what to change.
     public var description: String {
@@ -61,6 +66,8 @@ public enum ResultsError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the result cannot be diffed: \(error); a record's id must be unique (make it the key column)"
         case let .store(error):
             return error.description
+        case let .recordUnavailable(key):
+            return "the record with key \(key) was not read while it existed: a lazily fetched result reads records when they are asked for, so keep the records you need from a result before a delete"
         }
     }
 }
@@ -88,7 +95,7 @@ extension ResultsError {
     public var failure: Failure {
         switch self {
         case .sectionKeyNotFirstSortKey, .invalidSQL: return .request
-        case .sectionNotContiguous: return .fetch
+        case .sectionNotContiguous, .recordUnavailable: return .fetch
         case .decoding: return .decode
         case .duplicateKey, .diff: return .duplicateKey
         case .database, .store: return .store

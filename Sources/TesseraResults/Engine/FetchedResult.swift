@@ -10,26 +10,77 @@ import TesseraSQLite
 /// One state of a result, shared by the controller and the reports that
 /// name it. Its records are chunked, so the next state shares every chunk
 /// a commit did not touch.
+///
+/// A lazily fetched state (``FetchRequest/fetchBatchSize``) holds its rows'
+/// keys instead of their records, also chunked and shared with the
+/// controller's kept sort values; its records come from the controller's
+/// ``_RecordFaults``.
 final class _ResultState<Record: FetchableRecord>: Sendable {
     let sections: [ResultSection]
     /// Flat offsets where each section starts, then the record count.
     let sectionStarts: [Int]
+    /// The records (empty when the state is lazy).
     let records: _ChunkedArray<Record>
+    /// The rows' keys, when the state is lazy.
+    let keys: _KeyColumn?
+    /// Where a lazy state's records come from.
+    let faults: _RecordFaults<Record>?
     private let materialized = Mutex<Snapshot<ResultSection, Record>?>(nil)
 
     init(sections: [ResultSection], sectionStarts: [Int], records: _ChunkedArray<Record>) {
         self.sections = sections
         self.sectionStarts = sectionStarts
         self.records = records
+        keys = nil
+        faults = nil
+    }
+
+    /// A lazy state.
+    init(sections: [ResultSection], sectionStarts: [Int], keys: _KeyColumn, faults: _RecordFaults<Record>) {
+        self.sections = sections
+        self.sectionStarts = sectionStarts
+        records = _ChunkedArray()
+        self.keys = keys
+        self.faults = faults
     }
 
     static var empty: _ResultState { _ResultState(sections: [], sectionStarts: [0], records: _ChunkedArray()) }
 
+    /// The number of rows.
+    var count: Int { keys?.count ?? records.count }
+
+    /// Whether the records are read when asked for.
+    var isLazy: Bool { faults != nil }
+
+    /// The record at a flat offset, read from the store if the state is
+    /// lazy and the record is not kept.
+    ///
+    /// - Throws: ``ResultsError`` when a lazy state cannot read it.
+    /// - Complexity: O(log *n*), plus a batch read when lazy and not kept.
+    func record(atFlat flat: Int) throws(ResultsError) -> Record {
+        if let faults, let keys { return try faults.record(at: flat, keys: keys) }
+        return records[flat]
+    }
+
+    /// Every record in order (a lazy state reads those it does not keep).
+    ///
+    /// - Complexity: O(*n*), with O(*n*) record reads when lazy.
+    func allRecords() throws(ResultsError) -> [Record] {
+        if let faults, let keys { return try faults.records(in: 0..<keys.count, keys: keys) }
+        return records.joined()
+    }
+
     /// The state as a snapshot, made on first use and kept.
+    ///
+    /// - Precondition: a lazy state can read every record.
     var snapshot: Snapshot<ResultSection, Record> {
         materialized.withLock { cached in
             if let cached { return cached }
-            let snapshot = Snapshot(sections: sections, flatItems: records.joined(), sectionStarts: sectionStarts)
+            let items: [Record]
+            do throws(ResultsError) { items = try allRecords() } catch {
+                preconditionFailure("the records of a lazily fetched result could not be read for its snapshot: \(error)")
+            }
+            let snapshot = Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
             cached = snapshot
             return snapshot
         }
@@ -71,7 +122,7 @@ public struct FetchedResult<Record: FetchableRecord>: Sendable {
     /// The number of sections.
     public var numberOfSections: Int { state.sections.count }
     /// The number of records in every section.
-    public var count: Int { state.records.count }
+    public var count: Int { state.count }
     /// The number of records in a section.
     ///
     /// - Precondition: `section` is in `0..<numberOfSections`.
@@ -82,25 +133,59 @@ public struct FetchedResult<Record: FetchableRecord>: Sendable {
 
     /// The record at an index path.
     ///
-    /// - Precondition: the index path is in the result.
-    /// - Complexity: O(log *n*).
+    /// A lazily fetched result (``FetchRequest/fetchBatchSize``) reads it
+    /// from the store, with the batch around it, unless it is kept; use
+    /// ``record(at:)`` to handle a failed read.
+    ///
+    /// - Precondition: the index path is in the result, and a lazy result
+    ///   can read its record.
+    /// - Complexity: O(log *n*), plus a batch read when lazy and not kept.
     public subscript(indexPath: IndexPath) -> Record {
+        do throws(ResultsError) { return try record(at: indexPath) } catch {
+            preconditionFailure("the record at \(indexPath) could not be read: \(error)")
+        }
+    }
+
+    /// The record at an index path, reading it from the store when the
+    /// result is lazy and does not keep it (see
+    /// ``FetchRequest/fetchBatchSize``).
+    ///
+    /// - Precondition: the index path is in the result.
+    /// - Throws: ``ResultsError``: the store's failure, a record that fails
+    ///   to decode, or ``ResultsError/recordUnavailable(key:)``.
+    /// - Complexity: O(log *n*), plus a batch read when lazy and not kept.
+    public func record(at indexPath: IndexPath) throws(ResultsError) -> Record {
         precondition(indexPath.section >= 0 && indexPath.section < numberOfSections, "section \(indexPath.section) is out of range (\(numberOfSections) sections)")
         precondition(indexPath.item >= 0 && indexPath.item < numberOfRecords(inSection: indexPath.section), "item \(indexPath.item) is out of range in section \(indexPath.section)")
-        return state.records[state.sectionStarts[indexPath.section] + indexPath.item]
+        return try state.record(atFlat: state.sectionStarts[indexPath.section] + indexPath.item)
     }
+
+    /// Whether records are read from the store when asked for (the request
+    /// has a ``FetchRequest/fetchBatchSize``).
+    public var isLazy: Bool { state.isLazy }
 
     /// The index path of the record with an id, or `nil`.
     ///
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n*); a lazy result reads the records it does not
+    ///   keep, a batch at a time, until it finds the id.
     public func indexPath(ofRecordWithID id: Record.ID) -> IndexPath? {
+        func path(_ flat: Int) -> IndexPath {
+            let section = state.section(ofFlatOffset: flat)
+            return IndexPath(item: flat - state.sectionStarts[section], section: section)
+        }
+        if let faults = state.faults, let keys = state.keys {
+            var start = 0
+            while start < keys.count {
+                let end = Swift.min(keys.count, start + Swift.max(faults.batchSize, 256))
+                guard let records = try? faults.records(in: start..<end, keys: keys) else { return nil }
+                if let k = records.firstIndex(where: { $0.id == id }) { return path(start + k) }
+                start = end
+            }
+            return nil
+        }
         var offset = 0
         for chunk in state.records.chunks {
-            if let k = chunk.firstIndex(where: { $0.id == id }) {
-                let flat = offset + k
-                let section = state.section(ofFlatOffset: flat)
-                return IndexPath(item: flat - state.sectionStarts[section], section: section)
-            }
+            if let k = chunk.firstIndex(where: { $0.id == id }) { return path(offset + k) }
             offset += chunk.count
         }
         return nil
@@ -123,11 +208,21 @@ public struct ChangeReport<Record: FetchableRecord>: Sendable {
     /// The result after.
     public var new: FetchedResult<Record>
 
+    /// The keys of the records the report counts as updated, in a lazy
+    /// result (see ``FetchRequest/fetchBatchSize``): what merging reports
+    /// needs, since a lazy result keeps no record to compare.
+    var updatedKeys: Set<DatabaseValue> = []
+
     /// Creates a report.
     public init(changeset: Changeset, old: FetchedResult<Record>, new: FetchedResult<Record>) {
         self.changeset = changeset
         self.old = old
         self.new = new
+    }
+
+    init(changeset: Changeset, old: FetchedResult<Record>, new: FetchedResult<Record>, updatedKeys: Set<DatabaseValue>) {
+        self.init(changeset: changeset, old: old, new: new)
+        self.updatedKeys = updatedKeys
     }
 
     /// The result before, as a snapshot.
@@ -146,9 +241,15 @@ extension ChangeReport {
     /// is taken.
     static var merging: _ReportMerging<ChangeReport> {
         _ReportMerging(
-            merge: { earlier, later in ChangeReport(changeset: Changeset(), old: earlier.old, new: later.new) },
+            merge: { earlier, later in
+                ChangeReport(changeset: Changeset(), old: earlier.old, new: later.new, updatedKeys: earlier.updatedKeys.union(later.updatedKeys))
+            },
             resolve: { merged in
-                ChangeReport(changeset: exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot), old: merged.old, new: merged.new)
+                if merged.old.state.isLazy, merged.new.state.isLazy,
+                   let changeset = try? lazyDiff(from: merged.old.state, to: merged.new.state, updated: merged.updatedKeys) {
+                    return ChangeReport(changeset: changeset, old: merged.old, new: merged.new, updatedKeys: merged.updatedKeys)
+                }
+                return ChangeReport(changeset: exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot), old: merged.old, new: merged.new)
             }
         )
     }
@@ -167,4 +268,31 @@ func exactDiff<Section, Item>(from old: Snapshot<Section, Item>, to new: Snapsho
         changeset.sectionInserts = Array(0..<new.numberOfSections)
         return changeset
     }
+}
+
+/// A lazy result's row in a diff: its key, and whether its record counts
+/// as changed (a row of the state after a change that the change updated).
+struct _KeyedRow: Identifiable, Equatable {
+    var id: DatabaseValue
+    var changed: Bool
+}
+
+/// The changeset between two lazy results, by key: rows whose key is in
+/// `updated` (and in both) are updates.
+///
+/// - Throws: ``ResultsError/diff(_:)`` when a key repeats.
+/// - Complexity: O(*n*) and O(*m* log *m*) for *m* moved rows (the diff).
+func lazyDiff<Record>(from old: _ResultState<Record>, to new: _ResultState<Record>, updated: Set<DatabaseValue>) throws(ResultsError) -> Changeset {
+    func snapshot(_ state: _ResultState<Record>, marking: Bool) -> Snapshot<ResultSection, _KeyedRow> {
+        var rows: [_KeyedRow] = []
+        if let keys = state.keys {
+            rows.reserveCapacity(keys.count)
+            for index in 0..<keys.count {
+                let key = keys[index]
+                rows.append(_KeyedRow(id: key, changed: marking && updated.contains(key)))
+            }
+        }
+        return Snapshot(sections: state.sections, flatItems: rows, sectionStarts: state.sectionStarts)
+    }
+    return try recordDiff(from: snapshot(old, marking: false), to: snapshot(new, marking: !updated.isEmpty))
 }

@@ -31,6 +31,8 @@ struct _Patch<Record: FetchableRecord> {
     struct Outcome {
         var state: _ResultState<Record>
         var changeset: Changeset
+        /// The keys of the rows reported as updated.
+        var updatedKeys: Set<DatabaseValue> = []
     }
 
     var departures: [Departure] = []
@@ -50,16 +52,22 @@ struct _Patch<Record: FetchableRecord> {
     /// sorts as equal to a neighbour's but differs from it); `keys` may be
     /// half patched then.
     ///
+    /// A lazy result (`faults` given) keeps no records: the new state's
+    /// keys are the kept sort values' key column, the arrivals' records go
+    /// to `faults`, and a row that stays is reported as updated (there is
+    /// no record before to compare with).
+    ///
     /// - Complexity: O(*k* log² *n* + *t* · *m* + *c* + *s* + *w* log *k*)
     ///   for *k* touched rows in *t* chunks of at most *m* records, *c*
     ///   chunks, *s* sections and *w* rows in the windows where touched rows
     ///   moved within a section (see ``window``).
-    mutating func apply(to old: _ResultState<Record>, keys: inout _SortKeyStore, sectioned: Bool) -> Outcome? {
+    mutating func apply(to old: _ResultState<Record>, keys: inout _SortKeyStore, sectioned: Bool, faults: _RecordFaults<Record>? = nil) -> Outcome? {
         departures.sort { $0.oldFlat < $1.oldFlat }
         let removed = departures.map(\.oldFlat)
         let departureSections = removed.map(old.section(ofFlatOffset:))
+        let isLazy = faults != nil
         var records = old.records
-        records.remove(atSortedOffsets: removed)
+        if !isLazy { records.remove(atSortedOffsets: removed) }
         keys.remove(atSortedOffsets: removed)
         // Each arrival's place among the rows that stay; arrivals are put
         // in order by it (and by their values where two share a place).
@@ -109,7 +117,7 @@ struct _Patch<Record: FetchableRecord> {
             offsets.append(place.position + i)
         }
         keys.insert(arrivals.map(\.tuple), atSortedOffsets: offsets)
-        records.insert(arrivals.map(\.record), atSortedOffsets: offsets)
+        if !isLazy { records.insert(arrivals.map(\.record), atSortedOffsets: offsets) }
         for i in arrivals.indices { arrivals[i].newFlat = offsets[i] }
 
         // Sections, by count.
@@ -150,8 +158,17 @@ struct _Patch<Record: FetchableRecord> {
             sections.append(ResultSection(value: group.value))
             starts.append(starts[starts.count - 1] + group.count)
         }
-        guard starts[starts.count - 1] == records.count, groups.allSatisfy({ $0.count >= 0 }) else { return nil }
-        let new = _ResultState(sections: sections, sectionStarts: starts, records: records)
+        guard starts[starts.count - 1] == (isLazy ? keys.count : records.count), groups.allSatisfy({ $0.count >= 0 }) else { return nil }
+        let new: _ResultState<Record>
+        if let faults, let keyColumn = keys.columns.last {
+            new = _ResultState(sections: sections, sectionStarts: starts, keys: keyColumn, faults: faults)
+            // Departed rows stay kept until evicted: a report's result
+            // before can still read the records that were on screen.
+            faults.keep(arrivals.lazy.map { ($0.key, $0.record) })
+        } else {
+            new = _ResultState(sections: sections, sectionStarts: starts, records: records)
+        }
+        var updatedKeys = Set<DatabaseValue>()
 
         var changeset = Changeset()
         for s in old.sections.indices where oldToNew[s] < 0 { changeset.sectionDeletes.append(s) }
@@ -181,8 +198,9 @@ struct _Patch<Record: FetchableRecord> {
             case (false, true): changeset.itemInserts.append(to)
             case (false, false): break
             case (true, true):
-                if old.records[departure.oldFlat] != arrival.record {
+                if isLazy || old.records[departure.oldFlat] != arrival.record {
                     changeset.itemUpdates.append(Move(from: from, to: to))
+                    if isLazy { updatedKeys.insert(arrival.key) }
                 }
                 if oldToNew[s] == t {
                     stayed.append((t, departure.oldFlat, arrival.newFlat))
@@ -216,7 +234,7 @@ struct _Patch<Record: FetchableRecord> {
         changeset.itemInserts.sort()
         changeset.itemUpdates.sort { $0.from < $1.from }
         changeset.itemMoves.sort { $0.from < $1.from }
-        return Outcome(state: new, changeset: changeset)
+        return Outcome(state: new, changeset: changeset, updatedKeys: updatedKeys)
     }
 
     /// Adds to `moves` the rows that move within one section: those outside

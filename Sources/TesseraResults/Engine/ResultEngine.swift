@@ -73,7 +73,10 @@ struct _ResultEngine<Record: FetchableRecord> {
     /// - Throws: ``ResultsError``: the store's failure, a record that fails
     ///   to decode, a section whose rows are not together, a repeated key.
     /// - Complexity: O(*n*) for *n* rows, plus the store's work.
-    static func fetch(_ reader: any RowReader, sectioned: Bool, externalVersion: Int64?) throws(ResultsError) -> Fetched {
+    static func fetch(
+        _ reader: any RowReader, sectioned: Bool, externalVersion: Int64?, faults: _RecordFaults<Record>? = nil
+    ) throws(ResultsError) -> Fetched {
+        if let faults { return try fetchLazily(reader, sectioned: sectioned, externalVersion: externalVersion, faults: faults) }
         var plan = reader.patchPlan
         var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
         let positions = plan?.tuplePositions ?? []
@@ -128,6 +131,75 @@ struct _ResultEngine<Record: FetchableRecord> {
         return Fetched(state: state, plan: plan, keys: keys, externalVersion: externalVersion)
     }
 
+    /// Reads a request's rows without their records (see
+    /// ``FetchRequest/fetchBatchSize``): each row's section value, sort
+    /// values and key. The records come from `faults` when asked for.
+    ///
+    /// - Throws: as ``fetch(_:sectioned:externalVersion:faults:)``, with a
+    ///   repeated key rather than a repeated id.
+    /// - Complexity: O(*n*) for *n* rows, plus the store's work; no record
+    ///   is read.
+    static func fetchLazily(
+        _ reader: any RowReader, sectioned: Bool, externalVersion: Int64?, faults: _RecordFaults<Record>
+    ) throws(ResultsError) -> Fetched {
+        var plan = reader.patchPlan
+        let width = (plan?.orderings.count ?? 0)
+        var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
+        // Without a plan only the keys are kept, in a column of their own.
+        var keyColumn = _KeyColumn()
+        var sections: [ResultSection] = []
+        var sectionStarts = [0]
+        var sectionValue: DatabaseValue?
+        var seenSections = Set<DatabaseValue>()
+        var count = 0
+        try reader.readTuples { (leading, row) throws(ResultsError) in
+            let section = leading.value(at: 0)
+            if section != sectionValue {
+                guard seenSections.insert(section).inserted else {
+                    throw ResultsError.sectionNotContiguous(section.description)
+                }
+                if let current = sectionValue {
+                    if plan != nil, sectioned, keys.compare(current, section, column: 0) == 0 { plan = nil }
+                    sections.append(ResultSection(value: current))
+                    sectionStarts.append(count)
+                }
+            }
+            sectionValue = section
+            count += 1
+            if plan != nil, row.values.count == width {
+                keys.append(row.values)
+            } else {
+                plan = nil
+                keyColumn.append(row.values.last ?? leading.value(at: 1))
+            }
+        }
+        if let sectionValue {
+            sections.append(ResultSection(value: sectionValue))
+            sectionStarts.append(count)
+        }
+        if plan == nil {
+            // A plan dropped part-way: the keys read so far are in the sort
+            // value columns.
+            if keyColumn.count < count, let last = keys.columns.last {
+                var all = _KeyColumn()
+                for index in 0..<last.count { all.append(last[index]) }
+                for index in 0..<keyColumn.count { all.append(keyColumn[index]) }
+                keyColumn = all
+            }
+            keys = .none
+        } else {
+            keyColumn = keys.columns[keys.columns.count - 1]
+        }
+        if !reader.keysAreUnique {
+            var seen = Set<DatabaseValue>(minimumCapacity: keyColumn.count)
+            for index in 0..<keyColumn.count where !seen.insert(keyColumn[index]).inserted {
+                throw ResultsError.duplicateKey(keyColumn[index].description)
+            }
+        }
+        let state = _ResultState(sections: sections, sectionStarts: sectionStarts, keys: keyColumn, faults: faults)
+        return Fetched(state: state, plan: plan, keys: keys, externalVersion: externalVersion)
+    }
+
     /// Takes a fresh fetch in place of the result and returns the report of
     /// what changed, or `nil` when nothing did.
     ///
@@ -140,14 +212,43 @@ struct _ResultEngine<Record: FetchableRecord> {
         let old = result
         let new = FetchedResult(fetched.state)
         let changeset: Changeset
+        var updated = Set<DatabaseValue>()
         do throws(ResultsError) {
-            changeset = try recordDiff(from: old.snapshot, to: new.snapshot)
+            if old.state.isLazy, new.state.isLazy {
+                updated = try Self.changedRecords(from: old.state, to: new.state)
+                changeset = try lazyDiff(from: old.state, to: new.state, updated: updated)
+            } else {
+                changeset = try recordDiff(from: old.snapshot, to: new.snapshot)
+            }
         } catch {
             plan = nil
             throw error
         }
         install(fetched)
-        return changeset.isEmpty ? nil : ChangeReport(changeset: changeset, old: old, new: new)
+        return changeset.isEmpty ? nil : ChangeReport(changeset: changeset, old: old, new: new, updatedKeys: updated)
+    }
+
+    /// The keys of the records `old` kept that are in `new` with other
+    /// content: read again, compared, and kept as they are now. A lazy
+    /// result knows the content only of the records it read; the others
+    /// are read as they are when asked for.
+    ///
+    /// - Complexity: O(*n*) for the keys, and one read of the *c* records
+    ///   kept.
+    static func changedRecords(from old: _ResultState<Record>, to new: _ResultState<Record>) throws(ResultsError) -> Set<DatabaseValue> {
+        guard let oldFaults = old.faults, let newFaults = new.faults, let newKeys = new.keys else { return [] }
+        let kept = Set(oldFaults.cachedKeys)
+        guard !kept.isEmpty else { return [] }
+        var present: [DatabaseValue] = []
+        for index in 0..<newKeys.count where kept.contains(newKeys[index]) { present.append(newKeys[index]) }
+        let fresh = try newFaults.readNow(present)
+        var changed = Set<DatabaseValue>()
+        for key in present {
+            guard let record = fresh[key] else { continue }
+            if oldFaults.cached(key) != record { changed.insert(key) }
+        }
+        newFaults.keep(fresh.lazy.map { ($0.key, $0.value) })
+        return changed
     }
 
     // MARK: Applying a commit
@@ -239,7 +340,7 @@ struct _ResultEngine<Record: FetchableRecord> {
             return .mustRefetch
         }
         guard !patch.departures.isEmpty || !patch.arrivals.isEmpty else { return .patched(nil) }
-        guard let changes = patch.apply(to: old, keys: &keys, sectioned: sectioned) else {
+        guard let changes = patch.apply(to: old, keys: &keys, sectioned: sectioned, faults: old.faults) else {
             // The kept sort values may be half patched: until a fetch
             // rebuilds them, commits re-fetch.
             self.plan = nil
@@ -247,6 +348,6 @@ struct _ResultEngine<Record: FetchableRecord> {
         }
         result = FetchedResult(changes.state)
         guard !changes.changeset.isEmpty else { return .patched(nil) }
-        return .patched(ChangeReport(changeset: changes.changeset, old: FetchedResult(old), new: result))
+        return .patched(ChangeReport(changeset: changes.changeset, old: FetchedResult(old), new: result, updatedKeys: changes.updatedKeys))
     }
 }

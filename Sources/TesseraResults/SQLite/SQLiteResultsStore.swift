@@ -26,6 +26,14 @@ package final class SQLiteResultsStore: ResultsStore {
             try body(SQLiteStoreReader(database: db))
         }
     }
+
+    /// Runs `body` with a reader, holding the connection; the task's
+    /// cancellation does not stop it.
+    package func withRecordReader<T>(_ body: (any StoreReader) throws(ResultsError) -> T) throws(ResultsError) -> T {
+        try connection.withDatabase(isolation: nil) { db throws(ResultsError) in
+            try body(SQLiteStoreReader(database: db))
+        }
+    }
 }
 
 /// A reader of an SQLite database, inside a call that holds its
@@ -47,7 +55,7 @@ struct SQLiteStoreReader: StoreReader {
 
     func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
         SQLiteRowReader(
-            database: database, sql: { request.sql }, pointSQL: { request.pointSQL }, arguments: request.arguments, leadingColumns: 2,
+            database: database, sql: { request.sql }, pointSQL: { request.pointSQL }, tupleSQL: { request.tupleSQL }, arguments: request.arguments, leadingColumns: 2,
             table: request.source.tableName, keyColumn: request.keyColumn, statements: statements,
             planning: { tables, selects, db in SQLitePatchPlan.make(for: request, readingTables: tables, selects: selects, in: db) }
         )

@@ -11,6 +11,7 @@ final class SQLiteRowReader: RowReader {
     private(set) lazy var pointSQL = makePointSQL()
     private let makeSQL: () -> String
     private let makePointSQL: () -> String?
+    private let makeTupleSQL: (() -> String)?
     let arguments: [DatabaseValue]
     let leadingColumns: Int
     /// The table or view the request names, `nil` for a query of its own.
@@ -21,12 +22,13 @@ final class SQLiteRowReader: RowReader {
     private let planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)?
 
     init(
-        database: Database, sql: @escaping () -> String, pointSQL: @escaping () -> String?, arguments: [DatabaseValue], leadingColumns: Int,
+        database: Database, sql: @escaping () -> String, pointSQL: @escaping () -> String?, tupleSQL: (() -> String)? = nil, arguments: [DatabaseValue], leadingColumns: Int,
         table: String?, keyColumn: String, statements: SQLiteStatementCache?, planning: ((Set<String>, Int, Database) -> SQLitePatchPlan?)? = nil
     ) {
         self.database = database
         makeSQL = sql
         makePointSQL = pointSQL
+        makeTupleSQL = tupleSQL
         self.arguments = arguments
         self.leadingColumns = leadingColumns
         self.table = table
@@ -105,6 +107,17 @@ final class SQLiteRowReader: RowReader {
 
     func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         let statement = try prepare().statement
+        var row = recordRow(of: statement)
+        try run(statement, key: nil, row: &row, body)
+    }
+
+    func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        guard let makeTupleSQL else {
+            throw .invalidSQL(part: "request", sql: sql, problem: "it has no read of rows without their records")
+        }
+        let tupleSQL = makeTupleSQL()
+        let statement: Statement
+        do throws(SQLiteError) { statement = try database.prepare(tupleSQL) } catch { throw .database(error) }
         var row = recordRow(of: statement)
         try run(statement, key: nil, row: &row, body)
     }

@@ -23,6 +23,12 @@ package protocol ResultsStore: AnyObject, Sendable {
         isolation: isolated (any Actor)?,
         _ body: (any StoreReader) throws(ResultsError) -> T
     ) throws(ResultsError) -> T
+
+    /// Runs `body` with a reader, as ``withReader(isolation:_:)`` does but
+    /// not cancelled with the current task: for short reads that must
+    /// finish (a lazy result's records, read when asked for). `body` must
+    /// not commit.
+    func withRecordReader<T>(_ body: (any StoreReader) throws(ResultsError) -> T) throws(ResultsError) -> T
 }
 
 /// A reader of a store's committed state, valid only inside
@@ -87,6 +93,17 @@ package protocol RowReader {
     /// - Complexity: O(*r* · *c*) for *r* rows of *c* columns, plus the
     ///   store's work.
     func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError)
+
+    /// Every row of the result in order, without its record: `body` gets
+    /// the leading values and the row's tuple (its sort values, then its
+    /// key), for a lazy fetch (``FetchRequest/fetchBatchSize``). Only a
+    /// fetch request's reads have it.
+    ///
+    /// - Throws: as ``readAll(_:)``, and ``ResultsError/invalidSQL(part:sql:problem:)``
+    ///   for reads that do not have it.
+    /// - Complexity: O(*r* · *k*) for *r* rows of *k* sort keys, plus the
+    ///   store's work.
+    func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError)
 
     /// The rows of the result with the given keys, in no particular order
     /// (a key matching no row gives none; one matching several gives all,

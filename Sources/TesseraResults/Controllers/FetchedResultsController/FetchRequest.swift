@@ -107,6 +107,17 @@ public struct FetchRequest: Hashable, Sendable {
     /// Like a sort key, it is one expression (no comma outside parentheses,
     /// no `;`).
     public var sectionKey: String?
+    /// How many records a ``FetchedResultsController`` reads at a time, or
+    /// 0 (the default) to read every record when it fetches.
+    ///
+    /// Above 0 the result is *lazy*, as Core Data's `fetchBatchSize`: a
+    /// fetch reads only each row's section value, sort values and key
+    /// (a few bytes a row), and a record is read from the store, with the
+    /// `fetchBatchSize` rows around it, the first time it is asked for;
+    /// the records read are kept in a bounded cache. Reports stay exact.
+    /// The other controllers read every record whatever it says. See
+    /// <doc:LargeLists>.
+    public var fetchBatchSize: Int = 0
 
     /// Creates a request.
     public init(
@@ -182,6 +193,24 @@ public struct FetchRequest: Hashable, Sendable {
         case let .query(query): from = "(\(SQLFragment.spliced(query)))"
         }
         return "SELECT \(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section, \(quotedIdentifier(keyColumn)) AS tessera_key, * FROM \(from)"
+    }
+
+    /// The whole query's rows without their records: the section value, the
+    /// key, then each sort key's value and the key again (a lazy fetch's
+    /// tuples), in the same order.
+    var tupleSQL: String {
+        let from: String
+        switch source {
+        case let .table(table): from = quotedIdentifier(table)
+        case let .query(query): from = "(\(SQLFragment.spliced(query)))"
+        }
+        let key = quotedIdentifier(keyColumn)
+        var columns = ["\(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section", "\(key) AS tessera_key"]
+        columns += sortKeys.map { SQLFragment.spliced($0.expression) }
+        columns.append(key)
+        var text = "SELECT " + columns.joined(separator: ", ") + " FROM \(from)" + whereClause(predicate)
+        text += " ORDER BY " + (sortKeys.map(\.sql) + ["\(key) ASC"]).joined(separator: ", ")
+        return text
     }
 
     /// The whole query, sorted.

@@ -134,6 +134,8 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// The adapter the delivery reaches the controller through.
     private lazy var receiver = _Receiver(self)
     private let hub = _ReportHub<ChangeReport<Record>>(merging: ChangeReport.merging)
+    /// Where a lazy result's records come from, with the request they read.
+    private var faults: (request: FetchRequest, faults: _RecordFaults<Record>)?
 
     /// Creates a controller; nothing is fetched until
     /// ``performFetch(isolation:)``.
@@ -308,8 +310,33 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     private func fetch(_ request: FetchRequest, from reader: any StoreReader) throws(ResultsError) -> (any RowReader, _ResultEngine<Record>.Fetched) {
         let version = try? reader.externalVersion()
         let query = try reader.query(for: request)
-        let fetched = try _ResultEngine<Record>.fetch(query, sectioned: request.sectionKey != nil, externalVersion: version)
+        let fetched = try _ResultEngine<Record>.fetch(
+            query, sectioned: request.sectionKey != nil, externalVersion: version, faults: recordFaults(for: request)
+        )
         return (query, fetched)
+    }
+
+    /// The record source of a lazy request (``FetchRequest/fetchBatchSize``
+    /// above 0): the one the result has when the request is the same, so
+    /// that the records read stay kept; `nil` for a request that reads
+    /// every record.
+    private func recordFaults(for request: FetchRequest) -> _RecordFaults<Record>? {
+        guard request.fetchBatchSize > 0 else { return nil }
+        if let faults, faults.request == request { return faults.faults }
+        let store = store
+        let made = _RecordFaults<Record>(batchSize: request.fetchBatchSize) { keys throws(ResultsError) in
+            try store.withRecordReader { reader throws(ResultsError) in
+                var records: [DatabaseValue: Record] = [:]
+                records.reserveCapacity(keys.count)
+                try reader.query(for: request).readRows(keys: keys) { (leading, row) throws(ResultsError) in
+                    let key = leading.value(at: 1)
+                    do { records[key] = try Record(row: row) } catch { throw .decoding(key: key.description, message: "\(error)") }
+                }
+                return records
+            }
+        }
+        faults = (request, made)
+        return made
     }
 
     private func install(_ fetched: _ResultEngine<Record>.Fetched, tables: Set<String>) {
