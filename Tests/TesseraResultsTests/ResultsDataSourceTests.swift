@@ -119,6 +119,40 @@ struct ResultsDataSourceTests {
         #expect(itemsLeaving > 50, "seed \(seed): \(itemsLeaving) cells left the view, too few to check their ids")
     }
 
+    @Test("A lazily fetched controller drives the view: after every commit the counts are the controller's and every cell's id is its record's", arguments: ResultsStoreFixture.all)
+    func lazyResult(store: ResultsStoreFixture) throws {
+        let seed = testSeed(default: 0x1A2B)
+        print("ResultsDataSource lazy result (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
+        var generator = SplitMix64(seed: seed)
+        let database = try Self.makePhotos(store)
+        var request = Self.request
+        request.fetchBatchSize = 4
+        let controller = try database.fetchedResultsController(request, of: Photo.self)
+        let log = ReportLog<Photo>()
+        controller.delegate = log
+        try controller.performFetch()
+        #expect(controller.result.isLazy)
+        let view = Self.makeView()
+        let source = ResultsDataSource(collectionView: view, result: controller.result)
+
+        var applied = 0
+        for round in 0..<400 {
+            let comment = Comment(rawValue: "seed \(seed), round \(round)")
+            let reportsBefore = log.reports.count
+            Self.randomTransaction(database, using: &generator)
+            guard log.reports.count > reportsBefore, let report = log.reports.last else { continue }
+            let plan = try source.apply(report)
+            applied += 1
+            #expect(view.itemCounts == Self.counts(controller.result), comment)
+            for element in plan.elements where element.category == .cell {
+                if let path = element.indexPathAfter {
+                    #expect(element.itemID == "\(controller.result[path].id)", comment)
+                }
+            }
+        }
+        #expect(applied > 200, "seed \(seed): \(applied) reports, too few to mean anything")
+    }
+
     @Test("Random reports skipped or applied twice: a doubled one always throws, a skipped one throws or lands in step, and nothing changes when it throws", arguments: ResultsStoreFixture.all)
     func reportsOutOfStep(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x0575)

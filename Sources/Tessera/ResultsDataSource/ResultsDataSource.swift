@@ -88,7 +88,9 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// The report must start from the result shown: its result before is
     /// compared with ``result`` — the number of sections, each section and
     /// its number of items, and every item the changeset deletes, moves or
-    /// updates (by equality, so ids and content). On a mismatch it throws
+    /// updates (by equality, so ids and content; a lazily fetched result
+    /// reads a record as it is now, so there only its id counts). On a
+    /// mismatch it throws
     /// and changes nothing. Then the data source answers from the report's
     /// result after and the view performs the changeset
     /// (``CollectionView/performBatchUpdates(_:animated:)``):
@@ -117,7 +119,8 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///     ``MutableResultsController``.
     ///   - animated: Whether the plan has a duration.
     /// - Returns: The plan; the ids of items deleted from view are read
-    ///   from the result before.
+    ///   from the result before (a lazily fetched record that can no
+    ///   longer be read leaves its cell without an id).
     /// - Throws: ``ResultsDataSourceError`` when the report does not start
     ///   from the result shown; ``BatchValidationError`` when the view's
     ///   counts disagree with ``result`` (another data source changed it).
@@ -172,9 +175,11 @@ public final class ResultsDataSource<Result: SectionedResult> {
                 return .sectionMismatch(section: section)
             }
         }
-        // Paths out of range are left to the view's validation, which names them.
+        // Paths out of range are left to the view's validation, which
+        // names them; records that cannot be read are not compared.
         func differs(at path: IndexPath) -> Bool {
-            Self.holds(shown, path) && shown[path] != reportBefore[path]
+            guard Self.holds(shown, path), let item = shown.item(at: path), let itemBefore = reportBefore.item(at: path) else { return false }
+            return item != itemBefore
         }
         for path in changeset.itemDeletes where differs(at: path) { return .itemMismatch(indexPath: path) }
         for move in changeset.itemMoves where differs(at: move.from) { return .itemMismatch(indexPath: move.from) }
@@ -197,8 +202,8 @@ public final class ResultsDataSource<Result: SectionedResult> {
         for index in plan.elements.indices {
             let element = plan.elements[index]
             guard element.category == .cell, element.itemID == nil, element.indexPathAfter == nil,
-                  let path = element.indexPathBefore, Self.holds(before, path) else { continue }
-            plan.elements[index].itemID = itemIdentifier(before[path])
+                  let path = element.indexPathBefore, Self.holds(before, path), let item = before.item(at: path) else { continue }
+            plan.elements[index].itemID = itemIdentifier(item)
         }
     }
 }
@@ -215,13 +220,13 @@ extension ResultsDataSource: CollectionViewDataSource {
     }
 
     /// ``reuseIdentifier`` for the item; `"Cell"` for an index path
-    /// ``result`` does not hold.
+    /// ``result`` does not hold or an item it cannot read.
     ///
     /// - Complexity: O(log *n*) for a ``FetchedResult``, O(1) for a
     ///   ``Snapshot``, plus the closure.
     public func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt indexPath: IndexPath) -> String {
-        guard Self.holds(result, indexPath) else { return "Cell" }
-        return reuseIdentifier(indexPath, result[indexPath])
+        guard Self.holds(result, indexPath), let item = result.item(at: indexPath) else { return "Cell" }
+        return reuseIdentifier(indexPath, item)
     }
 
     /// ``supplementaryReuseIdentifier`` for the view.
@@ -230,13 +235,13 @@ extension ResultsDataSource: CollectionViewDataSource {
     }
 
     /// ``itemIdentifier`` for the item; `nil` for an index path ``result``
-    /// does not hold.
+    /// does not hold or an item it cannot read.
     ///
     /// - Complexity: O(log *n*) for a ``FetchedResult``, O(1) for a
     ///   ``Snapshot``, plus the closure.
     public func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
-        guard Self.holds(result, indexPath) else { return nil }
-        return itemIdentifier(result[indexPath])
+        guard Self.holds(result, indexPath), let item = result.item(at: indexPath) else { return nil }
+        return itemIdentifier(item)
     }
 }
 

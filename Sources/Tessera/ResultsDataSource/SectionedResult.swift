@@ -28,10 +28,11 @@ public protocol SectionedResult {
     ///
     /// - Precondition: `section` is in `0..<numberOfSections`.
     subscript(section section: Int) -> Section { get }
-    /// The item at an index path.
+    /// The item at an index path, or `nil` when it cannot be read (a
+    /// lazily fetched record whose row is gone or whose read failed).
     ///
     /// - Precondition: the index path names an item of the result.
-    subscript(indexPath: IndexPath) -> Item { get }
+    func item(at indexPath: IndexPath) -> Item?
 }
 
 /// One change to a ``SectionedResult``: its changeset in UIKit's index
@@ -66,9 +67,25 @@ extension FetchedResult: SectionedResult {
     public subscript(section section: Int) -> ResultSection {
         sections[section]
     }
+
+    /// The record at an index path, or `nil` when a lazily fetched result
+    /// cannot read it (``record(at:)`` says why).
+    ///
+    /// - Precondition: the index path is in the result.
+    /// - Complexity: O(log *n*), plus a batch read when lazy and not kept.
+    public func item(at indexPath: IndexPath) -> Record? {
+        try? record(at: indexPath)
+    }
 }
 
-extension Snapshot: SectionedResult {}
+extension Snapshot: SectionedResult {
+    /// The item at an index path (never `nil`: a snapshot holds its items).
+    ///
+    /// - Precondition: the index path names an item of the snapshot.
+    public func item(at indexPath: IndexPath) -> Item? {
+        self[indexPath]
+    }
+}
 
 extension ChangeReport: SectionedResultReport {
     /// The result before (``old``).
