@@ -10,6 +10,7 @@ import TesseraLayout
 import TesseraView
 
 let benchmarks: @Sendable () -> Void = {
+    sectionedBatchBenchmarks()
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .mallocCountTotal],
         timeUnits: .microseconds,

@@ -39,7 +39,7 @@ import Foundation
 /// apart) or insets wider than the view, columns start past the view's
 /// width, and the content grows across to the last of them.
 ///
-/// Frames live in a flat array. Because a waterfall's item bottoms are not
+/// Frames live in a flat array per section. Because a waterfall's item bottoms are not
 /// in item order, each section also keeps its items grouped by column (4
 /// bytes per item): within a column, items are stacked, so both their tops
 /// and bottoms ascend, and rect queries binary-search each column the rect
@@ -81,9 +81,10 @@ open class ColumnLayout: FrameStorageLayout {
 
     // MARK: Preparing
 
-    /// Lays out every section, or only those from the first section an
-    /// invalidation context names (a section's frames depend only on where
-    /// the section before it ends).
+    /// Lays out the sections an invalidation context names and shifts the
+    /// others (see ``FrameStorageLayout`` for which it keeps: a section's
+    /// frames depend only on where the section before it ends, and a kept
+    /// section's delegate answers are assumed unchanged).
     ///
     /// Bad heights, ratios, insets, spacings and scales are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero (a bad

@@ -36,7 +36,7 @@ public import Foundation
 /// section's start and end, as in UIKit, so they stay within the content at
 /// every content offset.
 ///
-/// Frames live in flat arrays; attributes are made only for what a query
+/// Frames live in flat arrays per section; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
 open class FlowLayout: FrameStorageLayout {
     /// The scroll direction. Vertical by default.
@@ -82,16 +82,19 @@ open class FlowLayout: FrameStorageLayout {
 
     // MARK: Preparing
 
-    /// Lays out every section, or only those from the first section an
-    /// invalidation context names. A context that names only supplementary
+    /// Lays out the sections an invalidation context names and shifts the
+    /// others (see ``FrameStorageLayout`` for which it keeps; a kept
+    /// section's delegate answers are assumed unchanged). A context that
+    /// names only supplementary
     /// views (pinning after a scroll) recomputes nothing: pinned positions
     /// are found at query time.
     ///
     /// Bad sizes, insets and spacings are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero.
     ///
-    /// - Complexity: O(*n* + *s*) for the items and sections laid out; no
-    ///   allocation per item.
+    /// - Complexity: O(*n*) for the *n* items of the sections laid out, plus
+    ///   O(*s*) for the *s* sections; one allocation per section laid out,
+    ///   none per item.
     open override func prepare() {
         let context = pendingInvalidation
         super.prepare()

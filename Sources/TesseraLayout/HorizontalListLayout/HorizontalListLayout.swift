@@ -27,7 +27,7 @@ import Foundation
 /// sit at its top inset, below the view, and the content grows down to
 /// them.
 ///
-/// Frames live in a flat array; items are in x order, so rect queries run
+/// Frames live in a flat array per section; items are in x order, so rect queries run
 /// in O(log *n* + *k*).
 open class HorizontalListLayout: FrameStorageLayout {
     /// The width of every item, unless the delegate says otherwise. 100.

@@ -28,8 +28,32 @@ public import Foundation
 /// elements from where they were, and reports its memory. To write a layout
 /// of your own, subclass ``CollectionViewLayout`` (or one of the concrete
 /// layouts).
+///
+/// Frames are kept per section, relative to the section's origin along the
+/// scroll axis, and a section's origin follows from the extents of the
+/// sections before it; so a pass lays out again only the sections its
+/// invalidation names and shifts the others:
+/// - everything after ``CollectionViewLayout/invalidateLayout()``, a context
+///   that invalidates everything, or a change that moves every frame (a new
+///   width, say);
+/// - for a batch update (a context made with
+///   ``InvalidationContext/invalidateSections(_:updateIndexMapping:)``, as a
+///   collection view makes for every batch), the sections the batch changes,
+///   and inserted and reloaded ones; every other section keeps its frames at
+///   the index the batch's mapping gives it. When the layout has a delegate,
+///   a section whose index changes is laid out again too (the delegate
+///   answers by index); without one it is only shifted;
+/// - when counts changed with no mapping, every section from the first one
+///   named on;
+/// - otherwise the sections named.
+///
+/// Sections a pass keeps are assumed unchanged: a delegate whose answers
+/// change for a section that no batch names must invalidate that section
+/// (``InvalidationContext/invalidateSections(_:)``), as in UIKit. A batch
+/// that changes one section costs O(*m*) for its *m* items, plus O(*s*) over
+/// the *s* sections' small arrays; it copies no frame of any other section.
 open class FrameStorageLayout: CollectionViewLayout {
-    /// The frames.
+    /// The frames, per section.
     var store: _FrameStore
     /// The stores kept around batch updates.
     var buffers = _UpdateBuffers()

@@ -20,7 +20,7 @@ import Foundation
 /// its items have no width and sit at its left inset, past the view's
 /// width, and the content grows across to them.
 ///
-/// Frames live in flat arrays; rect queries run in O(log *n* + *k*).
+/// Frames live in flat arrays per section; rect queries run in O(log *n* + *k*).
 open class ListLayout: FrameStorageLayout {
     /// The height of every item, unless the delegate says otherwise. 36.
     public var itemHeight: Double = 36 { didSet { invalidateLayout() } }
@@ -47,14 +47,16 @@ open class ListLayout: FrameStorageLayout {
         super.init(direction: .vertical)
     }
 
-    /// Lays out every section, or only those from the first section an
-    /// invalidation context names.
+    /// Lays out the sections an invalidation context names and shifts the
+    /// others (see ``FrameStorageLayout`` for which it keeps; a kept
+    /// section's delegate answers are assumed unchanged).
     ///
     /// Bad heights, insets and spacings are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero.
     ///
-    /// - Complexity: O(*n* + *s*) for the items and sections laid out; no
-    ///   allocation per item.
+    /// - Complexity: O(*n*) for the *n* items of the sections laid out, plus
+    ///   O(*s*) for the *s* sections; one allocation per section laid out,
+    ///   none per item.
     open override func prepare() {
         let context = pendingInvalidation
         super.prepare()

@@ -68,7 +68,7 @@ public import Foundation
 /// furthest and nothing pokes out, so is the content size, and the last
 /// header differs only once it would pass the end of the content.
 ///
-/// Frames live in flat arrays; attributes are made only for what a query
+/// Frames live in flat arrays per section; attributes are made only for what a query
 /// returns, and rect queries run in O(log *n* + *k*).
 open class ListStackLayout: FrameStorageLayout {
     /// The scroll direction.
@@ -142,10 +142,14 @@ open class ListStackLayout: FrameStorageLayout {
 
     // MARK: Preparing
 
-    /// Lays out every section, or only those from the first section an
-    /// invalidation context names, starting from the row state (row S, next
-    /// item's F, next row's S) and bounds kept for the section before it, so
-    /// the result equals a full prepare. A context that names only
+    /// Lays out the sections an invalidation context names (see
+    /// ``FrameStorageLayout`` for which those are), each from the row state
+    /// (row S, next item's F, next row's S) and bounds the section before it
+    /// ends with, so the result equals a full prepare. Sections share rows,
+    /// so a section is kept only when it starts from the very row state it
+    /// started from before: a batch that changes a section's extent lays
+    /// out the sections after it again (unlike the other layouts, which shift
+    /// them). A context that names only
     /// supplementary views (sticky headers after a scroll) recomputes
     /// nothing: sticky positions are found at query time.
     ///

@@ -47,7 +47,7 @@ import Foundation
 /// trailing edge), and a custom row transform may not place an item before
 /// the content's leading edge.
 ///
-/// Frames live in flat arrays (one band per row); rect queries run in
+/// Frames live in flat arrays per section (one band per row); rect queries run in
 /// O(log *n* + *k*).
 open class StyledFlowLayout: FrameStorageLayout {
     /// The spacing between items on a row and between rows. 8.
@@ -86,8 +86,10 @@ open class StyledFlowLayout: FrameStorageLayout {
 
     // MARK: Preparing
 
-    /// Lays out every section, or only those from the first section an
-    /// invalidation context names (all of them when the width changed).
+    /// Lays out the sections an invalidation context names and shifts the
+    /// others (all of them when the width changed; see
+    /// ``FrameStorageLayout`` for which it keeps, and a kept section's
+    /// delegate answers are assumed unchanged).
     ///
     /// Bad sizes, insets, spacings and fill scales are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero (a bad fill

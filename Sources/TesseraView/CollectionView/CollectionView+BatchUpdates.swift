@@ -22,14 +22,20 @@ extension CollectionView {
     /// anchoring when ``anchorsScrollPosition`` is on.
     ///
     /// Only elements visible before or after are in the plan; they are found
-    /// with the layout's rect queries.
+    /// with the layout's rect queries. The layout is told exactly which
+    /// sections the batch changes, with the batch's index mapping
+    /// (``InvalidationContext/invalidateSections(_:updateIndexMapping:)``),
+    /// so Tessera's layouts lay out only those sections again.
     ///
     /// - Parameters:
     ///   - items: The update items.
     ///   - animated: Whether the plan has a duration.
     /// - Throws: ``BatchValidationError``.
-    /// - Complexity: the layout's `prepare()`, plus O(*k* log *k* + *v* log *k*)
-    ///   for *k* update items and *v* visible elements.
+    /// - Complexity: the layout's `prepare()` (for Tessera's layouts, O(*m*)
+    ///   for the *m* items of the sections the batch changes), plus
+    ///   O(*k* log *k* + *s* + *v* log *k*) for *k* update items, *s*
+    ///   sections (the counts are read and mapped) and *v* visible elements;
+    ///   nothing per item of the sections the batch leaves alone.
     @discardableResult
     public func performBatchUpdates(_ items: [UpdateItem], animated: Bool = true) throws(BatchValidationError) -> AnimationPlan {
         try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
