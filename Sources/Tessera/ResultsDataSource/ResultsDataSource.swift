@@ -90,12 +90,11 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// its number of items, and every item the changeset deletes, moves or
     /// updates (by equality, so ids and content; a lazily fetched result
     /// reads a record as it is now, so there only its id counts). On a
-    /// mismatch it throws
-    /// and changes nothing. Then the data source answers from the report's
-    /// result after and the view performs the changeset
-    /// (``CollectionView/performBatchUpdates(_:animated:)``):
-    /// the plan equals what ``DiffableDataSource/apply(_:animated:)``
-    /// gives for the report's snapshot after, element for element.
+    /// mismatch it throws and changes nothing. Then the data source answers
+    /// from the report's result after and the view performs the changeset
+    /// (``CollectionView/performBatchUpdates(_:animated:)``): the plan
+    /// equals what ``DiffableDataSource/apply(_:animated:)`` gives for the
+    /// report's snapshot after, element for element.
     ///
     /// A report skipped whose changes all lie where the next report does
     /// not look (same counts, same sections, other items) goes unseen; the
