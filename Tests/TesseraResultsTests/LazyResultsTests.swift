@@ -159,7 +159,7 @@ struct LazyResultsTests {
         #expect(compared > 2_000, "seed \(seed): \(compared) reports compared")
     }
 
-    @Test("A lazy fetch decodes no record; a record asked for brings in its batch; the cache stays bounded; counts and sections need no record", arguments: ResultsStoreFixture.all)
+    @Test("A lazy fetch decodes no record; a record asked for brings in its batch; the cache stays bounded; counts and sections need no record", .serialized, arguments: ResultsStoreFixture.all)
     func readsOnlyWhatIsAsked(store: ResultsStoreFixture) throws {
         let database = try IncrementalResultsTests.makeItems(store)
         try database.write { db in

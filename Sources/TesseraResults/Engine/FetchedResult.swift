@@ -70,19 +70,22 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
         return records.joined()
     }
 
-    /// The state as a snapshot, made on first use and kept.
+    /// The state as a snapshot, made on first use and kept. A lazy state's
+    /// records are read outside the lock, so that no thread waits for the
+    /// lock while holding the store's.
     ///
     /// - Precondition: a lazy state can read every record.
     var snapshot: Snapshot<ResultSection, Record> {
-        materialized.withLock { cached in
+        if let cached = materialized.withLock({ $0 }) { return cached }
+        let items: [Record]
+        do throws(ResultsError) { items = try allRecords() } catch {
+            preconditionFailure("the records of a lazily fetched result could not be read for its snapshot: \(error)")
+        }
+        let made = Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
+        return materialized.withLock { cached in
             if let cached { return cached }
-            let items: [Record]
-            do throws(ResultsError) { items = try allRecords() } catch {
-                preconditionFailure("the records of a lazily fetched result could not be read for its snapshot: \(error)")
-            }
-            let snapshot = Snapshot(sections: sections, flatItems: items, sectionStarts: sectionStarts)
-            cached = snapshot
-            return snapshot
+            cached = made
+            return made
         }
     }
 
@@ -245,8 +248,11 @@ extension ChangeReport {
                 ChangeReport(changeset: Changeset(), old: earlier.old, new: later.new, updatedKeys: earlier.updatedKeys.union(later.updatedKeys))
             },
             resolve: { merged in
-                if merged.old.state.isLazy, merged.new.state.isLazy,
-                   let changeset = try? lazyDiff(from: merged.old.state, to: merged.new.state, updated: merged.updatedKeys) {
+                if merged.old.state.isLazy || merged.new.state.isLazy {
+                    // A lazy result may no longer be able to read its old
+                    // records: diff the keys, or reload every section.
+                    let changeset = (try? lazyDiff(from: merged.old.state, to: merged.new.state, updated: merged.updatedKeys))
+                        ?? reloadChangeset(from: merged.old.state, to: merged.new.state)
                     return ChangeReport(changeset: changeset, old: merged.old, new: merged.new, updatedKeys: merged.updatedKeys)
                 }
                 return ChangeReport(changeset: exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot), old: merged.old, new: merged.new)
@@ -270,6 +276,15 @@ func exactDiff<Section, Item>(from old: Snapshot<Section, Item>, to new: Snapsho
     }
 }
 
+/// A changeset that deletes every old section and inserts every new one:
+/// what a list can always apply, for two results that cannot be diffed.
+func reloadChangeset<Record>(from old: _ResultState<Record>, to new: _ResultState<Record>) -> Changeset {
+    var changeset = Changeset()
+    changeset.sectionDeletes = Array(0..<old.sections.count)
+    changeset.sectionInserts = Array(0..<new.sections.count)
+    return changeset
+}
+
 /// A lazy result's row in a diff: its key, and whether its record counts
 /// as changed (a row of the state after a change that the change updated).
 struct _KeyedRow: Identifiable, Equatable {
@@ -283,6 +298,7 @@ struct _KeyedRow: Identifiable, Equatable {
 /// - Throws: ``ResultsError/diff(_:)`` when a key repeats.
 /// - Complexity: O(*n*) and O(*m* log *m*) for *m* moved rows (the diff).
 func lazyDiff<Record>(from old: _ResultState<Record>, to new: _ResultState<Record>, updated: Set<DatabaseValue>) throws(ResultsError) -> Changeset {
+    guard old.isLazy, new.isLazy else { return reloadChangeset(from: old, to: new) }
     func snapshot(_ state: _ResultState<Record>, marking: Bool) -> Snapshot<ResultSection, _KeyedRow> {
         var rows: [_KeyedRow] = []
         if let keys = state.keys {

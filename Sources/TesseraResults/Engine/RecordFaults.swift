@@ -10,8 +10,11 @@ import TesseraSQLite
 /// state before a change reads a changed record as it is now; the records
 /// a commit brings in (read to place them) go into the cache at once.
 final class _RecordFaults<Record: FetchableRecord>: Sendable {
-    /// Reads the records with the given keys, as the store has them now.
-    typealias Read = @Sendable ([DatabaseValue]) throws(ResultsError) -> [DatabaseValue: Record]
+    /// Reads the records with the given keys, as the store has them now,
+    /// and says whether they are committed (a read from inside a
+    /// transaction open on the store sees rows that may be rolled back:
+    /// they are returned but not kept).
+    typealias Read = @Sendable ([DatabaseValue]) throws(ResultsError) -> (records: [DatabaseValue: Record], committed: Bool)
 
     /// How many records one read brings in.
     let batchSize: Int
@@ -86,8 +89,8 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
             let candidate = keys[index]
             if candidate == key || cached(candidate) == nil { wanted.append(candidate) }
         }
-        let records = try read(wanted)
-        keep(wanted.lazy.compactMap { key in records[key].map { (key, $0) } })
+        let (records, committed) = try read(wanted)
+        if committed { keep(wanted.lazy.compactMap { key in records[key].map { (key, $0) } }) }
         guard let record = records[key] else { throw .recordUnavailable(key: key.description) }
         return record
     }
@@ -109,8 +112,8 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
                 if let record = cached(key) { found[key] = record } else { wanted.append(key) }
             }
             if !wanted.isEmpty {
-                let read = try self.read(wanted)
-                keep(read.lazy.map { ($0.key, $0.value) })
+                let (read, committed) = try self.read(wanted)
+                if committed { keep(read.lazy.map { ($0.key, $0.value) }) }
                 found.merge(read) { kept, _ in kept }
             }
             for index in start..<end {
@@ -124,7 +127,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     }
 
     /// Reads records as the store has them now, without keeping them.
-    func readNow(_ keys: [DatabaseValue]) throws(ResultsError) -> [DatabaseValue: Record] {
+    func readNow(_ keys: [DatabaseValue]) throws(ResultsError) -> (records: [DatabaseValue: Record], committed: Bool) {
         try read(keys)
     }
 }

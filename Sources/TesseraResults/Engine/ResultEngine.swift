@@ -217,6 +217,11 @@ struct _ResultEngine<Record: FetchableRecord> {
             if old.state.isLazy, new.state.isLazy {
                 updated = try Self.changedRecords(from: old.state, to: new.state)
                 changeset = try lazyDiff(from: old.state, to: new.state, updated: updated)
+            } else if old.state.isLazy || new.state.isLazy {
+                // A request that turns lazy or eager: a lazy result may no
+                // longer read its old records, and an eager one's are
+                // not to be read just to diff. Every section is reloaded.
+                changeset = old.count == 0 && new.count == 0 ? Changeset() : reloadChangeset(from: old.state, to: new.state)
             } else {
                 changeset = try recordDiff(from: old.snapshot, to: new.snapshot)
             }
@@ -241,13 +246,13 @@ struct _ResultEngine<Record: FetchableRecord> {
         guard !kept.isEmpty else { return [] }
         var present: [DatabaseValue] = []
         for index in 0..<newKeys.count where kept.contains(newKeys[index]) { present.append(newKeys[index]) }
-        let fresh = try newFaults.readNow(present)
+        let (fresh, committed) = try newFaults.readNow(present)
         var changed = Set<DatabaseValue>()
         for key in present {
             guard let record = fresh[key] else { continue }
             if oldFaults.cached(key) != record { changed.insert(key) }
         }
-        newFaults.keep(fresh.lazy.map { ($0.key, $0.value) })
+        if committed { newFaults.keep(fresh.lazy.map { ($0.key, $0.value) }) }
         return changed
     }
 

@@ -28,10 +28,12 @@ package final class SQLiteResultsStore: ResultsStore {
     }
 
     /// Runs `body` with a reader, holding the connection; the task's
-    /// cancellation does not stop it.
-    package func withRecordReader<T>(_ body: (any StoreReader) throws(ResultsError) -> T) throws(ResultsError) -> T {
+    /// cancellation does not stop it. Inside a transaction open on the
+    /// connection (the lock is recursive) the reader sees its rows, which
+    /// are not committed.
+    package func withRecordReader<T>(_ body: (any StoreReader, _ committed: Bool) throws(ResultsError) -> T) throws(ResultsError) -> T {
         try connection.withDatabase(isolation: nil) { db throws(ResultsError) in
-            try body(SQLiteStoreReader(database: db))
+            try body(SQLiteStoreReader(database: db), !db.isInTransaction)
         }
     }
 }

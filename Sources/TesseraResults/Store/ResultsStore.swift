@@ -27,8 +27,10 @@ package protocol ResultsStore: AnyObject, Sendable {
     /// Runs `body` with a reader, as ``withReader(isolation:_:)`` does but
     /// not cancelled with the current task: for short reads that must
     /// finish (a lazy result's records, read when asked for). `body` must
-    /// not commit.
-    func withRecordReader<T>(_ body: (any StoreReader) throws(ResultsError) -> T) throws(ResultsError) -> T
+    /// not commit. Its second argument says whether the reader sees only
+    /// committed rows: false when the caller reads from inside a
+    /// transaction it has open on the store, whose rows may be rolled back.
+    func withRecordReader<T>(_ body: (any StoreReader, _ committed: Bool) throws(ResultsError) -> T) throws(ResultsError) -> T
 }
 
 /// A reader of a store's committed state, valid only inside

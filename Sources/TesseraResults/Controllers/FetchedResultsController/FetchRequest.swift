@@ -206,7 +206,13 @@ public struct FetchRequest: Hashable, Sendable {
         }
         let key = quotedIdentifier(keyColumn)
         var columns = ["\(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section", "\(key) AS tessera_key"]
-        columns += sortKeys.map { SQLFragment.spliced($0.expression) }
+        // A sort key with a parameter cannot be selected before the
+        // predicate (its parameters would be bound out of order); such a
+        // key is an expression no patch serves, so its values are not
+        // needed: only the key is.
+        if !sortKeys.contains(where: { $0.expression.contains(where: { "?:@$".contains($0) }) }) {
+            columns += sortKeys.map { SQLFragment.spliced($0.expression) }
+        }
         columns.append(key)
         var text = "SELECT " + columns.joined(separator: ", ") + " FROM \(from)" + whereClause(predicate)
         text += " ORDER BY " + (sortKeys.map(\.sql) + ["\(key) ASC"]).joined(separator: ", ")

@@ -325,14 +325,14 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         if let faults, faults.request == request { return faults.faults }
         let store = store
         let made = _RecordFaults<Record>(batchSize: request.fetchBatchSize) { keys throws(ResultsError) in
-            try store.withRecordReader { reader throws(ResultsError) in
+            try store.withRecordReader { (reader, committed) throws(ResultsError) in
                 var records: [DatabaseValue: Record] = [:]
                 records.reserveCapacity(keys.count)
                 try reader.query(for: request).readRows(keys: keys) { (leading, row) throws(ResultsError) in
                     let key = leading.value(at: 1)
                     do { records[key] = try Record(row: row) } catch { throw .decoding(key: key.description, message: "\(error)") }
                 }
-                return records
+                return (records, committed)
             }
         }
         faults = (request, made)
