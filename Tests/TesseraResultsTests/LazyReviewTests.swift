@@ -25,7 +25,7 @@ struct ReviewCountedRow: FetchableRecord {
     }
 }
 
-@Suite("Lazy results: review of fetchBatchSize")
+@Suite("Lazy results: review of fetchBatchSize", .serialized)
 struct LazyReviewTests {
     static func lazy(_ request: FetchRequest, batch: Int) -> FetchRequest {
         var request = request

@@ -83,11 +83,9 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         if let record = cached(key) { return record }
         let start = Swift.max(0, Swift.min(flat - batchSize / 4, keys.count - batchSize))
         let end = Swift.min(keys.count, start + batchSize)
-        var wanted: [DatabaseValue] = []
-        wanted.reserveCapacity(end - start)
-        for index in start..<end {
-            let candidate = keys[index]
-            if candidate == key || cached(candidate) == nil { wanted.append(candidate) }
+        // One lock for the batch, not one a key.
+        let wanted = cache.withLock { cache in
+            (start..<end).map { keys[$0] }.filter { $0 == key || cache.records[$0] == nil }
         }
         let (records, committed) = try read(wanted)
         if committed { keep(wanted.lazy.compactMap { key in records[key].map { (key, $0) } }) }
@@ -107,9 +105,11 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
             let end = Swift.min(range.upperBound, start + Swift.max(batchSize, 256))
             var wanted: [DatabaseValue] = []
             var found: [DatabaseValue: Record] = [:]
-            for index in start..<end {
-                let key = keys[index]
-                if let record = cached(key) { found[key] = record } else { wanted.append(key) }
+            cache.withLock { cache in
+                for index in start..<end {
+                    let key = keys[index]
+                    if let record = cache.records[key] { found[key] = record } else { wanted.append(key) }
+                }
             }
             if !wanted.isEmpty {
                 let (read, committed) = try self.read(wanted)

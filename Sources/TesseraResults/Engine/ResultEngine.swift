@@ -143,9 +143,12 @@ struct _ResultEngine<Record: FetchableRecord> {
         _ reader: any RowReader, sectioned: Bool, externalVersion: Int64?, faults: _RecordFaults<Record>
     ) throws(ResultsError) -> Fetched {
         var plan = reader.patchPlan
-        let width = (plan?.orderings.count ?? 0)
+        // With a plan every row's tuple is kept (its last column is the
+        // keys, even if the plan is dropped part-way); without one, the
+        // keys alone.
+        let keepsTuples = plan != nil
+        let width = plan?.orderings.count ?? 0
         var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
-        // Without a plan only the keys are kept, in a column of their own.
         var keyColumn = _KeyColumn()
         var sections: [ResultSection] = []
         var sectionStarts = [0]
@@ -166,10 +169,12 @@ struct _ResultEngine<Record: FetchableRecord> {
             }
             sectionValue = section
             count += 1
-            if plan != nil, row.values.count == width {
+            if keepsTuples {
+                guard row.values.count == width else {
+                    throw ResultsError.invalidSQL(part: "request", sql: "", problem: "its rows without records have \(row.values.count) values, not \(width)")
+                }
                 keys.append(row.values)
             } else {
-                plan = nil
                 keyColumn.append(row.values.last ?? leading.value(at: 1))
             }
         }
@@ -177,19 +182,8 @@ struct _ResultEngine<Record: FetchableRecord> {
             sections.append(ResultSection(value: sectionValue))
             sectionStarts.append(count)
         }
-        if plan == nil {
-            // A plan dropped part-way: the keys read so far are in the sort
-            // value columns.
-            if keyColumn.count < count, let last = keys.columns.last {
-                var all = _KeyColumn()
-                for index in 0..<last.count { all.append(last[index]) }
-                for index in 0..<keyColumn.count { all.append(keyColumn[index]) }
-                keyColumn = all
-            }
-            keys = .none
-        } else {
-            keyColumn = keys.columns[keys.columns.count - 1]
-        }
+        if keepsTuples { keyColumn = keys.columns[keys.columns.count - 1] }
+        if plan == nil { keys = .none }
         if !reader.keysAreUnique {
             var seen = Set<DatabaseValue>(minimumCapacity: keyColumn.count)
             for index in 0..<keyColumn.count where !seen.insert(keyColumn[index]).inserted {
