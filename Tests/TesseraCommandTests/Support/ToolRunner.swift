@@ -102,17 +102,22 @@ final class RunningTool: Sendable {
     private let err = Output()
 
     /// What a pipe delivered, and whether it reached its end.
-    final class Output: Sendable {
-        let data = Mutex(Data())
-        let done = Mutex(false)
+    ///
+    /// Guarded by an `NSLock` (pthreads), which ThreadSanitizer sees, rather
+    /// than `Mutex`, whose futex it does not: it reported the pipe's reader
+    /// and the test's read of the same data as a race.
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var collected = Data()
+        private var ended = false
 
         func read(_ handle: FileHandle) {
             let chunk = handle.availableData
             if chunk.isEmpty {
                 handle.readabilityHandler = nil
-                done.withLock { $0 = true }
+                lock.withLock { ended = true }
             } else {
-                data.withLock { $0.append(chunk) }
+                lock.withLock { collected.append(chunk) }
             }
         }
 
@@ -121,9 +126,9 @@ final class RunningTool: Sendable {
                 // The process has exited; its last output can still be on
                 // its way through the pipe when the machine is busy.
                 let deadline = Date().addingTimeInterval(60)
-                while !done.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+                while !lock.withLock({ ended }) && Date() < deadline { usleep(5_000) }
             }
-            return data.withLock { String(decoding: $0, as: UTF8.self) }
+            return lock.withLock { String(decoding: collected, as: UTF8.self) }
         }
     }
 
