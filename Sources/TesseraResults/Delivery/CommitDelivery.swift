@@ -1,4 +1,5 @@
 import Synchronization
+import TesseraSQLite
 
 /// A controller's side of the seam: takes committed changes and reports
 /// them, always in the controller's isolation.
@@ -42,7 +43,7 @@ package final class CommitDelivery: Sendable {
         var jobScheduled = false
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
     private let receiver: _HomeBound
     private let limit = Atomic<Int>(.max)
 
@@ -192,7 +193,7 @@ package final class CommitDelivery: Sendable {
 final class _HomeBound: @unchecked Sendable {
     private weak var controller: (any CommitReceiver)?
     /// Held while a job touches the controller, and while its home moves.
-    private let jobs = Mutex(())
+    private let jobs = PThreadMutex(())
 
     init(_ controller: any CommitReceiver) {
         self.controller = controller

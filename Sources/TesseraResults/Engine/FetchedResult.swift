@@ -3,7 +3,6 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Synchronization
 public import TesseraDiff
 import TesseraSQLite
 
@@ -25,7 +24,7 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
     let keys: _KeyColumn?
     /// Where a lazy state's records come from.
     let faults: _RecordFaults<Record>?
-    private let materialized = Mutex<Snapshot<ResultSection, Record>?>(nil)
+    private let materialized = PThreadMutex<Snapshot<ResultSection, Record>?>(nil)
 
     init(sections: [ResultSection], sectionStarts: [Int], records: _ChunkedArray<Record>) {
         self.sections = sections

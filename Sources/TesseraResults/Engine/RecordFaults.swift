@@ -1,4 +1,3 @@
-import Synchronization
 import TesseraSQLite
 
 /// The records of a lazily fetched result (a request with a
@@ -29,7 +28,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         var orderStart = 0
     }
 
-    private let cache = Mutex(Cache())
+    private let cache = PThreadMutex(Cache())
 
     init(batchSize: Int, read: @escaping Read) {
         self.batchSize = Swift.max(1, batchSize)

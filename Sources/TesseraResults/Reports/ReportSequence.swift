@@ -1,4 +1,4 @@
-import Synchronization
+import TesseraSQLite
 
 /// A controller's reports as an `AsyncSequence`: one per committed
 /// transaction (or batch of edits) that changed the result, in order.
@@ -60,7 +60,7 @@ final class _ReportBuffer<Report: Sendable>: Sendable {
 
     let limit: Int
     let merging: _ReportMerging<Report>
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     init(limit: Int, merging: _ReportMerging<Report>) {
         self.limit = Swift.max(1, limit)
