@@ -30,6 +30,8 @@ public final class Connection: @unchecked Sendable {
     private let lock = _Lock()
     /// The path it was opened with (`:memory:` for an in-memory database).
     public let path: String
+    /// The VFS it was opened through, `nil` for SQLite's default.
+    public let vfs: String?
 
     /// How to open the database.
     public struct OpenMode: Sendable, Hashable {
@@ -64,6 +66,7 @@ public final class Connection: @unchecked Sendable {
             throw SQLiteError(code: code, message: "cannot open \(path): \(message)")
         }
         self.path = path
+        self.vfs = vfs
         database = Database(handle: handle)
         sqlite3_extended_result_codes(handle, 1)
         database.busyTimeout = busyTimeout

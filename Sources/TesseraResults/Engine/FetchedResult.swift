@@ -20,8 +20,11 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
     let sectionStarts: [Int]
     /// The records (empty when the state is lazy).
     let records: _ChunkedArray<Record>
-    /// The rows' keys, when the state is lazy.
-    let keys: _KeyColumn?
+    /// The rows' keys, when the state is lazy and loaded.
+    private let loadedKeys: _KeyColumn?
+    /// The load of the keys of a lazy state that opened before they were
+    /// read (see ``_KeyLoad``).
+    let load: _KeyLoad<Record>?
     /// Where a lazy state's records come from.
     let faults: _RecordFaults<Record>?
     private let materialized = PThreadMutex<Snapshot<ResultSection, Record>?>(nil)
@@ -30,7 +33,8 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
         self.sections = sections
         self.sectionStarts = sectionStarts
         self.records = records
-        keys = nil
+        loadedKeys = nil
+        load = nil
         faults = nil
     }
 
@@ -39,14 +43,30 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
         self.sections = sections
         self.sectionStarts = sectionStarts
         records = _ChunkedArray()
-        self.keys = keys
+        loadedKeys = keys
+        load = nil
         self.faults = faults
     }
+
+    /// A lazy state whose keys are still loading: its sections and counts
+    /// are the load's.
+    init(loading load: _KeyLoad<Record>, faults: _RecordFaults<Record>) {
+        sections = load.sections
+        sectionStarts = load.sectionStarts
+        records = _ChunkedArray()
+        loadedKeys = nil
+        self.load = load
+        self.faults = faults
+    }
+
+    /// The rows' keys, when the state is lazy: waits for a load under way
+    /// to end; `nil` when it failed.
+    var keys: _KeyColumn? { loadedKeys ?? load?.keys }
 
     static var empty: _ResultState { _ResultState(sections: [], sectionStarts: [0], records: _ChunkedArray()) }
 
     /// The number of rows.
-    var count: Int { keys?.count ?? records.count }
+    var count: Int { sectionStarts[sectionStarts.count - 1] }
 
     /// Whether the records are read when asked for.
     var isLazy: Bool { faults != nil }
@@ -57,7 +77,8 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
     /// - Throws: ``ResultsError`` when a lazy state cannot read it.
     /// - Complexity: O(log *n*), plus a batch read when lazy and not kept.
     func record(atFlat flat: Int) throws(ResultsError) -> Record {
-        if let faults, let keys { return try faults.record(at: flat, keys: keys) }
+        if let load { return try load.record(atFlat: flat) }
+        if let faults, let keys = loadedKeys { return try faults.record(at: flat, keys: keys) }
         return records[flat]
     }
 
@@ -65,7 +86,10 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
     ///
     /// - Complexity: O(*n*), with O(*n*) record reads when lazy.
     func allRecords() throws(ResultsError) -> [Record] {
-        if let faults, let keys { return try faults.records(in: 0..<keys.count, keys: keys) }
+        if let faults {
+            guard let keys else { throw load?.failure ?? .recordUnavailable(key: "row 0") }
+            return try faults.records(in: 0..<keys.count, keys: keys)
+        }
         return records.joined()
     }
 
@@ -297,17 +321,16 @@ struct _KeyedRow: Identifiable, Equatable {
 /// - Throws: ``ResultsError/diff(_:)`` when a key repeats.
 /// - Complexity: O(*n*) and O(*m* log *m*) for *m* moved rows (the diff).
 func lazyDiff<Record>(from old: _ResultState<Record>, to new: _ResultState<Record>, updated: Set<DatabaseValue>) throws(ResultsError) -> Changeset {
-    guard old.isLazy, new.isLazy else { return reloadChangeset(from: old, to: new) }
-    func snapshot(_ state: _ResultState<Record>, marking: Bool) -> Snapshot<ResultSection, _KeyedRow> {
+    // A state whose keys failed to load has nothing to diff.
+    guard old.isLazy, new.isLazy, let oldKeys = old.keys, let newKeys = new.keys else { return reloadChangeset(from: old, to: new) }
+    func snapshot(_ state: _ResultState<Record>, keys: _KeyColumn, marking: Bool) -> Snapshot<ResultSection, _KeyedRow> {
         var rows: [_KeyedRow] = []
-        if let keys = state.keys {
-            rows.reserveCapacity(keys.count)
-            for index in 0..<keys.count {
-                let key = keys[index]
-                rows.append(_KeyedRow(id: key, changed: marking && updated.contains(key)))
-            }
+        rows.reserveCapacity(keys.count)
+        for index in 0..<keys.count {
+            let key = keys[index]
+            rows.append(_KeyedRow(id: key, changed: marking && updated.contains(key)))
         }
         return Snapshot(sections: state.sections, flatItems: rows, sectionStarts: state.sectionStarts)
     }
-    return try recordDiff(from: snapshot(old, marking: false), to: snapshot(new, marking: !updated.isEmpty))
+    return try recordDiff(from: snapshot(old, keys: oldKeys, marking: false), to: snapshot(new, keys: newKeys, marking: !updated.isEmpty))
 }

@@ -47,12 +47,42 @@ struct _ResultEngine<Record: FetchableRecord> {
     /// 0 when commits re-fetch.
     var keptSortValueByteCount: Int { plan == nil ? 0 : keys.byteCount }
 
+    /// The load of the result's keys, while it may be under way (see
+    /// ``_KeyLoad``): taken by ``finishLoading()``.
+    private(set) var loading: _KeyLoad<Record>?
+
     /// Takes a fetched result.
     mutating func install(_ fetched: Fetched) {
         result = FetchedResult(fetched.state)
         plan = fetched.plan
         keys = fetched.keys
         externalVersion = fetched.externalVersion
+        loading = fetched.state.load
+    }
+
+    /// Takes the kept sort values from the load of the result's keys,
+    /// waiting for it to end: what patching a commit needs. A load that
+    /// failed stops patching (the next commit fetches again).
+    ///
+    /// - Returns: The load's failure, if it failed.
+    /// - Complexity: O(1), after waiting for the rest of the load.
+    @discardableResult
+    mutating func finishLoading() -> ResultsError? {
+        guard let load = loading else { return nil }
+        loading = nil
+        switch load.wait() {
+        case let .success(fetched):
+            keys = fetched.keys
+            // The plan is dropped when the rows showed it cannot serve.
+            if fetched.plan == nil {
+                plan = nil
+                keys = .none
+            }
+            return nil
+        case let .failure(error):
+            plan = nil
+            return error
+        }
     }
 
     /// Commits cannot patch the result until a fetch succeeds (the kept
@@ -277,6 +307,7 @@ struct _ResultEngine<Record: FetchableRecord> {
         sectioned: Bool,
         rows: () throws(ResultsError) -> any RowReader
     ) -> Outcome {
+        finishLoading()
         guard plan != nil, isIncremental, !changes.mustRefetch, changes.touched.count <= touchedLimit,
               externalVersion == self.externalVersion
         else { return .mustRefetch }
@@ -304,6 +335,7 @@ struct _ResultEngine<Record: FetchableRecord> {
     /// - Complexity: O(*k*) row reads and O(*k* log² *n*) for *k* touched
     ///   rows, plus the chunks they touch (see ``_Patch/apply(to:keys:sectioned:)``).
     mutating func patch(_ touched: [DatabaseValue: [DatabaseValue]?], reading reader: any RowReader, sectioned: Bool) -> Outcome {
+        finishLoading()
         guard let plan else { return .mustRefetch }
         let old = result.state
         var patch = _Patch<Record>()

@@ -23,7 +23,7 @@ package final class SQLiteResultsStore: ResultsStore {
         _ body: (any StoreReader) throws(ResultsError) -> T
     ) throws(ResultsError) -> T {
         try connection.cancellableFetch(isolation: isolation) { db throws(ResultsError) in
-            try body(SQLiteStoreReader(database: db))
+            try body(SQLiteStoreReader(database: db, file: (connection.path, connection.vfs)))
         }
     }
 
@@ -45,10 +45,19 @@ struct SQLiteStoreReader: StoreReader {
     /// Statements kept from one commit to the next (a change source's), or
     /// `nil` to prepare afresh.
     var statements: SQLiteStatementCache?
+    /// The file the database is, and the VFS it goes through, for a
+    /// snapshot on a connection of its own; `nil`: none is taken.
+    var file: (path: String, vfs: String?)?
 
-    init(database: Database, statements: SQLiteStatementCache? = nil) {
+    init(database: Database, statements: SQLiteStatementCache? = nil, file: (path: String, vfs: String?)? = nil) {
         self.database = database
         self.statements = statements
+        self.file = file
+    }
+
+    func snapshot(for request: FetchRequest) -> (any SnapshotReader)? {
+        guard let file else { return nil }
+        return SQLiteSnapshot.open(for: request, beside: database, path: file.path, vfs: file.vfs)
     }
 
     func externalVersion() throws(ResultsError) -> Int64? {

@@ -68,6 +68,52 @@ package protocol StoreReader {
         delivery: CommitDelivery,
         replacing previous: (any ChangeSource)?
     ) -> any ChangeSource
+
+    /// Holds the committed state this reader sees on a connection of its
+    /// own, for a lazy fetch (``FetchRequest/fetchBatchSize``) to answer
+    /// from at once while its keys load in the background; `nil` when the
+    /// store cannot (an in-memory database, no write-ahead log, a
+    /// transaction open on the connection, a request it cannot split).
+    func snapshot(for request: FetchRequest) -> (any SnapshotReader)?
+}
+
+extension StoreReader {
+    /// No snapshot: a store without one fetches lazy results whole.
+    package func snapshot(for request: FetchRequest) -> (any SnapshotReader)? { nil }
+}
+
+/// One committed state of a store, held apart from the store's own
+/// connection while a lazy result loads (see
+/// ``StoreReader/snapshot(for:)``): the sections and their counts, pages
+/// of records by position, and every row's tuple. Usable from any thread;
+/// reads are serialized, and a page read waits at most for the scan's
+/// current step.
+package protocol SnapshotReader: AnyObject, Sendable {
+    /// Every section's value and row count, in the request's order (one
+    /// section of value NULL for a request without a section key, none
+    /// when there is no row).
+    ///
+    /// - Complexity: the store's grouped count, O(*n*) at worst.
+    func sectionCounts() throws(ResultsError) -> [(value: DatabaseValue, count: Int)]
+
+    /// The rows of one section (`section` is its value; `nil`: the request
+    /// has no section key) from `offset`, at most `limit`, in the
+    /// request's order, with their records. Leading values: the section
+    /// value, then the key.
+    ///
+    /// - Complexity: O(*offset* + *limit*) row steps.
+    func page(
+        section: DatabaseValue?, offset: Int, limit: Int,
+        _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError)
+
+    /// Every row's tuple in order, as ``RowReader/readTuples(_:)`` reads
+    /// them, in steps between which page reads may run.
+    func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError)
+
+    /// Ends the snapshot (its transaction and connection). Reads after it
+    /// throw.
+    func close()
 }
 
 /// The reads of one request (see ``StoreReader``): its full query in the

@@ -187,23 +187,26 @@ public struct FetchRequest: Hashable, Sendable {
     /// The SELECT and FROM clauses: the section value, the key, then every
     /// column.
     var selectClause: String {
-        let from: String
+        "SELECT \(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section, \(quotedIdentifier(keyColumn)) AS tessera_key, * FROM \(fromClause)"
+    }
+
+    /// What the request reads: its table, or its query as a subquery.
+    var fromClause: String {
         switch source {
-        case let .table(table): from = quotedIdentifier(table)
-        case let .query(query): from = "(\(SQLFragment.spliced(query)))"
+        case let .table(table): quotedIdentifier(table)
+        case let .query(query): "(\(SQLFragment.spliced(query)))"
         }
-        return "SELECT \(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section, \(quotedIdentifier(keyColumn)) AS tessera_key, * FROM \(from)"
+    }
+
+    /// The ORDER BY list: the sort keys, then the key.
+    var orderList: String {
+        (sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]).joined(separator: ", ")
     }
 
     /// The whole query's rows without their records: the section value, the
     /// key, then each sort key's value and the key again (a lazy fetch's
     /// tuples), in the same order.
     var tupleSQL: String {
-        let from: String
-        switch source {
-        case let .table(table): from = quotedIdentifier(table)
-        case let .query(query): from = "(\(SQLFragment.spliced(query)))"
-        }
         let key = quotedIdentifier(keyColumn)
         var columns = ["\(sectionKey.map(SQLFragment.spliced) ?? "NULL") AS tessera_section", "\(key) AS tessera_key"]
         // A sort key with a parameter cannot be selected before the
@@ -214,17 +217,12 @@ public struct FetchRequest: Hashable, Sendable {
             columns += sortKeys.map { SQLFragment.spliced($0.expression) }
         }
         columns.append(key)
-        var text = "SELECT " + columns.joined(separator: ", ") + " FROM \(from)" + whereClause(predicate)
-        text += " ORDER BY " + (sortKeys.map(\.sql) + ["\(key) ASC"]).joined(separator: ", ")
-        return text
+        return "SELECT " + columns.joined(separator: ", ") + " FROM \(fromClause)" + whereClause(predicate) + " ORDER BY " + orderList
     }
 
     /// The whole query, sorted.
     var sql: String {
-        var text = selectClause + whereClause(predicate)
-        let order = sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]
-        text += " ORDER BY " + order.joined(separator: ", ")
-        return text
+        selectClause + whereClause(predicate) + " ORDER BY " + orderList
     }
 
 }

@@ -213,10 +213,46 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
         delivery.setHome(isolation)
         try store.withReader(isolation: isolation) { reader throws(ResultsError) in
-            let (query, fetched) = try fetch(request, from: reader)
+            var opened = try openWhileLoading(request, from: reader)
+            if opened == nil { opened = try fetch(request, from: reader) }
+            guard let (query, fetched) = opened else { return }
             install(fetched, tables: query.readTables)
             follow(query, from: reader)
         }
+    }
+
+    /// Whether the result's keys are still loading in the background: a
+    /// lazy request (``FetchRequest/fetchBatchSize``) that
+    /// ``performFetch(isolation:)`` opened before reading them (see
+    /// <doc:LargeLists>). Its sections, counts and records are there to
+    /// read meanwhile.
+    public var isLoading: Bool { engine.loading.map { !$0.isFinished } ?? false }
+
+    /// Waits until the result's keys are loaded (see ``isLoading``), then
+    /// returns; at once when nothing loads. A load that failed is
+    /// replaced by a fetch, reported as ``refresh(isolation:)`` reports.
+    ///
+    /// Commits wait for the load by themselves, so reports are exact
+    /// without this call; it is for work that wants the whole result (a
+    /// ``snapshot``, an ``indexPath(for:)``) without blocking on it later.
+    ///
+    /// - Throws: ``ResultsError`` from the fetch that replaces a failed
+    ///   load.
+    /// - Complexity: blocks the calling thread for the rest of the load;
+    ///   see ``waitUntilLoaded(isolation:)`` to wait without blocking.
+    public func finishLoading(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
+        guard engine.finishLoading() != nil else { return }
+        try refresh(isolation: isolation)
+    }
+
+    /// Waits, without blocking a thread, until the result's keys are
+    /// loaded, then finishes as ``finishLoading(isolation:)`` does.
+    ///
+    /// - Throws: ``ResultsError`` from the fetch that replaces a failed
+    ///   load.
+    public func waitUntilLoaded(isolation: isolated (any Actor)? = #isolation) async throws(ResultsError) {
+        if let load = engine.loading { await load.waitAsync() }
+        try finishLoading(isolation: isolation)
     }
 
     /// Fetches again and reports what changed (for changes the controller
@@ -313,6 +349,32 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         let fetched = try _ResultEngine<Record>.fetch(
             query, sectioned: request.sectionKey != nil, externalVersion: version, faults: recordFaults(for: request)
         )
+        return (query, fetched)
+    }
+
+    /// A lazy request's result opened before its keys are read, when the
+    /// store holds a snapshot for it: the sections and their counts now,
+    /// records by position while the keys load on a thread of their own
+    /// (see ``_KeyLoad``). `nil` when the store cannot, or its counts fail
+    /// (the whole fetch then says why).
+    private func openWhileLoading(_ request: FetchRequest, from reader: any StoreReader) throws(ResultsError) -> (any RowReader, _ResultEngine<Record>.Fetched)? {
+        guard request.fetchBatchSize > 0 else { return nil }
+        let version = try? reader.externalVersion()
+        let query = try reader.query(for: request)
+        guard let faults = recordFaults(for: request), let snapshot = reader.snapshot(for: request) else { return nil }
+        let counts: [(value: DatabaseValue, count: Int)]
+        do throws(ResultsError) { counts = try snapshot.sectionCounts() } catch {
+            snapshot.close()
+            return nil
+        }
+        let load = _KeyLoad(counts: counts, snapshot: snapshot, faults: faults, sectioned: request.sectionKey != nil)
+        let plan = query.patchPlan
+        let delivery = delivery
+        load.start(plan: plan, keysAreUnique: query.keysAreUnique, tables: query.readTables) {
+            // Fetched again at the home's next turn (or the next commit).
+            delivery.deliverLater(.refetch)
+        }
+        let fetched = _ResultEngine<Record>.Fetched(state: _ResultState(loading: load, faults: faults), plan: plan, keys: .none, externalVersion: version)
         return (query, fetched)
     }
 

@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+import TesseraSQLite
+
+/// One committed state of an SQLite database, held by a read transaction
+/// on a read-only connection of its own, while a lazy result's keys load
+/// (see ``SnapshotReader``).
+///
+/// The write-ahead log lets it read that state for as long as it lives
+/// while the store's connection commits; it is opened only for a file in
+/// WAL mode, from outside any transaction.
+///
+/// Its connection is used under that connection's lock only. The scan of
+/// tuples takes the lock a step (``scanStep`` rows) at a time, and lets a
+/// page read that waits go first: a page is never behind the whole scan.
+final class SQLiteSnapshot: SnapshotReader {
+    /// Rows the scan reads in one hold of the connection.
+    static var scanStep: Int { 4_096 }
+
+    private let connection: Connection
+    private let countSQL: String
+    private let pageSQL: String
+    private let tupleSQL: String
+    private let arguments: [DatabaseValue]
+    private let sectioned: Bool
+    /// Page reads waiting for the connection.
+    private let waiting = Atomic<Int>(0)
+    /// Whether ``close()`` ended it (read under the connection's lock).
+    private let closed = Atomic<Bool>(false)
+
+    private init(connection: Connection, request: FetchRequest) {
+        self.connection = connection
+        arguments = request.arguments
+        sectioned = request.sectionKey != nil
+        let n = request.arguments.count
+        let conditionJoin = request.predicate == nil ? " WHERE " : " AND "
+        if let sectionKey = request.sectionKey, let first = request.sortKeys.first {
+            let section = SQLFragment.spliced(sectionKey)
+            // Grouped as the rows' values are told apart (by type, and by
+            // bytes for text), so that a group is one section of the scan.
+            countSQL = "SELECT \(section) AS tessera_section, count(*) FROM \(request.fromClause)\(whereClause(request.predicate))"
+                + " GROUP BY tessera_section COLLATE BINARY, typeof(tessera_section) ORDER BY \(first.sql)"
+            pageSQL = request.selectClause + whereClause(request.predicate) + conditionJoin + "(\(section)) IS ?\(n + 1)"
+                + " ORDER BY " + request.orderList + " LIMIT ?\(n + 2) OFFSET ?\(n + 3)"
+        } else {
+            countSQL = "SELECT NULL AS tessera_section, count(*) FROM \(request.fromClause)\(whereClause(request.predicate))"
+            pageSQL = request.selectClause + whereClause(request.predicate) + " ORDER BY " + request.orderList + " LIMIT ?\(n + 1) OFFSET ?\(n + 2)"
+        }
+        tupleSQL = request.tupleSQL
+    }
+
+    /// A snapshot of the state `database` (the store's connection, held by
+    /// the caller) sees, or `nil` when the store cannot give one: an
+    /// in-memory database, one not in WAL mode, a transaction open on the
+    /// connection, a request whose section or sort keys have parameters
+    /// (its page read could not bind them in order), or a read the new
+    /// connection refuses (a function or a temporary table only the
+    /// store's connection has).
+    static func open(for request: FetchRequest, beside database: Database, path: String, vfs: String?) -> SQLiteSnapshot? {
+        guard !path.isEmpty, path != ":memory:", !database.isInTransaction else { return nil }
+        let parameters: (String) -> Bool = { $0.contains(where: { "?:@$".contains($0) }) }
+        if let sectionKey = request.sectionKey, parameters(sectionKey) { return nil }
+        guard !request.sortKeys.contains(where: { parameters($0.expression) }) else { return nil }
+        guard (try? database.rows("PRAGMA journal_mode"))?.first?.first?.string?.lowercased() == "wal" else { return nil }
+        do throws(SQLiteError) {
+            let connection = try Connection(path: path, mode: .readOnly, journalModeWAL: false, vfs: vfs)
+            let snapshot = SQLiteSnapshot(connection: connection, request: request)
+            try connection.withDatabase { db throws(SQLiteError) in
+                // Every read is prepared once here, so that a read only the
+                // store's connection could make fails now, not later.
+                _ = try db.prepare(snapshot.pageSQL)
+                _ = try db.prepare(snapshot.tupleSQL)
+                _ = try db.prepare(snapshot.countSQL)
+                try db.execute("BEGIN DEFERRED")
+                // The first read starts the transaction's state: now, while
+                // the store's connection is held.
+                _ = try db.rows("SELECT count(*) FROM sqlite_schema")
+            }
+            return snapshot
+        } catch {
+            return nil
+        }
+    }
+
+    func sectionCounts() throws(ResultsError) -> [(value: DatabaseValue, count: Int)] {
+        try withConnection { db throws(ResultsError) in
+            let rows: [[DatabaseValue]]
+            do throws(SQLiteError) { rows = try db.rows(countSQL, arguments) } catch { throw .database(error) }
+            return rows.compactMap { row in
+                let count = Int(row[1].int64 ?? 0)
+                return count > 0 ? (row[0], count) : nil
+            }
+        }
+    }
+
+    func page(
+        section: DatabaseValue?, offset: Int, limit: Int,
+        _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError) {
+        var bound = arguments
+        if sectioned { bound.append(section ?? .null) }
+        bound += [.integer(Int64(limit)), .integer(Int64(offset))]
+        try withConnection { db throws(ResultsError) in
+            let statement: Statement
+            do throws(SQLiteError) {
+                statement = try db.prepare(pageSQL)
+                try statement.bind(bound)
+            } catch {
+                throw .database(error)
+            }
+            try run(statement, rows: .max, body)
+        }
+    }
+
+    func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        var statement: Statement? = try withConnection { db throws(ResultsError) in
+            do throws(SQLiteError) {
+                let statement = try db.prepare(tupleSQL)
+                try statement.bind(arguments)
+                return statement
+            } catch {
+                throw .database(error)
+            }
+        }
+        defer {
+            // Finalized under the lock: the connection is not SQLite's
+            // serialized kind.
+            connection.withDatabase { _ in statement = nil }
+        }
+        var done = false
+        while !done {
+            try withConnection { _ throws(ResultsError) in
+                guard let statement else { return }
+                done = try run(statement, rows: Self.scanStep, body)
+            }
+            // A page read that waits goes first.
+            while waiting.load(ordering: .acquiring) > 0 { sched_yield() }
+        }
+    }
+
+    func close() {
+        connection.withDatabase { db in
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            try? db.execute("COMMIT")
+        }
+    }
+
+    /// Runs `body` with the connection, once any scan step under way ends;
+    /// a scan lets it go ahead of its next step.
+    ///
+    /// - Throws: what `body` throws; ``ResultsError/database(_:)`` once the
+    ///   snapshot is closed.
+    private func withConnection<T>(_ body: (Database) throws(ResultsError) -> T) throws(ResultsError) -> T {
+        waiting.add(1, ordering: .acquiringAndReleasing)
+        var counted = true
+        defer { if counted { waiting.subtract(1, ordering: .acquiringAndReleasing) } }
+        return try connection.withDatabase { db throws(ResultsError) in
+            waiting.subtract(1, ordering: .acquiringAndReleasing)
+            counted = false
+            guard !closed.load(ordering: .acquiring) else {
+                // SQLITE_MISUSE: the result finished loading or was dropped.
+                throw .database(SQLiteError(code: 21, message: "the snapshot of a loading result is closed"))
+            }
+            return try body(db)
+        }
+    }
+
+    /// Steps `statement` through at most `rows` rows, calling `body` with
+    /// each (its leading values: the section value and the key).
+    ///
+    /// - Returns: Whether the statement is done.
+    @discardableResult
+    private func run(
+        _ statement: Statement, rows: Int,
+        _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError) -> Bool {
+        let names = (2..<statement.columnCount).map(statement.columnName)
+        var row = Row(columnNames: names, values: Array(repeating: .null, count: names.count))
+        var stepped = 0
+        while stepped < rows {
+            do throws(SQLiteError) {
+                guard try statement.step() else { return true }
+            } catch {
+                throw .database(error)
+            }
+            stepped += 1
+            for column in row.values.indices { row.values[column] = statement.value(at: column + 2) }
+            try body(statement, row)
+        }
+        return false
+    }
+}
