@@ -54,6 +54,9 @@ func registerScreenBenchmarks() {
                 checksum = pipeline.readVisibleRecords()
                 benchmark.stopMeasurement()
                 precondition(pipeline.controller.result.count == rowCount && pipeline.controller.result.isLazy == (contender == .lazy))
+                precondition(pipeline.controller.isLoading == (contender == .lazy), "the lazy fetch did not open before its keys were read")
+                // The keys' load ends before the next iteration starts.
+                try pipeline.controller.finishLoading()
             case .peer:
                 let pipeline = try PeerPipeline(path: path)
                 checksum = pipeline.readVisibleRecords()
@@ -74,6 +77,22 @@ func registerScreenBenchmarks() {
         maxDuration: .seconds(5),
         maxIterations: 100
     )
+    // A jump right after opening, while the keys still load: the records
+    // are read by position from the load's snapshot.
+    let whileLoading = Benchmark.Configuration(
+        metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 20
+    )
+    Benchmark("Pipeline: middle screen while the keys load, \(Contender.lazy.name)", configuration: whileLoading) { benchmark in
+        let pipeline = try TesseraPipeline(path: Fixture.path, fetchBatchSize: batchSize)
+        precondition(pipeline.controller.isLoading, "the lazy fetch did not open before its keys were read")
+        benchmark.startMeasurement()
+        pipeline.jumpToUnseenMiddle()
+        let checksum = pipeline.readVisibleRecords()
+        benchmark.stopMeasurement()
+        precondition(checksum != 0, "no visible item")
+        try pipeline.controller.finishLoading()
+    }
+
     for contender in [Contender.lazy, .eager] {
         Benchmark("Pipeline: middle screen, \(contender.name)", configuration: middleScreen) { (benchmark: Benchmark, pipeline: TesseraPipeline) in
             for _ in benchmark.scaledIterations {
@@ -106,6 +125,8 @@ func registerMemoryBenchmarks() {
                 let connection = try Connection(path: path)
                 let controller = try FetchedResultsController<Photo>(connection: connection, request: photoRequest(fetchBatchSize: contender.fetchBatchSize))
                 try controller.performFetch()
+                // Measured with every key loaded.
+                try controller.finishLoading()
                 benchmark.measurement(fetched, perRow(residentBytes() - before))
                 let view = CollectionView(layout: photoGrid(), size: viewport)
                 let source = ResultsDataSource(collectionView: view, result: controller.result)

@@ -49,6 +49,9 @@ final class TesseraPipeline {
         if let follower { connection.withDatabase { db in db.add(transactionObserver: follower) } }
         controller = try FetchedResultsController<Photo>(connection: connection, request: photoRequest(fetchBatchSize: fetchBatchSize))
         try controller.performFetch()
+        // Commits are timed with the keys loaded (the first would wait for
+        // the rest of the load).
+        if following { try controller.finishLoading() }
         view = CollectionView(layout: photoGrid(), size: viewport)
         source = ResultsDataSource(collectionView: view, result: controller.result)
         follower?.source = source
