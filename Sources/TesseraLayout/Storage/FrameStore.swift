@@ -137,6 +137,32 @@ struct _FrameStore {
         return frames
     }
 
+    /// Closes the section in progress as uniform lines: no frame is kept,
+    /// `lines` gives them (the scratch arrays must be empty).
+    ///
+    /// - Complexity: O(*p*) for the *p* items of a line.
+    @discardableResult
+    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, lines: _UniformLines, extent: Double) -> _SectionFrames {
+        var reachF = lines.count == 0 ? -Double.infinity : lines.reachF
+        var reachS = lines.endS ?? -Double.infinity
+        let direction = direction
+        func extend(to frame: Rect?) {
+            guard let frame else { return }
+            reachF = Swift.max(reachF, direction.maxF(frame))
+            reachS = Swift.max(reachS, direction.maxS(frame))
+        }
+        extend(to: header)
+        extend(to: footer)
+        let frames = _SectionFrames(
+            itemFrames: [], bandStart: [], bandMinS: [], bandMaxS: [], itemsAreBands: false,
+            header: header, footer: footer, bounds: bounds, extent: extent,
+            reachF: reachF, reachS: reachS, columns: nil, lines: lines
+        )
+        frames.checkInvariants()
+        sections[current] = frames
+        return frames
+    }
+
     /// Records the bad values met while laying out `section` in this pass.
     mutating func recordErrors(_ errors: [LayoutError], section: Int) {
         guard section >= 0 && section < sections.count, !errors.isEmpty else { return }
@@ -228,7 +254,7 @@ struct _FrameStore {
         let section = indexPath[0]
         let item = indexPath[1]
         guard section >= 0 && section < numberOfSections && item >= 0 && item < sections[section].itemCount else { return nil }
-        return placed(sections[section].itemFrames[item], section: section)
+        return placed(sections[section].frame(ofItem: item), section: section)
     }
 
     /// The resting frame of a section's header.
