@@ -148,11 +148,23 @@ open class FrameStorageLayout: CollectionViewLayout {
             guard source == section || old.sections[source].errors.isEmpty else { return }
             kept[section] = source
         }
+        // The sections a context names, ascending without repeats, walked
+        // beside the sections (no hashing per section).
+        func named(by context: InvalidationContext) -> [Int] {
+            let sections = context.invalidatedSections
+            guard !context.invalidatesPositionsOnly else { return sections }
+            let supplementary = context.invalidatedSupplementarySections
+            return supplementary.isEmpty ? sections : Array(Set(sections).union(supplementary)).sorted()
+        }
         if framesStillValid, let context, !context.invalidateEverything {
             if let mapping = context.updateIndexMapping {
-                var named = Set(context.invalidatedSections)
-                if !context.invalidatesPositionsOnly { named.formUnion(context.invalidatedSupplementarySections) }
-                for section in 0..<count where !named.contains(section) {
+                let named = named(by: context)
+                var next = 0
+                for section in 0..<count {
+                    if next < named.count && named[next] == section {
+                        next += 1
+                        continue
+                    }
                     guard let source = mapping.sectionBefore(section), !mapping.isSectionReloaded(source),
                           source == section || !hasDelegate
                     else { continue }
@@ -162,9 +174,15 @@ open class FrameStorageLayout: CollectionViewLayout {
                 let first = Swift.min(context.firstSectionToRecompute ?? 0, count)
                 for section in 0..<first { keepIfSame(section, from: section) }
             } else {
-                var named = Set(context.invalidatedSections)
-                if !context.invalidatesPositionsOnly { named.formUnion(context.invalidatedSupplementarySections) }
-                for section in 0..<count where !named.contains(section) { keepIfSame(section, from: section) }
+                let named = named(by: context)
+                var next = 0
+                for section in 0..<count {
+                    if next < named.count && named[next] == section {
+                        next += 1
+                        continue
+                    }
+                    keepIfSame(section, from: section)
+                }
             }
         } else if framesStillValid, context == nil {
             for section in 0..<count { keepIfSame(section, from: section) }
@@ -188,7 +206,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     func beginPass(plan: _SectionPlan, direction: ScrollDirection, stacksSections: Bool = true) -> (store: _FrameStore, check: _ValueCheck) {
         let old = store
         var pass = _FrameStore(direction: direction, stacksSections: stacksSections)
-        pass.reset(sections: plan.kept.count)
+        pass.reset(keeping: plan.kept, from: old)
         let laidOutBefore = sectionsLaidOutDuringUpdate
         var laidOut: Set<Int>? = laidOutBefore == nil ? nil : []
         for (section, source) in plan.kept.enumerated() {
@@ -196,10 +214,9 @@ open class FrameStorageLayout: CollectionViewLayout {
                 laidOut?.insert(section)
                 continue
             }
-            let frames = old.sections[source]
-            pass.keep(frames, at: section)
-            for error in frames.errors { recordError(error) }
-            if laidOutBefore?.contains(source) == true { laidOut?.insert(section) }
+            let errors = old.sections[source].errors
+            if !errors.isEmpty { for error in errors { recordError(error) } }
+            if let laidOutBefore, !laidOutBefore.isEmpty, laidOutBefore.contains(source) { laidOut?.insert(section) }
         }
         sectionsLaidOutDuringUpdate = laidOut
         passErrors = []

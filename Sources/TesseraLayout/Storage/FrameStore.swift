@@ -19,7 +19,7 @@ import Foundation
 /// then the bands (or items) of each section met, in local coordinates.
 ///
 /// A pass fills the store in two steps: the sections it keeps are set with
-/// ``keep(_:at:)``, the others laid out one at a time into the scratch
+/// ``reset(keeping:from:)``, the others laid out one at a time into the scratch
 /// arrays (``itemFrames``, ``bandStart``…) and closed with
 /// ``endSection(bounds:header:footer:itemsAreBands:extent:columns:)``; then
 /// ``layOutOrigins(base:)`` places every section.
@@ -73,17 +73,12 @@ struct _FrameStore {
 
     // MARK: Passes
 
-    /// Starts a pass that lays out `count` sections: every section is a
-    /// placeholder until kept or laid out.
+    /// Starts a pass that keeps, at each index, the section of `old` that
+    /// `kept` names, and leaves a placeholder where it names none (−1).
     ///
     /// - Complexity: O(*s*).
-    mutating func reset(sections count: Int) {
-        sections = Array(repeating: .placeholder, count: count)
-    }
-
-    /// Keeps a section laid out by an earlier pass at index `section`.
-    mutating func keep(_ frames: _SectionFrames, at section: Int) {
-        sections[section] = frames
+    mutating func reset(keeping kept: [Int], from old: _FrameStore) {
+        sections = kept.map { $0 >= 0 ? old.sections[$0] : .placeholder }
     }
 
     /// Starts laying out `section` into the scratch arrays.
