@@ -85,12 +85,15 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// Performs a report's changeset as one batch and returns its animation
     /// plan.
     ///
-    /// The report must start from the result shown: its result before is
-    /// compared with ``result`` — the number of sections, each section and
-    /// its number of items, and every item the changeset deletes, moves or
-    /// updates (by equality, so ids and content; a lazily fetched result
-    /// reads a record as it is now, so there only its id counts). On a
-    /// mismatch it throws and changes nothing. Then the data source answers
+    /// The report must start from the result shown. When its result before
+    /// is the very result shown (a ``FetchedResultsController``'s report
+    /// after the one applied last), that is known at once and nothing is
+    /// compared or read. Otherwise its result before is compared with
+    /// ``result`` — the number of sections, each section and its number of
+    /// items, and every item the changeset deletes, moves or updates (by
+    /// equality, so ids and content; a lazily fetched result reads a record
+    /// as it is now, so there only its id counts). On a mismatch it throws
+    /// and changes nothing. Then the data source answers
     /// from the report's result after and the view performs the changeset
     /// (``CollectionView/performBatchUpdates(_:animated:)``): the plan
     /// equals what ``DiffableDataSource/apply(_:animated:)`` gives for the
@@ -124,10 +127,12 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///   from the result shown; ``BatchValidationError`` when the view's
     ///   counts disagree with ``result`` (another data source changed it).
     ///   Either way the data source and the view are as they were.
-    /// - Complexity: O(*s* + *k* log *n*) for *s* sections and *k* changed
-    ///   items of *n*, plus what ``CollectionView/performBatchUpdates(_:animated:)``
-    ///   costs (the layout's `prepare()` and the visible elements): never a
-    ///   pass over every item.
+    /// - Complexity: O(1) to check a report that starts from the very result
+    ///   shown, O(*s* + *k* log *n*) for *s* sections and *k* changed items
+    ///   of *n* to check any other, plus what
+    ///   ``CollectionView/performBatchUpdates(_:animated:)`` costs (the
+    ///   layout's `prepare()` and the visible elements): never a pass over
+    ///   every item.
     @discardableResult
     public func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool = true) throws -> AnimationPlan where Report.Result == Result {
         if let mismatch = Self.mismatch(shown: result, reportBefore: report.resultBefore, changeset: report.changeset) {
@@ -157,10 +162,11 @@ public final class ResultsDataSource<Result: SectionedResult> {
     }
 
     /// The first thing in which the result shown differs from the one a
-    /// report starts with, or `nil`.
+    /// report starts with, or `nil`: none when they are one state.
     ///
-    /// - Complexity: O(*s* + *k* log *n*).
+    /// - Complexity: O(1) for one state, otherwise O(*s* + *k* log *n*).
     static func mismatch(shown: Result, reportBefore: Result, changeset: Changeset) -> ResultsDataSourceError? {
+        if let shown = shown as? any _StateSharingResult, shown._isSameState(as: reportBefore) { return nil }
         guard shown.numberOfSections == reportBefore.numberOfSections else {
             return .sectionCountMismatch(shown: shown.numberOfSections, reportBefore: reportBefore.numberOfSections)
         }

@@ -51,6 +51,23 @@ public protocol SectionedResultReport {
     var resultAfter: Result { get }
 }
 
+/// A result that can tell in O(1) that another is its very state, shared:
+/// a report that starts from the result shown then needs no comparing (see
+/// ``ResultsDataSource/apply(_:animated:)``).
+package protocol _StateSharingResult {
+    /// Whether `other` is the same kind of result and this very state.
+    ///
+    /// - Complexity: O(1).
+    func _isSameState(as other: Any) -> Bool
+}
+
+extension FetchedResult: _StateSharingResult {
+    package func _isSameState(as other: Any) -> Bool {
+        guard let other = other as? FetchedResult else { return false }
+        return isSameState(as: other)
+    }
+}
+
 extension FetchedResult: SectionedResult {
     /// The number of records in a section (``numberOfRecords(inSection:)``).
     ///

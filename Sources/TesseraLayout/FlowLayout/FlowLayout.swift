@@ -37,7 +37,12 @@ public import Foundation
 /// every content offset.
 ///
 /// Frames live in flat arrays per section; attributes are made only for what a query
-/// returns, and rect queries run in O(log *n* + *k*).
+/// returns, and rect queries run in O(log *n* + *k*). Without a
+/// ``delegate`` every item has ``itemSize``, so a section's items sit in
+/// lines of one length and their frames follow from their indexes: the
+/// layout keeps no frame for them, lays a section out in the time a line
+/// takes whatever its number of items, and a query finds the lines it meets
+/// by division.
 open class FlowLayout: FrameStorageLayout {
     /// The scroll direction. Vertical by default.
     public var scrollDirection: ScrollDirection = .vertical { didSet { invalidateLayout() } }
@@ -92,7 +97,8 @@ open class FlowLayout: FrameStorageLayout {
     /// Bad sizes, insets and spacings are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero.
     ///
-    /// - Complexity: O(*n*) for the *n* items of the sections laid out, plus
+    /// - Complexity: O(*n*) for the *n* items of the sections laid out
+    ///   (without a delegate, O(*p*) per section for *p* items a line), plus
     ///   O(*s*) for the *s* sections; one allocation per section laid out,
     ///   none per item.
     open override func prepare() {
@@ -134,6 +140,27 @@ open class FlowLayout: FrameStorageLayout {
                 s += headerLength
             }
             s += sLeading
+
+            if delegate == nil {
+                // Every item has one size: the lines give the frames.
+                let uniform = _Line.uniformLines(
+                    count: count, itemSize: itemSize, direction: direction, firstS: s, fLeading: fLeading,
+                    available: fixedLength - fLeading - fTrailing, interitem: interitem, lineSpacing: lines,
+                    fullLineAlignment: fullLineAlignment, lastLineAlignment: lastLineAlignment
+                )
+                s = uniform.endS ?? s
+                s += sTrailing
+                var footerFrame: Rect?
+                if footerLength > 0 {
+                    footerFrame = direction.rect(s: s, f: 0, sLength: footerLength, fLength: fixedLength)
+                    s += footerLength
+                }
+                store.endSection(
+                    bounds: direction.rect(s: 0, f: 0, sLength: s, fLength: fixedLength),
+                    header: headerFrame, footer: footerFrame, lines: uniform, extent: s
+                )
+                continue
+            }
 
             var line = _Line(start: store.itemFrames.count, s: s, fLeading: fLeading, available: fixedLength - fLeading - fTrailing, interitem: interitem)
             var everyLineSingle = true
@@ -305,22 +332,7 @@ struct _Line {
     func close(in store: inout _FrameStore, alignment: LineAlignment) {
         let direction = store.direction
         let end = start + count
-        let free = Swift.max(0, available - used)
-        var f: Double
-        var gap = interitem
-        switch alignment {
-        case .justified where count == 1:
-            f = fLeading + free / 2
-        case .justified:
-            f = fLeading
-            gap = interitem + free / Double(count - 1)
-        case .leading:
-            f = fLeading
-        case .center:
-            f = fLeading + free / 2
-        case .trailing:
-            f = fLeading + free
-        }
+        var (f, gap) = Self.placement(count: count, used: used, available: available, fLeading: fLeading, interitem: interitem, alignment: alignment)
         for index in start..<end {
             let size = store.itemFrames[index].size
             let itemLength = direction.sLength(size)
@@ -329,5 +341,61 @@ struct _Line {
             f += width + gap
         }
         store.addBand(start: start, minS: s, maxS: s + length)
+    }
+
+    /// Where the first of a line's `count` items starts across it, and the
+    /// gap between items, for items that take `used` of `available` (a
+    /// line wider than it starts at the leading inset).
+    static func placement(count: Int, used: Double, available: Double, fLeading: Double, interitem: Double, alignment: LineAlignment) -> (f: Double, gap: Double) {
+        let free = Swift.max(0, available - used)
+        switch alignment {
+        case .justified where count == 1: return (fLeading + free / 2, interitem)
+        case .justified: return (fLeading, interitem + free / Double(count - 1))
+        case .leading: return (fLeading, interitem)
+        case .center: return (fLeading + free / 2, interitem)
+        case .trailing: return (fLeading + free, interitem)
+        }
+    }
+
+    /// The lines of a section of `count` items of one size: as many items
+    /// on a line as fit (one at least), found, and placed across the line,
+    /// with the arithmetic that appending and closing lines item by item
+    /// uses, so that both give the same frames.
+    ///
+    /// - Complexity: O(*p*) for *p* items on a line (at most `count`).
+    static func uniformLines(
+        count: Int, itemSize: Size, direction: ScrollDirection, firstS: Double, fLeading: Double,
+        available: Double, interitem: Double, lineSpacing: Double,
+        fullLineAlignment: LineAlignment, lastLineAlignment: LineAlignment
+    ) -> _UniformLines {
+        let width = direction.fLength(itemSize)
+        let length = direction.sLength(itemSize)
+        // used[j]: the length the first j + 1 items of a line take.
+        var used: [Double] = []
+        if count > 0 {
+            used.append(width)
+            while used.count < count, !(used[used.count - 1] + interitem + width > available + 1e-9) {
+                used.append(used[used.count - 1] + interitem + width)
+            }
+        }
+        let perLine = Swift.max(used.count, 1)
+        let lineCount = count == 0 ? 0 : (count - 1) / perLine + 1
+        func positions(_ items: Int, _ alignment: LineAlignment) -> [Double] {
+            guard items > 0 else { return [] }
+            var (f, gap) = placement(count: items, used: used[items - 1], available: available, fLeading: fLeading, interitem: interitem, alignment: alignment)
+            var result: [Double] = []
+            result.reserveCapacity(items)
+            for _ in 0..<items {
+                result.append(f)
+                f += width + gap
+            }
+            return result
+        }
+        return _UniformLines(
+            direction: direction, count: count, perLine: perLine, firstS: firstS, pitch: length + lineSpacing,
+            sLength: length, fLength: width,
+            fullLineF: lineCount > 1 ? positions(perLine, fullLineAlignment) : [],
+            lastLineF: lineCount > 0 ? positions(count - (lineCount - 1) * perLine, lastLineAlignment) : []
+        )
     }
 }

@@ -96,6 +96,13 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// Bad values met by the pass in progress, with their sections.
     private var passErrors: [(section: Int, error: LayoutError)] = []
 
+    /// During a batch update, the sections (indexes now) that a pass laid
+    /// out since the store before the batch was kept: every other section
+    /// shares its frames with a section of that store, so only these can
+    /// gain or lose a header or footer. `nil` when not known (every section
+    /// is looked at).
+    private var sectionsLaidOutDuringUpdate: Set<Int>?
+
     // MARK: Preparing
 
     /// The part of the bounds the content shows in: the bounds less the
@@ -111,6 +118,7 @@ open class FrameStorageLayout: CollectionViewLayout {
 
     /// Forgets every frame: there is no collection view to lay out for.
     func clearFrames(direction: ScrollDirection = .vertical) {
+        sectionsLaidOutDuringUpdate = nil
         store = _FrameStore(direction: direction, stacksSections: store.stacksSections)
         store.layOutOrigins()
         naturalContentSize = .zero
@@ -140,11 +148,23 @@ open class FrameStorageLayout: CollectionViewLayout {
             guard source == section || old.sections[source].errors.isEmpty else { return }
             kept[section] = source
         }
+        // The sections a context names, ascending without repeats, walked
+        // beside the sections (no hashing per section).
+        func named(by context: InvalidationContext) -> [Int] {
+            let sections = context.invalidatedSections
+            guard !context.invalidatesPositionsOnly else { return sections }
+            let supplementary = context.invalidatedSupplementarySections
+            return supplementary.isEmpty ? sections : Array(Set(sections).union(supplementary)).sorted()
+        }
         if framesStillValid, let context, !context.invalidateEverything {
             if let mapping = context.updateIndexMapping {
-                var named = Set(context.invalidatedSections)
-                if !context.invalidatesPositionsOnly { named.formUnion(context.invalidatedSupplementarySections) }
-                for section in 0..<count where !named.contains(section) {
+                let named = named(by: context)
+                var next = 0
+                for section in 0..<count {
+                    if next < named.count && named[next] == section {
+                        next += 1
+                        continue
+                    }
                     guard let source = mapping.sectionBefore(section), !mapping.isSectionReloaded(source),
                           source == section || !hasDelegate
                     else { continue }
@@ -154,9 +174,15 @@ open class FrameStorageLayout: CollectionViewLayout {
                 let first = Swift.min(context.firstSectionToRecompute ?? 0, count)
                 for section in 0..<first { keepIfSame(section, from: section) }
             } else {
-                var named = Set(context.invalidatedSections)
-                if !context.invalidatesPositionsOnly { named.formUnion(context.invalidatedSupplementarySections) }
-                for section in 0..<count where !named.contains(section) { keepIfSame(section, from: section) }
+                let named = named(by: context)
+                var next = 0
+                for section in 0..<count {
+                    if next < named.count && named[next] == section {
+                        next += 1
+                        continue
+                    }
+                    keepIfSame(section, from: section)
+                }
             }
         } else if framesStillValid, context == nil {
             for section in 0..<count { keepIfSame(section, from: section) }
@@ -180,12 +206,19 @@ open class FrameStorageLayout: CollectionViewLayout {
     func beginPass(plan: _SectionPlan, direction: ScrollDirection, stacksSections: Bool = true) -> (store: _FrameStore, check: _ValueCheck) {
         let old = store
         var pass = _FrameStore(direction: direction, stacksSections: stacksSections)
-        pass.reset(sections: plan.kept.count)
-        for (section, source) in plan.kept.enumerated() where source >= 0 {
-            let frames = old.sections[source]
-            pass.keep(frames, at: section)
-            for error in frames.errors { recordError(error) }
+        pass.reset(keeping: plan.kept, from: old)
+        let laidOutBefore = sectionsLaidOutDuringUpdate
+        var laidOut: Set<Int>? = laidOutBefore == nil ? nil : []
+        for (section, source) in plan.kept.enumerated() {
+            guard source >= 0 else {
+                laidOut?.insert(section)
+                continue
+            }
+            let errors = old.sections[source].errors
+            if !errors.isEmpty { for error in errors { recordError(error) } }
+            if let laidOutBefore, !laidOutBefore.isEmpty, laidOutBefore.contains(source) { laidOut?.insert(section) }
         }
+        sectionsLaidOutDuringUpdate = laidOut
         passErrors = []
         let check = _ValueCheck { [unowned self] error, section in
             recordError(error)
@@ -261,6 +294,7 @@ open class FrameStorageLayout: CollectionViewLayout {
 
     package override func _captureStateBeforeUpdate() {
         buffers.capture(store)
+        sectionsLaidOutDuringUpdate = []
     }
 
     /// An inserted item starts at its final frame with alpha 0; an item that
@@ -289,7 +323,9 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// stays gains (a header given to a reloaded section, say, or a
     /// ``ListStackLayout`` header that shows once its section has items).
     ///
-    /// - Complexity: O(*s*) for *s* sections.
+    /// - Complexity: O(*r* log *r*) for *r* sections the update laid out
+    ///   again (Tessera's collection view names only the sections a batch
+    ///   changes), plus the inserted sections.
     open override func indexPathsToInsertForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {
         super.indexPathsToInsertForSupplementaryView(ofKind: elementKind) + presenceChanges(ofKind: elementKind).gained
     }
@@ -298,7 +334,8 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// sections that were visible (as ``CollectionViewLayout`` says), and
     /// those a section that stays loses, at their index paths before it.
     ///
-    /// - Complexity: O(*s*) for *s* sections.
+    /// - Complexity: O(*r* log *r*) for *r* sections the update laid out
+    ///   again, plus the deleted sections.
     open override func indexPathsToDeleteForSupplementaryView(ofKind elementKind: String) -> [IndexPath] {
         super.indexPathsToDeleteForSupplementaryView(ofKind: elementKind) + presenceChanges(ofKind: elementKind).lost
     }
@@ -319,16 +356,19 @@ open class FrameStorageLayout: CollectionViewLayout {
 
     /// The sections that stay through the update in progress and gain (index
     /// paths after it) or lose (index paths before it) a header or footer of
-    /// `kind`.
+    /// `kind`. Only a section laid out since the batch began can: every
+    /// other one shares its frames with the state before.
     ///
-    /// - Complexity: O(*s*) for *s* sections.
+    /// - Complexity: O(*r* log *r*) for *r* sections laid out since the
+    ///   batch began (every section when that is not known).
     private func presenceChanges(ofKind kind: String) -> (gained: [IndexPath], lost: [IndexPath]) {
         guard kind == ElementKind.sectionHeader || kind == ElementKind.sectionFooter,
               let previous = buffers.previous, let mapping = updateIndexMapping
         else { return ([], []) }
         var gained: [IndexPath] = []
         var lost: [IndexPath] = []
-        for section in 0..<store.numberOfSections {
+        let candidates = sectionsLaidOutDuringUpdate.map { $0.sorted() } ?? Array(0..<store.numberOfSections)
+        for section in candidates where section < store.numberOfSections {
             guard let old = mapping.sectionBefore(section), old < previous.numberOfSections else { continue }
             let now = supplementaryFrame(ofKind: kind, section: section, in: store) != nil
             let then = supplementaryFrame(ofKind: kind, section: old, in: previous) != nil
@@ -353,6 +393,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     open override func finalizeCollectionViewUpdates() {
         super.finalizeCollectionViewUpdates()
         buffers.finish()
+        sectionsLaidOutDuringUpdate = nil
     }
 }
 

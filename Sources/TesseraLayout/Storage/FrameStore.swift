@@ -19,7 +19,7 @@ import Foundation
 /// then the bands (or items) of each section met, in local coordinates.
 ///
 /// A pass fills the store in two steps: the sections it keeps are set with
-/// ``keep(_:at:)``, the others laid out one at a time into the scratch
+/// ``reset(keeping:from:)``, the others laid out one at a time into the scratch
 /// arrays (``itemFrames``, ``bandStart``…) and closed with
 /// ``endSection(bounds:header:footer:itemsAreBands:extent:columns:)``; then
 /// ``layOutOrigins(base:)`` places every section.
@@ -73,17 +73,12 @@ struct _FrameStore {
 
     // MARK: Passes
 
-    /// Starts a pass that lays out `count` sections: every section is a
-    /// placeholder until kept or laid out.
+    /// Starts a pass that keeps, at each index, the section of `old` that
+    /// `kept` names, and leaves a placeholder where it names none (−1).
     ///
     /// - Complexity: O(*s*).
-    mutating func reset(sections count: Int) {
-        sections = Array(repeating: .placeholder, count: count)
-    }
-
-    /// Keeps a section laid out by an earlier pass at index `section`.
-    mutating func keep(_ frames: _SectionFrames, at section: Int) {
-        sections[section] = frames
+    mutating func reset(keeping kept: [Int], from old: _FrameStore) {
+        sections = kept.map { $0 >= 0 ? old.sections[$0] : .placeholder }
     }
 
     /// Starts laying out `section` into the scratch arrays.
@@ -131,6 +126,32 @@ struct _FrameStore {
             itemsAreBands: itemsAreBands,
             header: header, footer: footer, bounds: bounds, extent: extent,
             reachF: reachF, reachS: reachS, columns: columns
+        )
+        frames.checkInvariants()
+        sections[current] = frames
+        return frames
+    }
+
+    /// Closes the section in progress as uniform lines: no frame is kept,
+    /// `lines` gives them (the scratch arrays must be empty).
+    ///
+    /// - Complexity: O(*p*) for the *p* items of a line.
+    @discardableResult
+    mutating func endSection(bounds: Rect, header: Rect?, footer: Rect?, lines: _UniformLines, extent: Double) -> _SectionFrames {
+        var reachF = lines.count == 0 ? -Double.infinity : lines.reachF
+        var reachS = lines.endS ?? -Double.infinity
+        let direction = direction
+        func extend(to frame: Rect?) {
+            guard let frame else { return }
+            reachF = Swift.max(reachF, direction.maxF(frame))
+            reachS = Swift.max(reachS, direction.maxS(frame))
+        }
+        extend(to: header)
+        extend(to: footer)
+        let frames = _SectionFrames(
+            itemFrames: [], bandStart: [], bandMinS: [], bandMaxS: [], itemsAreBands: false,
+            header: header, footer: footer, bounds: bounds, extent: extent,
+            reachF: reachF, reachS: reachS, columns: nil, lines: lines
         )
         frames.checkInvariants()
         sections[current] = frames
@@ -228,7 +249,7 @@ struct _FrameStore {
         let section = indexPath[0]
         let item = indexPath[1]
         guard section >= 0 && section < numberOfSections && item >= 0 && item < sections[section].itemCount else { return nil }
-        return placed(sections[section].itemFrames[item], section: section)
+        return placed(sections[section].frame(ofItem: item), section: section)
     }
 
     /// The resting frame of a section's header.

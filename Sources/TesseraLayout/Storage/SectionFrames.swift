@@ -15,12 +15,21 @@
 /// is a band of its own (`itemsAreBands`: a list), the section keeps no bands
 /// and a query searches its frames.
 ///
-/// Per item 32 bytes (one `Rect`); per band 20 bytes; per section about 300
-/// bytes (this object, its arrays' headers and the store's per-section
-/// arrays).
+/// A section whose items all have one size and sit in lines of equal
+/// length keeps no frame at all: its ``lines`` give each item's frame from
+/// its index, and a query finds the lines it meets by division.
+///
+/// Per item 32 bytes (one `Rect`), or none with ``lines``; per band 20
+/// bytes; per section about 300 bytes (this object, its arrays' headers and
+/// the store's per-section arrays).
 final class _SectionFrames: Sendable {
-    /// The items' frames, local on S.
+    /// The number of items.
+    let itemCount: Int
+    /// The items' frames, local on S; empty when ``lines`` gives them.
     let itemFrames: [Rect]
+    /// The items' frames as lines of one item size, when the section keeps
+    /// no frames.
+    let lines: _UniformLines?
     /// The first item of each band.
     let bandStart: [Int32]
     /// The smallest local S start of each band's items.
@@ -51,10 +60,12 @@ final class _SectionFrames: Sendable {
     init(
         itemFrames: [Rect], bandStart: [Int32], bandMinS: [Double], bandMaxS: [Double], itemsAreBands: Bool,
         header: Rect?, footer: Rect?, bounds: Rect, extent: Double, reachF: Double, reachS: Double, columns: _ColumnSection?,
-        errors: [LayoutError] = []
+        lines: _UniformLines? = nil, errors: [LayoutError] = []
     ) {
         self.errors = errors
+        self.itemCount = lines?.count ?? itemFrames.count
         self.itemFrames = itemFrames
+        self.lines = lines
         self.bandStart = bandStart
         self.bandMinS = bandMinS
         self.bandMaxS = bandMaxS
@@ -75,7 +86,14 @@ final class _SectionFrames: Sendable {
         header: nil, footer: nil, bounds: .zero, extent: 0, reachF: -.infinity, reachS: -.infinity, columns: nil
     )
 
-    var itemCount: Int { itemFrames.count }
+    /// An item's frame, local on S.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func frame(ofItem item: Int) -> Rect {
+        if let lines { return lines.frame(ofItem: item) }
+        return itemFrames[item]
+    }
 
     /// The same section with `errors` recorded: its arrays are shared, not
     /// copied.
@@ -83,7 +101,7 @@ final class _SectionFrames: Sendable {
         _SectionFrames(
             itemFrames: itemFrames, bandStart: bandStart, bandMinS: bandMinS, bandMaxS: bandMaxS, itemsAreBands: itemsAreBands,
             header: header, footer: footer, bounds: bounds, extent: extent, reachF: reachF, reachS: reachS, columns: columns,
-            errors: self.errors + errors
+            lines: lines, errors: self.errors + errors
         )
     }
 
@@ -94,6 +112,7 @@ final class _SectionFrames: Sendable {
             + (bandMinS.capacity + bandMaxS.capacity) * MemoryLayout<Double>.stride
             + errors.capacity * MemoryLayout<LayoutError>.stride
             + (columns?.byteCount ?? 0)
+            + (lines?.byteCount ?? 0)
         // The object (header and fields) and the headers of its non-empty
         // arrays (32 bytes each).
         let headers = [itemFrames.isEmpty, bandStart.isEmpty, bandMinS.isEmpty, bandMaxS.isEmpty].filter { !$0 }.count * 32
@@ -108,6 +127,10 @@ final class _SectionFrames: Sendable {
     ///   visited.
     @inline(__always)
     func forEachItem(direction: ScrollDirection, fromS low: Double, toS high: Double, _ body: (Int, Rect) -> Void) {
+        if let lines {
+            lines.forEachItem(fromS: low, toS: high, body)
+            return
+        }
         if itemsAreBands {
             var lower = 0
             var upper = itemFrames.count
@@ -137,6 +160,8 @@ final class _SectionFrames: Sendable {
         #if TESSERA_INTERNAL_CHECKS
         precondition(bandStart.count == bandMinS.count && bandStart.count == bandMaxS.count, "band arrays out of step")
         precondition(!itemsAreBands || bandStart.isEmpty, "a section whose items are bands keeps bands")
+        precondition(lines == nil || (itemFrames.isEmpty && bandStart.isEmpty), "a section of uniform lines keeps frames")
+        lines?.checkInvariants()
         for band in bandStart.indices.dropFirst() {
             precondition(bandMaxS[band] >= bandMaxS[band - 1], "band maxima fall at \(band)")
             precondition(bandStart[band] >= bandStart[band - 1], "bands out of order at \(band)")
