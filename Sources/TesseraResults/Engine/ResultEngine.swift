@@ -254,7 +254,15 @@ struct _ResultEngine<Record: FetchableRecord> {
             throw error
         }
         install(fetched)
-        return changeset.isEmpty ? nil : ChangeReport(changeset: changeset, old: old, new: new, updatedKeys: updated)
+        guard !changeset.isEmpty else {
+            // The same rows in the same order with the same content: the
+            // state shown stays, so that whoever holds it (a data source
+            // checking a report's result before) sees no new state; but
+            // not a lazy one that reads its records for another request.
+            if old.state.faults === new.state.faults { result = old }
+            return nil
+        }
+        return ChangeReport(changeset: changeset, old: old, new: new, updatedKeys: updated)
     }
 
     /// The keys of the records `old` kept that are in `new` with other
