@@ -15,9 +15,24 @@ struct _KeyColumn: Sendable {
 
     var count: Int { isGeneral ? values.count : integers.count }
 
-    /// Where each chunk ends.
-    var chunkEnds: [Int] { isGeneral ? values.ends : integers.ends }
+    /// The number of chunks.
+    var chunkCount: Int { isGeneral ? values.chunks.count : integers.chunks.count }
 
+    /// The number of values in chunk `c`.
+    func count(ofChunk c: Int) -> Int {
+        isGeneral ? values.chunks[c].count : integers.chunks[c].count
+    }
+
+    /// Where chunk `c` starts.
+    ///
+    /// - Complexity: O(log *c*) for *c* chunks.
+    func start(ofChunk c: Int) -> Int {
+        isGeneral ? values.start(ofChunk: c) : integers.start(ofChunk: c)
+    }
+
+    /// The chunk holding position `index`, and the position in it.
+    ///
+    /// - Complexity: O(log *c*) for *c* chunks.
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
         isGeneral ? values.locate(index) : integers.locate(index)
     }
@@ -168,24 +183,21 @@ struct _SortKeyStore: Sendable {
     /// - Complexity: O(log *n*) tuple comparisons.
     func lowerBound(_ tuple: [DatabaseValue]) -> Int {
         guard let first = columns.first else { return 0 }
-        let ends = first.chunkEnds
         var low = 0
-        var high = ends.count
+        var high = first.chunkCount
         while low < high {
             let mid = (low + high) / 2
-            let length = ends[mid] - (mid == 0 ? 0 : ends[mid - 1])
-            if compare(chunk: mid, offset: length - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
+            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
         }
-        guard low < ends.count else { return count }
+        guard low < first.chunkCount else { return count }
         let chunk = low
-        let start = chunk == 0 ? 0 : ends[chunk - 1]
         var lowOffset = 0
-        var highOffset = ends[chunk] - start
+        var highOffset = first.count(ofChunk: chunk)
         while lowOffset < highOffset {
             let mid = (lowOffset + highOffset) / 2
             if compare(chunk: chunk, offset: mid, with: tuple) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
         }
-        return start + lowOffset
+        return first.start(ofChunk: chunk) + lowOffset
     }
 
     /// The first row of `range` that does not sort before `tuple`, where
