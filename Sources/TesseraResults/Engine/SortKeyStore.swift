@@ -204,16 +204,34 @@ struct _SortKeyStore: Sendable {
     /// every row of the range has `tuple`'s first value (a section): the
     /// first column is not compared.
     ///
-    /// - Complexity: O(log *r* · log *c*) for a range of *r* rows.
+    /// The range is located once; the search runs over the last rows of
+    /// the chunks it covers, then inside one chunk, so that no probe
+    /// locates its row again.
+    ///
+    /// - Complexity: O(log *c* + log *r*) for a range of *r* rows and *c*
+    ///   chunks.
     func lowerBound(_ tuple: [DatabaseValue], within range: Range<Int>) -> Int {
-        var low = range.lowerBound
-        var high = range.upperBound
+        guard !range.isEmpty, let first = columns.first else { return range.lowerBound }
+        let (firstChunk, firstOffset) = first.locate(range.lowerBound)
+        let (lastChunk, lastOffset) = first.locate(range.upperBound - 1)
+        // The first chunk whose last row in the range does not sort before
+        // `tuple` (the last chunk when none does).
+        var low = firstChunk
+        var high = lastChunk
         while low < high {
             let mid = (low + high) / 2
-            let (chunk, offset) = columns[0].locate(mid)
-            if compare(chunk: chunk, offset: offset, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
+            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
         }
-        return low
+        let chunk = low
+        var lowOffset = chunk == firstChunk ? firstOffset : 0
+        var highOffset = chunk == lastChunk ? lastOffset + 1 : first.count(ofChunk: chunk)
+        let startOffset = lowOffset
+        while lowOffset < highOffset {
+            let mid = (lowOffset + highOffset) / 2
+            if compare(chunk: chunk, offset: mid, with: tuple, fromColumn: 1) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
+        }
+        let base = chunk == firstChunk ? range.lowerBound - startOffset : first.start(ofChunk: chunk)
+        return base + lowOffset
     }
 
     /// The row whose sort values and key are `tuple`, or `nil`; searched
