@@ -2,13 +2,24 @@
 /// shares every chunk and a change copies only the chunks it touches: what
 /// lets a results controller keep the result before a change (in a report)
 /// and patch the result after it without copying a million records.
+///
+/// The chunks' counts are kept in a Fenwick (binary indexed) tree, so that
+/// finding the chunk that holds a position, the position where a chunk
+/// starts, and counting an element in or out of a chunk each take
+/// O(log *c*) for *c* chunks: an edit never recounts the other chunks.
+/// Only a change of the chunks themselves (a chunk that splits, or one
+/// left empty) rebuilds the tree, once per edit, in O(*c*): an insertion
+/// splits a chunk only after adding half a chunk to it.
 struct _ChunkedArray<Element> {
     /// Chunks grow to this size, then split in two.
     let maxChunk: Int
 
     private(set) var chunks: [[Element]] = []
-    /// `ends[c]`: the number of elements in chunks `0...c`.
-    private(set) var ends: [Int] = []
+    /// The chunks' counts as a Fenwick tree: `tree[i - 1]` holds the
+    /// number of elements in chunks `i - (i & -i) ..< i` (for `i` from 1).
+    private(set) var tree: [Int] = []
+    /// The number of elements.
+    private(set) var count = 0
 
     /// About 16 KiB of elements a chunk, so that copying the chunks a
     /// change touches stays cheap (2,048 integers, 292 records of 56 bytes).
@@ -27,26 +38,74 @@ struct _ChunkedArray<Element> {
         while start < elements.count {
             let end = Swift.min(start + self.maxChunk / 2, elements.count)
             chunks.append(Array(elements[start..<end]))
-            ends.append(end)
             start = end
         }
+        rebuildTree()
     }
 
-    var count: Int { ends.last ?? 0 }
     var isEmpty: Bool { count == 0 }
 
-    /// The chunk holding position `index`, and the position in it.
+    // MARK: The tree of counts
+
+    /// Adds `delta` to chunk `c`'s count.
     ///
+    /// - Complexity: O(log *c*).
+    private mutating func add(_ delta: Int, toChunk c: Int) {
+        var i = c + 1
+        while i <= tree.count {
+            tree[i - 1] += delta
+            i += i & -i
+        }
+        count += delta
+    }
+
+    /// Makes the tree again from the chunks' counts.
+    ///
+    /// - Complexity: O(*c*).
+    private mutating func rebuildTree() {
+        tree = chunks.map(\.count)
+        count = tree.reduce(0, +)
+        for i in 1..<(tree.count + 1) {
+            let parent = i + (i & -i)
+            if parent <= tree.count { tree[parent - 1] += tree[i - 1] }
+        }
+    }
+
+    /// The number of elements in the chunks before chunk `c`: where it
+    /// starts.
+    ///
+    /// - Complexity: O(log *c*).
+    func start(ofChunk c: Int) -> Int {
+        var sum = 0
+        var i = c
+        while i > 0 {
+            sum += tree[i - 1]
+            i -= i & -i
+        }
+        return sum
+    }
+
+    /// The chunk holding position `index`, and the position in it: the
+    /// first chunk whose end is past `index`, found by descending the tree.
+    ///
+    /// - Precondition: `0 <= index < count`.
     /// - Complexity: O(log *c*) for *c* chunks.
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
-        var low = 0
-        var high = ends.count - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if ends[mid] > index { high = mid } else { low = mid + 1 }
+        var position = 0
+        var remaining = index
+        var step = tree.isEmpty ? 0 : 1 << (Int.bitWidth - 1 - tree.count.leadingZeroBitCount)
+        while step > 0 {
+            let next = position + step
+            if next <= tree.count && tree[next - 1] <= remaining {
+                position = next
+                remaining -= tree[next - 1]
+            }
+            step >>= 1
         }
-        return (low, index - (low == 0 ? 0 : ends[low - 1]))
+        return (position, remaining)
     }
+
+    // MARK: Reading
 
     subscript(index: Int) -> Element {
         let (c, k) = locate(index)
@@ -58,100 +117,109 @@ struct _ChunkedArray<Element> {
         chunks[c][k]
     }
 
+    // MARK: Editing
+
     /// Appends an element.
     ///
-    /// - Complexity: amortized O(1).
+    /// - Complexity: amortized O(log *c*).
     mutating func append(_ element: Element) {
         if let last = chunks.indices.last, chunks[last].count < maxChunk / 2 {
             chunks[last].append(element)
-            ends[last] += 1
+            add(1, toChunk: last)
         } else {
             var chunk: [Element] = []
             chunk.reserveCapacity(maxChunk / 2)
             chunk.append(element)
             chunks.append(chunk)
-            ends.append(count + 1)
+            // The new last node of a Fenwick tree covers the chunks its
+            // low bit spans: its own count plus the nodes below it.
+            let i = chunks.count
+            var covered = 1
+            var j = i - 1
+            let low = i - (i & -i)
+            while j > low {
+                covered += tree[j - 1]
+                j -= j & -j
+            }
+            tree.append(covered)
+            count += 1
         }
     }
 
     /// Removes the elements at `offsets` (sorted ascending, distinct).
     ///
-    /// - Complexity: O(*k* log *c* + *t* · *m* + *c*) for *k* offsets in *t*
-    ///   chunks of at most *m* elements; the O(*c*) part is a pass over
-    ///   plain integers.
+    /// - Complexity: O(*k* log *c* + *t* · *m*) for *k* offsets in *t*
+    ///   chunks of at most *m* elements, plus O(*c*) when a chunk is left
+    ///   empty.
     mutating func remove(atSortedOffsets offsets: [Int]) {
         guard !offsets.isEmpty else { return }
         // Located against the counts from before the removal: removing from
         // the last keeps the earlier places.
         let places = offsets.map(locate)
-        for (c, k) in places.reversed() { chunks[c].remove(at: k) }
-        recount(places.map(\.chunk), by: -1)
+        var emptied = false
+        for (c, k) in places.reversed() {
+            chunks[c].remove(at: k)
+            add(-1, toChunk: c)
+            if chunks[c].isEmpty { emptied = true }
+        }
+        if emptied { restructure() }
+        _checkInvariants()
     }
 
     /// Inserts elements so that they end at `offsets` (sorted ascending,
     /// distinct, in the array after the insertion), in order.
     ///
-    /// - Complexity: O(*k* log *c* + *t* · *m* + *c*).
+    /// - Complexity: O(*k* log *c* + *t* · *m*), plus O(*c*) when a chunk
+    ///   grows past ``maxChunk``.
     mutating func insert(_ elements: [Element], atSortedOffsets offsets: [Int]) {
         guard !elements.isEmpty else { return }
         if chunks.isEmpty {
             chunks.append([])
-            ends.append(0)
+            tree.append(0)
         }
         // The i-th element lands at offsets[i] - i among the elements
         // already here, located against the counts from before the
         // insertion; inserting from the last keeps the others' places. One
         // past the end goes to the end of the last chunk.
         let total = count
+        let last = chunks.count - 1
         let places = elements.indices.map { i -> (chunk: Int, offset: Int) in
             let position = offsets[i] - i
-            return position >= total
-                ? (chunks.count - 1, total - (chunks.count > 1 ? ends[chunks.count - 2] : 0))
-                : locate(position)
+            return position >= total ? (last, chunks[last].count) : locate(position)
         }
-        for i in elements.indices.reversed() { chunks[places[i].chunk].insert(elements[i], at: places[i].offset) }
-        recount(places.map(\.chunk), by: 1)
+        var overfull = false
+        for i in elements.indices.reversed() {
+            let (c, k) = places[i]
+            chunks[c].insert(elements[i], at: k)
+            add(1, toChunk: c)
+            if chunks[c].count > maxChunk { overfull = true }
+        }
+        if overfull { restructure() }
+        _checkInvariants()
     }
 
-    /// Brings `ends` up to date after `changed` (ascending chunk indexes,
-    /// one per element) each gained or lost an element, then splits chunks
-    /// that grew too long and drops empty ones.
-    private mutating func recount(_ changed: [Int], by step: Int) {
-        var j = 0
-        var shift = 0
-        var touched: [Int] = []
-        for c in ends.indices {
-            if j < changed.count && changed[j] == c {
-                touched.append(c)
-                while j < changed.count && changed[j] == c {
-                    shift += step
-                    j += 1
-                }
+    /// Drops empty chunks, splits those that grew past ``maxChunk`` into
+    /// chunks of half that, and rebuilds the tree: one pass, however many
+    /// chunks changed.
+    ///
+    /// - Complexity: O(*c*) and the elements of the chunks that split.
+    private mutating func restructure() {
+        var made: [[Element]] = []
+        made.reserveCapacity(chunks.count + 1)
+        for chunk in chunks where !chunk.isEmpty {
+            guard chunk.count > maxChunk else {
+                made.append(chunk)
+                continue
             }
-            ends[c] += shift
-        }
-        for c in touched.reversed() {
-            if chunks[c].isEmpty {
-                chunks.remove(at: c)
-                ends.remove(at: c)
-            } else if chunks[c].count > maxChunk {
-                let start = ends[c] - chunks[c].count
-                var pieces: [[Element]] = []
-                var from = 0
-                while from < chunks[c].count {
-                    let to = Swift.min(from + maxChunk / 2, chunks[c].count)
-                    pieces.append(Array(chunks[c][from..<to]))
-                    from = to
-                }
-                var end = start
-                let pieceEnds = pieces.map { piece -> Int in
-                    end += piece.count
-                    return end
-                }
-                chunks.replaceSubrange(c...c, with: pieces)
-                ends.replaceSubrange(c...c, with: pieceEnds)
+            var from = 0
+            while from < chunk.count {
+                let to = Swift.min(from + maxChunk / 2, chunk.count)
+                made.append(Array(chunk[from..<to]))
+                from = to
             }
         }
+        chunks = made
+        rebuildTree()
     }
 
     /// The same chunks, each element transformed.
@@ -160,7 +228,8 @@ struct _ChunkedArray<Element> {
     func map<T>(_ transform: (Element) -> T) -> _ChunkedArray<T> {
         var result = _ChunkedArray<T>(maxChunk: maxChunk)
         result.chunks = chunks.map { $0.map(transform) }
-        result.ends = ends
+        result.tree = tree
+        result.count = count
         return result
     }
 

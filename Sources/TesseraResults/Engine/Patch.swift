@@ -249,7 +249,7 @@ struct _Patch<Record: FetchableRecord> {
     /// that crossed two or more others moves (keeping it would drop both),
     /// so its window is not even read.
     ///
-    /// - Complexity: O(*w* log *k*) for a window of *w* rows; O(log *k*)
+    /// - Complexity: O(*w* + log *k*) for a window of *w* rows; O(log *k*)
     ///   for a single row.
     private func window(
         _ rows: ArraySlice<(section: Int, old: Int, new: Int)>,
@@ -290,14 +290,8 @@ struct _Patch<Record: FetchableRecord> {
         for row in rows { oldOfNew[row.new] = row.old }
         let width = end - start + 1
         var values = [Int32](repeating: -1, count: width)
-        var rank = offsets.untouchedRank(ofNew: start)
-        for y in start...end {
-            if offsets.isAdded(y) {
-                if let x = oldOfNew[y] { values[y - start] = Int32(truncatingIfNeeded: x) }
-            } else {
-                values[y - start] = Int32(truncatingIfNeeded: offsets.oldOffset(ofUntouchedRank: rank))
-                rank += 1
-            }
+        offsets.forEachNewOffset(in: start...end) { y, old in
+            if let x = old ?? oldOfNew[y] { values[y - start] = Int32(truncatingIfNeeded: x) }
         }
         var keep = [Bool](repeating: false, count: width)
         let workspace = _LISWorkspace(capacity: width)
@@ -350,11 +344,26 @@ struct _Offsets {
     func untouchedRank(ofNew y: Int) -> Int { y - Self.countBelow(y, in: added) }
     /// The new offset of the `rank`-th untouched row.
     func newOffset(ofUntouchedRank rank: Int) -> Int { Self.offset(ofRank: rank, skipping: added) }
-    /// The old offset of the `rank`-th untouched row.
-    func oldOffset(ofUntouchedRank rank: Int) -> Int { Self.offset(ofRank: rank, skipping: removed) }
-    /// Whether new offset `y` holds an added row.
-    func isAdded(_ y: Int) -> Bool {
-        let k = Self.countBelow(y, in: added)
-        return k < added.count && added[k] == y
+    /// Calls `body` with each new offset of `range`, in order, and the old
+    /// offset of the untouched row there (`nil` for an added row): one
+    /// pass with a cursor in each list, not a search per offset.
+    ///
+    /// - Complexity: O(*w* + log *k*) for *w* offsets and *k* touched rows.
+    func forEachNewOffset(in range: ClosedRange<Int>, _ body: (_ new: Int, _ old: Int?) -> Void) {
+        var a = Self.countBelow(range.lowerBound, in: added)
+        var rank = range.lowerBound - a
+        // The removed rows before the untouched row of this rank: those
+        // with removed[r] - r <= rank (see offset(ofRank:skipping:)).
+        var r = Self.offset(ofRank: rank, skipping: removed) - rank
+        for y in range {
+            if a < added.count && added[a] == y {
+                a += 1
+                body(y, nil)
+                continue
+            }
+            while r < removed.count && removed[r] - r <= rank { r += 1 }
+            body(y, rank + r)
+            rank += 1
+        }
     }
 }

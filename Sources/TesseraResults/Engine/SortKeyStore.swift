@@ -15,9 +15,24 @@ struct _KeyColumn: Sendable {
 
     var count: Int { isGeneral ? values.count : integers.count }
 
-    /// Where each chunk ends.
-    var chunkEnds: [Int] { isGeneral ? values.ends : integers.ends }
+    /// The number of chunks.
+    var chunkCount: Int { isGeneral ? values.chunks.count : integers.chunks.count }
 
+    /// The number of values in chunk `c`.
+    func count(ofChunk c: Int) -> Int {
+        isGeneral ? values.chunks[c].count : integers.chunks[c].count
+    }
+
+    /// Where chunk `c` starts.
+    ///
+    /// - Complexity: O(log *c*) for *c* chunks.
+    func start(ofChunk c: Int) -> Int {
+        isGeneral ? values.start(ofChunk: c) : integers.start(ofChunk: c)
+    }
+
+    /// The chunk holding position `index`, and the position in it.
+    ///
+    /// - Complexity: O(log *c*) for *c* chunks.
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
         isGeneral ? values.locate(index) : integers.locate(index)
     }
@@ -168,40 +183,55 @@ struct _SortKeyStore: Sendable {
     /// - Complexity: O(log *n*) tuple comparisons.
     func lowerBound(_ tuple: [DatabaseValue]) -> Int {
         guard let first = columns.first else { return 0 }
-        let ends = first.chunkEnds
         var low = 0
-        var high = ends.count
+        var high = first.chunkCount
         while low < high {
             let mid = (low + high) / 2
-            let length = ends[mid] - (mid == 0 ? 0 : ends[mid - 1])
-            if compare(chunk: mid, offset: length - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
+            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
         }
-        guard low < ends.count else { return count }
+        guard low < first.chunkCount else { return count }
         let chunk = low
-        let start = chunk == 0 ? 0 : ends[chunk - 1]
         var lowOffset = 0
-        var highOffset = ends[chunk] - start
+        var highOffset = first.count(ofChunk: chunk)
         while lowOffset < highOffset {
             let mid = (lowOffset + highOffset) / 2
             if compare(chunk: chunk, offset: mid, with: tuple) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
         }
-        return start + lowOffset
+        return first.start(ofChunk: chunk) + lowOffset
     }
 
     /// The first row of `range` that does not sort before `tuple`, where
     /// every row of the range has `tuple`'s first value (a section): the
     /// first column is not compared.
     ///
-    /// - Complexity: O(log *r* · log *c*) for a range of *r* rows.
+    /// The range is located once; the search runs over the last rows of
+    /// the chunks it covers, then inside one chunk, so that no probe
+    /// locates its row again.
+    ///
+    /// - Complexity: O(log *c* + log *r*) for a range of *r* rows and *c*
+    ///   chunks.
     func lowerBound(_ tuple: [DatabaseValue], within range: Range<Int>) -> Int {
-        var low = range.lowerBound
-        var high = range.upperBound
+        guard !range.isEmpty, let first = columns.first else { return range.lowerBound }
+        let (firstChunk, firstOffset) = first.locate(range.lowerBound)
+        let (lastChunk, lastOffset) = first.locate(range.upperBound - 1)
+        // The first chunk whose last row in the range does not sort before
+        // `tuple` (the last chunk when none does).
+        var low = firstChunk
+        var high = lastChunk
         while low < high {
             let mid = (low + high) / 2
-            let (chunk, offset) = columns[0].locate(mid)
-            if compare(chunk: chunk, offset: offset, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
+            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
         }
-        return low
+        let chunk = low
+        var lowOffset = chunk == firstChunk ? firstOffset : 0
+        var highOffset = chunk == lastChunk ? lastOffset + 1 : first.count(ofChunk: chunk)
+        let startOffset = lowOffset
+        while lowOffset < highOffset {
+            let mid = (lowOffset + highOffset) / 2
+            if compare(chunk: chunk, offset: mid, with: tuple, fromColumn: 1) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
+        }
+        let base = chunk == firstChunk ? range.lowerBound - startOffset : first.start(ofChunk: chunk)
+        return base + lowOffset
     }
 
     /// The row whose sort values and key are `tuple`, or `nil`; searched
