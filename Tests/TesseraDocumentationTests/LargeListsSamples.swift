@@ -34,16 +34,14 @@ enum LargeListsSample {
     }
 
     /// Runs the sample of what is immediate and what is eventual; returns
-    /// the first record, and whether the keys were loading before the
-    /// wait and after it.
-    static func runWaiting(controller: FetchedResultsController<Photo>) async throws -> (Photo, loadingBefore: Bool, loadingAfter: Bool) {
+    /// the first record, and whether the keys still load after the wait.
+    static func runWaiting(controller: FetchedResultsController<Photo>) async throws -> (Photo, loadingAfter: Bool) {
         // sample: Sources/TesseraResults/TesseraResults.docc/LargeLists.md
         try controller.performFetch()                  // sections and counts
         let top = controller.object(at: IndexPath(item: 0, section: 0))
-        let loadingBefore = controller.isLoading
         try await controller.waitUntilLoaded()         // every key, when you need them
         // end of sample
-        return (top, loadingBefore, controller.isLoading)
+        return (top, controller.isLoading)
     }
 }
 
@@ -76,7 +74,7 @@ struct LargeListsSamples {
         var request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album")
         request.fetchBatchSize = 64
         let controller = try FetchedResultsController<LargeListsSample.Photo>(connection: connection, request: request)
-        let (top, _, loadingAfter) = try await LargeListsSample.runWaiting(controller: controller)
+        let (top, loadingAfter) = try await LargeListsSample.runWaiting(controller: controller)
         #expect(top.album == 0 && top.id == 1000)
         #expect(!loadingAfter)
         #expect(controller.snapshot.numberOfItems == 1000)

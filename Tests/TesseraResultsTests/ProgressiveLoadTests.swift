@@ -79,7 +79,10 @@ struct ProgressiveLoadTests {
             let count = Int.random(in: 0...400, using: &generator)
             try connection.write { db in
                 try db.execute("DROP TABLE IF EXISTS item")
-                try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name TEXT)")
+                // The section column's affinity decides how its counts are
+                // grouped (by value alone, or by value, type and bytes).
+                let affinity = ["", " TEXT", " INTEGER", " NUMERIC", " REAL"][round % 5]
+                try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp\(affinity), rank, name TEXT)")
                 if round.isMultiple(of: 2) { try db.execute("CREATE INDEX item_grp_rank ON item (grp, rank)") }
                 for id in 0..<count {
                     try db.execute("INSERT INTO item VALUES (?, ?, ?, ?)", [

@@ -34,7 +34,7 @@ final class SQLiteSnapshot: SnapshotReader {
     /// Whether ``close()`` ended it (read under the connection's lock).
     private let closed = Atomic<Bool>(false)
 
-    private init(connection: Connection, request: FetchRequest) {
+    private init(connection: Connection, request: FetchRequest, groupsAsValues: Bool) {
         self.connection = connection
         arguments = request.arguments
         sectioned = request.sectionKey != nil
@@ -42,10 +42,14 @@ final class SQLiteSnapshot: SnapshotReader {
         let conditionJoin = request.predicate == nil ? " WHERE " : " AND "
         if let sectionKey = request.sectionKey, let first = request.sortKeys.first {
             let section = SQLFragment.spliced(sectionKey)
-            // Grouped as the rows' values are told apart (by type, and by
-            // bytes for text), so that a group is one section of the scan.
+            // A group must be one section of the scan, whose values are
+            // told apart by type and, for text, by bytes. A column whose
+            // values SQLite groups that way already is grouped by itself
+            // (an index on it serves); anything else by value, type and
+            // bytes (SQLite then sorts the rows to group them).
+            let grouping = groupsAsValues ? "tessera_section" : "tessera_section COLLATE BINARY, typeof(tessera_section)"
             countSQL = "SELECT \(section) AS tessera_section, count(*) FROM \(request.fromClause)\(whereClause(request.predicate))"
-                + " GROUP BY tessera_section COLLATE BINARY, typeof(tessera_section) ORDER BY \(first.sql)"
+                + " GROUP BY \(grouping) ORDER BY \(first.sql)"
             pageSQL = request.selectClause + whereClause(request.predicate) + conditionJoin + "(\(section)) IS ?\(n + 1)"
                 + " ORDER BY " + request.orderList + " LIMIT ?\(n + 2) OFFSET ?\(n + 3)"
         } else {
@@ -70,7 +74,7 @@ final class SQLiteSnapshot: SnapshotReader {
         guard (try? database.rows("PRAGMA journal_mode"))?.first?.first?.string?.lowercased() == "wal" else { return nil }
         do throws(SQLiteError) {
             let connection = try Connection(path: path, mode: .readOnly, journalModeWAL: false, vfs: vfs)
-            let snapshot = SQLiteSnapshot(connection: connection, request: request)
+            let snapshot = SQLiteSnapshot(connection: connection, request: request, groupsAsValues: groupsAsValues(request, in: database))
             try connection.withDatabase { db throws(SQLiteError) in
                 // Every read is prepared once here, so that a read only the
                 // store's connection could make fails now, not later.
@@ -86,6 +90,28 @@ final class SQLiteSnapshot: SnapshotReader {
         } catch {
             return nil
         }
+    }
+
+    /// Whether SQLite's grouping of the request's section key tells its
+    /// values apart exactly as the scan does: the key is a column of the
+    /// request's table, with the BINARY collation (no two texts group
+    /// together) and an affinity that stores numbers that compare equal
+    /// with one type (INTEGER, REAL, NUMERIC or TEXT; a column without
+    /// one may hold 1 and 1.0, which group together).
+    static func groupsAsValues(_ request: FetchRequest, in database: Database) -> Bool {
+        guard let table = request.source.tableName, let key = request.sectionKey else { return false }
+        var column = String(key.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        if let first = column.first, let last = column.last, column.count >= 2,
+           (first == "\"" && last == "\"") || (first == "`" && last == "`") || (first == "[" && last == "]") {
+            column = String(column.dropFirst().dropLast())
+        }
+        guard let head = column.first, head == "_" || head.isLetter,
+              column.allSatisfy({ $0 == "_" || $0.isLetter || $0.isNumber }),
+              let metadata = try? database.columnMetadata(table: table, column: column)
+        else { return false }
+        let type = metadata.declaredType.uppercased()
+        let blobAffinity = type.isEmpty || (type.contains("BLOB") && !type.contains("INT") && !type.contains("CHAR") && !type.contains("CLOB") && !type.contains("TEXT"))
+        return metadata.collation.uppercased() == "BINARY" && !blobAffinity
     }
 
     func sectionCounts() throws(ResultsError) -> [(value: DatabaseValue, count: Int)] {
