@@ -32,8 +32,12 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
     private struct State {
         /// The load's end: the fetched result, or why it failed.
         var outcome: Result<Fetched, ResultsError>?
-        /// The keys of the rows read by position so far.
-        var positionKeys: [Int: DatabaseValue] = [:]
+        /// The records read by position, by flat offset, with their keys.
+        /// Kept here, not in the result's cache: they are the snapshot's,
+        /// which a newer state of the result (a re-fetch, a second fetch)
+        /// must not read as its own. Kept after the load too, as what this
+        /// state showed (see ``shownRecords``).
+        var positionRecords: [Int: (key: DatabaseValue, record: Record)] = [:]
         /// Who waits for the end without blocking.
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -64,7 +68,7 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
     func start(plan: PatchPlan?, keysAreUnique: Bool, tables: Set<String>, failed: @escaping @Sendable () -> Void) {
         let reader = _SnapshotTuples(snapshot: snapshot, patchPlan: plan, keysAreUnique: keysAreUnique, readTables: tables)
         _startThread { [self] in
-            KeyLoadTesting.beforeScan.withLock { $0 }?()
+            KeyLoadTesting.beforeScan.withLock { $0[snapshot.source] }?()
             let outcome: Result<Fetched, ResultsError>
             do throws(ResultsError) {
                 let fetched = try _ResultEngine<Record>.fetchLazily(reader, sectioned: sectioned, externalVersion: nil, faults: faults)
@@ -73,10 +77,7 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            // Closed once the outcome is set: a read by position that saw
-            // none yet holds the lock the outcome is set under.
             finish(outcome)
-            snapshot.close()
             if case .failure = outcome { failed() }
         }
     }
@@ -94,12 +95,26 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
     private func finish(_ outcome: Result<Fetched, ResultsError>) {
         let waiters = state.withLock { state in
             state.outcome = outcome
-            state.positionKeys = [:]
             defer { state.waiters = [] }
             return state.waiters
         }
+        // Closed once the outcome is set (a read by position that saw none
+        // yet holds the lock it is set under), and before anyone waiting
+        // is told: a loaded result holds no second connection.
+        snapshot.close()
         ended.signal()
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// The records this state showed while its keys loaded (read by
+    /// position), by key: what a re-fetch compares with the store's to
+    /// report the ones that changed.
+    var shownRecords: [DatabaseValue: Record] {
+        state.withLock { state in
+            var shown: [DatabaseValue: Record] = [:]
+            for read in state.positionRecords.values { shown[read.key] = read.record }
+            return shown
+        }
     }
 
     /// Whether the load has ended (well or not).
@@ -153,8 +168,11 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
             case .success?: return nil
             case let .failure(error)?: return .failure(error)
             case nil:
-                if let key = state.positionKeys[flat], let record = faults.cached(key) { return .success(record) }
-                return .success(try readPage(around: flat, into: &state))
+                if let read = state.positionRecords[flat] { return .success(read.record) }
+                let (section, offset) = page(around: flat)
+                // A page the store cannot read cheaply waits for the keys.
+                guard snapshot.canReadPage(offset: offset) else { return nil }
+                return .success(try readPage(section: section, offset: offset, flat: flat, into: &state))
             }
         }
         if let outcome { return try outcome.get() }
@@ -162,30 +180,39 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
         return try faults.record(at: flat, keys: keys)
     }
 
-    /// Reads the page of rows around `flat` within its section, keeping
-    /// the records and noting their keys by position.
-    private func readPage(around flat: Int, into state: inout State) throws(ResultsError) -> Record {
+    /// The section holding `flat`, and the offset in it of the page
+    /// around `flat`.
+    private func page(around flat: Int) -> (section: Int, offset: Int) {
         var low = 0
         var high = sections.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
             if sectionStarts[mid] <= flat { low = mid } else { high = mid - 1 }
         }
-        let section = low
-        let count = sectionStarts[section + 1] - sectionStarts[section]
+        let count = sectionStarts[low + 1] - sectionStarts[low]
         let batch = faults.batchSize
-        let offset = Swift.max(0, Swift.min(flat - sectionStarts[section] - batch / 4, count - batch))
-        var read: [(DatabaseValue, Record)] = []
+        return (low, Swift.max(0, Swift.min(flat - sectionStarts[low] - batch / 4, count - batch)))
+    }
+
+    /// Reads the page of `section` from `offset`, keeping its records by
+    /// position, and returns the one at `flat`.
+    private func readPage(section: Int, offset: Int, flat: Int, into state: inout State) throws(ResultsError) -> Record {
+        let batch = faults.batchSize
+        var read: [(key: DatabaseValue, record: Record)] = []
         read.reserveCapacity(batch)
         try snapshot.page(section: sectioned ? sections[section].value : nil, offset: offset, limit: batch) { (leading, row) throws(ResultsError) in
             let key = leading.value(at: 1)
             do { read.append((key, try Record(row: row))) } catch { throw .decoding(key: key.description, message: "\(error)") }
         }
-        for (index, pair) in read.enumerated() { state.positionKeys[sectionStarts[section] + offset + index] = pair.0 }
-        faults.keep(read)
-        let index = flat - sectionStarts[section] - offset
+        // Bounded as the result's cache is: past it, start over.
+        if state.positionRecords.count + read.count > faults.capacity { state.positionRecords = [:] }
+        let start = sectionStarts[section] + offset
+        for (index, record) in read.enumerated() where start + index < sectionStarts[section + 1] {
+            state.positionRecords[start + index] = record
+        }
+        let index = flat - start
         guard read.indices.contains(index) else { throw .recordUnavailable(key: "row \(flat)") }
-        return read[index].1
+        return read[index].record
     }
 }
 
@@ -277,7 +304,8 @@ private final class _ThreadBody {
 
 /// What tests reach of key loads.
 package enum KeyLoadTesting {
-    /// Called on each load's thread before it reads the tuples: a test
-    /// holds loads open with it, to read and commit while they load.
-    package static let beforeScan = PThreadMutex<(@Sendable () -> Void)?>(nil)
+    /// Called on the thread of each load of a source (an SQLite file's
+    /// path) before it reads the tuples: a test holds the loads of its own
+    /// file open with it, to read and commit while they load.
+    package static let beforeScan = PThreadMutex<[String: @Sendable () -> Void]>([:])
 }

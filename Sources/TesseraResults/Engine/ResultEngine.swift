@@ -274,7 +274,10 @@ struct _ResultEngine<Record: FetchableRecord> {
     ///   kept.
     static func changedRecords(from old: _ResultState<Record>, to new: _ResultState<Record>) throws(ResultsError) -> Set<DatabaseValue> {
         guard let oldFaults = old.faults, let newFaults = new.faults, let newKeys = new.keys else { return [] }
-        let kept = Set(oldFaults.cachedKeys)
+        // What the old state showed: the records kept, and those it read
+        // by position while its keys loaded.
+        let shown = old.load?.shownRecords ?? [:]
+        let kept = Set(oldFaults.cachedKeys).union(shown.keys)
         guard !kept.isEmpty else { return [] }
         var present: [DatabaseValue] = []
         for index in 0..<newKeys.count where kept.contains(newKeys[index]) { present.append(newKeys[index]) }
@@ -282,7 +285,8 @@ struct _ResultEngine<Record: FetchableRecord> {
         var changed = Set<DatabaseValue>()
         for key in present {
             guard let record = fresh[key] else { continue }
-            if oldFaults.cached(key) != record { changed.insert(key) }
+            if let before = shown[key], before != record { changed.insert(key) }
+            if let before = oldFaults.cached(key), before != record { changed.insert(key) }
         }
         if committed { newFaults.keep(fresh.lazy.map { ($0.key, $0.value) }) }
         return changed

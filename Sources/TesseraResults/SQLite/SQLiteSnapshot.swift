@@ -23,7 +23,18 @@ final class SQLiteSnapshot: SnapshotReader {
     /// Rows the scan reads in one hold of the connection.
     static var scanStep: Int { 4_096 }
 
-    private let connection: Connection
+    /// Rows a page read may step past in its section while the keys load:
+    /// beyond, the read waits for the keys instead (an index steps about
+    /// ten million rows a second).
+    static var deepestPage: Int { 100_000 }
+
+    /// The connection, until ``close()`` lets it go (it closes when the
+    /// last read under way ends).
+    private let connection: PThreadMutex<Connection?>
+    /// Whether a page read is served by an index (no sort of the rows,
+    /// no scan of the table to find a section's).
+    private let pagesUseIndex: Bool
+    let source: String
     private let countSQL: String
     private let pageSQL: String
     private let tupleSQL: String
@@ -31,11 +42,11 @@ final class SQLiteSnapshot: SnapshotReader {
     private let sectioned: Bool
     /// Page reads waiting for the connection.
     private let waiting = Atomic<Int>(0)
-    /// Whether ``close()`` ended it (read under the connection's lock).
-    private let closed = Atomic<Bool>(false)
 
-    private init(connection: Connection, request: FetchRequest, groupsAsValues: Bool) {
-        self.connection = connection
+    private init(connection: Connection, request: FetchRequest, groupsAsValues: Bool, pagesUseIndex: Bool) {
+        self.connection = PThreadMutex(connection)
+        source = connection.path
+        self.pagesUseIndex = pagesUseIndex
         arguments = request.arguments
         sectioned = request.sectionKey != nil
         let n = request.arguments.count
@@ -50,7 +61,12 @@ final class SQLiteSnapshot: SnapshotReader {
             let grouping = groupsAsValues ? "tessera_section" : "tessera_section COLLATE BINARY, typeof(tessera_section)"
             countSQL = "SELECT \(section) AS tessera_section, count(*) FROM \(request.fromClause)\(whereClause(request.predicate))"
                 + " GROUP BY \(grouping) ORDER BY \(first.sql)"
-            pageSQL = request.selectClause + whereClause(request.predicate) + conditionJoin + "(\(section)) IS ?\(n + 1)"
+            // The section's rows, told apart as the counts were: by bytes
+            // and type where the column's own comparison would not.
+            let match = groupsAsValues
+                ? "(\(section)) IS ?\(n + 1)"
+                : "(\(section)) IS ?\(n + 1) COLLATE BINARY AND typeof(\(section)) = typeof(?\(n + 1))"
+            pageSQL = request.selectClause + whereClause(request.predicate) + conditionJoin + match
                 + " ORDER BY " + request.orderList + " LIMIT ?\(n + 2) OFFSET ?\(n + 3)"
         } else {
             countSQL = "SELECT NULL AS tessera_section, count(*) FROM \(request.fromClause)\(whereClause(request.predicate))"
@@ -72,9 +88,22 @@ final class SQLiteSnapshot: SnapshotReader {
         if let sectionKey = request.sectionKey, parameters(sectionKey) { return nil }
         guard !request.sortKeys.contains(where: { parameters($0.expression) }) else { return nil }
         guard (try? database.rows("PRAGMA journal_mode"))?.first?.first?.string?.lowercased() == "wal" else { return nil }
+        // What the store's connection has and a new one would not: a
+        // temporary table or view (which may shadow the request's table),
+        // and LIKE's case sensitivity (a pragma no query can read).
+        guard (try? database.rows("SELECT count(*) FROM temp.sqlite_schema WHERE type IN ('table', 'view')"))?.first?.first == .integer(0) else { return nil }
+        let texts = [request.predicate ?? "", request.sectionKey ?? ""] + request.sortKeys.map(\.expression)
+        if case let .query(query) = request.source, query.lowercased().contains("like") { return nil }
+        guard !texts.contains(where: { $0.lowercased().contains("like") }) else { return nil }
         do throws(SQLiteError) {
             let connection = try Connection(path: path, mode: .readOnly, journalModeWAL: false, vfs: vfs)
-            let snapshot = SQLiteSnapshot(connection: connection, request: request, groupsAsValues: groupsAsValues(request, in: database))
+            let grouped = groupsAsValues(request, in: database)
+            var usesIndex = true
+            try connection.withDatabase { db throws(SQLiteError) in
+                let probe = SQLiteSnapshot(connection: connection, request: request, groupsAsValues: grouped, pagesUseIndex: true)
+                usesIndex = try pageUsesIndex(probe.pageSQL, sectioned: request.sectionKey != nil, in: db)
+            }
+            let snapshot = SQLiteSnapshot(connection: connection, request: request, groupsAsValues: grouped, pagesUseIndex: usesIndex)
             try connection.withDatabase { db throws(SQLiteError) in
                 // Every read is prepared once here, so that a read only the
                 // store's connection could make fails now, not later.
@@ -114,10 +143,28 @@ final class SQLiteSnapshot: SnapshotReader {
         return metadata.collation.uppercased() == "BINARY" && !blobAffinity
     }
 
+    /// Whether SQLite reads a page through an index, in order: no sort
+    /// of all the rows (a sort of the rows that tie on an index's columns
+    /// is fine) and, for a section's rows, no scan of the whole table.
+    private static func pageUsesIndex(_ sql: String, sectioned: Bool, in db: Database) throws(SQLiteError) -> Bool {
+        let plan = try db.rows("EXPLAIN QUERY PLAN " + sql).compactMap { $0.last?.string?.uppercased() }
+        if plan.contains(where: { $0.contains("TEMP B-TREE FOR ORDER BY") && !$0.contains("RIGHT PART") }) { return false }
+        return !sectioned || plan.contains(where: { $0.hasPrefix("SEARCH") })
+    }
+
+    func canReadPage(offset: Int) -> Bool {
+        pagesUseIndex && offset <= Self.deepestPage
+    }
+
     func sectionCounts() throws(ResultsError) -> [(value: DatabaseValue, count: Int)] {
         try withConnection { db throws(ResultsError) in
             let rows: [[DatabaseValue]]
-            do throws(SQLiteError) { rows = try db.rows(countSQL, arguments) } catch { throw .database(error) }
+            do throws(SQLiteError) {
+                // Cancelled with the task that fetches, as a whole fetch is.
+                rows = try db.interrupting(when: { Task.isCancelled }) { db throws(SQLiteError) in try db.rows(countSQL, arguments) }
+            } catch {
+                throw error.isInterrupted ? .cancelled : .database(error)
+            }
             return rows.compactMap { row in
                 let count = Int(row[1].int64 ?? 0)
                 return count > 0 ? (row[0], count) : nil
@@ -145,6 +192,8 @@ final class SQLiteSnapshot: SnapshotReader {
     }
 
     func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        // Held until the statement is finalized, even if closed meanwhile.
+        guard let held = connection.withLock({ $0 }) else { throw Self.closedError }
         var statement: Statement? = try withConnection { db throws(ResultsError) in
             do throws(SQLiteError) {
                 let statement = try db.prepare(tupleSQL)
@@ -157,7 +206,7 @@ final class SQLiteSnapshot: SnapshotReader {
         defer {
             // Finalized under the lock: the connection is not SQLite's
             // serialized kind.
-            connection.withDatabase { _ in statement = nil }
+            held.withDatabase { _ in statement = nil }
         }
         var done = false
         while !done {
@@ -171,10 +220,18 @@ final class SQLiteSnapshot: SnapshotReader {
     }
 
     func close() {
-        connection.withDatabase { db in
-            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            try? db.execute("COMMIT")
+        let closing = connection.withLock { connection in
+            defer { connection = nil }
+            return connection
         }
+        // Ends the transaction; the connection closes when the last read
+        // under way lets it go.
+        closing?.withDatabase { db in try? db.execute("COMMIT") }
+    }
+
+    /// What a read after ``close()`` throws (SQLITE_MISUSE).
+    private static var closedError: ResultsError {
+        .database(SQLiteError(code: 21, message: "the snapshot of a loading result is closed"))
     }
 
     /// Runs `body` with the connection, once any scan step under way ends;
@@ -183,16 +240,15 @@ final class SQLiteSnapshot: SnapshotReader {
     /// - Throws: what `body` throws; ``ResultsError/database(_:)`` once the
     ///   snapshot is closed.
     private func withConnection<T>(_ body: (Database) throws(ResultsError) -> T) throws(ResultsError) -> T {
+        guard let held = connection.withLock({ $0 }) else { throw Self.closedError }
         waiting.add(1, ordering: .acquiringAndReleasing)
         var counted = true
         defer { if counted { waiting.subtract(1, ordering: .acquiringAndReleasing) } }
-        return try connection.withDatabase { db throws(ResultsError) in
+        return try held.withDatabase { db throws(ResultsError) in
             waiting.subtract(1, ordering: .acquiringAndReleasing)
             counted = false
-            guard !closed.load(ordering: .acquiring) else {
-                // SQLITE_MISUSE: the result finished loading or was dropped.
-                throw .database(SQLiteError(code: 21, message: "the snapshot of a loading result is closed"))
-            }
+            // Closed while this waited: its transaction has ended.
+            guard connection.withLock({ $0 != nil }) else { throw Self.closedError }
             return try body(db)
         }
     }

@@ -89,6 +89,9 @@ extension StoreReader {
 /// reads are serialized, and a page read waits at most for the scan's
 /// current step.
 package protocol SnapshotReader: AnyObject, Sendable {
+    /// What it reads, in words (an SQLite file's path).
+    var source: String { get }
+
     /// Every section's value and row count, in the request's order (one
     /// section of value NULL for a request without a section key, none
     /// when there is no row).
@@ -106,6 +109,11 @@ package protocol SnapshotReader: AnyObject, Sendable {
         section: DatabaseValue?, offset: Int, limit: Int,
         _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError)
+
+    /// Whether a page at `offset` in its section is cheap to read (the
+    /// store reads it through an index, without stepping far): a page that
+    /// is not waits for the keys instead.
+    func canReadPage(offset: Int) -> Bool
 
     /// Every row's tuple in order, as ``RowReader/readTuples(_:)`` reads
     /// them, in steps between which page reads may run.

@@ -361,14 +361,28 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         guard request.fetchBatchSize > 0 else { return nil }
         let version = try? reader.externalVersion()
         let query = try reader.query(for: request)
-        guard let faults = recordFaults(for: request), let snapshot = reader.snapshot(for: request) else { return nil }
+        let plan = query.patchPlan
+        // Only where the counts cannot disagree with the sorted rows: keys
+        // the store keeps unique (a whole fetch refuses a repeated one),
+        // and sections a patch plan orders (below: none tie).
+        guard query.keysAreUnique, request.sectionKey == nil || plan != nil,
+              let faults = recordFaults(for: request), let snapshot = reader.snapshot(for: request)
+        else { return nil }
         let counts: [(value: DatabaseValue, count: Int)]
         do throws(ResultsError) { counts = try snapshot.sectionCounts() } catch {
+            snapshot.close()
+            if error == .cancelled { throw error }
+            return nil
+        }
+        // Sections that sort as equal (under the sort's collation, or 1
+        // and 1.0) come in an order the grouped count cannot tell, and
+        // their rows may mix: the whole fetch decides.
+        if let ordering = plan?.orderings.first, request.sectionKey != nil,
+           zip(counts, counts.dropFirst()).contains(where: { ordering.compare($0.value, $1.value) == 0 }) {
             snapshot.close()
             return nil
         }
         let load = _KeyLoad(counts: counts, snapshot: snapshot, faults: faults, sectioned: request.sectionKey != nil)
-        let plan = query.patchPlan
         let delivery = delivery
         load.start(plan: plan, keysAreUnique: query.keysAreUnique, tables: query.readTables) {
             // Fetched again at the home's next turn (or the next commit).
