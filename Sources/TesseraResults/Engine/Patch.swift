@@ -66,44 +66,60 @@ struct _Patch<Record: FetchableRecord> {
         let removed = departures.map(\.oldFlat)
         let departureSections = removed.map(old.section(ofFlatOffset:))
         let isLazy = faults != nil
-        var records = old.records
-        if !isLazy { records.remove(atSortedOffsets: removed) }
-        keys.remove(atSortedOffsets: removed)
-        // Each arrival's place among the rows that stay; arrivals are put
-        // in order by it (and by their values where two share a place).
+        let oldCount = keys.count
+        // Each arrival's place among the rows that stay, searched for in
+        // the kept values before the patch (which still hold the departed
+        // rows, skipped by counting them): the first row that does not sort
+        // before it, less the departed rows before that one. Arrivals are
+        // put in order by it (and by their values where two share a place).
         // In a sectioned result an arrival whose section was there is
-        // searched for in that section only (where it is after the
-        // removals).
-        var remainingStarts: [Int] = []
-        if sectioned {
-            var counts = old.sections.indices.map { old.sectionStarts[$0 + 1] - old.sectionStarts[$0] }
-            for s in departureSections { counts[s] -= 1 }
-            remainingStarts = [0]
-            for count in counts { remainingStarts.append(remainingStarts[remainingStarts.count - 1] + count) }
+        // searched for in that section only.
+        func departedBelow(_ x: Int) -> Int {
+            var low = 0
+            var high = removed.count
+            while low < high {
+                let mid = (low + high) / 2
+                if removed[mid] < x { low = mid + 1 } else { high = mid }
+            }
+            return low
         }
         // A row that left a place usually comes back to it (its sort
         // values did not change, or not by much): its place among the rows
-        // that stay is checked against its two neighbours first.
+        // that stay is checked against the rows that stay on either side
+        // first, past the departed rows next to it (`runStart` and
+        // `runEnd`: the run of adjacent departed rows it is in).
         var departureIndex: [DatabaseValue: Int] = [:]
         departureIndex.reserveCapacity(departures.count)
         for (d, departure) in departures.enumerated() { departureIndex[departure.key] = d }
-        func fitsAt(_ position: Int, _ tuple: [DatabaseValue]) -> Bool {
-            (position == 0 || keys.compare(row: position - 1, with: tuple) < 0)
-                && (position == keys.count || keys.compare(row: position, with: tuple) > 0)
+        var runStart = Array(removed.indices)
+        for d in removed.indices.dropFirst() where removed[d - 1] == removed[d] - 1 { runStart[d] = runStart[d - 1] }
+        var runEnd = Array(removed.indices)
+        for d in removed.indices.reversed().dropFirst() where removed[d + 1] == removed[d] + 1 { runEnd[d] = runEnd[d + 1] }
+        func fitsAt(departure d: Int, _ tuple: [DatabaseValue]) -> Bool {
+            let before = removed[runStart[d]] - 1
+            let after = removed[runEnd[d]] + 1
+            return (before < 0 || keys.compare(row: before, with: tuple) < 0)
+                && (after == oldCount || keys.compare(row: after, with: tuple) > 0)
         }
         var places: [(position: Int, arrival: Int)] = []
         places.reserveCapacity(arrivals.count)
         for (i, arrival) in arrivals.enumerated() {
-            let position: Int
-            if let d = departureIndex[arrival.key], fitsAt(departures[d].oldFlat - d, arrival.tuple) {
-                position = departures[d].oldFlat - d
-            } else if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
-                position = keys.lowerBound(arrival.tuple, within: remainingStarts[s]..<remainingStarts[s + 1])
-            } else {
-                position = keys.lowerBound(arrival.tuple)
+            if let d = departureIndex[arrival.key], fitsAt(departure: d, arrival.tuple) {
+                places.append((departures[d].oldFlat - d, i))
+                continue
             }
-            if position < keys.count && keys.compare(row: position, with: arrival.tuple) == 0 { return nil }
-            places.append((position, i))
+            let bound: Int
+            if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
+                bound = keys.lowerBound(arrival.tuple, within: old.sectionStarts[s]..<old.sectionStarts[s + 1])
+            } else {
+                bound = keys.lowerBound(arrival.tuple)
+            }
+            // Only the row at the bound can have the arrival's values; one
+            // that stays there makes the patch unplaceable.
+            let below = departedBelow(bound)
+            let departed = below < removed.count && removed[below] == bound
+            if bound < oldCount && !departed && keys.compare(row: bound, with: arrival.tuple) == 0 { return nil }
+            places.append((bound - below, i))
         }
         places.sort { a, b in
             a.position != b.position ? a.position < b.position : keys.compare(arrivals[a.arrival].tuple, arrivals[b.arrival].tuple) < 0
@@ -116,8 +132,11 @@ struct _Patch<Record: FetchableRecord> {
             if i > 0 && place.position == places[i - 1].position && keys.compare(arrivals[i - 1].tuple, arrivals[i].tuple) == 0 { return nil }
             offsets.append(place.position + i)
         }
-        keys.insert(arrivals.map(\.tuple), atSortedOffsets: offsets)
-        if !isLazy { records.insert(arrivals.map(\.record), atSortedOffsets: offsets) }
+        // Each chunk the patch touches is made again once, for its
+        // departures and arrivals together.
+        keys.replace(removing: removed, inserting: arrivals.map(\.tuple), atSortedOffsets: offsets)
+        var records = old.records
+        if !isLazy { records.replace(removing: removed, inserting: arrivals.map(\.record), atSortedOffsets: offsets) }
         for i in arrivals.indices { arrivals[i].newFlat = offsets[i] }
 
         // Sections, by count.
