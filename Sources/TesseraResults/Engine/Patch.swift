@@ -6,6 +6,15 @@ import Foundation
 import TesseraDiff
 import TesseraSQLite
 
+/// Where a row a transaction touched was: its key and its flat offset in
+/// the result before. Outside ``_Patch``, which is generic over its
+/// records, so that sorting and copying departures is compiled for this
+/// type rather than through its metadata at run time.
+struct _PatchDeparture {
+    var key: DatabaseValue
+    var oldFlat: Int
+}
+
 /// The rows one transaction touched, and how they patch a result: where
 /// each was (a departure) and where it is now (an arrival). A row can be
 /// both, either or neither (a row outside the result before and after).
@@ -15,10 +24,7 @@ import TesseraSQLite
 /// without looking at the rows the transaction did not touch, except where
 /// a move's minimality depends on them (see ``window``).
 struct _Patch<Record: FetchableRecord> {
-    struct Departure {
-        var key: DatabaseValue
-        var oldFlat: Int
-    }
+    typealias Departure = _PatchDeparture
 
     struct Arrival {
         var key: DatabaseValue
@@ -103,38 +109,47 @@ struct _Patch<Record: FetchableRecord> {
         }
         var places: [(position: Int, arrival: Int)] = []
         places.reserveCapacity(arrivals.count)
+        // The others are searched for side by side.
+        var searched: [Int] = []
+        var searchedRanges: [Range<Int>?] = []
         for (i, arrival) in arrivals.enumerated() {
             if let d = departureIndex[arrival.key], fitsAt(departure: d, arrival.tuple) {
                 places.append((departures[d].oldFlat - d, i))
                 continue
             }
-            let bound: Int
+            var range: Range<Int>?
             if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
-                bound = keys.lowerBound(arrival.tuple, within: old.sectionStarts[s]..<old.sectionStarts[s + 1])
-            } else {
-                bound = keys.lowerBound(arrival.tuple)
+                range = old.sectionStarts[s]..<old.sectionStarts[s + 1]
             }
+            searched.append(i)
+            searchedRanges.append(range)
+        }
+        let bounds = keys.lowerBounds(searched.map { arrivals[$0].tuple }, within: searchedRanges)
+        for (i, bound) in zip(searched, bounds) {
             // Only the row at the bound can have the arrival's values; one
             // that stays there makes the patch unplaceable.
             let below = departedBelow(bound)
             let departed = below < removed.count && removed[below] == bound
-            if bound < oldCount && !departed && keys.compare(row: bound, with: arrival.tuple) == 0 { return nil }
+            if bound < oldCount && !departed && keys.compare(row: bound, with: arrivals[i].tuple) == 0 { return nil }
             places.append((bound - below, i))
         }
+        // The comparisons read the tuples only, not the generic arrivals.
+        let unsortedTuples = arrivals.map(\.tuple)
         places.sort { a, b in
-            a.position != b.position ? a.position < b.position : keys.compare(arrivals[a.arrival].tuple, arrivals[b.arrival].tuple) < 0
+            a.position != b.position ? a.position < b.position : keys.compare(unsortedTuples[a.arrival], unsortedTuples[b.arrival]) < 0
         }
         arrivals = places.map { arrivals[$0.arrival] }
+        let tuples = places.map { unsortedTuples[$0.arrival] }
         // Where each arrival ends: its place plus the arrivals before it.
         var offsets: [Int] = []
         offsets.reserveCapacity(arrivals.count)
         for (i, place) in places.enumerated() {
-            if i > 0 && place.position == places[i - 1].position && keys.compare(arrivals[i - 1].tuple, arrivals[i].tuple) == 0 { return nil }
+            if i > 0 && place.position == places[i - 1].position && keys.compare(tuples[i - 1], tuples[i]) == 0 { return nil }
             offsets.append(place.position + i)
         }
         // Each chunk the patch touches is made again once, for its
         // departures and arrivals together.
-        keys.replace(removing: removed, inserting: arrivals.map(\.tuple), atSortedOffsets: offsets)
+        keys.replace(removing: removed, inserting: tuples, atSortedOffsets: offsets)
         var records = old.records
         if !isLazy { records.replace(removing: removed, inserting: arrivals.map(\.record), atSortedOffsets: offsets) }
         for i in arrivals.indices { arrivals[i].newFlat = offsets[i] }

@@ -271,61 +271,103 @@ struct _SortKeyStore: Sendable {
         return 0
     }
 
-    /// The first row that does not sort before `tuple`: a search over the
-    /// chunks' last rows, then one inside a chunk.
+    /// The first row that does not sort before `tuple`.
     ///
     /// - Complexity: O(log *n*) tuple comparisons.
     func lowerBound(_ tuple: [DatabaseValue]) -> Int {
-        guard let first = columns.first else { return 0 }
-        var low = 0
-        var high = first.chunkCount
-        while low < high {
-            let mid = (low + high) / 2
-            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
-        }
-        guard low < first.chunkCount else { return count }
-        let chunk = low
-        var lowOffset = 0
-        var highOffset = first.count(ofChunk: chunk)
-        while lowOffset < highOffset {
-            let mid = (lowOffset + highOffset) / 2
-            if compare(chunk: chunk, offset: mid, with: tuple) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
-        }
-        return first.start(ofChunk: chunk) + lowOffset
+        lowerBounds([tuple], within: [nil])[0]
     }
 
-    /// The first row of `range` that does not sort before `tuple`, where
-    /// every row of the range has `tuple`'s first value (a section): the
-    /// first column is not compared.
+    /// One search of ``lowerBounds(_:within:)``: where it is, in the chunks
+    /// and then in one chunk.
+    private struct Search {
+        /// The first column compared: 1 in a section, whose rows all have
+        /// the tuple's first value.
+        var fromColumn: Int
+        var firstChunk: Int
+        var firstOffset: Int
+        var lastChunk: Int
+        var lastOffset: Int
+        /// The chunks still searched, then the offsets in the chunk found.
+        var low: Int
+        var high: Int
+    }
+
+    /// For each tuple, the first row of its range that does not sort
+    /// before it, where every row of the range has the tuple's first value
+    /// (a section: the first column is not compared); for a `nil` range,
+    /// the first row of the store that does not sort before it, as
+    /// ``lowerBound(_:)`` finds it.
     ///
-    /// The range is located once; the search runs over the last rows of
-    /// the chunks it covers, then inside one chunk, so that no probe
-    /// locates its row again.
+    /// Each range is located once; a search runs over the last rows of
+    /// the chunks the range covers, then inside one chunk. The searches
+    /// run side by side, one probe of each in turn: the rows of a large
+    /// result are mostly out of the processor's caches, and a probe of one
+    /// search need not wait for the row another search reads.
     ///
-    /// - Complexity: O(log *c* + log *r*) for a range of *r* rows and *c*
-    ///   chunks.
-    func lowerBound(_ tuple: [DatabaseValue], within range: Range<Int>) -> Int {
-        guard !range.isEmpty, let first = columns.first else { return range.lowerBound }
-        let (firstChunk, firstOffset) = first.locate(range.lowerBound)
-        let (lastChunk, lastOffset) = first.locate(range.upperBound - 1)
+    /// - Complexity: O(*q* (log *c* + log *m*)) for *q* searches, *c*
+    ///   chunks of at most *m* rows.
+    func lowerBounds(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int] {
+        var results = ranges.map { $0?.lowerBound ?? 0 }
+        guard let first = columns.first, first.count > 0 else { return results }
+        var searches: [Search] = []
+        searches.reserveCapacity(tuples.count)
+        for (q, range) in ranges.enumerated() {
+            let bounds = range ?? 0..<first.count
+            guard !bounds.isEmpty else {
+                searches.append(Search(fromColumn: 0, firstChunk: 0, firstOffset: 0, lastChunk: 0, lastOffset: 0, low: 0, high: -1))
+                results[q] = bounds.lowerBound
+                continue
+            }
+            let (firstChunk, firstOffset) = first.locate(bounds.lowerBound)
+            let (lastChunk, lastOffset) = first.locate(bounds.upperBound - 1)
+            searches.append(Search(
+                fromColumn: range == nil ? 0 : 1, firstChunk: firstChunk, firstOffset: firstOffset,
+                lastChunk: lastChunk, lastOffset: lastOffset, low: firstChunk, high: lastChunk))
+        }
         // The first chunk whose last row in the range does not sort before
-        // `tuple` (the last chunk when none does).
-        var low = firstChunk
-        var high = lastChunk
-        while low < high {
-            let mid = (low + high) / 2
-            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
+        // the tuple (the last chunk when none does).
+        var searching = true
+        while searching {
+            searching = false
+            for q in searches.indices where searches[q].low < searches[q].high {
+                let mid = (searches[q].low + searches[q].high) / 2
+                if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuples[q], fromColumn: searches[q].fromColumn) < 0 {
+                    searches[q].low = mid + 1
+                } else {
+                    searches[q].high = mid
+                }
+                searching = true
+            }
         }
-        let chunk = low
-        var lowOffset = chunk == firstChunk ? firstOffset : 0
-        var highOffset = chunk == lastChunk ? lastOffset + 1 : first.count(ofChunk: chunk)
-        let startOffset = lowOffset
-        while lowOffset < highOffset {
-            let mid = (lowOffset + highOffset) / 2
-            if compare(chunk: chunk, offset: mid, with: tuple, fromColumn: 1) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
+        // The offsets of the chunk found that are in the range; `lastChunk`
+        // keeps the chunk.
+        for q in searches.indices where searches[q].high >= 0 {
+            let chunk = searches[q].low
+            searches[q].lastOffset = chunk == searches[q].lastChunk ? searches[q].lastOffset + 1 : first.count(ofChunk: chunk)
+            searches[q].lastChunk = chunk
+            searches[q].low = chunk == searches[q].firstChunk ? searches[q].firstOffset : 0
+            searches[q].high = searches[q].lastOffset
         }
-        let base = chunk == firstChunk ? range.lowerBound - startOffset : first.start(ofChunk: chunk)
-        return base + lowOffset
+        searching = true
+        while searching {
+            searching = false
+            for q in searches.indices where searches[q].low < searches[q].high {
+                let mid = (searches[q].low + searches[q].high) / 2
+                if compare(chunk: searches[q].lastChunk, offset: mid, with: tuples[q], fromColumn: searches[q].fromColumn) < 0 {
+                    searches[q].low = mid + 1
+                } else {
+                    searches[q].high = mid
+                }
+                searching = true
+            }
+        }
+        for (q, search) in searches.enumerated() where search.high >= 0 {
+            let chunk = search.lastChunk
+            let base = chunk == search.firstChunk ? (ranges[q]?.lowerBound ?? 0) - search.firstOffset : first.start(ofChunk: chunk)
+            results[q] = base + search.low
+        }
+        return results
     }
 
     /// The row whose sort values and key are `tuple`, or `nil`; searched
@@ -333,10 +375,20 @@ struct _SortKeyStore: Sendable {
     ///
     /// - Complexity: O(log *n*).
     func find(_ tuple: [DatabaseValue], within range: Range<Int>? = nil) -> Int? {
-        let index = range.map { lowerBound(tuple, within: $0) } ?? lowerBound(tuple)
-        guard index < count, compare(row: index, with: tuple) == 0,
-              let key = tuple.last, columns[columns.count - 1][index] == key else { return nil }
-        return index
+        find([tuple], within: [range])[0]
+    }
+
+    /// The row of each tuple, as ``find(_:within:)`` finds it, with the
+    /// searches run side by side (see ``lowerBounds(_:within:)``).
+    ///
+    /// - Complexity: O(*q* log *n*) for *q* tuples.
+    func find(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int?] {
+        let bounds = lowerBounds(tuples, within: ranges)
+        return zip(tuples, bounds).map { tuple, index in
+            guard index < count, compare(row: index, with: tuple) == 0,
+                  let key = tuple.last, columns[columns.count - 1][index] == key else { return nil }
+            return index
+        }
     }
 
     /// The index of the section whose value sorts as `value` in the
