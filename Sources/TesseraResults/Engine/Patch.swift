@@ -211,6 +211,11 @@ struct _Patch<Record: FetchableRecord> {
         func oldPath(_ flat: Int, _ s: Int) -> IndexPath { IndexPath(item: flat - old.sectionStarts[s], section: s) }
         func newPath(_ flat: Int, _ t: Int) -> IndexPath { IndexPath(item: flat - starts[t], section: t) }
 
+        // The old flat offset of each delete, update and move, for sorting
+        // them by integers rather than by index paths.
+        var deleteFlats: [Int] = []
+        var updateFlats: [Int] = []
+        var moveFlats: [Int] = []
         // Pairs by key, through the departures' index made for placing.
         var paired = [Bool](repeating: false, count: departures.count)
         // Rows that stayed in their section: the section, and their old and
@@ -228,23 +233,28 @@ struct _Patch<Record: FetchableRecord> {
             let s = departureSections[d]
             let from = oldPath(departure.oldFlat, s)
             switch (oldToNew[s] >= 0, newToOld[t] >= 0) {
-            case (true, false): changeset.itemDeletes.append(from)
+            case (true, false):
+                changeset.itemDeletes.append(from)
+                deleteFlats.append(departure.oldFlat)
             case (false, true): changeset.itemInserts.append(to)
             case (false, false): break
             case (true, true):
                 if isLazy || old.records[departure.oldFlat] != arrival.record {
                     changeset.itemUpdates.append(Move(from: from, to: to))
+                    updateFlats.append(departure.oldFlat)
                     if isLazy { updatedKeys.insert(arrival.key) }
                 }
                 if oldToNew[s] == t {
                     stayed.append((t, departure.oldFlat, arrival.newFlat))
                 } else {
                     changeset.itemMoves.append(Move(from: from, to: to))
+                    moveFlats.append(departure.oldFlat)
                 }
             }
         }
         for (d, departure) in departures.enumerated() where !paired[d] && oldToNew[departureSections[d]] >= 0 {
             changeset.itemDeletes.append(oldPath(departure.oldFlat, departureSections[d]))
+            deleteFlats.append(departure.oldFlat)
         }
 
         let untouched = _Offsets(removed: removed, added: offsets)
@@ -260,14 +270,15 @@ struct _Patch<Record: FetchableRecord> {
             window(stayed[first..<end], oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: untouched, moves: &moves)
             for move in moves {
                 changeset.itemMoves.append(Move(from: oldPath(move.old, s), to: newPath(move.new, t)))
+                moveFlats.append(move.old)
             }
             first = end
         }
 
-        changeset.itemDeletes.sort()
-        changeset.itemInserts.sort()
-        changeset.itemUpdates.sort { $0.from < $1.from }
-        changeset.itemMoves.sort { $0.from < $1.from }
+        // Inserts come in new order already (arrivals are in new order).
+        changeset.itemDeletes = _sorted(changeset.itemDeletes, byOffsets: deleteFlats)
+        changeset.itemUpdates = _sorted(changeset.itemUpdates, byOffsets: updateFlats)
+        changeset.itemMoves = _sorted(changeset.itemMoves, byOffsets: moveFlats)
         return Outcome(state: new, changeset: changeset, updatedKeys: updatedKeys)
     }
 
@@ -339,6 +350,14 @@ struct _Patch<Record: FetchableRecord> {
             moves.append((Int(values[k]), start + k))
         }
     }
+}
+
+/// `items` in the order of `offsets` (one distinct offset an item): a sort
+/// of integers, in place of one of index paths.
+///
+/// - Complexity: O(*n* log *n*).
+func _sorted<T>(_ items: [T], byOffsets offsets: [Int]) -> [T] {
+    offsets.indices.sorted { offsets[$0] < offsets[$1] }.map { items[$0] }
 }
 
 /// Maps the offsets of the rows a patch did not touch between the old and
