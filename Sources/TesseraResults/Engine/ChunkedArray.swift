@@ -14,6 +14,10 @@ struct _ChunkedArray<Element> {
     /// Chunks grow to this size, then split in two.
     let maxChunk: Int
 
+    /// The most edits an edit makes in place in one chunk; a chunk with
+    /// more is made again in one pass.
+    static var editsInPlace: Int { 4 }
+
     private(set) var chunks: [[Element]] = []
     /// The chunks' counts as a Fenwick tree: `tree[i - 1]` holds the
     /// number of elements in chunks `i - (i & -i) ..< i` (for `i` from 1).
@@ -166,10 +170,10 @@ struct _ChunkedArray<Element> {
     /// at `offsets` (sorted ascending, distinct, in the array after the
     /// edit), in order.
     ///
-    /// Each chunk the edit touches is made again once, in one pass over
-    /// its elements, however many of them go and come: a chunk shared with
-    /// a copy is copied once, not once per edit, and nothing is shifted
-    /// element by element.
+    /// A chunk with a few edits (at most ``editsInPlace``) is edited in
+    /// place, so that one no copy shares is only shifted (one shared is
+    /// copied by its first edit); a chunk with more is made again once, in
+    /// one pass over its elements, however many of them go and come.
     ///
     /// - Complexity: O((*r* + *k*) log *c* + *t* · *m*) for *r* removals
     ///   and *k* insertions in *t* chunks of at most *m* elements; plus
@@ -197,8 +201,8 @@ struct _ChunkedArray<Element> {
             while j < removals.count && removals[j] - j <= rank { j += 1 }
             anchors.append(rank + j)
         }
-        // The chunks in order, each made again with its removals and
-        // insertions merged; `shift` is what the chunks before gained,
+        // The chunks in order, each edited with its removals and
+        // insertions together; `shift` is what the chunks before gained,
         // so that a position before the edit is located in the tree as it
         // is now.
         var r = 0
@@ -208,15 +212,38 @@ struct _ChunkedArray<Element> {
         while r < removals.count || a < anchors.count {
             let next = Swift.min(r < removals.count ? removals[r] : Int.max, a < anchors.count ? anchors[a] : Int.max)
             let (c, offset) = next < total ? locate(next + shift) : (last, chunks[last].count)
-            let old = chunks[c]
             // The chunk's elements are base..<end before the edit; an
             // anchor at the end belongs to the last chunk.
             let base = next - offset
-            let end = base + old.count
+            let end = base + chunks[c].count
             var rEnd = r
             while rEnd < removals.count && removals[rEnd] < end { rEnd += 1 }
             var aEnd = a
             while aEnd < anchors.count && (anchors[aEnd] < end || c == last) { aEnd += 1 }
+            if (rEnd - r) + (aEnd - a) <= Self.editsInPlace {
+                // A few edits are made in place: a chunk no copy shares is
+                // shifted, not made again; one shared is copied by the
+                // first edit.
+                let before = chunks[c].count
+                for k in (r..<rEnd).reversed() { chunks[c].remove(at: removals[k] - base) }
+                var removedBelow = 0
+                var k = r
+                for (i, anchor) in anchors[a..<aEnd].enumerated() {
+                    while k < rEnd && removals[k] < anchor {
+                        removedBelow += 1
+                        k += 1
+                    }
+                    chunks[c].insert(elements[a + i], at: anchor - base - removedBelow + i)
+                }
+                let delta = chunks[c].count - before
+                add(delta, toChunk: c)
+                shift += delta
+                if chunks[c].isEmpty || chunks[c].count > maxChunk { restructuring = true }
+                r = rEnd
+                a = aEnd
+                continue
+            }
+            let old = chunks[c]
             var made: [Element] = []
             made.reserveCapacity(old.count - (rEnd - r) + (aEnd - a))
             var from = 0
