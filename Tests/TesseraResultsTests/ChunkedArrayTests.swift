@@ -121,6 +121,135 @@ struct ChunkedArrayTests {
         }
     }
 
+    @Test("Random removals and insertions made in one edit, each chunk made once, match an array, and copies keep their contents")
+    func replaceMatchesArray() {
+        let seed = testSeed(default: 0x8E9)
+        print("ChunkedArrayTests.replaceMatchesArray: seed \(seed) (set TESSERA_SEED to replay)")
+        var generator = SplitMix64(seed: seed)
+        for (maxChunk, size) in [(2, 0), (3, 9), (4, 60), (16, 500), (64, 3_000)] {
+            var model = Array(0..<size)
+            var chunked = _ChunkedArray(model, maxChunk: maxChunk)
+            var next = 1_000_000
+            for round in 0..<200 {
+                let comment = Comment(rawValue: "seed \(seed), chunks of \(maxChunk), start size \(size), round \(round)")
+                let kept = chunked
+                let keptModel = model
+                // Removals: scattered, a run (emptying chunks), or all.
+                var removals: [Int] = []
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0 where !model.isEmpty:
+                    let start = Int.random(in: 0..<model.count, using: &generator)
+                    removals = Array(start..<Swift.min(model.count, start + Int.random(in: 1...maxChunk * 3, using: &generator)))
+                case 1 where model.count < 40:
+                    removals = Array(model.indices)
+                default:
+                    let wanted = Int.random(in: 0...Swift.min(model.count, 15), using: &generator)
+                    var picked = Set<Int>()
+                    while picked.count < wanted { picked.insert(Int.random(in: 0..<model.count, using: &generator)) }
+                    removals = picked.sorted()
+                }
+                var expected = model
+                for offset in removals.reversed() { expected.remove(at: offset) }
+                // Insertions at final offsets: scattered, a run at one place
+                // (splitting chunks), next to the removals, or at the end.
+                let inserted = Int.random(in: 0...(Int.random(in: 0..<4, using: &generator) == 0 ? maxChunk * 3 : 12), using: &generator)
+                let total = expected.count + inserted
+                var offsets: [Int]
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0:
+                    let start = Int.random(in: 0...(total - inserted), using: &generator)
+                    offsets = Array(start..<(start + inserted))
+                case 1:
+                    offsets = Array((total - inserted)..<total)
+                case 2 where !removals.isEmpty:
+                    var picked = Set<Int>()
+                    for removal in removals.prefix(inserted) { picked.insert(Swift.min(removal, total - 1)) }
+                    while picked.count < inserted { picked.insert(Int.random(in: 0..<total, using: &generator)) }
+                    offsets = picked.sorted()
+                default:
+                    var picked = Set<Int>()
+                    while picked.count < inserted { picked.insert(Int.random(in: 0..<total, using: &generator)) }
+                    offsets = picked.sorted()
+                }
+                let elements = offsets.map { _ in next += 1; return next }
+                for (offset, element) in zip(offsets, elements) { expected.insert(element, at: offset) }
+                model = expected
+                chunked.replace(removing: removals, inserting: elements, atSortedOffsets: offsets)
+
+                chunked._checkInvariants()
+                #expect(chunked.count == model.count, comment)
+                #expect(chunked.chunks.allSatisfy { !$0.isEmpty && $0.count <= maxChunk }, comment)
+                #expect(kept.joined() == keptModel, comment)
+                guard chunked.joined() == model else {
+                    Issue.record("the elements differ from the array's; \(comment.rawValue)")
+                    return
+                }
+                var start = 0
+                for c in chunked.chunks.indices {
+                    #expect(chunked.start(ofChunk: c) == start, comment)
+                    start += chunked.chunks[c].count
+                }
+            }
+        }
+    }
+
+    @Test("Kept sort values of reals (ascending and descending, with -0.0 and 0.0) find every row after random edits, and a lower bound agrees with a linear scan; an integer among them keeps them as values")
+    func realSortKeys() {
+        let seed = testSeed(default: 0x4EA)
+        print("ChunkedArrayTests.realSortKeys: seed \(seed) (set TESSERA_SEED to replay)")
+        var generator = SplitMix64(seed: seed)
+        for ascending in [true, false] {
+            var store = _SortKeyStore(orderings: [SQLiteSortOrdering(collation: .binary, ascending: ascending), SQLiteSortOrdering(collation: .binary, ascending: true)])
+            func real() -> DatabaseValue {
+                let specials: [Double] = [0, -0.0, 1e300, -1e300, 0.5]
+                return .real(Int.random(in: 0..<6, using: &generator) == 0 ? specials[Int.random(in: 0..<specials.count, using: &generator)] : Double(Int.random(in: -400...400, using: &generator)) / 8)
+            }
+            // The oracle orders rows through the orderings, not the store.
+            func order(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Int {
+                for c in a.indices {
+                    let order = store.orderings[c].compare(a[c], b[c])
+                    if order != 0 { return order }
+                }
+                return 0
+            }
+            var rows: [[DatabaseValue]] = (0..<2_500).map { [real(), .integer(Int64($0))] }
+            rows.sort { order($0, $1) < 0 }
+            for row in rows { store.append(row) }
+            var nextKey: Int64 = 10_000
+            for round in 0..<60 {
+                let comment = Comment(rawValue: "seed \(seed), ascending \(ascending), round \(round)")
+                #expect(store.columns[0].kind == (round <= 40 ? .reals : .general), comment)
+                // Remove some rows, insert others where they sort.
+                var picked = Set<Int>()
+                for _ in 0..<Int.random(in: 0...20, using: &generator) { picked.insert(Int.random(in: 0..<rows.count, using: &generator)) }
+                let removals = picked.sorted()
+                for offset in removals.reversed() { rows.remove(at: offset) }
+                var added: [[DatabaseValue]] = (0..<Int.random(in: (round == 40 ? 1 : 0)...20, using: &generator)).map { _ in
+                    nextKey += 1
+                    return [round == 40 ? .integer(7) : real(), .integer(nextKey)]
+                }
+                added.sort { order($0, $1) < 0 }
+                var all = rows + added
+                all.sort { order($0, $1) < 0 }
+                let offsets = added.map { row in all.firstIndex { order($0, row) == 0 }! }
+                rows = all
+                store.replace(removing: removals, inserting: added, atSortedOffsets: offsets)
+                #expect(store.count == rows.count, comment)
+                for (index, row) in rows.enumerated() where index % 7 == 0 || round == 59 {
+                    guard store.find(row) == index else {
+                        Issue.record("row \(index) \(row) is found at \(String(describing: store.find(row))); \(comment.rawValue)")
+                        return
+                    }
+                }
+                for _ in 0..<100 {
+                    let probe: [DatabaseValue] = [real(), .integer(Int64.random(in: -5...12_000, using: &generator))]
+                    let expected = rows.firstIndex { order($0, probe) >= 0 } ?? rows.count
+                    #expect(store.lowerBound(probe) == expected, comment)
+                }
+            }
+        }
+    }
+
     @Test("The kept sort values find every row, and a lower bound agrees with a linear scan")
     func sortKeyStore() {
         let seed = testSeed(default: 0x5E7)

@@ -14,6 +14,10 @@ struct _ChunkedArray<Element> {
     /// Chunks grow to this size, then split in two.
     let maxChunk: Int
 
+    /// The most edits an edit makes in place in one chunk; a chunk with
+    /// more is made again in one pass.
+    static var editsInPlace: Int { 4 }
+
     private(set) var chunks: [[Element]] = []
     /// The chunks' counts as a Fenwick tree: `tree[i - 1]` holds the
     /// number of elements in chunks `i - (i & -i) ..< i` (for `i` from 1).
@@ -148,53 +152,123 @@ struct _ChunkedArray<Element> {
 
     /// Removes the elements at `offsets` (sorted ascending, distinct).
     ///
-    /// - Complexity: O(*k* log *c* + *t* · *m*) for *k* offsets in *t*
-    ///   chunks of at most *m* elements, plus O(*c*) when a chunk is left
-    ///   empty.
+    /// - Complexity: as ``replace(removing:inserting:atSortedOffsets:)``.
     mutating func remove(atSortedOffsets offsets: [Int]) {
-        guard !offsets.isEmpty else { return }
-        // Located against the counts from before the removal: removing from
-        // the last keeps the earlier places.
-        let places = offsets.map(locate)
-        var emptied = false
-        for (c, k) in places.reversed() {
-            chunks[c].remove(at: k)
-            add(-1, toChunk: c)
-            if chunks[c].isEmpty { emptied = true }
-        }
-        if emptied { restructure() }
-        _checkInvariants()
+        replace(removing: offsets, inserting: [], atSortedOffsets: [])
     }
 
     /// Inserts elements so that they end at `offsets` (sorted ascending,
     /// distinct, in the array after the insertion), in order.
     ///
-    /// - Complexity: O(*k* log *c* + *t* · *m*), plus O(*c*) when a chunk
-    ///   grows past ``maxChunk``.
+    /// - Complexity: as ``replace(removing:inserting:atSortedOffsets:)``.
     mutating func insert(_ elements: [Element], atSortedOffsets offsets: [Int]) {
-        guard !elements.isEmpty else { return }
+        replace(removing: [], inserting: elements, atSortedOffsets: offsets)
+    }
+
+    /// Removes the elements at `removals` (sorted ascending, distinct, in
+    /// the array before the edit) and inserts `elements` so that they end
+    /// at `offsets` (sorted ascending, distinct, in the array after the
+    /// edit), in order.
+    ///
+    /// A chunk with a few edits (at most ``editsInPlace``) is edited in
+    /// place, so that one no copy shares is only shifted (one shared is
+    /// copied by its first edit); a chunk with more is made again once, in
+    /// one pass over its elements, however many of them go and come.
+    ///
+    /// - Complexity: O((*r* + *k*) log *c* + *t* · *m*) for *r* removals
+    ///   and *k* insertions in *t* chunks of at most *m* elements; plus
+    ///   O(*c*) for *c* chunks when a chunk is left empty or grows past
+    ///   ``maxChunk``, or when the list of chunks is shared with a copy
+    ///   (then it is copied, as any array).
+    mutating func replace(removing removals: [Int], inserting elements: [Element], atSortedOffsets offsets: [Int]) {
+        guard !removals.isEmpty || !elements.isEmpty else { return }
         if chunks.isEmpty {
             chunks.append([])
             tree.append(0)
         }
-        // The i-th element lands at offsets[i] - i among the elements
-        // already here, located against the counts from before the
-        // insertion; inserting from the last keeps the others' places. One
-        // past the end goes to the end of the last chunk.
         let total = count
         let last = chunks.count - 1
-        let places = elements.indices.map { i -> (chunk: Int, offset: Int) in
-            let position = offsets[i] - i
-            return position >= total ? (last, chunks[last].count) : locate(position)
+        // Each inserted element goes before the element the removals leave
+        // at its place: the untouched element of rank offsets[i] - i, which
+        // is at that rank plus the removals before it (those with
+        // removals[j] - j <= rank) in the array before the edit; or at the
+        // end. An anchor is never a removed element.
+        var anchors: [Int] = []
+        anchors.reserveCapacity(offsets.count)
+        var j = 0
+        for (i, offset) in offsets.enumerated() {
+            let rank = offset - i
+            while j < removals.count && removals[j] - j <= rank { j += 1 }
+            anchors.append(rank + j)
         }
-        var overfull = false
-        for i in elements.indices.reversed() {
-            let (c, k) = places[i]
-            chunks[c].insert(elements[i], at: k)
-            add(1, toChunk: c)
-            if chunks[c].count > maxChunk { overfull = true }
+        // The chunks in order, each edited with its removals and
+        // insertions together; `shift` is what the chunks before gained,
+        // so that a position before the edit is located in the tree as it
+        // is now.
+        var r = 0
+        var a = 0
+        var shift = 0
+        var restructuring = false
+        while r < removals.count || a < anchors.count {
+            let next = Swift.min(r < removals.count ? removals[r] : Int.max, a < anchors.count ? anchors[a] : Int.max)
+            let (c, offset) = next < total ? locate(next + shift) : (last, chunks[last].count)
+            // The chunk's elements are base..<end before the edit; an
+            // anchor at the end belongs to the last chunk.
+            let base = next - offset
+            let end = base + chunks[c].count
+            var rEnd = r
+            while rEnd < removals.count && removals[rEnd] < end { rEnd += 1 }
+            var aEnd = a
+            while aEnd < anchors.count && (anchors[aEnd] < end || c == last) { aEnd += 1 }
+            if (rEnd - r) + (aEnd - a) <= Self.editsInPlace {
+                // A few edits are made in place: a chunk no copy shares is
+                // shifted, not made again; one shared is copied by the
+                // first edit.
+                let before = chunks[c].count
+                for k in (r..<rEnd).reversed() { chunks[c].remove(at: removals[k] - base) }
+                var removedBelow = 0
+                var k = r
+                for (i, anchor) in anchors[a..<aEnd].enumerated() {
+                    while k < rEnd && removals[k] < anchor {
+                        removedBelow += 1
+                        k += 1
+                    }
+                    chunks[c].insert(elements[a + i], at: anchor - base - removedBelow + i)
+                }
+                let delta = chunks[c].count - before
+                add(delta, toChunk: c)
+                shift += delta
+                if chunks[c].isEmpty || chunks[c].count > maxChunk { restructuring = true }
+                r = rEnd
+                a = aEnd
+                continue
+            }
+            let old = chunks[c]
+            var made: [Element] = []
+            made.reserveCapacity(old.count - (rEnd - r) + (aEnd - a))
+            var from = 0
+            while r < rEnd || a < aEnd {
+                if a < aEnd && (r == rEnd || anchors[a] < removals[r]) {
+                    let k = anchors[a] - base
+                    made.append(contentsOf: old[from..<k])
+                    made.append(elements[a])
+                    from = k
+                    a += 1
+                } else {
+                    let k = removals[r] - base
+                    made.append(contentsOf: old[from..<k])
+                    from = k + 1
+                    r += 1
+                }
+            }
+            made.append(contentsOf: old[from...])
+            let delta = made.count - old.count
+            chunks[c] = made
+            add(delta, toChunk: c)
+            shift += delta
+            if made.isEmpty || made.count > maxChunk { restructuring = true }
         }
-        if overfull { restructure() }
+        if restructuring { restructure() }
         _checkInvariants()
     }
 

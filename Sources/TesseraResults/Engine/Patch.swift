@@ -6,6 +6,15 @@ import Foundation
 import TesseraDiff
 import TesseraSQLite
 
+/// Where a row a transaction touched was: its key and its flat offset in
+/// the result before. Outside ``_Patch``, which is generic over its
+/// records, so that sorting and copying departures is compiled for this
+/// type rather than through its metadata at run time.
+struct _PatchDeparture {
+    var key: DatabaseValue
+    var oldFlat: Int
+}
+
 /// The rows one transaction touched, and how they patch a result: where
 /// each was (a departure) and where it is now (an arrival). A row can be
 /// both, either or neither (a row outside the result before and after).
@@ -15,10 +24,7 @@ import TesseraSQLite
 /// without looking at the rows the transaction did not touch, except where
 /// a move's minimality depends on them (see ``window``).
 struct _Patch<Record: FetchableRecord> {
-    struct Departure {
-        var key: DatabaseValue
-        var oldFlat: Int
-    }
+    typealias Departure = _PatchDeparture
 
     struct Arrival {
         var key: DatabaseValue
@@ -66,58 +72,86 @@ struct _Patch<Record: FetchableRecord> {
         let removed = departures.map(\.oldFlat)
         let departureSections = removed.map(old.section(ofFlatOffset:))
         let isLazy = faults != nil
-        var records = old.records
-        if !isLazy { records.remove(atSortedOffsets: removed) }
-        keys.remove(atSortedOffsets: removed)
-        // Each arrival's place among the rows that stay; arrivals are put
-        // in order by it (and by their values where two share a place).
+        let oldCount = keys.count
+        // Each arrival's place among the rows that stay, searched for in
+        // the kept values before the patch (which still hold the departed
+        // rows, skipped by counting them): the first row that does not sort
+        // before it, less the departed rows before that one. Arrivals are
+        // put in order by it (and by their values where two share a place).
         // In a sectioned result an arrival whose section was there is
-        // searched for in that section only (where it is after the
-        // removals).
-        var remainingStarts: [Int] = []
-        if sectioned {
-            var counts = old.sections.indices.map { old.sectionStarts[$0 + 1] - old.sectionStarts[$0] }
-            for s in departureSections { counts[s] -= 1 }
-            remainingStarts = [0]
-            for count in counts { remainingStarts.append(remainingStarts[remainingStarts.count - 1] + count) }
+        // searched for in that section only.
+        func departedBelow(_ x: Int) -> Int {
+            var low = 0
+            var high = removed.count
+            while low < high {
+                let mid = (low + high) / 2
+                if removed[mid] < x { low = mid + 1 } else { high = mid }
+            }
+            return low
         }
         // A row that left a place usually comes back to it (its sort
         // values did not change, or not by much): its place among the rows
-        // that stay is checked against its two neighbours first.
+        // that stay is checked against the rows that stay on either side
+        // first, past the departed rows next to it (`runStart` and
+        // `runEnd`: the run of adjacent departed rows it is in).
         var departureIndex: [DatabaseValue: Int] = [:]
         departureIndex.reserveCapacity(departures.count)
         for (d, departure) in departures.enumerated() { departureIndex[departure.key] = d }
-        func fitsAt(_ position: Int, _ tuple: [DatabaseValue]) -> Bool {
-            (position == 0 || keys.compare(row: position - 1, with: tuple) < 0)
-                && (position == keys.count || keys.compare(row: position, with: tuple) > 0)
+        var runStart = Array(removed.indices)
+        for d in removed.indices.dropFirst() where removed[d - 1] == removed[d] - 1 { runStart[d] = runStart[d - 1] }
+        var runEnd = Array(removed.indices)
+        for d in removed.indices.reversed().dropFirst() where removed[d + 1] == removed[d] + 1 { runEnd[d] = runEnd[d + 1] }
+        func fitsAt(departure d: Int, _ tuple: [DatabaseValue]) -> Bool {
+            let before = removed[runStart[d]] - 1
+            let after = removed[runEnd[d]] + 1
+            return (before < 0 || keys.compare(row: before, with: tuple) < 0)
+                && (after == oldCount || keys.compare(row: after, with: tuple) > 0)
         }
         var places: [(position: Int, arrival: Int)] = []
         places.reserveCapacity(arrivals.count)
+        // The others are searched for side by side.
+        var searched: [Int] = []
+        var searchedRanges: [Range<Int>?] = []
         for (i, arrival) in arrivals.enumerated() {
-            let position: Int
-            if let d = departureIndex[arrival.key], fitsAt(departures[d].oldFlat - d, arrival.tuple) {
-                position = departures[d].oldFlat - d
-            } else if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
-                position = keys.lowerBound(arrival.tuple, within: remainingStarts[s]..<remainingStarts[s + 1])
-            } else {
-                position = keys.lowerBound(arrival.tuple)
+            if let d = departureIndex[arrival.key], fitsAt(departure: d, arrival.tuple) {
+                places.append((departures[d].oldFlat - d, i))
+                continue
             }
-            if position < keys.count && keys.compare(row: position, with: arrival.tuple) == 0 { return nil }
-            places.append((position, i))
+            var range: Range<Int>?
+            if sectioned, let s = keys.section(of: arrival.tuple[0], in: old.sections) {
+                range = old.sectionStarts[s]..<old.sectionStarts[s + 1]
+            }
+            searched.append(i)
+            searchedRanges.append(range)
         }
+        let bounds = keys.lowerBounds(searched.map { arrivals[$0].tuple }, within: searchedRanges)
+        for (i, bound) in zip(searched, bounds) {
+            // Only the row at the bound can have the arrival's values; one
+            // that stays there makes the patch unplaceable.
+            let below = departedBelow(bound)
+            let departed = below < removed.count && removed[below] == bound
+            if bound < oldCount && !departed && keys.compare(row: bound, with: arrivals[i].tuple) == 0 { return nil }
+            places.append((bound - below, i))
+        }
+        // The comparisons read the tuples only, not the generic arrivals.
+        let unsortedTuples = arrivals.map(\.tuple)
         places.sort { a, b in
-            a.position != b.position ? a.position < b.position : keys.compare(arrivals[a.arrival].tuple, arrivals[b.arrival].tuple) < 0
+            a.position != b.position ? a.position < b.position : keys.compare(unsortedTuples[a.arrival], unsortedTuples[b.arrival]) < 0
         }
         arrivals = places.map { arrivals[$0.arrival] }
+        let tuples = places.map { unsortedTuples[$0.arrival] }
         // Where each arrival ends: its place plus the arrivals before it.
         var offsets: [Int] = []
         offsets.reserveCapacity(arrivals.count)
         for (i, place) in places.enumerated() {
-            if i > 0 && place.position == places[i - 1].position && keys.compare(arrivals[i - 1].tuple, arrivals[i].tuple) == 0 { return nil }
+            if i > 0 && place.position == places[i - 1].position && keys.compare(tuples[i - 1], tuples[i]) == 0 { return nil }
             offsets.append(place.position + i)
         }
-        keys.insert(arrivals.map(\.tuple), atSortedOffsets: offsets)
-        if !isLazy { records.insert(arrivals.map(\.record), atSortedOffsets: offsets) }
+        // Each chunk the patch touches is made again once, for its
+        // departures and arrivals together.
+        keys.replace(removing: removed, inserting: tuples, atSortedOffsets: offsets)
+        var records = old.records
+        if !isLazy { records.replace(removing: removed, inserting: arrivals.map(\.record), atSortedOffsets: offsets) }
         for i in arrivals.indices { arrivals[i].newFlat = offsets[i] }
 
         // Sections, by count.
@@ -177,6 +211,11 @@ struct _Patch<Record: FetchableRecord> {
         func oldPath(_ flat: Int, _ s: Int) -> IndexPath { IndexPath(item: flat - old.sectionStarts[s], section: s) }
         func newPath(_ flat: Int, _ t: Int) -> IndexPath { IndexPath(item: flat - starts[t], section: t) }
 
+        // The old flat offset of each delete, update and move, for sorting
+        // them by integers rather than by index paths.
+        var deleteFlats: [Int] = []
+        var updateFlats: [Int] = []
+        var moveFlats: [Int] = []
         // Pairs by key, through the departures' index made for placing.
         var paired = [Bool](repeating: false, count: departures.count)
         // Rows that stayed in their section: the section, and their old and
@@ -194,23 +233,28 @@ struct _Patch<Record: FetchableRecord> {
             let s = departureSections[d]
             let from = oldPath(departure.oldFlat, s)
             switch (oldToNew[s] >= 0, newToOld[t] >= 0) {
-            case (true, false): changeset.itemDeletes.append(from)
+            case (true, false):
+                changeset.itemDeletes.append(from)
+                deleteFlats.append(departure.oldFlat)
             case (false, true): changeset.itemInserts.append(to)
             case (false, false): break
             case (true, true):
                 if isLazy || old.records[departure.oldFlat] != arrival.record {
                     changeset.itemUpdates.append(Move(from: from, to: to))
+                    updateFlats.append(departure.oldFlat)
                     if isLazy { updatedKeys.insert(arrival.key) }
                 }
                 if oldToNew[s] == t {
                     stayed.append((t, departure.oldFlat, arrival.newFlat))
                 } else {
                     changeset.itemMoves.append(Move(from: from, to: to))
+                    moveFlats.append(departure.oldFlat)
                 }
             }
         }
         for (d, departure) in departures.enumerated() where !paired[d] && oldToNew[departureSections[d]] >= 0 {
             changeset.itemDeletes.append(oldPath(departure.oldFlat, departureSections[d]))
+            deleteFlats.append(departure.oldFlat)
         }
 
         let untouched = _Offsets(removed: removed, added: offsets)
@@ -226,14 +270,15 @@ struct _Patch<Record: FetchableRecord> {
             window(stayed[first..<end], oldSection: old.sectionStarts[s]..<old.sectionStarts[s + 1], offsets: untouched, moves: &moves)
             for move in moves {
                 changeset.itemMoves.append(Move(from: oldPath(move.old, s), to: newPath(move.new, t)))
+                moveFlats.append(move.old)
             }
             first = end
         }
 
-        changeset.itemDeletes.sort()
-        changeset.itemInserts.sort()
-        changeset.itemUpdates.sort { $0.from < $1.from }
-        changeset.itemMoves.sort { $0.from < $1.from }
+        // Inserts come in new order already (arrivals are in new order).
+        changeset.itemDeletes = _sorted(changeset.itemDeletes, byOffsets: deleteFlats)
+        changeset.itemUpdates = _sorted(changeset.itemUpdates, byOffsets: updateFlats)
+        changeset.itemMoves = _sorted(changeset.itemMoves, byOffsets: moveFlats)
         return Outcome(state: new, changeset: changeset, updatedKeys: updatedKeys)
     }
 
@@ -305,6 +350,14 @@ struct _Patch<Record: FetchableRecord> {
             moves.append((Int(values[k]), start + k))
         }
     }
+}
+
+/// `items` in the order of `offsets` (one distinct offset an item): a sort
+/// of integers, in place of one of index paths.
+///
+/// - Complexity: O(*n* log *n*).
+func _sorted<T>(_ items: [T], byOffsets offsets: [Int]) -> [T] {
+    offsets.indices.sorted { offsets[$0] < offsets[$1] }.map { items[$0] }
 }
 
 /// Maps the offsets of the rows a patch did not touch between the old and

@@ -351,13 +351,23 @@ struct _ResultEngine<Record: FetchableRecord> {
         guard let plan else { return .mustRefetch }
         let old = result.state
         var patch = _Patch<Record>()
+        // Where the rows were: searched for side by side. In a sectioned
+        // result, only a row's section is searched.
+        var searchedKeys: [DatabaseValue] = []
+        var searchedTuples: [[DatabaseValue]] = []
+        var searchedRanges: [Range<Int>?] = []
         for (key, before) in touched {
-            let oldFlat = before.flatMap { tuple in
-                // In a sectioned result, only the row's section is searched.
-                guard sectioned else { return keys.find(tuple) }
-                guard let s = keys.section(of: tuple[0], in: old.sections) else { return nil }
-                return keys.find(tuple, within: old.sectionStarts[s]..<old.sectionStarts[s + 1])
+            guard let tuple = before else { continue }
+            var range: Range<Int>?
+            if sectioned {
+                guard let s = keys.section(of: tuple[0], in: old.sections) else { continue }
+                range = old.sectionStarts[s]..<old.sectionStarts[s + 1]
             }
+            searchedKeys.append(key)
+            searchedTuples.append(tuple)
+            searchedRanges.append(range)
+        }
+        for (key, oldFlat) in zip(searchedKeys, keys.find(searchedTuples, within: searchedRanges)) {
             if let oldFlat { patch.departures.append(.init(key: key, oldFlat: oldFlat)) }
         }
         // A key read twice, or a row too short to hold its tuple.

@@ -1,40 +1,77 @@
 import TesseraSQLite
 
 /// One column of kept sort values: 8 bytes a row while every value is an
-/// integer, a `DatabaseValue` a row once one is not. Every column of a
-/// store is chunked alike, so one lookup locates a row in all of them.
+/// integer, or every value a real, a `DatabaseValue` a row once neither
+/// holds. Every column of a store is chunked alike, so one lookup locates
+/// a row in all of them.
 struct _KeyColumn: Sendable {
     static var chunkSize: Int { 1024 }
 
+    /// How the values are kept.
+    enum Kind: Sendable {
+        /// In ``integers``: every value is an integer (also while empty).
+        case integers
+        /// In ``reals``: every value is a real.
+        case reals
+        /// In ``values``.
+        case general
+    }
+
     /// The values while they are all integers.
     private(set) var integers = _ChunkedArray<Int64>(maxChunk: _KeyColumn.chunkSize)
-    /// The values once one is not an integer (then `integers` is empty).
+    /// The values while they are all reals.
+    private(set) var reals = _ChunkedArray<Double>(maxChunk: _KeyColumn.chunkSize)
+    /// The values once they are neither (then the others are empty).
     private(set) var values = _ChunkedArray<DatabaseValue>(maxChunk: _KeyColumn.chunkSize)
-    /// Whether `values` holds the column.
-    private(set) var isGeneral = false
+    /// Which of the three holds the column.
+    private(set) var kind = Kind.integers
 
-    var count: Int { isGeneral ? values.count : integers.count }
+    var count: Int {
+        switch kind {
+        case .integers: return integers.count
+        case .reals: return reals.count
+        case .general: return values.count
+        }
+    }
 
     /// The number of chunks.
-    var chunkCount: Int { isGeneral ? values.chunks.count : integers.chunks.count }
+    var chunkCount: Int {
+        switch kind {
+        case .integers: return integers.chunks.count
+        case .reals: return reals.chunks.count
+        case .general: return values.chunks.count
+        }
+    }
 
     /// The number of values in chunk `c`.
     func count(ofChunk c: Int) -> Int {
-        isGeneral ? values.chunks[c].count : integers.chunks[c].count
+        switch kind {
+        case .integers: return integers.chunks[c].count
+        case .reals: return reals.chunks[c].count
+        case .general: return values.chunks[c].count
+        }
     }
 
     /// Where chunk `c` starts.
     ///
     /// - Complexity: O(log *c*) for *c* chunks.
     func start(ofChunk c: Int) -> Int {
-        isGeneral ? values.start(ofChunk: c) : integers.start(ofChunk: c)
+        switch kind {
+        case .integers: return integers.start(ofChunk: c)
+        case .reals: return reals.start(ofChunk: c)
+        case .general: return values.start(ofChunk: c)
+        }
     }
 
     /// The chunk holding position `index`, and the position in it.
     ///
     /// - Complexity: O(log *c*) for *c* chunks.
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
-        isGeneral ? values.locate(index) : integers.locate(index)
+        switch kind {
+        case .integers: return integers.locate(index)
+        case .reals: return reals.locate(index)
+        case .general: return values.locate(index)
+        }
     }
 
     subscript(index: Int) -> DatabaseValue {
@@ -43,49 +80,89 @@ struct _KeyColumn: Sendable {
     }
 
     subscript(chunk c: Int, offset k: Int) -> DatabaseValue {
-        isGeneral ? values[chunk: c, offset: k] : .integer(integers[chunk: c, offset: k])
+        switch kind {
+        case .integers: return .integer(integers[chunk: c, offset: k])
+        case .reals: return .real(reals[chunk: c, offset: k])
+        case .general: return values[chunk: c, offset: k]
+        }
     }
 
     /// Bytes the kept values take (not counting text and blob contents).
     var byteCount: Int {
-        isGeneral ? values.count * MemoryLayout<DatabaseValue>.stride : integers.count * MemoryLayout<Int64>.stride
+        switch kind {
+        case .integers: return integers.count * MemoryLayout<Int64>.stride
+        case .reals: return reals.count * MemoryLayout<Double>.stride
+        case .general: return values.count * MemoryLayout<DatabaseValue>.stride
+        }
     }
 
-    /// Switches to general storage (same chunks), once a value is not an
-    /// integer.
+    /// Switches to general storage (same chunks), once a value is neither
+    /// an integer nor a real, or the column holds both.
     ///
     /// - Complexity: O(*n*), once per column.
     private mutating func generalize() {
-        guard !isGeneral else { return }
-        values = integers.map(DatabaseValue.integer)
-        integers = _ChunkedArray(maxChunk: Self.chunkSize)
-        isGeneral = true
+        switch kind {
+        case .integers:
+            values = integers.map(DatabaseValue.integer)
+            integers = _ChunkedArray(maxChunk: Self.chunkSize)
+        case .reals:
+            values = reals.map(DatabaseValue.real)
+            reals = _ChunkedArray(maxChunk: Self.chunkSize)
+        case .general:
+            return
+        }
+        kind = .general
     }
 
-    mutating func append(_ value: DatabaseValue) {
-        if !isGeneral, case let .integer(x) = value {
-            integers.append(x)
+    /// Makes the storage one that can hold `added` too: an empty column
+    /// takes reals when every value added is one.
+    private mutating func prepare(toHold added: some Collection<DatabaseValue>) {
+        switch kind {
+        case .integers:
+            if added.allSatisfy({ $0.int64 != nil }) { return }
+            if integers.isEmpty && !added.isEmpty && added.allSatisfy({ $0.real != nil }) {
+                kind = .reals
+                return
+            }
+        case .reals:
+            if added.allSatisfy({ $0.real != nil }) { return }
+        case .general:
             return
         }
         generalize()
-        values.append(value)
     }
 
-    mutating func insert(_ inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
-        if inserted.contains(where: { $0.int64 == nil }) { generalize() }
-        if isGeneral {
-            values.insert(inserted, atSortedOffsets: offsets)
-        } else {
-            integers.insert(inserted.map { $0.int64 ?? 0 }, atSortedOffsets: offsets)
+    mutating func append(_ value: DatabaseValue) {
+        switch (kind, value) {
+        case let (.integers, .integer(x)): integers.append(x)
+        case let (.reals, .real(x)): reals.append(x)
+        default:
+            prepare(toHold: CollectionOfOne(value))
+            switch (kind, value) {
+            case let (.reals, .real(x)): reals.append(x)
+            default: values.append(value)
+            }
         }
     }
 
-    mutating func remove(atSortedOffsets offsets: [Int]) {
-        if isGeneral {
-            values.remove(atSortedOffsets: offsets)
-        } else {
-            integers.remove(atSortedOffsets: offsets)
+    /// Removes the values at `removals` (sorted ascending) and inserts
+    /// `inserted` so that they end at `offsets` (sorted ascending), as
+    /// ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``.
+    mutating func replace(removing removals: [Int], inserting inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
+        prepare(toHold: inserted)
+        switch kind {
+        case .integers: integers.replace(removing: removals, inserting: inserted.map { $0.int64 ?? 0 }, atSortedOffsets: offsets)
+        case .reals: reals.replace(removing: removals, inserting: inserted.map { $0.real ?? 0 }, atSortedOffsets: offsets)
+        case .general: values.replace(removing: removals, inserting: inserted, atSortedOffsets: offsets)
         }
+    }
+}
+
+extension DatabaseValue {
+    /// The real, or `nil` when the value is not one (an integer included).
+    fileprivate var real: Double? {
+        if case let .real(value) = self { return value }
+        return nil
     }
 }
 
@@ -98,10 +175,13 @@ struct _SortKeyStore: Sendable {
     let orderings: [any SortOrdering]
     /// Each ordering's ``SortOrdering/integersAscending``, read once.
     private let ascending: [Bool]
+    /// Each ordering's ``SortOrdering/realsAscending``, read once.
+    private let realsAscending: [Bool?]
 
     init(orderings: [any SortOrdering]) {
         self.orderings = orderings
         ascending = orderings.map(\.integersAscending)
+        realsAscending = orderings.map(\.realsAscending)
         columns = Array(repeating: _KeyColumn(), count: orderings.count)
     }
 
@@ -122,21 +202,30 @@ struct _SortKeyStore: Sendable {
         for c in columns.indices { columns[c].append(values[positions[c]]) }
     }
 
-    /// Inserts tuples so that they end at `offsets` (sorted ascending).
-    mutating func insert(_ tuples: [[DatabaseValue]], atSortedOffsets offsets: [Int]) {
-        for c in columns.indices { columns[c].insert(tuples.map { $0[c] }, atSortedOffsets: offsets) }
+    /// Removes the rows at `removals` (sorted ascending, in the store
+    /// before the edit) and inserts tuples so that they end at `offsets`
+    /// (sorted ascending, in the store after it): each chunk of each
+    /// column is made again once.
+    ///
+    /// - Complexity: as ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``,
+    ///   for each column.
+    mutating func replace(removing removals: [Int], inserting tuples: [[DatabaseValue]], atSortedOffsets offsets: [Int]) {
+        for c in columns.indices { columns[c].replace(removing: removals, inserting: tuples.map { $0[c] }, atSortedOffsets: offsets) }
     }
 
-    /// Removes the rows at `offsets` (sorted ascending).
-    mutating func remove(atSortedOffsets offsets: [Int]) {
-        for c in columns.indices { columns[c].remove(atSortedOffsets: offsets) }
-    }
-
-    /// Compares one column's values in the result's order.
+    /// Compares one column's values in the result's order (two integers,
+    /// or two reals where the store orders them by value, without a call).
     func compare(_ a: DatabaseValue, _ b: DatabaseValue, column c: Int) -> Int {
-        if case let .integer(x) = a, case let .integer(y) = b {
+        switch (a, b) {
+        case let (.integer(x), .integer(y)):
             let order = x < y ? -1 : (x > y ? 1 : 0)
             return ascending[c] ? order : -order
+        case let (.real(x), .real(y)):
+            guard let realsAscending = realsAscending[c] else { break }
+            let order = x < y ? -1 : (x > y ? 1 : 0)
+            return realsAscending ? order : -order
+        default:
+            break
         }
         return orderings[c].compare(a, b)
     }
@@ -160,16 +249,21 @@ struct _SortKeyStore: Sendable {
         return 0
     }
 
-    /// Compares the row at a located position with a tuple (integers
-    /// compared without making values).
+    /// Compares the row at a located position with a tuple (integers, and
+    /// reals the store orders by value, compared without making values).
     func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue], fromColumn first: Int = 0) -> Int {
         for c in first..<columns.count {
             var order: Int
-            if !columns[c].isGeneral, case let .integer(y) = tuple[c] {
+            switch (columns[c].kind, tuple[c]) {
+            case let (.integers, .integer(y)):
                 let x = columns[c].integers[chunk: chunk, offset: offset]
                 order = x < y ? -1 : (x > y ? 1 : 0)
                 if !ascending[c] { order = -order }
-            } else {
+            case let (.reals, .real(y)) where realsAscending[c] != nil:
+                let x = columns[c].reals[chunk: chunk, offset: offset]
+                order = x < y ? -1 : (x > y ? 1 : 0)
+                if realsAscending[c] == false { order = -order }
+            default:
                 order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
             }
             if order != 0 { return order }
@@ -177,61 +271,103 @@ struct _SortKeyStore: Sendable {
         return 0
     }
 
-    /// The first row that does not sort before `tuple`: a search over the
-    /// chunks' last rows, then one inside a chunk.
+    /// The first row that does not sort before `tuple`.
     ///
     /// - Complexity: O(log *n*) tuple comparisons.
     func lowerBound(_ tuple: [DatabaseValue]) -> Int {
-        guard let first = columns.first else { return 0 }
-        var low = 0
-        var high = first.chunkCount
-        while low < high {
-            let mid = (low + high) / 2
-            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple) < 0 { low = mid + 1 } else { high = mid }
-        }
-        guard low < first.chunkCount else { return count }
-        let chunk = low
-        var lowOffset = 0
-        var highOffset = first.count(ofChunk: chunk)
-        while lowOffset < highOffset {
-            let mid = (lowOffset + highOffset) / 2
-            if compare(chunk: chunk, offset: mid, with: tuple) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
-        }
-        return first.start(ofChunk: chunk) + lowOffset
+        lowerBounds([tuple], within: [nil])[0]
     }
 
-    /// The first row of `range` that does not sort before `tuple`, where
-    /// every row of the range has `tuple`'s first value (a section): the
-    /// first column is not compared.
+    /// One search of ``lowerBounds(_:within:)``: where it is, in the chunks
+    /// and then in one chunk.
+    private struct Search {
+        /// The first column compared: 1 in a section, whose rows all have
+        /// the tuple's first value.
+        var fromColumn: Int
+        var firstChunk: Int
+        var firstOffset: Int
+        var lastChunk: Int
+        var lastOffset: Int
+        /// The chunks still searched, then the offsets in the chunk found.
+        var low: Int
+        var high: Int
+    }
+
+    /// For each tuple, the first row of its range that does not sort
+    /// before it, where every row of the range has the tuple's first value
+    /// (a section: the first column is not compared); for a `nil` range,
+    /// the first row of the store that does not sort before it, as
+    /// ``lowerBound(_:)`` finds it.
     ///
-    /// The range is located once; the search runs over the last rows of
-    /// the chunks it covers, then inside one chunk, so that no probe
-    /// locates its row again.
+    /// Each range is located once; a search runs over the last rows of
+    /// the chunks the range covers, then inside one chunk. The searches
+    /// run side by side, one probe of each in turn: the rows of a large
+    /// result are mostly out of the processor's caches, and a probe of one
+    /// search need not wait for the row another search reads.
     ///
-    /// - Complexity: O(log *c* + log *r*) for a range of *r* rows and *c*
-    ///   chunks.
-    func lowerBound(_ tuple: [DatabaseValue], within range: Range<Int>) -> Int {
-        guard !range.isEmpty, let first = columns.first else { return range.lowerBound }
-        let (firstChunk, firstOffset) = first.locate(range.lowerBound)
-        let (lastChunk, lastOffset) = first.locate(range.upperBound - 1)
+    /// - Complexity: O(*q* (log *c* + log *m*)) for *q* searches, *c*
+    ///   chunks of at most *m* rows.
+    func lowerBounds(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int] {
+        var results = ranges.map { $0?.lowerBound ?? 0 }
+        guard let first = columns.first, first.count > 0 else { return results }
+        var searches: [Search] = []
+        searches.reserveCapacity(tuples.count)
+        for (q, range) in ranges.enumerated() {
+            let bounds = range ?? 0..<first.count
+            guard !bounds.isEmpty else {
+                searches.append(Search(fromColumn: 0, firstChunk: 0, firstOffset: 0, lastChunk: 0, lastOffset: 0, low: 0, high: -1))
+                results[q] = bounds.lowerBound
+                continue
+            }
+            let (firstChunk, firstOffset) = first.locate(bounds.lowerBound)
+            let (lastChunk, lastOffset) = first.locate(bounds.upperBound - 1)
+            searches.append(Search(
+                fromColumn: range == nil ? 0 : 1, firstChunk: firstChunk, firstOffset: firstOffset,
+                lastChunk: lastChunk, lastOffset: lastOffset, low: firstChunk, high: lastChunk))
+        }
         // The first chunk whose last row in the range does not sort before
-        // `tuple` (the last chunk when none does).
-        var low = firstChunk
-        var high = lastChunk
-        while low < high {
-            let mid = (low + high) / 2
-            if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuple, fromColumn: 1) < 0 { low = mid + 1 } else { high = mid }
+        // the tuple (the last chunk when none does).
+        var searching = true
+        while searching {
+            searching = false
+            for q in searches.indices where searches[q].low < searches[q].high {
+                let mid = (searches[q].low + searches[q].high) / 2
+                if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuples[q], fromColumn: searches[q].fromColumn) < 0 {
+                    searches[q].low = mid + 1
+                } else {
+                    searches[q].high = mid
+                }
+                searching = true
+            }
         }
-        let chunk = low
-        var lowOffset = chunk == firstChunk ? firstOffset : 0
-        var highOffset = chunk == lastChunk ? lastOffset + 1 : first.count(ofChunk: chunk)
-        let startOffset = lowOffset
-        while lowOffset < highOffset {
-            let mid = (lowOffset + highOffset) / 2
-            if compare(chunk: chunk, offset: mid, with: tuple, fromColumn: 1) < 0 { lowOffset = mid + 1 } else { highOffset = mid }
+        // The offsets of the chunk found that are in the range; `lastChunk`
+        // keeps the chunk.
+        for q in searches.indices where searches[q].high >= 0 {
+            let chunk = searches[q].low
+            searches[q].lastOffset = chunk == searches[q].lastChunk ? searches[q].lastOffset + 1 : first.count(ofChunk: chunk)
+            searches[q].lastChunk = chunk
+            searches[q].low = chunk == searches[q].firstChunk ? searches[q].firstOffset : 0
+            searches[q].high = searches[q].lastOffset
         }
-        let base = chunk == firstChunk ? range.lowerBound - startOffset : first.start(ofChunk: chunk)
-        return base + lowOffset
+        searching = true
+        while searching {
+            searching = false
+            for q in searches.indices where searches[q].low < searches[q].high {
+                let mid = (searches[q].low + searches[q].high) / 2
+                if compare(chunk: searches[q].lastChunk, offset: mid, with: tuples[q], fromColumn: searches[q].fromColumn) < 0 {
+                    searches[q].low = mid + 1
+                } else {
+                    searches[q].high = mid
+                }
+                searching = true
+            }
+        }
+        for (q, search) in searches.enumerated() where search.high >= 0 {
+            let chunk = search.lastChunk
+            let base = chunk == search.firstChunk ? (ranges[q]?.lowerBound ?? 0) - search.firstOffset : first.start(ofChunk: chunk)
+            results[q] = base + search.low
+        }
+        return results
     }
 
     /// The row whose sort values and key are `tuple`, or `nil`; searched
@@ -239,10 +375,20 @@ struct _SortKeyStore: Sendable {
     ///
     /// - Complexity: O(log *n*).
     func find(_ tuple: [DatabaseValue], within range: Range<Int>? = nil) -> Int? {
-        let index = range.map { lowerBound(tuple, within: $0) } ?? lowerBound(tuple)
-        guard index < count, compare(row: index, with: tuple) == 0,
-              let key = tuple.last, columns[columns.count - 1][index] == key else { return nil }
-        return index
+        find([tuple], within: [range])[0]
+    }
+
+    /// The row of each tuple, as ``find(_:within:)`` finds it, with the
+    /// searches run side by side (see ``lowerBounds(_:within:)``).
+    ///
+    /// - Complexity: O(*q* log *n*) for *q* tuples.
+    func find(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int?] {
+        let bounds = lowerBounds(tuples, within: ranges)
+        return zip(tuples, bounds).map { tuple, index in
+            guard index < count, compare(row: index, with: tuple) == 0,
+                  let key = tuple.last, columns[columns.count - 1][index] == key else { return nil }
+            return index
+        }
     }
 
     /// The index of the section whose value sorts as `value` in the

@@ -123,4 +123,8 @@ package struct SQLiteSortOrdering: SortOrdering {
 
     /// Integers order by value.
     package var integersAscending: Bool { ascending }
+
+    /// Reals order by value, as `<` orders them: SQLite stores no NaN (it
+    /// becomes NULL), and its -0.0 and 0.0 are equal, as they are to `<`.
+    package var realsAscending: Bool? { ascending }
 }

@@ -19,4 +19,15 @@ package protocol SortOrdering: Sendable {
     /// descending). The engine compares integers itself, without a call,
     /// which every store orders by value.
     var integersAscending: Bool { get }
+
+    /// Whether two reals come in ascending order of their value (`false`:
+    /// descending), as `<` orders them; `nil` when the store orders them
+    /// otherwise (one that keeps NaN, say), so that the engine calls
+    /// ``compare(_:_:)`` for them. The default is `nil`.
+    var realsAscending: Bool? { get }
+}
+
+extension SortOrdering {
+    /// `nil`: reals are compared by ``compare(_:_:)``.
+    package var realsAscending: Bool? { nil }
 }
