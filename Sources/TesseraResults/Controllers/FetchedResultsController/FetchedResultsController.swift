@@ -195,11 +195,16 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// Fetches the result and starts following commits, reporting them in
     /// the caller's isolation (see the type's discussion).
     ///
+    /// A lazy request (``FetchRequest/fetchBatchSize`` above 0) on an
+    /// SQLite file in WAL mode returns once it has counted each section,
+    /// and its keys load in the background (``isLoading``; see
+    /// <doc:LargeLists> for what is immediate and what is eventual).
+    ///
     /// Cancellable: when the task that calls it is cancelled (before or
     /// while it runs), or another thread calls the connection's
-    /// ``TesseraSQLite/Connection/interrupt()`` while it runs, it throws
-    /// ``ResultsError/cancelled`` and the controller keeps the result it
-    /// had.
+    /// ``TesseraSQLite/Connection/interrupt()`` while it reads on that
+    /// connection, it throws ``ResultsError/cancelled`` and the controller
+    /// keeps the result it had.
     ///
     /// - Parameter isolation: The caller's isolation (the default says
     ///   so). An actor becomes the controller's home, where it reports from
@@ -209,7 +214,9 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     ///   or column), duplicate keys, or records that fail to decode;
     ///   ``ResultsError/cancelled`` when cancelled.
     /// - Complexity: O(*n* log *n*) for SQLite's sort of *n* rows, plus
-    ///   O(*n*) to read them.
+    ///   O(*n*) to read them; a lazy request that opens while its keys
+    ///   load, SQLite's grouped count of the sections (O(*n*) steps of an
+    ///   index), the rest in the background.
     public func performFetch(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) {
         delivery.setHome(isolation)
         try store.withReader(isolation: isolation) { reader throws(ResultsError) in
