@@ -116,14 +116,23 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
     ///
     /// - Complexity: O(log *s*).
     func section(ofFlatOffset offset: Int) -> Int {
-        var low = 0
-        var high = sections.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if sectionStarts[mid] <= offset { low = mid } else { high = mid - 1 }
-        }
-        return low
+        _section(containing: offset, starts: sectionStarts)
     }
+}
+
+/// The section holding a flat offset, given where each section starts and
+/// then the count: the last section that starts at or before it (a section
+/// before it may be empty).
+///
+/// - Complexity: O(log *s*).
+func _section(containing offset: Int, starts: [Int]) -> Int {
+    var low = 0
+    var high = starts.count - 2
+    while low < high {
+        let mid = (low + high + 1) / 2
+        if starts[mid] <= offset { low = mid } else { high = mid - 1 }
+    }
+    return low
 }
 
 /// A fetched result at one moment: its sections and records, read in

@@ -63,10 +63,14 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
     ///   - plan: The request's patch plan, as the store's connection
     ///     found it (the tuples are read as it says).
     ///   - keysAreUnique: Whether the store keeps the keys unique.
+    ///   - keyOrdering: How the store orders the keys.
     ///   - tables: The tables the request reads.
     ///   - failed: Called on the load's thread if the load fails.
-    func start(plan: PatchPlan?, keysAreUnique: Bool, tables: Set<String>, failed: @escaping @Sendable () -> Void) {
-        let reader = _SnapshotTuples(snapshot: snapshot, patchPlan: plan, keysAreUnique: keysAreUnique, readTables: tables)
+    func start(
+        plan: PatchPlan?, keysAreUnique: Bool, keyOrdering: any SortOrdering, tables: Set<String>,
+        failed: @escaping @Sendable () -> Void
+    ) {
+        let reader = _SnapshotTuples(snapshot: snapshot, patchPlan: plan, keysAreUnique: keysAreUnique, keyOrdering: keyOrdering, readTables: tables)
         _startThread { [self] in
             KeyLoadTesting.beforeScan.withLock { $0[snapshot.source] }?()
             let outcome: Result<Fetched, ResultsError>
@@ -183,12 +187,7 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
     /// The section holding `flat`, and the offset in it of the page
     /// around `flat`.
     private func page(around flat: Int) -> (section: Int, offset: Int) {
-        var low = 0
-        var high = sections.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if sectionStarts[mid] <= flat { low = mid } else { high = mid - 1 }
-        }
+        let low = _section(containing: flat, starts: sectionStarts)
         let count = sectionStarts[low + 1] - sectionStarts[low]
         let batch = faults.batchSize
         return (low, Swift.max(0, Swift.min(flat - sectionStarts[low] - batch / 4, count - batch)))
@@ -223,9 +222,8 @@ private struct _SnapshotTuples: RowReader {
     let snapshot: any SnapshotReader
     let patchPlan: PatchPlan?
     let keysAreUnique: Bool
+    let keyOrdering: any SortOrdering
     let readTables: Set<String>
-
-    var keyOrdering: any SortOrdering { SQLiteSortOrdering(collation: .binary, ascending: true) }
 
     func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         try snapshot.readTuples(body)

@@ -111,29 +111,10 @@ struct _ResultEngine<Record: FetchableRecord> {
         var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
         let positions = plan?.tuplePositions ?? []
         let maxPosition = positions.max() ?? 0
-        var sections: [ResultSection] = []
-        var sectionStarts = [0]
-        var sectionValue: DatabaseValue?
-        var seenSections = Set<DatabaseValue>()
+        var grouping = _SectionGrouping()
         var items = _ChunkedArray<Record>()
         try reader.readAll { (leading, row) throws(ResultsError) in
-            let section = leading.value(at: 0)
-            if section != sectionValue {
-                guard seenSections.insert(section).inserted else {
-                    throw ResultsError.sectionNotContiguous(section.description)
-                }
-                if let current = sectionValue {
-                    // Sections that sort as equal but differ as values
-                    // (1 and 1.0, or "a" and "A" under NOCASE) cannot be
-                    // patched reliably: re-fetch on every commit.
-                    if plan != nil, sectioned, keys.compare(current, section, column: 0) == 0 {
-                        plan = nil
-                    }
-                    sections.append(ResultSection(value: current))
-                    sectionStarts.append(items.count)
-                }
-            }
-            sectionValue = section
+            try grouping.add(leading.value(at: 0), at: items.count, plan: &plan) { sectioned && keys.compare($0, $1, column: 0) == 0 }
             do {
                 items.append(try Record(row: row))
             } catch {
@@ -144,10 +125,7 @@ struct _ResultEngine<Record: FetchableRecord> {
                 keys.append(row.values, at: positions)
             }
         }
-        if let sectionValue {
-            sections.append(ResultSection(value: sectionValue))
-            sectionStarts.append(items.count)
-        }
+        let (sections, sectionStarts) = grouping.finish(count: items.count)
         if !reader.keysAreUnique {
             var seen = Set<Record.ID>(minimumCapacity: items.count)
             for chunk in items.chunks {
@@ -180,24 +158,10 @@ struct _ResultEngine<Record: FetchableRecord> {
         let width = plan?.orderings.count ?? 0
         var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
         var keyColumn = _KeyColumn()
-        var sections: [ResultSection] = []
-        var sectionStarts = [0]
-        var sectionValue: DatabaseValue?
-        var seenSections = Set<DatabaseValue>()
+        var grouping = _SectionGrouping()
         var count = 0
         try reader.readTuples { (leading, row) throws(ResultsError) in
-            let section = leading.value(at: 0)
-            if section != sectionValue {
-                guard seenSections.insert(section).inserted else {
-                    throw ResultsError.sectionNotContiguous(section.description)
-                }
-                if let current = sectionValue {
-                    if plan != nil, sectioned, keys.compare(current, section, column: 0) == 0 { plan = nil }
-                    sections.append(ResultSection(value: current))
-                    sectionStarts.append(count)
-                }
-            }
-            sectionValue = section
+            try grouping.add(leading.value(at: 0), at: count, plan: &plan) { sectioned && keys.compare($0, $1, column: 0) == 0 }
             count += 1
             if keepsTuples {
                 guard row.values.count == width else {
@@ -208,10 +172,7 @@ struct _ResultEngine<Record: FetchableRecord> {
                 keyColumn.append(row.values.last ?? leading.value(at: 1))
             }
         }
-        if let sectionValue {
-            sections.append(ResultSection(value: sectionValue))
-            sectionStarts.append(count)
-        }
+        let (sections, sectionStarts) = grouping.finish(count: count)
         if keepsTuples { keyColumn = keys.columns[keys.columns.count - 1] }
         if plan == nil { keys = .none }
         if !reader.keysAreUnique {
@@ -346,8 +307,11 @@ struct _ResultEngine<Record: FetchableRecord> {
     ///   - sectioned: Whether the request has a section key.
     /// - Complexity: O(*k*) row reads and O(*k* log² *n*) for *k* touched
     ///   rows, plus the chunks they touch (see ``_Patch/apply(to:keys:sectioned:)``).
+    ///
+    /// - Precondition: no load of the keys is under way
+    ///   (``apply(_:isIncremental:touchedLimit:externalVersion:sectioned:rows:)``
+    ///   finishes it first).
     mutating func patch(_ touched: [DatabaseValue: [DatabaseValue]?], reading reader: any RowReader, sectioned: Bool) -> Outcome {
-        finishLoading()
         guard let plan else { return .mustRefetch }
         let old = result.state
         var patch = _Patch<Record>()
@@ -402,5 +366,41 @@ struct _ResultEngine<Record: FetchableRecord> {
         result = FetchedResult(changes.state)
         guard !changes.changeset.isEmpty else { return .patched(nil) }
         return .patched(ChangeReport(changeset: changes.changeset, old: FetchedResult(old), new: result, updatedKeys: changes.updatedKeys))
+    }
+}
+
+/// The sections of a result read in order: each row's section value, and
+/// the flat offset where each section starts.
+struct _SectionGrouping {
+    private var sections: [ResultSection] = []
+    private var starts = [0]
+    private var current: DatabaseValue?
+    private var seen = Set<DatabaseValue>()
+
+    /// Takes the next row's section value; `offset` is the row's flat
+    /// offset. Sections that sort as equal but differ as values (1 and 1.0,
+    /// or "a" and "A" under NOCASE; `sortAsEqual` says) cannot be patched
+    /// reliably: `plan` is dropped then, and commits re-fetch.
+    ///
+    /// - Throws: ``ResultsError/sectionNotContiguous(_:)`` for a section
+    ///   whose rows are not together.
+    mutating func add(
+        _ section: DatabaseValue, at offset: Int, plan: inout PatchPlan?,
+        sortAsEqual: (DatabaseValue, DatabaseValue) -> Bool
+    ) throws(ResultsError) {
+        guard section != current else { return }
+        guard seen.insert(section).inserted else { throw .sectionNotContiguous(section.description) }
+        if let current {
+            if plan != nil, sortAsEqual(current, section) { plan = nil }
+            sections.append(ResultSection(value: current))
+            starts.append(offset)
+        }
+        current = section
+    }
+
+    /// The sections and their starts, then the count, for `count` rows.
+    func finish(count: Int) -> (sections: [ResultSection], starts: [Int]) {
+        guard let current else { return (sections, starts) }
+        return (sections + [ResultSection(value: current)], starts + [count])
     }
 }

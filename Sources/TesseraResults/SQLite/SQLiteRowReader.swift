@@ -107,7 +107,7 @@ final class SQLiteRowReader: RowReader {
 
     func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
         let statement = try prepare().statement
-        var row = recordRow(of: statement)
+        var row = statement.recordRow(after: leadingColumns)
         try run(statement, key: nil, row: &row, body)
     }
 
@@ -118,7 +118,7 @@ final class SQLiteRowReader: RowReader {
         let tupleSQL = makeTupleSQL()
         let statement: Statement
         do throws(SQLiteError) { statement = try database.prepare(tupleSQL) } catch { throw .database(error) }
-        var row = recordRow(of: statement)
+        var row = statement.recordRow(after: leadingColumns)
         try run(statement, key: nil, row: &row, body)
     }
 
@@ -137,15 +137,8 @@ final class SQLiteRowReader: RowReader {
         } catch {
             throw .database(error)
         }
-        var row = recordRow(of: statement)
+        var row = statement.recordRow(after: leadingColumns)
         for key in keys { try run(statement, key: key, row: &row, body) }
-    }
-
-    /// A row buffer for the record's columns of `statement`: its columns
-    /// after the leading ones.
-    private func recordRow(of statement: Statement) -> Row {
-        let names = (leadingColumns..<statement.columnCount).map(statement.columnName)
-        return Row(columnNames: names, values: Array(repeating: .null, count: names.count))
     }
 
     /// Runs a statement with the request's arguments, and `key` bound to
@@ -162,22 +155,46 @@ final class SQLiteRowReader: RowReader {
         } catch {
             throw .database(error)
         }
-        while true {
-            do throws(SQLiteError) {
-                guard try statement.step() else { break }
-            } catch {
-                throw .database(error)
-            }
-            for column in row.values.indices { row.values[column] = statement.value(at: column + leadingColumns) }
-            // The leading values are the statement's first columns, read
-            // when asked.
-            try body(statement, row)
-        }
+        try statement.readRows(after: leadingColumns, into: &row, body)
     }
 }
 
 /// A statement's first columns are a row's leading values.
 extension Statement: LeadingValues {}
+
+extension Statement {
+    /// A row buffer for the record's columns: those after the first
+    /// `leading` ones.
+    func recordRow(after leading: Int) -> Row {
+        let names = (leading..<columnCount).map(columnName)
+        return Row(columnNames: names, values: Array(repeating: .null, count: names.count))
+    }
+
+    /// Steps through at most `limit` rows, reading each one's columns
+    /// after the first `leading` into `row` (in place unless a record kept
+    /// the previous row) and calling `body` with it; the leading values
+    /// are the statement's first columns, read when asked.
+    ///
+    /// - Returns: Whether the statement is done.
+    @discardableResult
+    func readRows(
+        upTo limit: Int = .max, after leading: Int, into row: inout Row,
+        _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError) -> Bool {
+        var stepped = 0
+        while stepped < limit {
+            do throws(SQLiteError) {
+                guard try step() else { return true }
+            } catch {
+                throw .database(error)
+            }
+            stepped += 1
+            for column in row.values.indices { row.values[column] = value(at: column + leading) }
+            try body(self, row)
+        }
+        return false
+    }
+}
 
 /// The statements a change source keeps from one commit to the next (its
 /// request's query by key), so that a commit does not prepare them again.

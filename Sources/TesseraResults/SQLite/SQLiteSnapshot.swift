@@ -43,10 +43,12 @@ final class SQLiteSnapshot: SnapshotReader {
     /// Page reads waiting for the connection.
     private let waiting = Atomic<Int>(0)
 
-    private init(connection: Connection, request: FetchRequest, groupsAsValues: Bool, pagesUseIndex: Bool) {
+    /// A snapshot on `connection`, whose database is `db` (held): its
+    /// reads are made and prepared here, so that a read only the store's
+    /// connection could make fails now, not later.
+    private init(connection: Connection, in db: Database, request: FetchRequest, groupsAsValues: Bool) throws(SQLiteError) {
         self.connection = PThreadMutex(connection)
         source = connection.path
-        self.pagesUseIndex = pagesUseIndex
         arguments = request.arguments
         sectioned = request.sectionKey != nil
         let n = request.arguments.count
@@ -73,15 +75,19 @@ final class SQLiteSnapshot: SnapshotReader {
             pageSQL = request.selectClause + whereClause(request.predicate) + " ORDER BY " + request.orderList + " LIMIT ?\(n + 1) OFFSET ?\(n + 2)"
         }
         tupleSQL = request.tupleSQL
+        for sql in [pageSQL, tupleSQL, countSQL] { _ = try db.prepare(sql) }
+        pagesUseIndex = try Self.pageUsesIndex(pageSQL, sectioned: sectioned, in: db)
     }
 
     /// A snapshot of the state `database` (the store's connection, held by
     /// the caller) sees, or `nil` when the store cannot give one: an
     /// in-memory database, one not in WAL mode, a transaction open on the
     /// connection, a request whose section or sort keys have parameters
-    /// (its page read could not bind them in order), or a read the new
-    /// connection refuses (a function or a temporary table only the
-    /// store's connection has).
+    /// (its page read could not bind them in order), what a new connection
+    /// would read differently (a TEMP table or view on the store's
+    /// connection, a LIKE, whose case sensitivity is the connection's), or
+    /// a read the new connection refuses (a function only the store's
+    /// connection has).
     static func open(for request: FetchRequest, beside database: Database, path: String, vfs: String?) -> SQLiteSnapshot? {
         guard !path.isEmpty, path != ":memory:", !database.isInTransaction else { return nil }
         let parameters: (String) -> Bool = { $0.contains(where: { "?:@$".contains($0) }) }
@@ -92,30 +98,20 @@ final class SQLiteSnapshot: SnapshotReader {
         // temporary table or view (which may shadow the request's table),
         // and LIKE's case sensitivity (a pragma no query can read).
         guard (try? database.rows("SELECT count(*) FROM temp.sqlite_schema WHERE type IN ('table', 'view')"))?.first?.first == .integer(0) else { return nil }
-        let texts = [request.predicate ?? "", request.sectionKey ?? ""] + request.sortKeys.map(\.expression)
-        if case let .query(query) = request.source, query.lowercased().contains("like") { return nil }
+        var texts = [request.predicate ?? "", request.sectionKey ?? ""] + request.sortKeys.map(\.expression)
+        if case let .query(query) = request.source { texts.append(query) }
         guard !texts.contains(where: { $0.lowercased().contains("like") }) else { return nil }
         do throws(SQLiteError) {
             let connection = try Connection(path: path, mode: .readOnly, journalModeWAL: false, vfs: vfs)
             let grouped = groupsAsValues(request, in: database)
-            var usesIndex = true
-            try connection.withDatabase { db throws(SQLiteError) in
-                let probe = SQLiteSnapshot(connection: connection, request: request, groupsAsValues: grouped, pagesUseIndex: true)
-                usesIndex = try pageUsesIndex(probe.pageSQL, sectioned: request.sectionKey != nil, in: db)
-            }
-            let snapshot = SQLiteSnapshot(connection: connection, request: request, groupsAsValues: grouped, pagesUseIndex: usesIndex)
-            try connection.withDatabase { db throws(SQLiteError) in
-                // Every read is prepared once here, so that a read only the
-                // store's connection could make fails now, not later.
-                _ = try db.prepare(snapshot.pageSQL)
-                _ = try db.prepare(snapshot.tupleSQL)
-                _ = try db.prepare(snapshot.countSQL)
+            return try connection.withDatabase { db throws(SQLiteError) in
+                let snapshot = try SQLiteSnapshot(connection: connection, in: db, request: request, groupsAsValues: grouped)
                 try db.execute("BEGIN DEFERRED")
                 // The first read starts the transaction's state: now, while
                 // the store's connection is held.
                 _ = try db.rows("SELECT count(*) FROM sqlite_schema")
+                return snapshot
             }
-            return snapshot
         } catch {
             return nil
         }
@@ -187,7 +183,8 @@ final class SQLiteSnapshot: SnapshotReader {
             } catch {
                 throw .database(error)
             }
-            try run(statement, rows: .max, body)
+            var row = statement.recordRow(after: 2)
+            try statement.readRows(after: 2, into: &row, body)
         }
     }
 
@@ -208,11 +205,12 @@ final class SQLiteSnapshot: SnapshotReader {
             // serialized kind.
             held.withDatabase { _ in statement = nil }
         }
+        var row = statement?.recordRow(after: 2) ?? Row(columnNames: [], values: [])
         var done = false
         while !done {
             try withConnection { _ throws(ResultsError) in
                 guard let statement else { return }
-                done = try run(statement, rows: Self.scanStep, body)
+                done = try statement.readRows(upTo: Self.scanStep, after: 2, into: &row, body)
             }
             // A page read that waits goes first.
             while waiting.load(ordering: .acquiring) > 0 { sched_yield() }
@@ -251,30 +249,5 @@ final class SQLiteSnapshot: SnapshotReader {
             guard connection.withLock({ $0 != nil }) else { throw Self.closedError }
             return try body(db)
         }
-    }
-
-    /// Steps `statement` through at most `rows` rows, calling `body` with
-    /// each (its leading values: the section value and the key).
-    ///
-    /// - Returns: Whether the statement is done.
-    @discardableResult
-    private func run(
-        _ statement: Statement, rows: Int,
-        _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
-    ) throws(ResultsError) -> Bool {
-        let names = (2..<statement.columnCount).map(statement.columnName)
-        var row = Row(columnNames: names, values: Array(repeating: .null, count: names.count))
-        var stepped = 0
-        while stepped < rows {
-            do throws(SQLiteError) {
-                guard try statement.step() else { return true }
-            } catch {
-                throw .database(error)
-            }
-            stepped += 1
-            for column in row.values.indices { row.values[column] = statement.value(at: column + 2) }
-            try body(statement, row)
-        }
-        return false
     }
 }

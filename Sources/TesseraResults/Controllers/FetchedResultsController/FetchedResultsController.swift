@@ -369,10 +369,11 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         let version = try? reader.externalVersion()
         let query = try reader.query(for: request)
         let plan = query.patchPlan
+        let keysAreUnique = query.keysAreUnique
         // Only where the counts cannot disagree with the sorted rows: keys
         // the store keeps unique (a whole fetch refuses a repeated one),
         // and sections a patch plan orders (below: none tie).
-        guard query.keysAreUnique, request.sectionKey == nil || plan != nil,
+        guard keysAreUnique, request.sectionKey == nil || plan != nil,
               let faults = recordFaults(for: request), let snapshot = reader.snapshot(for: request)
         else { return nil }
         let counts: [(value: DatabaseValue, count: Int)]
@@ -391,7 +392,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         }
         let load = _KeyLoad(counts: counts, snapshot: snapshot, faults: faults, sectioned: request.sectionKey != nil)
         let delivery = delivery
-        load.start(plan: plan, keysAreUnique: query.keysAreUnique, tables: query.readTables) {
+        load.start(plan: plan, keysAreUnique: keysAreUnique, keyOrdering: query.keyOrdering, tables: query.readTables) {
             // Fetched again at the home's next turn (or the next commit).
             delivery.deliverLater(.refetch)
         }
