@@ -79,6 +79,18 @@ let package = Package(
             path: "PipelineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "InteractionBenchmarks",
+            dependencies: [
+                .product(name: "TesseraView", package: "Tessera"),
+                .product(name: "TesseraLayout", package: "Tessera"),
+                .product(name: "TesseraDiff", package: "Tessera"),
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
+            ],
+            path: "InteractionBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

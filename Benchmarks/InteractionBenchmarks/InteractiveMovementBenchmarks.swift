@@ -1,0 +1,4 @@
+import Benchmark
+
+/// Registers the InteractiveMovement benchmarks.
+func interactiveMovementBenchmarks() {}

@@ -1,0 +1,4 @@
+import Benchmark
+
+/// Registers the Selection benchmarks.
+func selectionBenchmarks() {}

@@ -1,0 +1,4 @@
+import Benchmark
+
+/// Registers the SelfSizing benchmarks.
+func selfSizingBenchmarks() {}
