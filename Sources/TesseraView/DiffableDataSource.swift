@@ -49,12 +49,19 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
     ///   costs.
     @discardableResult
     public func apply(_ newSnapshot: Snapshot<Section, Item>, animated: Bool = true) throws -> AnimationPlan {
+        try apply(newSnapshot, animated: animated, time: nil)
+    }
+
+    /// Shows a snapshot at a time (see ``apply(_:animated:at:)``), or as
+    /// ``apply(_:animated:)`` does when `time` is `nil`.
+    func apply(_ newSnapshot: Snapshot<Section, Item>, animated: Bool, time: Double?) throws -> AnimationPlan {
+        if let time { try collectionView.checkTime(time) }
         let old = snapshot
         let changeset = try diff(from: old, to: newSnapshot)
         let (items, contentChanged) = CollectionView.updateItems(for: changeset)
         snapshot = newSnapshot
         do {
-            var plan = try collectionView.performBatchUpdates(items, animated: animated) { path in
+            var plan = try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
                 "\(old[path].id)"
             }
             CollectionView.markContentChanged(&plan, contentChanged)

@@ -135,13 +135,20 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///   every item.
     @discardableResult
     public func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool = true) throws -> AnimationPlan where Report.Result == Result {
+        try apply(report, animated: animated, time: nil)
+    }
+
+    /// Applies a report at a time (see ``apply(_:animated:at:)``), or as
+    /// ``apply(_:animated:)`` does when `time` is `nil`.
+    func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
+        if let time { try collectionView.checkTime(time) }
         if let mismatch = Self.mismatch(shown: result, reportBefore: report.resultBefore, changeset: report.changeset) {
             throw mismatch
         }
         let before = result
         result = report.resultAfter
         do {
-            var plan = try collectionView.performBatchUpdates(report.changeset, animated: animated)
+            var plan = try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
             identifyItemsLeaving(&plan, before: before)
             return plan
         } catch {

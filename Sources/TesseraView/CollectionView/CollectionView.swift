@@ -44,9 +44,11 @@ public final class CollectionView: LayoutEnvironment {
     /// count from the data source), or `nil` when it reloaded.
     public private(set) var dataSourceError: BatchValidationError?
 
-    private var pool = _ViewPool()
+    var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
-    private var attachedViews: [_ElementKey: ViewIdentity] = [:]
+    var attachedViews: [_ElementKey: ViewIdentity] = [:]
+    /// The time of the last change made at a time, and the plan playing.
+    var clock = _AnimationClock()
 
     /// Creates a collection view.
     ///
@@ -106,6 +108,7 @@ public final class CollectionView: LayoutEnvironment {
         bounds.origin = clamped(bounds.origin)
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
+        clock.playing = nil
         for attributes in visibleElements {
             let key = _ElementKey(attributes)
             attachedViews[key] = pool.dequeue(reuseIdentifier(for: key))
@@ -160,6 +163,7 @@ public final class CollectionView: LayoutEnvironment {
         to elements: inout [AnimationPlan.Element],
         visibleAfter: Int
     ) -> (dequeued: [ViewIdentity], recycled: [ViewIdentity]) {
+        clock.playing = nil
         var next: [_ElementKey: ViewIdentity] = [:]
         var dequeued: [ViewIdentity] = []
         var kept = Set<ViewIdentity>()

@@ -49,6 +49,16 @@ struct _ViewPool {
     mutating func recycle(_ view: ViewIdentity) {
         free[view.reuseIdentifier, default: []].insertDescending(view.instance)
     }
+
+    /// Takes a free view out of the pool, so it is not handed out; `false`
+    /// when it is not free.
+    ///
+    /// - Complexity: O(*f*) for *f* free views of its kind.
+    mutating func reserve(_ view: ViewIdentity) -> Bool {
+        guard let index = free[view.reuseIdentifier]?.firstIndex(of: view.instance) else { return false }
+        free[view.reuseIdentifier]?.remove(at: index)
+        return true
+    }
 }
 
 extension Array where Element == Int {
