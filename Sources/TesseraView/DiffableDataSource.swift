@@ -65,6 +65,7 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
                 "\(old[path].id)"
             }
             CollectionView.markContentChanged(&plan, contentChanged)
+            if time != nil { collectionView.updatePlayingPlan(plan) }
             return plan
         } catch {
             snapshot = old

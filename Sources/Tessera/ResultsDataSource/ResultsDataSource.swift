@@ -150,6 +150,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
         do {
             var plan = try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
             identifyItemsLeaving(&plan, before: before)
+            if time != nil { collectionView.updatePlayingPlan(plan) }
             return plan
         } catch {
             result = before

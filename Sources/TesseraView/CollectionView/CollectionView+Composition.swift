@@ -93,7 +93,8 @@ extension CollectionView {
 
     /// Performs a ``BatchUpdate`` at `time`: each pass at the same time, so
     /// each pass begins from the one before at its start, and the first
-    /// from the plan playing.
+    /// from the plan playing. A batch with no passes changes nothing but
+    /// the time of the last change.
     ///
     /// - Throws: ``AnimationClockError`` (nothing is performed) or
     ///   ``BatchValidationError`` (a pass that fails leaves the view as the
@@ -107,6 +108,7 @@ extension CollectionView {
         for items in batch.batches {
             plans.append(try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil))
         }
+        clock.lastTime = time
         return plans
     }
 
@@ -143,7 +145,14 @@ extension CollectionView {
         let (items, changedInPlace) = Self.updateItems(for: changeset)
         var plan = try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil)
         Self.markContentChanged(&plan, changedInPlace)
+        if time != nil { updatePlayingPlan(plan) }
         return plan
+    }
+
+    /// Replaces the plan playing by the same plan with more said about its
+    /// elements (content changes, ids), after the change that made it.
+    package func updatePlayingPlan(_ plan: AnimationPlan) {
+        if clock.playing != nil { clock.playing?.plan = plan }
     }
 
     /// Update items performed at a time, or as today when `time` is `nil`.
