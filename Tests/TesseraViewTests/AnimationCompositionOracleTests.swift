@@ -227,6 +227,7 @@ struct AnimationCompositionOracleTests {
         var generator = SplitMix64(seed: seed)
         var composed = 0
         var continued = 0
+        var returned = 0
         for round in 0..<36 {
             let path = CompositionScenario.Path.allCases[round % 3]
             let timing = Self.timings[(round / 3) % 3]
@@ -256,6 +257,8 @@ struct AnimationCompositionOracleTests {
                     composed += 1
                     let leaving = Set(playing?.plan.recycledViews ?? [])
                     continued += plans.first?.elements.count(where: { leaving.contains($0.view) }) ?? 0
+                    let recycled = Set(plans.first?.recycledViews ?? [])
+                    returned += plans.first?.elements.count(where: { leaving.contains($0.view) && !recycled.contains($0.view) }) ?? 0
                 }
                 // The passes of one batch update are made at the same time:
                 // each composes with the one before.
@@ -274,7 +277,7 @@ struct AnimationCompositionOracleTests {
                 }
             }
         }
-        #expect(composed > 30 && continued > 0, "seed \(seed): \(composed) changes composed, \(continued) leaving elements continued")
+        #expect(composed > 30 && continued > 0 && returned > 0, "seed \(seed): \(composed) changes composed, \(continued) leaving elements continued, \(returned) of them shown again")
     }
 
     @Test("A chain in which each change comes at or after the end of the plan before gives the plans of the calls without a time", arguments: LayoutKind.allCases)
