@@ -53,7 +53,8 @@ extension CollectionView {
     /// Performs a batch update at `time` and returns its animation plan,
     /// begun from the current state of the plan playing at `time`, if any.
     ///
-    /// The plan is the one ``performBatchUpdates(_:animated:)`` makes, then
+    /// The plan is the one
+    /// ``performBatchUpdates(_:animated:)-([UpdateItem],_)`` makes, then
     /// composed with ``playingPlan`` when it plays at `time`: every element
     /// of the playing plan still shown starts from its attributes at `time`
     /// there; elements leaving there (deleted, or only visible before) keep
@@ -69,7 +70,8 @@ extension CollectionView {
     /// - Throws: ``AnimationClockError`` for a time that is not finite or
     ///   goes backwards; ``BatchValidationError`` for a bad batch. Either way
     ///   the view is as it was.
-    /// - Complexity: what ``performBatchUpdates(_:animated:)`` costs, plus,
+    /// - Complexity: what
+    ///   ``performBatchUpdates(_:animated:)-([UpdateItem],_)`` costs, plus,
     ///   when a plan plays, O(*k* log *k* + *s* + *e* + *r* *f*) for *k*
     ///   update items, *s* sections, *e* elements of both plans and *r*
     ///   leaving views among *f* free views of their kind.
