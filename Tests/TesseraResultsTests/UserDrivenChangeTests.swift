@@ -426,3 +426,155 @@ struct UserDrivenChangeTests {
         }
     }
 }
+
+@Suite("User-driven changes, case by case")
+struct UserDrivenChangeCaseTests {
+    /// `card` with cards 1…6 in group 0 at positions 0…5, in memory, and a
+    /// controller ordered by position that reports to `log`.
+    static func makeCards() throws -> (Connection, FetchedResultsController<DeckCard>, ReportLog<DeckCard>) {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute(UserDrivenChangeTests.schema)
+            for id in 1...6 { try db.execute("INSERT INTO card VALUES (?, 0, ?, ?)", [.integer(Int64(id)), .integer(Int64(id - 1)), .text("card \(id)")]) }
+        }
+        let controller = try FetchedResultsController<DeckCard>(connection: connection, request: UserDrivenChangeTests.request(sectioned: false, lazy: false))
+        let log = ReportLog<DeckCard>()
+        controller.delegate = log
+        try controller.performFetch()
+        return (connection, controller, log)
+    }
+
+    /// Writes an order of ids as positions 0, 1, ….
+    static func writeOrder(_ ids: [Int64], _ db: Database) throws {
+        for (k, id) in ids.enumerated() { try db.execute("UPDATE card SET position = ? WHERE id = ?", [.integer(Int64(k)), .integer(id)]) }
+    }
+
+    static func ids(_ controller: FetchedResultsController<DeckCard>) -> [Int64] { controller.snapshot.allItems.map(\.id) }
+
+    @Test("An agreed move with another row's title changed and a row inserted by a trigger in the same commit reports the update and the insert, and no move")
+    func agreedMoveKeepsOtherChanges() throws {
+        let (connection, controller, log) = try Self.makeCards()
+        try connection.write { db in
+            try db.execute("CREATE TRIGGER audit AFTER UPDATE OF position ON card WHEN NEW.id = 3 BEGIN INSERT INTO card VALUES (100, 0, 100, 'trigger'); END")
+        }
+        let view = UserDrivenChangeTests.makeView()
+        let source = ResultsDataSource(collectionView: view, result: controller.result)
+        // The user drags card 3 (item 2) to item 4.
+        try controller.performUserDrivenChange(.move(from: IndexPath(item: 2, section: 0), to: IndexPath(item: 4, section: 0))) {
+            try connection.write { db in
+                try Self.writeOrder([1, 2, 4, 5, 3, 6], db)
+                try db.execute("UPDATE card SET title = 'renamed' WHERE id = 6")
+            }
+        }
+        #expect(log.reports.count == 1)
+        let report = try #require(log.reports.first)
+        #expect(report.changeset.itemMoves.isEmpty && report.changeset.itemDeletes.isEmpty)
+        #expect(report.changeset.itemInserts == [IndexPath(item: 6, section: 0)])
+        #expect(report.changeset.itemUpdates.contains { $0.from == IndexPath(item: 5, section: 0) })
+        #expect(report.oldSnapshot.allItems.map(\.id) == [1, 2, 4, 5, 3, 6])
+        #expect(report.resultBeforeUserDrivenChange?.snapshot.allItems.map(\.id) == [1, 2, 3, 4, 5, 6])
+        let plan = try source.apply(report)
+        #expect(!plan.elements.contains { $0.category == .cell && $0.indexPathBefore != nil && $0.indexPathAfter != nil && $0.indexPathBefore != $0.indexPathAfter && $0.itemID == "3" })
+        #expect(source.result.snapshot.allItems.map(\.id) == [1, 2, 4, 5, 3, 6, 100])
+    }
+
+    @Test("A rolled-back write reports the move back; a write that puts the row elsewhere reports the way there")
+    func rollbackAndDisagreement() throws {
+        let (connection, controller, log) = try Self.makeCards()
+        #expect(throws: Rollback.self) {
+            try controller.performUserDrivenChange(.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 3, section: 0))) {
+                try connection.write { db in
+                    try Self.writeOrder([2, 3, 4, 1, 5, 6], db)
+                    throw Rollback()
+                }
+            }
+        }
+        let back = try #require(log.reports.last)
+        #expect(log.reports.count == 1)
+        #expect(back.oldSnapshot.allItems.map(\.id) == [2, 3, 4, 1, 5, 6])
+        #expect(back.newSnapshot.allItems.map(\.id) == [1, 2, 3, 4, 5, 6])
+        #expect(back.changeset.itemMoves.count == 1)
+        #expect(Self.ids(controller) == [1, 2, 3, 4, 5, 6])
+
+        // Declared: card 1 to item 3; written: card 1 to item 1.
+        try controller.performUserDrivenChange(.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 3, section: 0))) {
+            try connection.write { db in try Self.writeOrder([2, 1, 3, 4, 5, 6], db) }
+        }
+        let report = try #require(log.reports.last)
+        #expect(log.reports.count == 2)
+        let replayed = try report.oldSnapshot.applying(report.changeset, takingValuesFrom: report.newSnapshot)
+        #expect(report.oldSnapshot.allItems.map(\.id) == [2, 3, 4, 1, 5, 6])
+        #expect(replayed.allItems.map(\.id) == [2, 1, 3, 4, 5, 6])
+    }
+
+    @Test("A write that agrees and changes nothing else reports an empty changeset that moves a data source to the new result without a batch")
+    func agreedMoveAlone() throws {
+        let (connection, controller, log) = try Self.makeCards()
+        let view = UserDrivenChangeTests.makeView()
+        let source = ResultsDataSource(collectionView: view, result: controller.result)
+        try controller.performUserDrivenChange(.move(from: IndexPath(item: 5, section: 0), to: IndexPath(item: 0, section: 0))) {
+            try connection.write { db in try Self.writeOrder([6, 1, 2, 3, 4, 5], db) }
+        }
+        let report = try #require(log.reports.last)
+        // Positions were rewritten: those rows' content changed, nothing moved.
+        #expect(report.changeset.itemMoves.isEmpty && report.changeset.itemInserts.isEmpty && report.changeset.itemDeletes.isEmpty)
+        try source.apply(report)
+        #expect(source.result.isSameState(as: controller.result))
+    }
+
+    @Test("Bad input — a source or destination out of range, an update with another id, a nested change, a change inside an editing batch — throws a typed error and changes nothing")
+    func badInput() throws {
+        let (_, controller, log) = try Self.makeCards()
+        let before = controller.result
+        var ran = false
+        let cases: [(UserDrivenChange<DeckCard>, UserDrivenChangeError)] = [
+            (.move(from: IndexPath(item: 6, section: 0), to: IndexPath(item: 0, section: 0)), .indexPathOutOfRange(IndexPath(item: 6, section: 0), role: .source, itemCounts: [6])),
+            (.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 6, section: 0)), .indexPathOutOfRange(IndexPath(item: 6, section: 0), role: .destination, itemCounts: [6])),
+            (.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 1)), .indexPathOutOfRange(IndexPath(item: 0, section: 1), role: .destination, itemCounts: [6])),
+            (.move(from: IndexPath(item: -1, section: 0), to: IndexPath(item: 0, section: 0)), .indexPathOutOfRange(IndexPath(item: -1, section: 0), role: .source, itemCounts: [6])),
+            (.update(at: IndexPath(item: 0, section: 0), to: controller.snapshot[IndexPath(item: 1, section: 0)]), .updateChangesIdentity(IndexPath(item: 0, section: 0))),
+            (.update(at: IndexPath(item: 9, section: 0), to: controller.snapshot[IndexPath(item: 1, section: 0)]), .indexPathOutOfRange(IndexPath(item: 9, section: 0), role: .updated, itemCounts: [6])),
+        ]
+        for (change, expected) in cases {
+            #expect(throws: expected) { try controller.performUserDrivenChange(change) { ran = true } }
+        }
+        #expect(!ran && log.reports.isEmpty && controller.result.isSameState(as: before) && !controller.isPerformingUserDrivenChange)
+
+        let mutable = MutableResultsController<Int64, DeckChip>(sectionKey: { $0.grp }, sectionOrder: { $0 < $1 }, itemOrder: { $0.position < $1.position })
+        try mutable.insert(contentsOf: (1...3).map { DeckChip(id: $0, grp: 0, position: $0, title: "") })
+        let snapshot = mutable.snapshot
+        mutable.beginEditing()
+        #expect(throws: UserDrivenChangeError.editingInProgress) { try mutable.performUserDrivenChange(.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 1, section: 0))) {} }
+        mutable.endEditing()
+        var inner: (any Error)?
+        try mutable.performUserDrivenChange(.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 0, section: 0))) {
+            do { try mutable.performUserDrivenChange(.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 1, section: 0))) {} } catch { inner = error }
+        }
+        #expect(inner as? UserDrivenChangeError == .nested)
+        #expect(mutable.snapshot == snapshot && !mutable.isPerformingUserDrivenChange)
+    }
+
+    @Test("A report sequence that falls behind never merges a user-driven report into the one before it: replayed in order, with the declared change where a report says, it ends at the result")
+    func slowConsumer() async throws {
+        let (connection, controller, _) = try Self.makeCards()
+        let initial = controller.snapshot
+        var iterator = controller.reports(bufferLimit: 1).makeAsyncIterator()
+        try connection.write { db in try db.execute("UPDATE card SET title = 'a' WHERE id = 1") }
+        try connection.write { db in try db.execute("UPDATE card SET title = 'b' WHERE id = 2") }
+        try controller.performUserDrivenChange(.move(from: IndexPath(item: 0, section: 0), to: IndexPath(item: 2, section: 0))) {
+            try connection.write { db in try Self.writeOrder([2, 3, 1, 4, 5, 6], db) }
+        }
+        try connection.write { db in try db.execute("UPDATE card SET title = 'c' WHERE id = 6") }
+        var shown = initial
+        for _ in 0..<2 {
+            let report = try #require(await iterator.next())
+            if let base = report.resultBeforeUserDrivenChange, let change = report.userDrivenChange {
+                #expect(base.snapshot == shown)
+                shown = applyingByHand(change, to: shown)
+            }
+            #expect(report.oldSnapshot == shown)
+            shown = try shown.applying(report.changeset, takingValuesFrom: report.newSnapshot)
+        }
+        #expect(shown == controller.snapshot)
+    }
+}
