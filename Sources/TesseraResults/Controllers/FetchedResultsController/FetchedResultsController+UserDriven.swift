@@ -70,6 +70,7 @@ extension FetchedResultsController {
     ///   what `write` throws, after the report that corrects the view.
     /// - Complexity: O(*n*) for *n* rows to apply the change and diff the
     ///   shown state against the new result, plus what the write costs.
+    @discardableResult
     public func performUserDrivenChange<T>(
         _ change: UserDrivenChange<Record>,
         isolation: isolated (any Actor)? = #isolation,

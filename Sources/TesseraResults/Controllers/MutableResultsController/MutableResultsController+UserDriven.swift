@@ -36,6 +36,7 @@ extension MutableResultsController {
     ///   throws, after the report of the edits it made.
     /// - Complexity: O(*n*) for *n* elements to apply the change and diff
     ///   the shown state against the new one, plus the edits.
+    @discardableResult
     public func performUserDrivenChange<T>(_ change: UserDrivenChange<Element>, write: () throws -> T) throws -> T {
         guard userDrivenStep == nil else { throw UserDrivenChangeError.nested }
         guard !isEditing else { throw UserDrivenChangeError.editingInProgress }
