@@ -578,3 +578,38 @@ struct UserDrivenChangeCaseTests {
         #expect(shown == controller.snapshot)
     }
 }
+
+/// A note changed in place, as class elements are.
+final class Note: Identifiable, Equatable, @unchecked Sendable {
+    let id: Int
+    var text: String
+    init(id: Int, text: String) {
+        self.id = id
+        self.text = text
+    }
+    static func == (lhs: Note, rhs: Note) -> Bool { lhs === rhs }
+}
+
+extension UserDrivenChangeCaseTests {
+    @Test("MutableResultsController: an edit in place the user made is not reported; another element changed in place in the same batch is")
+    func mutableUpdateInPlace() throws {
+        let notes = [Note(id: 1, text: "a"), Note(id: 2, text: "b")]
+        let controller = MutableResultsController<Int, Note>(sectionKey: { _ in 0 }, sectionOrder: { $0 < $1 }, itemOrder: { $0.id < $1.id })
+        try controller.insert(contentsOf: notes)
+        final class Log: MutableResultsControllerDelegate {
+            var reports: [SnapshotReport<KeyedSection<Int>, Note>] = []
+            func controller(_ controller: MutableResultsController<Int, Note>, didChangeContentWith report: SnapshotReport<KeyedSection<Int>, Note>) { reports.append(report) }
+        }
+        let log = Log()
+        controller.delegate = log
+        try controller.performUserDrivenChange(.update(at: IndexPath(item: 0, section: 0), to: notes[0])) {
+            notes[0].text = "typed"
+            controller.didUpdate(notes[0])
+            notes[1].text = "synced"
+            controller.didUpdate(notes[1])
+        }
+        let report = try #require(log.reports.first)
+        #expect(log.reports.count == 1)
+        #expect(report.changeset.itemUpdates.map(\.from) == [IndexPath(item: 1, section: 0)])
+    }
+}

@@ -435,6 +435,8 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
         } catch {
             preconditionFailure("a mutable results controller holds repeated ids: \(error)")
         }
+        // An element changed in place as the user edited it shows so.
+        if case let .update(_, shownElement)? = step?.change { updatedInPlace.remove(shownElement.id) }
         if !updatedInPlace.isEmpty {
             Report.addUpdates(for: updatedInPlace, from: old, to: new, to: &changeset)
             updatedInPlace.removeAll()
