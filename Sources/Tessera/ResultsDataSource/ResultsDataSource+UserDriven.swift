@@ -3,7 +3,7 @@ import TesseraView
 
 extension ResultsDataSource {
     /// Applies a report that follows a change the view already shows (see
-    /// <doc:UserDrivenChanges>): the result shown must be the report's
+    /// TesseraResults' User-driven changes article): the result shown must be the report's
     /// result before that change; the data source takes the change without
     /// a plan, then performs the report's changeset as
     /// ``apply(_:animated:)`` does.

@@ -129,7 +129,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///   Either way the data source and the view are as they were.
     /// A report that follows a user-driven change (its
     /// ``SectionedResultReport/resultBeforeUserDrivenChange`` is set: see
-    /// <doc:UserDrivenChanges>) must start from the result shown with that
+    /// TesseraResults' User-driven changes article) must start from the result shown with that
     /// change applied: the data source checks the result shown against the
     /// report's result before the change, takes the change without
     /// animating it, then performs the changeset.

@@ -50,7 +50,7 @@ public protocol SectionedResultReport {
     /// The result after the change.
     var resultAfter: Result { get }
     /// The controller's result before a change the view already showed
-    /// (a user-driven change, see <doc:UserDrivenChanges>), or `nil`: then
+    /// (a user-driven change, see TesseraResults' User-driven changes article), or `nil`: then
     /// ``resultBefore`` is this result with ``userDrivenChangeset``
     /// applied. `nil` unless a conforming type says otherwise.
     var resultBeforeUserDrivenChange: Result? { get }
