@@ -613,3 +613,51 @@ extension UserDrivenChangeCaseTests {
         #expect(report.changeset.itemUpdates.map(\.from) == [IndexPath(item: 1, section: 0)])
     }
 }
+
+/// An actor that owns a controller, as an app's list model does.
+actor CardList {
+    let connection: Connection
+    let controller: FetchedResultsController<DeckCard>
+    let log = ReportLog<DeckCard>()
+
+    init(path: String) throws {
+        connection = try Connection(path: path)
+        controller = try FetchedResultsController<DeckCard>(connection: connection, request: UserDrivenChangeTests.request(sectioned: false, lazy: false))
+    }
+
+    func open() throws {
+        controller.delegate = log
+        try controller.performFetch()
+    }
+
+    /// Moves a card as the user did, written on `writer`; returns the
+    /// reports' changesets and the result's ids.
+    func move(from: Int, to: Int, order: [Int64], writer: Connection?) throws -> (changesets: [Changeset], ids: [Int64], old: [Int64]?) {
+        try controller.performUserDrivenChange(.move(from: IndexPath(item: from, section: 0), to: IndexPath(item: to, section: 0))) {
+            try (writer ?? connection).write { db in try UserDrivenChangeCaseTests.writeOrder(order, db) }
+        }
+        return (log.reports.map(\.changeset), controller.snapshot.allItems.map(\.id), log.reports.last?.oldSnapshot.allItems.map(\.id))
+    }
+}
+
+extension UserDrivenChangeCaseTests {
+    @Test("A controller on an actor takes a user-driven write made there, and one made on another connection inside the write, as agreed moves")
+    func actorHomeAndOtherConnection() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("cards.sqlite").path
+        let setup = try Connection(path: path)
+        try setup.write { db in
+            try db.execute(UserDrivenChangeTests.schema)
+            for id in 1...4 { try db.execute("INSERT INTO card VALUES (?, 0, ?, ?)", [.integer(Int64(id)), .integer(Int64(id - 1)), .text("card \(id)")]) }
+        }
+        let list = try CardList(path: path)
+        try await list.open()
+        let first = try await list.move(from: 0, to: 3, order: [2, 3, 4, 1], writer: nil)
+        #expect(first.changesets.count == 1 && first.changesets.allSatisfy { $0.itemMoves.isEmpty })
+        #expect(first.ids == [2, 3, 4, 1] && first.old == [2, 3, 4, 1])
+        let second = try await list.move(from: 3, to: 0, order: [1, 2, 3, 4], writer: setup)
+        #expect(second.changesets.count == 2 && second.changesets.allSatisfy { $0.itemMoves.isEmpty })
+        #expect(second.ids == [1, 2, 3, 4] && second.old == [1, 2, 3, 4])
+    }
+}
