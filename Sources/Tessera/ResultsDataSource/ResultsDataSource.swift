@@ -37,7 +37,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
     public typealias Item = Result.Item
 
     /// The result the collection view shows.
-    public private(set) var result: Result
+    public internal(set) var result: Result
     /// The collection view it feeds. Held strongly (the view holds its data
     /// source weakly), so keeping the data source keeps both.
     public let collectionView: CollectionView
@@ -127,6 +127,13 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///   from the result shown; ``BatchValidationError`` when the view's
     ///   counts disagree with ``result`` (another data source changed it).
     ///   Either way the data source and the view are as they were.
+    /// A report that follows a user-driven change (its
+    /// ``SectionedResultReport/resultBeforeUserDrivenChange`` is set: see
+    /// TesseraResults' User-driven changes article) must start from the result shown with that
+    /// change applied: the data source checks the result shown against the
+    /// report's result before the change, takes the change without
+    /// animating it, then performs the changeset.
+    ///
     /// - Complexity: O(1) to check a report that starts from the very result
     ///   shown, O(*s* + *k* log *n*) for *s* sections and *k* changed items
     ///   of *n* to check any other, plus what
@@ -142,6 +149,9 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// ``apply(_:animated:)`` does when `time` is `nil`.
     func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
         if let time { try collectionView.checkTime(time) }
+        if let base = report.resultBeforeUserDrivenChange {
+            return try applyUserDriven(report, base: base, animated: animated, time: time)
+        }
         if let mismatch = Self.mismatch(shown: result, reportBefore: report.resultBefore, changeset: report.changeset) {
             throw mismatch
         }

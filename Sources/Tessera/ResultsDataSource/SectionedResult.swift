@@ -49,6 +49,22 @@ public protocol SectionedResultReport {
     var resultBefore: Result { get }
     /// The result after the change.
     var resultAfter: Result { get }
+    /// The controller's result before a change the view already showed
+    /// (a user-driven change, see TesseraResults' User-driven changes article), or `nil`: then
+    /// ``resultBefore`` is this result with ``userDrivenChangeset``
+    /// applied. `nil` unless a conforming type says otherwise.
+    var resultBeforeUserDrivenChange: Result? { get }
+    /// The user-driven change as a changeset of
+    /// ``resultBeforeUserDrivenChange`` (a move or an update of one item);
+    /// empty when there is none.
+    var userDrivenChangeset: Changeset { get }
+}
+
+extension SectionedResultReport {
+    /// `nil`: the report follows no user-driven change.
+    public var resultBeforeUserDrivenChange: Result? { nil }
+    /// Empty: the report follows no user-driven change.
+    public var userDrivenChangeset: Changeset { Changeset() }
 }
 
 /// A result that can tell in O(1) that another is its very state, shared:
@@ -109,6 +125,9 @@ extension ChangeReport: SectionedResultReport {
     public var resultBefore: FetchedResult<Record> { old }
     /// The result after (``new``).
     public var resultAfter: FetchedResult<Record> { new }
+    /// The user-driven change as a changeset of
+    /// ``resultBeforeUserDrivenChange``; empty when there is none.
+    public var userDrivenChangeset: Changeset { userDrivenChange?.changeset ?? Changeset() }
 }
 
 extension SnapshotReport: SectionedResultReport {
@@ -116,4 +135,10 @@ extension SnapshotReport: SectionedResultReport {
     public var resultBefore: Snapshot<Section, Item> { oldSnapshot }
     /// The snapshot after (``newSnapshot``).
     public var resultAfter: Snapshot<Section, Item> { newSnapshot }
+    /// The snapshot before the user-driven change
+    /// (``snapshotBeforeUserDrivenChange``), or `nil`.
+    public var resultBeforeUserDrivenChange: Snapshot<Section, Item>? { snapshotBeforeUserDrivenChange }
+    /// The user-driven change as a changeset of
+    /// ``snapshotBeforeUserDrivenChange``; empty when there is none.
+    public var userDrivenChangeset: Changeset { userDrivenChange?.changeset ?? Changeset() }
 }

@@ -248,6 +248,18 @@ public struct ChangeReport<Record: FetchableRecord>: Sendable {
     /// needs, since a lazy result keeps no record to compare.
     var updatedKeys: Set<DatabaseValue> = []
 
+    /// The change the view already showed when this report was made,
+    /// declared with
+    /// ``FetchedResultsController/performUserDrivenChange(_:isolation:write:)``,
+    /// or `nil`. When set, ``old`` is ``resultBeforeUserDrivenChange`` with
+    /// this change applied — the state the view shows — and the changeset
+    /// goes from there.
+    public internal(set) var userDrivenChange: UserDrivenChange<Record>?
+    /// The controller's result before the user-driven change (the previous
+    /// report's ``new``), or `nil` when the report follows no user-driven
+    /// change.
+    public internal(set) var resultBeforeUserDrivenChange: FetchedResult<Record>?
+
     /// Creates a report.
     public init(changeset: Changeset, old: FetchedResult<Record>, new: FetchedResult<Record>) {
         self.changeset = changeset
@@ -277,18 +289,27 @@ extension ChangeReport {
     static var merging: _ReportMerging<ChangeReport> {
         _ReportMerging(
             merge: { earlier, later in
-                ChangeReport(changeset: Changeset(), old: earlier.old, new: later.new, updatedKeys: earlier.updatedKeys.union(later.updatedKeys))
+                var merged = ChangeReport(changeset: Changeset(), old: earlier.old, new: later.new, updatedKeys: earlier.updatedKeys.union(later.updatedKeys))
+                merged.userDrivenChange = earlier.userDrivenChange
+                merged.resultBeforeUserDrivenChange = earlier.resultBeforeUserDrivenChange
+                return merged
             },
             resolve: { merged in
+                var resolved: ChangeReport
                 if merged.old.state.isLazy || merged.new.state.isLazy {
                     // A lazy result may no longer be able to read its old
                     // records: diff the keys, or reload every section.
                     let changeset = (try? lazyDiff(from: merged.old.state, to: merged.new.state, updated: merged.updatedKeys))
                         ?? reloadChangeset(from: merged.old.state, to: merged.new.state)
-                    return ChangeReport(changeset: changeset, old: merged.old, new: merged.new, updatedKeys: merged.updatedKeys)
+                    resolved = ChangeReport(changeset: changeset, old: merged.old, new: merged.new, updatedKeys: merged.updatedKeys)
+                } else {
+                    resolved = ChangeReport(changeset: exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot), old: merged.old, new: merged.new)
                 }
-                return ChangeReport(changeset: exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot), old: merged.old, new: merged.new)
-            }
+                resolved.userDrivenChange = merged.userDrivenChange
+                resolved.resultBeforeUserDrivenChange = merged.resultBeforeUserDrivenChange
+                return resolved
+            },
+            startsUserDrivenStep: { $0.resultBeforeUserDrivenChange != nil }
         )
     }
 }

@@ -48,6 +48,10 @@ struct _ReportMerging<Report: Sendable>: Sendable {
     var merge: @Sendable (_ earlier: Report, _ later: Report) -> Report
     /// A merged report made whole, when the consumer takes it.
     var resolve: @Sendable (Report) -> Report
+    /// Whether a report starts from a change the view already shows (see
+    /// <doc:UserDrivenChanges>): it is never merged into the report before
+    /// it, whose consumer has not applied that change yet.
+    var startsUserDrivenStep: @Sendable (Report) -> Bool = { _ in false }
 }
 
 /// The reports a consumer has not taken yet.
@@ -75,7 +79,7 @@ final class _ReportBuffer<Report: Sendable>: Sendable {
                 state.waiter = nil
                 return waiter
             }
-            if state.pending.count >= limit, let last = state.pending.popLast() {
+            if state.pending.count >= limit, !merging.startsUserDrivenStep(report), let last = state.pending.popLast() {
                 state.pending.append((merging.merge(last.report, report), true))
             } else {
                 state.pending.append((report, false))

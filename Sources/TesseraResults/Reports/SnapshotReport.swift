@@ -26,6 +26,18 @@ public struct SnapshotReport<Section: Identifiable & Equatable, Item: Identifiab
     /// ``merging``): the merged changeset adds their updates.
     var carriedInPlaceUpdates: [Item] = []
 
+    /// The change the view already showed when this report was made,
+    /// declared with
+    /// ``MutableResultsController/performUserDrivenChange(_:write:)``, or
+    /// `nil`. When set, ``oldSnapshot`` is
+    /// ``snapshotBeforeUserDrivenChange`` with this change applied — the
+    /// state the view shows — and the changeset goes from there.
+    public internal(set) var userDrivenChange: UserDrivenChange<Item>?
+    /// The controller's snapshot before the user-driven change (the
+    /// previous report's ``newSnapshot``), or `nil` when the report follows
+    /// no user-driven change.
+    public internal(set) var snapshotBeforeUserDrivenChange: Snapshot<Section, Item>?
+
     /// Creates a report.
     public init(changeset: Changeset, oldSnapshot: Snapshot<Section, Item>, newSnapshot: Snapshot<Section, Item>) {
         self.changeset = changeset
@@ -81,14 +93,20 @@ extension SnapshotReport where Section: Sendable, Item: Sendable {
             merge: { earlier, later in
                 var merged = SnapshotReport(changeset: Changeset(), oldSnapshot: earlier.oldSnapshot, newSnapshot: later.newSnapshot)
                 merged.carriedInPlaceUpdates = earlier.inPlaceUpdates + later.inPlaceUpdates
+                merged.userDrivenChange = earlier.userDrivenChange
+                merged.snapshotBeforeUserDrivenChange = earlier.snapshotBeforeUserDrivenChange
                 return merged
             },
             resolve: { merged in
                 var changeset = exactDiff(from: merged.oldSnapshot, to: merged.newSnapshot)
                 let ids = Set(merged.carriedInPlaceUpdates.map(\.id))
                 if !ids.isEmpty { addUpdates(for: ids, from: merged.oldSnapshot, to: merged.newSnapshot, to: &changeset) }
-                return SnapshotReport(changeset: changeset, oldSnapshot: merged.oldSnapshot, newSnapshot: merged.newSnapshot)
-            }
+                var resolved = SnapshotReport(changeset: changeset, oldSnapshot: merged.oldSnapshot, newSnapshot: merged.newSnapshot)
+                resolved.userDrivenChange = merged.userDrivenChange
+                resolved.snapshotBeforeUserDrivenChange = merged.snapshotBeforeUserDrivenChange
+                return resolved
+            },
+            startsUserDrivenStep: { $0.snapshotBeforeUserDrivenChange != nil }
         )
     }
 }

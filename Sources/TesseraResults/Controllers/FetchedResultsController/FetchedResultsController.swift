@@ -124,11 +124,11 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     public private(set) var lastUpdateMethod: UpdateMethod?
 
     /// The result, the kept sort values and the rules for commits.
-    private var engine = _ResultEngine<Record>()
+    var engine = _ResultEngine<Record>()
     /// Where commits are handed over.
     private(set) lazy var delivery = CommitDelivery(to: receiver)
     /// Whether commits are followed (a fetch succeeded).
-    private var isFollowing = false
+    private(set) var isFollowing = false
     /// The store's source of this fetch's commits.
     private var changeSource: (any ChangeSource)?
     /// The adapter the delivery reaches the controller through.
@@ -136,6 +136,9 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     private let hub = _ReportHub<ChangeReport<Record>>(merging: ChangeReport.merging)
     /// Where a lazy result's records come from, with the request they read.
     private var faults: (request: FetchRequest, faults: _RecordFaults<Record>)?
+    /// The user-driven change under way (see
+    /// ``performUserDrivenChange(_:isolation:write:)``), or `nil`.
+    var userDrivenStep: _UserDrivenStep<FetchedResult<Record>, Record>?
 
     /// Creates a controller; nothing is fetched until
     /// ``performFetch(isolation:)``.
@@ -482,7 +485,16 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// Hands a report to the sequences, then to the delegate: a delegate
     /// that makes the controller report again from inside (by a
     /// ``refresh(isolation:)``, say) cannot put that report ahead of this one.
-    private func report(_ report: ChangeReport<Record>) {
+    func report(_ report: ChangeReport<Record>) {
+        var report = report
+        if var step = userDrivenStep, !step.hasReported {
+            // The first report of a user-driven change starts from what
+            // the view shows.
+            step.hasReported = true
+            userDrivenStep = step
+            guard let fromShown = userDrivenReport(step, to: report.new, updatedKeys: report.updatedKeys) else { return }
+            report = fromShown
+        }
         hub.yield(report)
         if let delegate {
             let changes = report.changeset

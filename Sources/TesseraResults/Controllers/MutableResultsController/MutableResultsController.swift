@@ -107,6 +107,9 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
     /// Class elements passed to ``didUpdate(_:)`` since the last report.
     private var updatedInPlace: Set<Element.ID> = []
     private let streams = _ReportHub<Report>(merging: Report.merging)
+    /// The user-driven change under way (see
+    /// ``performUserDrivenChange(_:write:)``), or `nil`.
+    var userDrivenStep: _UserDrivenStep<ResultSnapshot, Element>?
 
     /// Creates an empty controller that sorts with a comparator.
     ///
@@ -420,7 +423,11 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
     /// difference, if any.
     private func reportChanges() {
         _checkInvariants()
-        let old = snapshot
+        // The first report of a user-driven change starts from what the
+        // view shows.
+        let step = userDrivenStep.flatMap { $0.hasReported ? nil : $0 }
+        if step != nil { userDrivenStep?.hasReported = true }
+        let old = step?.shown ?? snapshot
         let new = currentSnapshot
         var changeset: Changeset
         do {
@@ -428,13 +435,23 @@ public final class MutableResultsController<Section: Hashable & Sendable, Elemen
         } catch {
             preconditionFailure("a mutable results controller holds repeated ids: \(error)")
         }
+        // An element changed in place as the user edited it shows so.
+        if case let .update(_, shownElement)? = step?.change { updatedInPlace.remove(shownElement.id) }
         if !updatedInPlace.isEmpty {
             Report.addUpdates(for: updatedInPlace, from: old, to: new, to: &changeset)
             updatedInPlace.removeAll()
         }
         snapshot = new
-        guard !changeset.isEmpty else { return }
-        let report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
+        var report = Report(changeset: changeset, oldSnapshot: old, newSnapshot: new)
+        if let step {
+            // Nothing to say when the view shows the result, and the result
+            // is the one before the change.
+            guard !changeset.isEmpty || new != step.base else { return }
+            report.userDrivenChange = step.change
+            report.snapshotBeforeUserDrivenChange = step.base
+        } else {
+            guard !changeset.isEmpty else { return }
+        }
         if let delegate {
             delegate.controllerWillChangeContent(self)
             changeset.forEachChange(
