@@ -235,13 +235,18 @@ open class ColumnLayout: FrameStorageLayout {
         var result: [LayoutAttributes] = []
         var hits: [Int] = []
         let store = self.store
+        // Flipped, the search runs on the mirrored rect and every frame
+        // found is mirrored back.
+        let width = flipWidth
+        let rect = width.map { rect.mirroredHorizontally(inWidth: $0) } ?? rect
+        func returned(_ frame: Rect) -> Rect { width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame }
         for section in store.sections(meeting: rect) {
             let path = IndexPath(item: 0, section: section)
             if let frame = store.headerFrame(section), frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
+                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: returned(frame)))
             }
             if let frame = store.footerFrame(section), frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
+                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: returned(frame)))
             }
             let frames = store.sections[section]
             guard let columns = frames.columns else { continue }
@@ -249,7 +254,7 @@ open class ColumnLayout: FrameStorageLayout {
             columns.items(meeting: rect, frames: frames, origin: store.sectionOrigin[section], into: &hits)
             if hits.count > 1 { hits.sort() }
             for item in hits {
-                result.append(.cell(at: IndexPath(item: item, section: section), frame: store.placed(frames.itemFrames[item], section: section)))
+                result.append(.cell(at: IndexPath(item: item, section: section), frame: returned(store.placed(frames.itemFrames[item], section: section))))
             }
         }
         return result

@@ -61,9 +61,25 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// enclose every frame (``collectionViewContentSize``).
     var naturalContentSize = Size.zero
 
+    /// The content width the frames before a batch update mirror across,
+    /// when the layout was flipped then; `nil` when it was not.
+    private var flipWidthBeforeUpdate: Double?
+
     init(direction: ScrollDirection) {
         store = _FrameStore(direction: direction)
         super.init()
+    }
+
+    /// True: the layout mirrors its frames when the environment runs in the
+    /// other direction, as UIKit's flow layout does. Frames are kept in
+    /// left-to-right coordinates and mirrored as queries return them (see
+    /// ``CollectionViewLayout/isFlippedHorizontally``).
+    open override var flipsHorizontallyInOppositeLayoutDirection: Bool { true }
+
+    /// The width frames mirror across now, or `nil` when the layout is not
+    /// flipped.
+    var flipWidth: Double? {
+        isFlippedHorizontally ? collectionViewContentSize.width : nil
     }
 
     /// The size of the laid-out content: the size the layout's own rule
@@ -251,10 +267,15 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// that only touch it are left out), in order: sections ascending, and in
     /// each section its header and footer, then its items ascending.
     ///
+    /// When the layout is flipped, `rect` is mirrored before the search and
+    /// every frame returned is mirrored.
+    ///
     /// - Complexity: O(log *n* + *k*) for *k* elements returned.
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { section in
+        let width = flipWidth
+        let searched = width.map { rect.mirroredHorizontally(inWidth: $0) } ?? rect
+        store.forEachSection(meeting: searched) { section in
             let path = IndexPath(item: 0, section: section)
             for kind in Self.headerAndFooter {
                 if let attributes = layoutAttributesForSupplementaryView(ofKind: kind, at: path), attributes.frame.intersects(rect) {
@@ -262,21 +283,23 @@ open class FrameStorageLayout: CollectionViewLayout {
                 }
             }
         } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+            result.append(.cell(at: IndexPath(item: item, section: section), frame: width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame))
         }
         return result
     }
 
-    /// The attributes of an item, or `nil` when there is no such item.
+    /// The attributes of an item (mirrored when the layout is flipped), or
+    /// `nil` when there is no such item.
     ///
     /// - Complexity: O(1).
     open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
+        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: flippedHorizontally($0)) }
     }
 
     /// The attributes of a section's header or footer (kinds
     /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
-    /// path `[section, 0]`), or `nil` when the section has none.
+    /// path `[section, 0]`), mirrored when the layout is flipped, or `nil`
+    /// when the section has none.
     ///
     /// - Complexity: O(1).
     open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
@@ -284,10 +307,18 @@ open class FrameStorageLayout: CollectionViewLayout {
         let section = indexPath[0]
         let path = IndexPath(item: 0, section: section)
         switch kind {
-        case ElementKind.sectionHeader: return store.headerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        case ElementKind.sectionFooter: return store.footerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        case ElementKind.sectionHeader: return store.headerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: flippedHorizontally($0)) }
+        case ElementKind.sectionFooter: return store.footerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: flippedHorizontally($0)) }
         default: return nil
         }
+    }
+
+    /// Attributes of the state before a batch update as the layout returned
+    /// them then: mirrored across the content width of that state when the
+    /// layout was flipped.
+    private func flippedBeforeUpdate(_ attributes: LayoutAttributes?) -> LayoutAttributes? {
+        guard let attributes, let width = flipWidthBeforeUpdate else { return attributes }
+        return Self.mirrored(attributes, inWidth: width)
     }
 
     // MARK: Updates
@@ -295,6 +326,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     package override func _captureStateBeforeUpdate() {
         buffers.capture(store)
         sectionsLaidOutDuringUpdate = []
+        flipWidthBeforeUpdate = flipWidth
     }
 
     /// An inserted item starts at its final frame with alpha 0; an item that
@@ -302,7 +334,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// layout does).
     open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
         super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
+            ?? flippedBeforeUpdate(buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping))
     }
 
     /// A header or footer of an inserted section, or one a section that
@@ -311,11 +343,11 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// where it was before the update.
     open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
         if let attributes = super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping) {
+            ?? flippedBeforeUpdate(buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)) {
             return attributes
         }
         guard buffers.previous != nil, updateIndexMapping != nil else { return nil }
-        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(updateTransitionStyle.appearing)
+        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(transitionStyleInDirection.appearing)
     }
 
     /// Headers and footers that appear with the update: those of inserted
@@ -351,7 +383,7 @@ open class FrameStorageLayout: CollectionViewLayout {
               let section = mapping.sectionAfter(elementIndexPath[0]), supplementaryFrame(ofKind: elementKind, section: section, in: store) == nil,
               let frame = supplementaryFrame(ofKind: elementKind, section: elementIndexPath[0], in: previous)
         else { return nil }
-        return updateTransitionStyle.disappearing(.supplementaryView(ofKind: elementKind, at: elementIndexPath, frame: frame))
+        return flippedBeforeUpdate(.supplementaryView(ofKind: elementKind, at: elementIndexPath, frame: frame)).map(transitionStyleInDirection.disappearing)
     }
 
     /// The sections that stay through the update in progress and gain (index
@@ -394,6 +426,7 @@ open class FrameStorageLayout: CollectionViewLayout {
         super.finalizeCollectionViewUpdates()
         buffers.finish()
         sectionsLaidOutDuringUpdate = nil
+        flipWidthBeforeUpdate = nil
     }
 }
 

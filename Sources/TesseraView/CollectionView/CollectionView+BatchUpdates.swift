@@ -122,6 +122,7 @@ extension CollectionView {
         let contentSizeBefore = contentSize
         let before = layout.layoutAttributesForElements(in: boundsBefore)
         let anchor = anchorsScrollPosition ? scrollAnchor(in: before, bounds: boundsBefore, mapping: mapping) : nil
+        let edgeBefore = leadingEdge(of: boundsBefore.origin)
         let idsBefore: [IndexPath: String] = Dictionary(uniqueKeysWithValues: before.compactMap { attributes in
             guard attributes.category == .cell else { return nil }
             let id = itemIDsBefore?(attributes.indexPath) ?? nil
@@ -141,6 +142,8 @@ extension CollectionView {
         if let anchor, let frame = layout.layoutAttributesForItem(at: anchor.newPath)?.frame {
             proposed.y += frame.minY - anchor.oldFrame.minY
             proposed.x += frame.minX - anchor.oldFrame.minX
+        } else {
+            proposed = offset(atLeadingEdge: edgeBefore)
         }
         bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
         let after = layout.layoutAttributesForElements(in: bounds)

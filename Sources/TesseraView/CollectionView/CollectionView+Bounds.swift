@@ -41,7 +41,9 @@ extension CollectionView {
     /// In order: the new layout is prepared; `prepareForTransition(to:)` on
     /// the old layout and `prepareForTransition(from:)` on the new one; the
     /// content offset through the new layout's
-    /// `targetContentOffset(forProposedContentOffset:)`; the plan; and
+    /// `targetContentOffset(forProposedContentOffset:)` (the proposal keeps
+    /// its distance from the leading edge: the right one for a layout that
+    /// is flipped); the plan; and
     /// `finalizeLayoutTransition()` on both.
     ///
     /// - Complexity: the new layout's `prepare()`, plus O(log *n* + *v*) for
@@ -52,13 +54,14 @@ extension CollectionView {
         let boundsBefore = bounds
         let contentSizeBefore = contentSize
         let before = oldLayout.layoutAttributesForElements(in: boundsBefore)
+        let edgeBefore = leadingEdge(of: boundsBefore.origin)
         newLayout.collectionView = self
         newLayout.invalidateLayout()
         newLayout.prepare()
         oldLayout.prepareForTransition(to: newLayout)
         newLayout.prepareForTransition(from: oldLayout)
         collectionViewLayout = newLayout
-        bounds.origin = clamped(newLayout.targetContentOffset(forProposedContentOffset: clamped(bounds.origin)))
+        bounds.origin = clamped(newLayout.targetContentOffset(forProposedContentOffset: clamped(offset(atLeadingEdge: edgeBefore))))
         let after = newLayout.layoutAttributesForElements(in: bounds)
         let plan = samePathPlan(
             before: before, after: after, fromLayout: oldLayout, toLayout: newLayout,

@@ -37,6 +37,10 @@ public final class CollectionView: LayoutEnvironment {
     public var animationDuration: Double = 0.3
     /// The timing curve of animated changes. Ease-in-out.
     public var animationTiming = AnimationTiming.easeInOut
+    /// The direction the content runs in. Left to right until
+    /// ``setLayoutDirection(_:animated:)`` changes it; a layout that flips
+    /// mirrors its frames when it is right to left.
+    public internal(set) var effectiveLayoutDirection: LayoutDirection = .leftToRight
 
     /// The number of items in each section, as the view last read them.
     public internal(set) var itemCounts: [Int] = []
@@ -101,9 +105,10 @@ public final class CollectionView: LayoutEnvironment {
             dataSourceError = error
             return
         }
+        let edge = leadingEdge(of: bounds.origin)
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
-        bounds.origin = clamped(bounds.origin)
+        bounds.origin = clamped(offset(atLeadingEdge: edge))
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
         for attributes in visibleElements {
@@ -142,12 +147,14 @@ public final class CollectionView: LayoutEnvironment {
 
     // MARK: Content offset
 
-    /// The offset pulled into the range the content allows.
+    /// The offset pulled into the range the content allows. When the layout
+    /// is flipped and the content is narrower than the view, the content
+    /// rests against the right edge (the leading one), as it rests against
+    /// the left edge otherwise.
     func clamped(_ offset: Point) -> Point {
         let size = contentSize
-        let minX = -contentInset.left
+        let (minX, maxX) = horizontalOffsetRange
         let minY = -contentInset.top
-        let maxX = Swift.max(minX, size.width + contentInset.right - bounds.size.width)
         let maxY = Swift.max(minY, size.height + contentInset.bottom - bounds.size.height)
         return Point(x: Swift.min(Swift.max(offset.x, minX), maxX), y: Swift.min(Swift.max(offset.y, minY), maxY))
     }
