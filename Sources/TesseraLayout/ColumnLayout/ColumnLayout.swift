@@ -235,26 +235,35 @@ open class ColumnLayout: FrameStorageLayout {
         var result: [LayoutAttributes] = []
         var hits: [Int] = []
         let store = self.store
-        // Flipped, the search runs on the mirrored rect and every frame
-        // found is mirrored back.
+        // Flipped, the search runs on the mirrored rect (widened) and every
+        // frame found is mirrored back and tested against `rect`.
         let width = flipWidth
-        let rect = width.map { rect.mirroredHorizontally(inWidth: $0) } ?? rect
-        func returned(_ frame: Rect) -> Rect { width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame }
-        for section in store.sections(meeting: rect) {
+        let searched = width.map { Self.searchRect(mirroring: rect, inWidth: $0) } ?? rect
+        func returned(_ frame: Rect) -> Rect? {
+            guard let width else { return frame.intersects(rect) ? frame : nil }
+            let mirrored = frame.mirroredHorizontally(inWidth: width)
+            return mirrored.intersects(rect) ? mirrored : nil
+        }
+        for section in store.sections(meeting: searched) {
             let path = IndexPath(item: 0, section: section)
-            if let frame = store.headerFrame(section), frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: returned(frame)))
+            if let frame = store.headerFrame(section).flatMap(returned) {
+                result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
             }
-            if let frame = store.footerFrame(section), frame.intersects(rect) {
-                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: returned(frame)))
+            if let frame = store.footerFrame(section).flatMap(returned) {
+                result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
             }
             let frames = store.sections[section]
             guard let columns = frames.columns else { continue }
             hits.removeAll(keepingCapacity: true)
-            columns.items(meeting: rect, frames: frames, origin: store.sectionOrigin[section], into: &hits)
+            columns.items(meeting: searched, frames: frames, origin: store.sectionOrigin[section], into: &hits)
             if hits.count > 1 { hits.sort() }
             for item in hits {
-                result.append(.cell(at: IndexPath(item: item, section: section), frame: returned(store.placed(frames.itemFrames[item], section: section))))
+                let frame = store.placed(frames.itemFrames[item], section: section)
+                if width == nil {
+                    result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+                } else if let frame = returned(frame) {
+                    result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+                }
             }
         }
         return result

@@ -82,6 +82,17 @@ open class FrameStorageLayout: CollectionViewLayout {
         isFlippedHorizontally ? collectionViewContentSize.width : nil
     }
 
+    /// The rect a flipped query searches the frames (kept left to right)
+    /// with: `rect` mirrored across `width` and widened in x by a tiny
+    /// relative margin, since mirroring rounds; the query then keeps the
+    /// frames whose mirrored frames meet `rect` itself, so the answer is
+    /// exact in the coordinates it is given in.
+    static func searchRect(mirroring rect: Rect, inWidth width: Double) -> Rect {
+        let mirrored = rect.mirroredHorizontally(inWidth: width)
+        let margin = Swift.max(abs(width), abs(rect.origin.x), abs(rect.origin.x + rect.size.width), 1) * 1e-12
+        return Rect(x: mirrored.origin.x - margin, y: mirrored.origin.y, width: mirrored.size.width + 2 * margin, height: mirrored.size.height)
+    }
+
     /// The size of the laid-out content: the size the layout's own rule
     /// gives, grown right and down to the furthest frame where one reaches
     /// past it, so that the content encloses every item, header and footer.
@@ -274,7 +285,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
         let width = flipWidth
-        let searched = width.map { rect.mirroredHorizontally(inWidth: $0) } ?? rect
+        let searched = width.map { Self.searchRect(mirroring: rect, inWidth: $0) } ?? rect
         store.forEachSection(meeting: searched) { section in
             let path = IndexPath(item: 0, section: section)
             for kind in Self.headerAndFooter {
@@ -283,7 +294,12 @@ open class FrameStorageLayout: CollectionViewLayout {
                 }
             }
         } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame))
+            guard let width else {
+                result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+                return
+            }
+            let mirrored = frame.mirroredHorizontally(inWidth: width)
+            if mirrored.intersects(rect) { result.append(.cell(at: IndexPath(item: item, section: section), frame: mirrored)) }
         }
         return result
     }

@@ -371,18 +371,20 @@ open class ListStackLayout: FrameStorageLayout {
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
         // Flipped, the search runs on the mirrored rect and every frame
-        // found is mirrored back.
+        // found is mirrored back and tested against `rect`.
         let width = flipWidth
-        let rect = width.map { rect.mirroredHorizontally(inWidth: $0) } ?? rect
-        store.forEachSection(meeting: rect) { section in
+        let searched = width.map { Self.searchRect(mirroring: rect, inWidth: $0) } ?? rect
+        store.forEachSection(meeting: searched) { section in
             for kind in Self.headerAndFooter {
-                if var attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
+                if var attributes = supplementaryAttributes(ofKind: kind, section: section) {
                     if let width { attributes.frame = attributes.frame.mirroredHorizontally(inWidth: width) }
-                    result.append(attributes)
+                    if attributes.frame.intersects(rect) { result.append(attributes) }
                 }
             }
         } item: { section, item, frame in
-            var attributes = LayoutAttributes.cell(at: IndexPath(item: item, section: section), frame: width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame)
+            let frame = width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame
+            guard width == nil || frame.intersects(rect) else { return }
+            var attributes = LayoutAttributes.cell(at: IndexPath(item: item, section: section), frame: frame)
             attributes.zIndex = Self.zIndex(section: section, item: item)
             result.append(attributes)
         }
