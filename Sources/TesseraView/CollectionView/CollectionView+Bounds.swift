@@ -83,8 +83,13 @@ extension CollectionView {
         toLayout: CollectionViewLayout,
         contentSizeBefore: Size,
         offsetBefore: Point,
-        animated: Bool
+        animated: Bool,
+        flips: _FlipWidths? = nil
     ) -> AnimationPlan {
+        let flips = flips ?? _FlipWidths(
+            before: fromLayout.isFlippedHorizontally ? contentSizeBefore.width : nil,
+            after: toLayout.isFlippedHorizontally ? contentSize.width : nil
+        )
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
         for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
         var afterKeys = Set<_ElementKey>()
@@ -100,11 +105,16 @@ extension CollectionView {
         for end in after {
             let key = _ElementKey(end)
             afterKeys.insert(key)
-            let start = beforeByKey[key] ?? attributes(of: key, in: fromLayout) ?? { var s = end; s.alpha = 0; return s }()
+            let seen = beforeByKey[key]
+            let start = seen ?? attributes(of: key, in: fromLayout) ?? { var s = end; s.alpha = 0; return s }()
+            // An element not visible before starts where the layout now
+            // answers for it: in the coordinates of the state after when
+            // the layout is the same.
+            let disposition = seen == nil && fromLayout === toLayout ? .settled(from: start, to: end) : flips.settled(from: start, to: end)
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
                 itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
-                from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
+                from: start, to: end, disposition: disposition, view: placeholder
             ))
         }
         for start in before where !afterKeys.contains(_ElementKey(start)) {
@@ -113,7 +123,7 @@ extension CollectionView {
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
                 itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
-                from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
+                from: start, to: end, disposition: flips.settled(from: start, to: end), view: placeholder
             ))
         }
         let views = assignViews(to: &elements, visibleAfter: after.count)

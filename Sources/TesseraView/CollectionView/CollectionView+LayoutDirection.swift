@@ -29,6 +29,7 @@ extension CollectionView {
         let contentSizeBefore = contentSize
         let before = layout.layoutAttributesForElements(in: boundsBefore)
         let edge = leadingEdge(of: bounds.origin)
+        let widthBefore = layout.isFlippedHorizontally ? contentSizeBefore.width : nil
         if direction != effectiveLayoutDirection {
             effectiveLayoutDirection = direction
             layout.invalidateLayout()
@@ -38,7 +39,8 @@ extension CollectionView {
         let after = layout.layoutAttributesForElements(in: bounds)
         return samePathPlan(
             before: before, after: after, fromLayout: layout, toLayout: layout,
-            contentSizeBefore: contentSizeBefore, offsetBefore: boundsBefore.origin, animated: animated
+            contentSizeBefore: contentSizeBefore, offsetBefore: boundsBefore.origin, animated: animated,
+            flips: _FlipWidths(before: widthBefore, after: layout.isFlippedHorizontally ? contentSize.width : nil)
         )
     }
 
@@ -84,4 +86,35 @@ struct _LeadingEdge {
     var flipped: Bool
     /// The distance of the offset from the leading end of its range.
     var distance: Double
+}
+
+/// The widths the states before and after a change mirror across (`nil`
+/// for a state whose layout is not flipped), to tell an element that only
+/// follows the content's leading edge from one that moves.
+///
+/// Flipped, a frame's x is measured from the content's left edge, which
+/// moves when the content's width changes: an element that stays where it
+/// is relative to the leading (right) edge gets another x. Its disposition
+/// compares the two frames in the layout's own coordinates (each state's
+/// frames mirrored back across its own width), so that a plan right to
+/// left says `.unchanged` and `.shift` where the same plan left to right
+/// does.
+struct _FlipWidths {
+    var before: Double?
+    var after: Double?
+
+    /// `.unchanged` when the attributes differ at most in their index path
+    /// once each is taken back to the layout's own coordinates (within a
+    /// rounding of the mirroring), `.shift` otherwise; when neither state
+    /// is mirrored or both are across the same width, the plain rule.
+    func settled(from start: LayoutAttributes, to end: LayoutAttributes) -> AnimationPlan.Disposition {
+        guard before != after else { return .settled(from: start, to: end) }
+        var start = start
+        var end = end
+        if let before { start = CollectionViewLayout.mirrored(start, inWidth: before) }
+        if let after { end = CollectionViewLayout.mirrored(end, inWidth: after) }
+        let tolerance = Swift.max(abs(before ?? 0), abs(after ?? 0), abs(end.frame.origin.x), 1) * 1e-12
+        if abs(start.frame.origin.x - end.frame.origin.x) <= tolerance { start.frame.origin.x = end.frame.origin.x }
+        return .settled(from: start, to: end)
+    }
 }
