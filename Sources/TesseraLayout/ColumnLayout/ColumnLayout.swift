@@ -225,7 +225,9 @@ open class ColumnLayout: FrameStorageLayout {
     ///
     /// Sections are found by binary search; in each, every column the rect
     /// meets is binary-searched for its first item that ends below the
-    /// rect's top, and walked while items start above its bottom.
+    /// rect's top, and walked while items start above its bottom. When the
+    /// layout is flipped, the search runs on the mirrored rect and the
+    /// frames returned are mirrored.
     ///
     /// - Complexity: O(log *s* + *c* log *n* + *k* log *k*) for *s*
     ///   sections, the *c* columns of the met sections that the rect meets,

@@ -146,12 +146,17 @@ open class CollectionViewLayout {
 
     /// Where scrolling should stop, given where it would. The proposal, in
     /// the base class.
+    ///
+    /// Offsets are the collection view's: when the layout is flipped, map
+    /// them with ``flippedContentOffset(_:)`` to snap in the layout's own
+    /// coordinates, and map the result back.
     open func targetContentOffset(forProposedContentOffset proposedContentOffset: Point, withScrollingVelocity velocity: Point) -> Point {
         proposedContentOffset
     }
 
     /// The content offset to use after an update or a layout transition. The
-    /// proposal, in the base class.
+    /// proposal, in the base class. Offsets are the collection view's (see
+    /// ``targetContentOffset(forProposedContentOffset:withScrollingVelocity:)``).
     open func targetContentOffset(forProposedContentOffset proposedContentOffset: Point) -> Point {
         proposedContentOffset
     }

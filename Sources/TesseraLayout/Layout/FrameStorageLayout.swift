@@ -21,6 +21,14 @@ public import Foundation
 /// pin or stick to the visible area stay within the content at every
 /// content offset a collection view allows (each layout says how).
 ///
+/// Frames are kept in left-to-right coordinates. When the layout is flipped
+/// (the environment runs right to left, see
+/// ``CollectionViewLayout/isFlippedHorizontally``), every query mirrors
+/// what it returns across the content's width, a rect query mirrors its
+/// rect before it searches, and the frames of the state before a batch
+/// update are mirrored across the content's width before it; nothing is
+/// laid out again or stored per direction.
+///
 /// It answers rect queries in O(log *n* + *k*) (headers and footers through
 /// ``layoutAttributesForSupplementaryView(ofKind:at:)``, so a subclass that
 /// pins them overrides only that), per-element queries in O(1), keeps the

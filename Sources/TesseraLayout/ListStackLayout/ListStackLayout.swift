@@ -365,7 +365,8 @@ open class ListStackLayout: FrameStorageLayout {
     /// Every header, footer and item whose frame intersects `rect` (elements
     /// that only touch it are left out), sticky headers where they stick, in
     /// order: sections ascending, and in each section its header and footer,
-    /// then its items ascending.
+    /// then its items ascending. When the layout is flipped, the search runs
+    /// on the mirrored rect and the frames returned are mirrored.
     ///
     /// - Complexity: O(log *n* + *k*) for *k* elements returned.
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {

@@ -31,7 +31,8 @@ public final class CollectionView: LayoutEnvironment {
     /// What the view shows. Held weakly, as in UIKit.
     public weak var dataSource: (any CollectionViewDataSource)?
     /// Whether an update keeps the first fully visible item at the same
-    /// place on screen when content above it changes. On by default.
+    /// place on screen when content above it changes (its left edge, or its
+    /// right edge when the layout is flipped right to left). On by default.
     public var anchorsScrollPosition = true
     /// The duration of animated changes, in seconds. 0.3.
     public var animationDuration: Double = 0.3
@@ -89,7 +90,10 @@ public final class CollectionView: LayoutEnvironment {
     // MARK: Reloading
 
     /// Reads every count from the data source again and lays everything
-    /// out, with no animation.
+    /// out, with no animation. The content offset keeps its distance from
+    /// the content's leading edge: the left one, or the right one when the
+    /// layout is flipped right to left (so a view loaded right to left
+    /// starts at the right end of its content).
     ///
     /// A data source that gives a negative count is refused: the view keeps
     /// the counts and layout it had, and ``dataSourceError`` says which
