@@ -225,7 +225,9 @@ open class ColumnLayout: FrameStorageLayout {
     ///
     /// Sections are found by binary search; in each, every column the rect
     /// meets is binary-searched for its first item that ends below the
-    /// rect's top, and walked while items start above its bottom.
+    /// rect's top, and walked while items start above its bottom. When the
+    /// layout is flipped, the search runs on the mirrored rect and the
+    /// frames returned are mirrored.
     ///
     /// - Complexity: O(log *s* + *c* log *n* + *k* log *k*) for *s*
     ///   sections, the *c* columns of the met sections that the rect meets,
@@ -235,21 +237,35 @@ open class ColumnLayout: FrameStorageLayout {
         var result: [LayoutAttributes] = []
         var hits: [Int] = []
         let store = self.store
-        for section in store.sections(meeting: rect) {
+        // Flipped, the search runs on the mirrored rect (widened) and every
+        // frame found is mirrored back and tested against `rect`.
+        let width = flipWidth
+        let searched = width.map { Self.searchRect(mirroring: rect, inWidth: $0) } ?? rect
+        func returned(_ frame: Rect) -> Rect? {
+            guard let width else { return frame.intersects(rect) ? frame : nil }
+            let mirrored = frame.mirroredHorizontally(inWidth: width)
+            return mirrored.intersects(rect) ? mirrored : nil
+        }
+        for section in store.sections(meeting: searched) {
             let path = IndexPath(item: 0, section: section)
-            if let frame = store.headerFrame(section), frame.intersects(rect) {
+            if let frame = store.headerFrame(section).flatMap(returned) {
                 result.append(.supplementaryView(ofKind: ElementKind.sectionHeader, at: path, frame: frame))
             }
-            if let frame = store.footerFrame(section), frame.intersects(rect) {
+            if let frame = store.footerFrame(section).flatMap(returned) {
                 result.append(.supplementaryView(ofKind: ElementKind.sectionFooter, at: path, frame: frame))
             }
             let frames = store.sections[section]
             guard let columns = frames.columns else { continue }
             hits.removeAll(keepingCapacity: true)
-            columns.items(meeting: rect, frames: frames, origin: store.sectionOrigin[section], into: &hits)
+            columns.items(meeting: searched, frames: frames, origin: store.sectionOrigin[section], into: &hits)
             if hits.count > 1 { hits.sort() }
             for item in hits {
-                result.append(.cell(at: IndexPath(item: item, section: section), frame: store.placed(frames.itemFrames[item], section: section)))
+                let frame = store.placed(frames.itemFrames[item], section: section)
+                if width == nil {
+                    result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+                } else if let frame = returned(frame) {
+                    result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+                }
             }
         }
         return result

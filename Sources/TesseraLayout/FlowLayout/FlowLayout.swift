@@ -212,13 +212,14 @@ open class FlowLayout: FrameStorageLayout {
 
     /// The attributes of a section's header or footer (kinds
     /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
-    /// path `[section, 0]`), pinned where pinning is on; `nil` when the
+    /// path `[section, 0]`), pinned where pinning is on, mirrored when the
+    /// layout is flipped (pinning reads the bounds mirrored); `nil` when the
     /// section has none.
     ///
     /// - Complexity: O(1).
     open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
         guard indexPath.count >= 1 else { return nil }
-        return supplementaryAttributes(ofKind: kind, section: indexPath[0])
+        return supplementaryAttributes(ofKind: kind, section: indexPath[0]).map(flippedHorizontally)
     }
 
     private func supplementaryAttributes(ofKind kind: String, section: Int) -> LayoutAttributes? {
@@ -230,8 +231,8 @@ open class FlowLayout: FrameStorageLayout {
         case ElementKind.sectionHeader:
             guard var frame = store.headerFrame(section) else { return nil }
             var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
-            if sectionHeadersPinToVisibleBounds, let environment = collectionView {
-                let visibleStart = direction.s(environment.contentOffset) + direction.split(environment.contentInset).sLeading
+            if sectionHeadersPinToVisibleBounds, collectionView != nil {
+                let visibleStart = direction.s(boundsInDevelopmentDirection.origin) + direction.split(contentInsetInDevelopmentDirection).sLeading
                 let length = direction.sLength(frame.size)
                 let pinned = Swift.max(direction.minS(frame), Swift.min(visibleStart, direction.maxS(bounds) - length))
                 frame = moved(frame, toS: pinned)
@@ -242,9 +243,10 @@ open class FlowLayout: FrameStorageLayout {
         case ElementKind.sectionFooter:
             guard var frame = store.footerFrame(section) else { return nil }
             var attributes = LayoutAttributes.supplementaryView(ofKind: kind, at: path, frame: frame)
-            if sectionFootersPinToVisibleBounds, let environment = collectionView {
-                let visibleEnd = direction.s(environment.contentOffset) + direction.sLength(environment.bounds.size)
-                    - direction.split(environment.contentInset).sTrailing
+            if sectionFootersPinToVisibleBounds, collectionView != nil {
+                let visible = boundsInDevelopmentDirection
+                let visibleEnd = direction.s(visible.origin) + direction.sLength(visible.size)
+                    - direction.split(contentInsetInDevelopmentDirection).sTrailing
                 let length = direction.sLength(frame.size)
                 let floor = direction.minS(bounds) + (store.sections[section].header.map { direction.sLength($0.size) } ?? 0)
                 let pinned = Swift.min(direction.minS(frame), Swift.max(visibleEnd - length, floor))
@@ -286,7 +288,7 @@ open class FlowLayout: FrameStorageLayout {
         else { return .everything() }
         let context = InvalidationContext()
         context.invalidatesPositionsOnly = true
-        let sections = store.sections(meeting: environment.bounds.union(newBounds)).map { IndexPath(item: 0, section: $0) }
+        let sections = store.sections(meeting: flippedHorizontally(environment.bounds.union(newBounds))).map { IndexPath(item: 0, section: $0) }
         if sectionHeadersPinToVisibleBounds {
             context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: sections.filter { store.sections[$0[0]].header != nil })
         }

@@ -22,6 +22,10 @@ import Foundation
 /// content is moved right by half the difference and the content is as
 /// wide as the view.
 ///
+/// Right to left (see ``CollectionViewLayout/isFlippedHorizontally``) the
+/// frames are mirrored across the content's width: the first item is at
+/// the right end, and a collection view starts scrolled there.
+///
 /// The content encloses every frame (see ``FrameStorageLayout``): when a
 /// section's insets are taller than the view, its items have no height and
 /// sit at its top inset, below the view, and the content grows down to

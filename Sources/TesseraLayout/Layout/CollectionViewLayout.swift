@@ -58,6 +58,25 @@ open class CollectionViewLayout {
     /// Creates a layout.
     public init() {}
 
+    // MARK: Layout direction
+
+    /// The direction the layout's frames are computed for: UIKit's
+    /// `developmentLayoutDirection`. Left to right in the base class;
+    /// override it for a layout designed right to left.
+    open var developmentLayoutDirection: LayoutDirection { .leftToRight }
+
+    /// Whether the layout mirrors its frames when the environment's
+    /// ``LayoutEnvironment/effectiveLayoutDirection`` differs from
+    /// ``developmentLayoutDirection``: UIKit's
+    /// `flipsHorizontallyInOppositeLayoutDirection`. `false` in the base
+    /// class, as in UIKit; `true` in every layout Tessera ships.
+    ///
+    /// Tessera's layouts mirror what they return themselves (see
+    /// ``isFlippedHorizontally``); a layout that subclasses this class
+    /// directly and returns `true` mirrors its answers with
+    /// ``flippedHorizontally(_:)-(LayoutAttributes)``.
+    open var flipsHorizontallyInOppositeLayoutDirection: Bool { false }
+
     // MARK: Preparing
 
     /// Computes the layout for the current environment. Subclasses override
@@ -127,12 +146,17 @@ open class CollectionViewLayout {
 
     /// Where scrolling should stop, given where it would. The proposal, in
     /// the base class.
+    ///
+    /// Offsets are the collection view's: when the layout is flipped, map
+    /// them with ``flippedContentOffset(_:)`` to snap in the layout's own
+    /// coordinates, and map the result back.
     open func targetContentOffset(forProposedContentOffset proposedContentOffset: Point, withScrollingVelocity velocity: Point) -> Point {
         proposedContentOffset
     }
 
     /// The content offset to use after an update or a layout transition. The
-    /// proposal, in the base class.
+    /// proposal, in the base class. Offsets are the collection view's (see
+    /// ``targetContentOffset(forProposedContentOffset:withScrollingVelocity:)``).
     open func targetContentOffset(forProposedContentOffset proposedContentOffset: Point) -> Point {
         proposedContentOffset
     }
@@ -257,28 +281,28 @@ open class CollectionViewLayout {
     /// frame with alpha 0; any other item, `nil`.
     open func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
         guard !itemIndexPath.isEmpty, inserted.contains(itemIndexPath) || insertedSections.contains(itemIndexPath[0]) else { return nil }
-        return layoutAttributesForItem(at: itemIndexPath).map(updateTransitionStyle.appearing)
+        return layoutAttributesForItem(at: itemIndexPath).map(transitionStyleInDirection.appearing)
     }
 
     /// Where a disappearing item ends. The base class: a deleted or reloaded
     /// item (or one in a deleted section) that was visible ends at its old
     /// frame with alpha 0; any other item, `nil`.
     open func finalLayoutAttributesForDisappearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        disappearing[itemIndexPath].map(updateTransitionStyle.disappearing)
+        disappearing[itemIndexPath].map(transitionStyleInDirection.disappearing)
     }
 
     /// Where an appearing supplementary view starts. The base class: in an
     /// inserted section, at its final frame with alpha 0; otherwise `nil`.
     open func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
         guard !elementIndexPath.isEmpty, insertedSections.contains(elementIndexPath[0]) else { return nil }
-        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(updateTransitionStyle.appearing)
+        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(transitionStyleInDirection.appearing)
     }
 
     /// Where a disappearing supplementary view ends. The base class: one of
     /// a deleted section that was visible, at its old frame with alpha 0;
     /// otherwise `nil`.
     open func finalLayoutAttributesForDisappearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
-        disappearingSupplementary[elementKind]?[elementIndexPath].map(updateTransitionStyle.disappearing)
+        disappearingSupplementary[elementKind]?[elementIndexPath].map(transitionStyleInDirection.disappearing)
     }
 
     /// Where an appearing decoration view starts. `nil` in the base class.

@@ -21,6 +21,14 @@ public import Foundation
 /// pin or stick to the visible area stay within the content at every
 /// content offset a collection view allows (each layout says how).
 ///
+/// Frames are kept in left-to-right coordinates. When the layout is flipped
+/// (the environment runs right to left, see
+/// ``CollectionViewLayout/isFlippedHorizontally``), every query mirrors
+/// what it returns across the content's width, a rect query mirrors its
+/// rect before it searches, and the frames of the state before a batch
+/// update are mirrored across the content's width before it; nothing is
+/// laid out again or stored per direction.
+///
 /// It answers rect queries in O(log *n* + *k*) (headers and footers through
 /// ``layoutAttributesForSupplementaryView(ofKind:at:)``, so a subclass that
 /// pins them overrides only that), per-element queries in O(1), keeps the
@@ -61,9 +69,36 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// enclose every frame (``collectionViewContentSize``).
     var naturalContentSize = Size.zero
 
+    /// The content width the frames before a batch update mirror across,
+    /// when the layout was flipped then; `nil` when it was not.
+    private var flipWidthBeforeUpdate: Double?
+
     init(direction: ScrollDirection) {
         store = _FrameStore(direction: direction)
         super.init()
+    }
+
+    /// True: the layout mirrors its frames when the environment runs in the
+    /// other direction, as UIKit's flow layout does. Frames are kept in
+    /// left-to-right coordinates and mirrored as queries return them (see
+    /// ``CollectionViewLayout/isFlippedHorizontally``).
+    open override var flipsHorizontallyInOppositeLayoutDirection: Bool { true }
+
+    /// The width frames mirror across now, or `nil` when the layout is not
+    /// flipped.
+    var flipWidth: Double? {
+        isFlippedHorizontally ? collectionViewContentSize.width : nil
+    }
+
+    /// The rect a flipped query searches the frames (kept left to right)
+    /// with: `rect` mirrored across `width` and widened in x by a tiny
+    /// relative margin, since mirroring rounds; the query then keeps the
+    /// frames whose mirrored frames meet `rect` itself, so the answer is
+    /// exact in the coordinates it is given in.
+    static func searchRect(mirroring rect: Rect, inWidth width: Double) -> Rect {
+        let mirrored = rect.mirroredHorizontally(inWidth: width)
+        let margin = Swift.max(abs(width), abs(rect.origin.x), abs(rect.origin.x + rect.size.width), 1) * 1e-12
+        return Rect(x: mirrored.origin.x - margin, y: mirrored.origin.y, width: mirrored.size.width + 2 * margin, height: mirrored.size.height)
     }
 
     /// The size of the laid-out content: the size the layout's own rule
@@ -251,10 +286,15 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// that only touch it are left out), in order: sections ascending, and in
     /// each section its header and footer, then its items ascending.
     ///
+    /// When the layout is flipped, `rect` is mirrored before the search and
+    /// every frame returned is mirrored.
+    ///
     /// - Complexity: O(log *n* + *k*) for *k* elements returned.
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { section in
+        let width = flipWidth
+        let searched = width.map { Self.searchRect(mirroring: rect, inWidth: $0) } ?? rect
+        store.forEachSection(meeting: searched) { section in
             let path = IndexPath(item: 0, section: section)
             for kind in Self.headerAndFooter {
                 if let attributes = layoutAttributesForSupplementaryView(ofKind: kind, at: path), attributes.frame.intersects(rect) {
@@ -262,21 +302,28 @@ open class FrameStorageLayout: CollectionViewLayout {
                 }
             }
         } item: { section, item, frame in
-            result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+            guard let width else {
+                result.append(.cell(at: IndexPath(item: item, section: section), frame: frame))
+                return
+            }
+            let mirrored = frame.mirroredHorizontally(inWidth: width)
+            if mirrored.intersects(rect) { result.append(.cell(at: IndexPath(item: item, section: section), frame: mirrored)) }
         }
         return result
     }
 
-    /// The attributes of an item, or `nil` when there is no such item.
+    /// The attributes of an item (mirrored when the layout is flipped), or
+    /// `nil` when there is no such item.
     ///
     /// - Complexity: O(1).
     open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
-        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: $0) }
+        store.itemFrame(at: indexPath).map { .cell(at: indexPath, frame: flippedHorizontally($0)) }
     }
 
     /// The attributes of a section's header or footer (kinds
     /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
-    /// path `[section, 0]`), or `nil` when the section has none.
+    /// path `[section, 0]`), mirrored when the layout is flipped, or `nil`
+    /// when the section has none.
     ///
     /// - Complexity: O(1).
     open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
@@ -284,10 +331,18 @@ open class FrameStorageLayout: CollectionViewLayout {
         let section = indexPath[0]
         let path = IndexPath(item: 0, section: section)
         switch kind {
-        case ElementKind.sectionHeader: return store.headerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
-        case ElementKind.sectionFooter: return store.footerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: $0) }
+        case ElementKind.sectionHeader: return store.headerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: flippedHorizontally($0)) }
+        case ElementKind.sectionFooter: return store.footerFrame(section).map { .supplementaryView(ofKind: kind, at: path, frame: flippedHorizontally($0)) }
         default: return nil
         }
+    }
+
+    /// Attributes of the state before a batch update as the layout returned
+    /// them then: mirrored across the content width of that state when the
+    /// layout was flipped.
+    private func flippedBeforeUpdate(_ attributes: LayoutAttributes?) -> LayoutAttributes? {
+        guard let attributes, let width = flipWidthBeforeUpdate else { return attributes }
+        return Self.mirrored(attributes, inWidth: width)
     }
 
     // MARK: Updates
@@ -295,6 +350,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     package override func _captureStateBeforeUpdate() {
         buffers.capture(store)
         sectionsLaidOutDuringUpdate = []
+        flipWidthBeforeUpdate = flipWidth
     }
 
     /// An inserted item starts at its final frame with alpha 0; an item that
@@ -302,7 +358,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// layout does).
     open override func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
         super.initialLayoutAttributesForAppearingItem(at: itemIndexPath)
-            ?? buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping)
+            ?? flippedBeforeUpdate(buffers.previousItem(at: itemIndexPath, mapping: updateIndexMapping))
     }
 
     /// A header or footer of an inserted section, or one a section that
@@ -311,11 +367,11 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// where it was before the update.
     open override func initialLayoutAttributesForAppearingSupplementaryElement(ofKind elementKind: String, at elementIndexPath: IndexPath) -> LayoutAttributes? {
         if let attributes = super.initialLayoutAttributesForAppearingSupplementaryElement(ofKind: elementKind, at: elementIndexPath)
-            ?? buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping) {
+            ?? flippedBeforeUpdate(buffers.previousSupplementary(ofKind: elementKind, at: elementIndexPath, mapping: updateIndexMapping)) {
             return attributes
         }
         guard buffers.previous != nil, updateIndexMapping != nil else { return nil }
-        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(updateTransitionStyle.appearing)
+        return layoutAttributesForSupplementaryView(ofKind: elementKind, at: elementIndexPath).map(transitionStyleInDirection.appearing)
     }
 
     /// Headers and footers that appear with the update: those of inserted
@@ -351,7 +407,7 @@ open class FrameStorageLayout: CollectionViewLayout {
               let section = mapping.sectionAfter(elementIndexPath[0]), supplementaryFrame(ofKind: elementKind, section: section, in: store) == nil,
               let frame = supplementaryFrame(ofKind: elementKind, section: elementIndexPath[0], in: previous)
         else { return nil }
-        return updateTransitionStyle.disappearing(.supplementaryView(ofKind: elementKind, at: elementIndexPath, frame: frame))
+        return flippedBeforeUpdate(.supplementaryView(ofKind: elementKind, at: elementIndexPath, frame: frame)).map(transitionStyleInDirection.disappearing)
     }
 
     /// The sections that stay through the update in progress and gain (index
@@ -394,6 +450,7 @@ open class FrameStorageLayout: CollectionViewLayout {
         super.finalizeCollectionViewUpdates()
         buffers.finish()
         sectionsLaidOutDuringUpdate = nil
+        flipWidthBeforeUpdate = nil
     }
 }
 

@@ -11,9 +11,20 @@ public protocol LayoutEnvironment: AnyObject {
     var numberOfSections: Int { get }
     /// The number of items in a section.
     func numberOfItems(inSection section: Int) -> Int
+    /// The direction the content runs in: UIKit's
+    /// `effectiveUserInterfaceLayoutDirection`. A layout that flips (see
+    /// ``CollectionViewLayout/flipsHorizontallyInOppositeLayoutDirection``)
+    /// mirrors its frames when it differs from the layout's
+    /// ``CollectionViewLayout/developmentLayoutDirection``.
+    /// ``LayoutDirection/leftToRight`` unless the environment says otherwise.
+    var effectiveLayoutDirection: LayoutDirection { get }
 }
 
 extension LayoutEnvironment {
+    /// Left to right: an environment that does not name a direction lays
+    /// out as it always has.
+    public var effectiveLayoutDirection: LayoutDirection { .leftToRight }
+
     /// The content offset: the origin of the bounds.
     public var contentOffset: Point { bounds.origin }
 }
@@ -28,6 +39,12 @@ public final class StaticLayoutEnvironment: LayoutEnvironment {
     public var contentInset: EdgeInsets
     /// The number of items in each section.
     public var itemCounts: [Int]
+    /// The direction the content runs in. Left to right unless set.
+    ///
+    /// Tessera's layouts read it at every query, so a new value shows at
+    /// once; a layout of your own that reads it in `prepare()` needs
+    /// `invalidateLayout()` and `prepare()` after a change.
+    public var effectiveLayoutDirection: LayoutDirection = .leftToRight
 
     /// Creates an environment.
     ///

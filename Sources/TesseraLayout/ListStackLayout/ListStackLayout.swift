@@ -92,7 +92,7 @@ open class ListStackLayout: FrameStorageLayout {
     public var stickyHeaderYOffset: Double = 0 {
         didSet {
             guard stickyHeaderYOffset != oldValue else { return }
-            invalidateLayout(with: stickyHeaderContext(meeting: collectionView?.bounds ?? .zero))
+            invalidateLayout(with: stickyHeaderContext(meeting: boundsInDevelopmentDirection))
         }
     }
     /// The screen scale whose pixel grid item frames are snapped to. 2.
@@ -365,18 +365,26 @@ open class ListStackLayout: FrameStorageLayout {
     /// Every header, footer and item whose frame intersects `rect` (elements
     /// that only touch it are left out), sticky headers where they stick, in
     /// order: sections ascending, and in each section its header and footer,
-    /// then its items ascending.
+    /// then its items ascending. When the layout is flipped, the search runs
+    /// on the mirrored rect and the frames returned are mirrored.
     ///
     /// - Complexity: O(log *n* + *k*) for *k* elements returned.
     open override func layoutAttributesForElements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
-        store.forEachSection(meeting: rect) { section in
+        // Flipped, the search runs on the mirrored rect and every frame
+        // found is mirrored back and tested against `rect`.
+        let width = flipWidth
+        let searched = width.map { Self.searchRect(mirroring: rect, inWidth: $0) } ?? rect
+        store.forEachSection(meeting: searched) { section in
             for kind in Self.headerAndFooter {
-                if let attributes = supplementaryAttributes(ofKind: kind, section: section), attributes.frame.intersects(rect) {
-                    result.append(attributes)
+                if var attributes = supplementaryAttributes(ofKind: kind, section: section) {
+                    if let width { attributes.frame = attributes.frame.mirroredHorizontally(inWidth: width) }
+                    if attributes.frame.intersects(rect) { result.append(attributes) }
                 }
             }
         } item: { section, item, frame in
+            let frame = width.map { frame.mirroredHorizontally(inWidth: $0) } ?? frame
+            guard width == nil || frame.intersects(rect) else { return }
             var attributes = LayoutAttributes.cell(at: IndexPath(item: item, section: section), frame: frame)
             attributes.zIndex = Self.zIndex(section: section, item: item)
             result.append(attributes)
@@ -389,7 +397,7 @@ open class ListStackLayout: FrameStorageLayout {
     /// - Complexity: O(1).
     open override func layoutAttributesForItem(at indexPath: IndexPath) -> LayoutAttributes? {
         guard let frame = store.itemFrame(at: indexPath) else { return nil }
-        var attributes = LayoutAttributes.cell(at: indexPath, frame: frame)
+        var attributes = LayoutAttributes.cell(at: indexPath, frame: flippedHorizontally(frame))
         attributes.zIndex = Self.zIndex(section: indexPath[0], item: indexPath[1])
         return attributes
     }
@@ -397,12 +405,13 @@ open class ListStackLayout: FrameStorageLayout {
     /// The attributes of a section's header or footer (kinds
     /// ``ElementKind/sectionHeader`` and ``ElementKind/sectionFooter``, index
     /// path `[section, 0]`), the header where it sticks when headers are
-    /// sticky; `nil` when the section has none.
+    /// sticky (read from the bounds mirrored when the layout is flipped),
+    /// mirrored when the layout is flipped; `nil` when the section has none.
     ///
     /// - Complexity: O(1).
     open override func layoutAttributesForSupplementaryView(ofKind kind: String, at indexPath: IndexPath) -> LayoutAttributes? {
         guard indexPath.count >= 1 else { return nil }
-        return supplementaryAttributes(ofKind: kind, section: indexPath[0])
+        return supplementaryAttributes(ofKind: kind, section: indexPath[0]).map(flippedHorizontally)
     }
 
     private func supplementaryAttributes(ofKind kind: String, section: Int) -> LayoutAttributes? {
@@ -432,7 +441,7 @@ open class ListStackLayout: FrameStorageLayout {
     /// origin (so it stays within the content).
     private func stuck(_ header: Rect, section: Int) -> Rect {
         let direction = store.direction
-        let offset = collectionView.map { direction.s($0.contentOffset) } ?? 0
+        let offset = collectionView == nil ? 0 : direction.s(boundsInDevelopmentDirection.origin)
         let top = offset + (LayoutValue.isValidOffset(topContentInset) ? topContentInset : 0)
             + (LayoutValue.isValidOffset(stickyHeaderYOffset) ? stickyHeaderYOffset : 0)
         let stop = section + 1 < sectionStates.count
@@ -469,7 +478,7 @@ open class ListStackLayout: FrameStorageLayout {
     /// - Complexity: O(log *s* + *r*) for *r* sections visible before or after.
     open override func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext {
         guard let environment = collectionView, newBounds.size == environment.bounds.size else { return .everything() }
-        return stickyHeaderContext(meeting: environment.bounds.union(newBounds))
+        return stickyHeaderContext(meeting: flippedHorizontally(environment.bounds.union(newBounds)))
     }
 
     /// A context naming the headers whose sticky frames may meet `rect`

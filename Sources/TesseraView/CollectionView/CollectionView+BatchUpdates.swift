@@ -122,6 +122,7 @@ extension CollectionView {
         let contentSizeBefore = contentSize
         let before = layout.layoutAttributesForElements(in: boundsBefore)
         let anchor = anchorsScrollPosition ? scrollAnchor(in: before, bounds: boundsBefore, mapping: mapping) : nil
+        let edgeBefore = leadingEdge(of: boundsBefore.origin)
         let idsBefore: [IndexPath: String] = Dictionary(uniqueKeysWithValues: before.compactMap { attributes in
             guard attributes.category == .cell else { return nil }
             let id = itemIDsBefore?(attributes.indexPath) ?? nil
@@ -138,14 +139,19 @@ extension CollectionView {
         layout.prepare(forCollectionViewUpdates: items)
 
         var proposed = boundsBefore.origin
+        let flipped = layout.isFlippedHorizontally
         if let anchor, let frame = layout.layoutAttributesForItem(at: anchor.newPath)?.frame {
             proposed.y += frame.minY - anchor.oldFrame.minY
-            proposed.x += frame.minX - anchor.oldFrame.minX
+            // Flipped, the anchor keeps its leading (right) edge in place.
+            proposed.x += flipped ? frame.maxX - anchor.oldFrame.maxX : frame.minX - anchor.oldFrame.minX
+        } else {
+            proposed = offset(atLeadingEdge: edgeBefore)
         }
         bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
         let after = layout.layoutAttributesForElements(in: bounds)
 
-        var elements = planElements(before: before, after: after, mapping: mapping, items: items, idsBefore: idsBefore)
+        let flips = _FlipWidths(before: flipped ? contentSizeBefore.width : nil, after: flipped ? contentSize.width : nil)
+        var elements = planElements(before: before, after: after, mapping: mapping, items: items, idsBefore: idsBefore, flips: flips)
         let views = assignViews(to: &elements, visibleAfter: after.count)
         layout.finalizeCollectionViewUpdates()
         return AnimationPlan(
@@ -204,13 +210,15 @@ extension CollectionView {
     }
 
     /// One plan element for every element visible after (in query order),
-    /// then for every element only visible before.
+    /// then for every element only visible before. `flips` says which states
+    /// the layout mirrors, for the dispositions.
     func planElements(
         before: [LayoutAttributes],
         after: [LayoutAttributes],
         mapping: BatchIndexMapping,
         items: [UpdateItem],
-        idsBefore: [IndexPath: String]
+        idsBefore: [IndexPath: String],
+        flips: _FlipWidths = _FlipWidths()
     ) -> [AnimationPlan.Element] {
         let layout = collectionViewLayout
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
@@ -323,7 +331,7 @@ extension CollectionView {
                 } else if isMoved(old) {
                     disposition = .move
                 } else {
-                    disposition = .settled(from: from, to: attributes)
+                    disposition = flips.settled(from: from, to: attributes)
                 }
             } else {
                 disposition = key.category == .cell && reloadedSectionsAfter.contains(key.indexPath[0]) ? .reload : .insert
@@ -352,7 +360,7 @@ extension CollectionView {
             var to: LayoutAttributes
             if let new {
                 to = final(key) ?? current(new) ?? attributes
-                disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : .settled(from: attributes, to: to)
+                disposition = isReloaded(key) ? .reload : isMoved(key) ? .move : flips.settled(from: attributes, to: to)
             } else {
                 to = final(key) ?? { var end = attributes; end.alpha = 0; return end }()
                 disposition = key.category == .cell && isReloaded(key) ? .reload : .delete

@@ -41,7 +41,9 @@ extension CollectionView {
     /// In order: the new layout is prepared; `prepareForTransition(to:)` on
     /// the old layout and `prepareForTransition(from:)` on the new one; the
     /// content offset through the new layout's
-    /// `targetContentOffset(forProposedContentOffset:)`; the plan; and
+    /// `targetContentOffset(forProposedContentOffset:)` (the proposal keeps
+    /// its distance from the leading edge: the right one for a layout that
+    /// is flipped); the plan; and
     /// `finalizeLayoutTransition()` on both.
     ///
     /// - Complexity: the new layout's `prepare()`, plus O(log *n* + *v*) for
@@ -52,13 +54,14 @@ extension CollectionView {
         let boundsBefore = bounds
         let contentSizeBefore = contentSize
         let before = oldLayout.layoutAttributesForElements(in: boundsBefore)
+        let edgeBefore = leadingEdge(of: boundsBefore.origin)
         newLayout.collectionView = self
         newLayout.invalidateLayout()
         newLayout.prepare()
         oldLayout.prepareForTransition(to: newLayout)
         newLayout.prepareForTransition(from: oldLayout)
         collectionViewLayout = newLayout
-        bounds.origin = clamped(newLayout.targetContentOffset(forProposedContentOffset: clamped(bounds.origin)))
+        bounds.origin = clamped(newLayout.targetContentOffset(forProposedContentOffset: clamped(offset(atLeadingEdge: edgeBefore))))
         let after = newLayout.layoutAttributesForElements(in: bounds)
         let plan = samePathPlan(
             before: before, after: after, fromLayout: oldLayout, toLayout: newLayout,
@@ -80,8 +83,13 @@ extension CollectionView {
         toLayout: CollectionViewLayout,
         contentSizeBefore: Size,
         offsetBefore: Point,
-        animated: Bool
+        animated: Bool,
+        flips: _FlipWidths? = nil
     ) -> AnimationPlan {
+        let flips = flips ?? _FlipWidths(
+            before: fromLayout.isFlippedHorizontally ? contentSizeBefore.width : nil,
+            after: toLayout.isFlippedHorizontally ? contentSize.width : nil
+        )
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
         for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
         var afterKeys = Set<_ElementKey>()
@@ -97,11 +105,16 @@ extension CollectionView {
         for end in after {
             let key = _ElementKey(end)
             afterKeys.insert(key)
-            let start = beforeByKey[key] ?? attributes(of: key, in: fromLayout) ?? { var s = end; s.alpha = 0; return s }()
+            let seen = beforeByKey[key]
+            let start = seen ?? attributes(of: key, in: fromLayout) ?? { var s = end; s.alpha = 0; return s }()
+            // An element not visible before starts where the layout now
+            // answers for it: in the coordinates of the state after when
+            // the layout is the same.
+            let disposition = seen == nil && fromLayout === toLayout ? .settled(from: start, to: end) : flips.settled(from: start, to: end)
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
                 itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
-                from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
+                from: start, to: end, disposition: disposition, view: placeholder
             ))
         }
         for start in before where !afterKeys.contains(_ElementKey(start)) {
@@ -110,7 +123,7 @@ extension CollectionView {
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
                 itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
-                from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
+                from: start, to: end, disposition: flips.settled(from: start, to: end), view: placeholder
             ))
         }
         let views = assignViews(to: &elements, visibleAfter: after.count)

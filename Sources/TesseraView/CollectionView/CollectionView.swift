@@ -31,12 +31,17 @@ public final class CollectionView: LayoutEnvironment {
     /// What the view shows. Held weakly, as in UIKit.
     public weak var dataSource: (any CollectionViewDataSource)?
     /// Whether an update keeps the first fully visible item at the same
-    /// place on screen when content above it changes. On by default.
+    /// place on screen when content above it changes (its left edge, or its
+    /// right edge when the layout is flipped right to left). On by default.
     public var anchorsScrollPosition = true
     /// The duration of animated changes, in seconds. 0.3.
     public var animationDuration: Double = 0.3
     /// The timing curve of animated changes. Ease-in-out.
     public var animationTiming = AnimationTiming.easeInOut
+    /// The direction the content runs in. Left to right until
+    /// ``setLayoutDirection(_:animated:)`` changes it; a layout that flips
+    /// mirrors its frames when it is right to left.
+    public internal(set) var effectiveLayoutDirection: LayoutDirection = .leftToRight
 
     /// The number of items in each section, as the view last read them.
     public internal(set) var itemCounts: [Int] = []
@@ -87,7 +92,10 @@ public final class CollectionView: LayoutEnvironment {
     // MARK: Reloading
 
     /// Reads every count from the data source again and lays everything
-    /// out, with no animation.
+    /// out, with no animation. The content offset keeps its distance from
+    /// the content's leading edge: the left one, or the right one when the
+    /// layout is flipped right to left (so a view loaded right to left
+    /// starts at the right end of its content).
     ///
     /// A data source that gives a negative count is refused: the view keeps
     /// the counts and layout it had, and ``dataSourceError`` says which
@@ -103,9 +111,10 @@ public final class CollectionView: LayoutEnvironment {
             dataSourceError = error
             return
         }
+        let edge = leadingEdge(of: bounds.origin)
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
-        bounds.origin = clamped(bounds.origin)
+        bounds.origin = clamped(offset(atLeadingEdge: edge))
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
         clock.playing = nil
@@ -145,12 +154,14 @@ public final class CollectionView: LayoutEnvironment {
 
     // MARK: Content offset
 
-    /// The offset pulled into the range the content allows.
+    /// The offset pulled into the range the content allows. When the layout
+    /// is flipped and the content is narrower than the view, the content
+    /// rests against the right edge (the leading one), as it rests against
+    /// the left edge otherwise.
     func clamped(_ offset: Point) -> Point {
         let size = contentSize
-        let minX = -contentInset.left
+        let (minX, maxX) = horizontalOffsetRange
         let minY = -contentInset.top
-        let maxX = Swift.max(minX, size.width + contentInset.right - bounds.size.width)
         let maxY = Swift.max(minY, size.height + contentInset.bottom - bounds.size.height)
         return Point(x: Swift.min(Swift.max(offset.x, minX), maxX), y: Swift.min(Swift.max(offset.y, minY), maxY))
     }
