@@ -30,6 +30,8 @@ public final class CollectionView: LayoutEnvironment {
     public var contentInset: EdgeInsets
     /// What the view shows. Held weakly, as in UIKit.
     public weak var dataSource: (any CollectionViewDataSource)?
+    /// What reacts to the user. Held weakly, as in UIKit.
+    public weak var delegate: (any CollectionViewDelegate)?
     /// Whether an update keeps the first fully visible item at the same
     /// place on screen when content above it changes. On by default.
     public var anchorsScrollPosition = true
@@ -46,7 +48,12 @@ public final class CollectionView: LayoutEnvironment {
 
     private var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
-    private var attachedViews: [_ElementKey: ViewIdentity] = [:]
+    var attachedViews: [_ElementKey: ViewIdentity] = [:]
+    /// The interactive movement in progress, or `nil`.
+    var interactiveMovement: _InteractiveMovement?
+    /// The step of an interactive movement the batch-update core is running,
+    /// or `nil`.
+    var interactiveMovementStep: _InteractiveMovementStep?
 
     /// Creates a collection view.
     ///
@@ -85,7 +92,8 @@ public final class CollectionView: LayoutEnvironment {
     // MARK: Reloading
 
     /// Reads every count from the data source again and lays everything
-    /// out, with no animation.
+    /// out, with no animation. An interactive movement in progress is
+    /// cancelled first, with no plan, as in UIKit.
     ///
     /// A data source that gives a negative count is refused: the view keeps
     /// the counts and layout it had, and ``dataSourceError`` says which
@@ -94,6 +102,7 @@ public final class CollectionView: LayoutEnvironment {
     ///
     /// - Complexity: what the layout's `prepare()` costs.
     public func reloadData() {
+        interactiveMovement = nil
         do {
             itemCounts = try readCounts()
             dataSourceError = nil
@@ -112,10 +121,12 @@ public final class CollectionView: LayoutEnvironment {
         }
     }
 
-    /// The counts the data source gives now (the state after an update).
+    /// The counts the data source gives now (the state after an update);
+    /// during an interactive movement, the counts the view presents.
     ///
     /// - Throws: ``BatchValidationError`` for the first negative count.
     func readCounts() throws(BatchValidationError) -> [Int] {
+        if let movement = interactiveMovement { return movement.presentedCounts }
         guard let dataSource else { return [] }
         let sections = dataSource.numberOfSections(in: self)
         guard sections >= 0 else { throw .negativeSectionCount(count: sections, space: .after) }
@@ -132,7 +143,7 @@ public final class CollectionView: LayoutEnvironment {
     func reuseIdentifier(for key: _ElementKey) -> String {
         switch key.category {
         case .cell:
-            return dataSource?.collectionView(self, reuseIdentifierForItemAt: key.indexPath) ?? "Cell"
+            return dataSource?.collectionView(self, reuseIdentifierForItemAt: dataSourceIndexPath(forPresentedIndexPath: key.indexPath)) ?? "Cell"
         case let .supplementaryView(kind):
             return dataSource?.collectionView(self, reuseIdentifierForSupplementaryElementOfKind: kind, at: key.indexPath) ?? kind
         case let .decorationView(kind):
