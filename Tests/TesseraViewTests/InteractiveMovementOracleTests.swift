@@ -148,6 +148,8 @@ struct InteractiveMovementOracleTests {
             let context = "seed \(seed), round \(round), \(scenario), from \(start)"
             try view.beginInteractiveMovementForItem(at: start)
             var movingView: ViewIdentity?
+            // Where the moving item was last shown: each step starts it there.
+            var shown = view.collectionViewLayout.layoutAttributesForItem(at: start)?.frame
             for step in 0..<Int.random(in: 1...20, using: &generator) {
                 let position = scenario.randomPosition(using: &generator)
                 let plan = try view.updateInteractiveMovementTargetPosition(position)
@@ -165,6 +167,8 @@ struct InteractiveMovementOracleTests {
                 let element = plan.elements.first { $0.category == .cell && $0.indexPathAfter == target }
                 if let movingView, let element { #expect(element.view == movingView, "\(context), step \(step): the moving item changed views") }
                 movingView = element?.view ?? movingView
+                if let element, let shown { #expect(element.from.frame == shown, "\(context), step \(step): the moving item jumps") }
+                shown = hook?.frame ?? shown
                 #expect(view.layoutAttributesForInteractivelyMovingItem?.frame == hook?.frame, "\(context), step \(step)")
             }
             let target = try #require(view.indexPathForInteractivelyMovingItem)
@@ -180,6 +184,8 @@ struct InteractiveMovementOracleTests {
                 #expect(source.moves.isEmpty, "\(context)")
             }
             #expect(source.sections == expected, "\(context): the data source's order after the movement")
+            let settled = plan.elements.first { $0.category == .cell && $0.itemID == "\(original[start[0]][start[1]])" }
+            if let settled, let shown { #expect(settled.from.frame == shown, "\(context): the moving item jumps as it settles") }
             #expect(view.itemCounts == expected.map(\.count), "\(context)")
             #expect(view.indexPathForInteractivelyMovingItem == nil, "\(context)")
             let (fresh, environment) = scenario.freshLayout(counts: expected.map(\.count))
