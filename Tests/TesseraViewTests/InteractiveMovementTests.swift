@@ -191,6 +191,41 @@ struct InteractiveMovementTests {
         #expect(throws: InteractiveMovementError.noMovementInProgress(operation: "endInteractiveMovement()")) { try view.endInteractiveMovement() }
     }
 
+    @Test("Scrolling and changing layouts during a drag keep it: items carry the ids of the presented order, and the moving item stays where it was shown")
+    func boundsChangeDuringDrag() throws {
+        let view = CollectionView(layout: ListLayout(), size: Size(width: 300, height: 100))
+        let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
+        var snapshot = Snapshot<TestSection, TestItem>()
+        snapshot.appendSection(TestSection(id: 0), items: (0..<5).map { TestItem(id: $0) })
+        snapshot.appendSection(TestSection(id: 1), items: (5..<8).map { TestItem(id: $0) })
+        try source.apply(snapshot, animated: false)
+        source.reorderingHandlers.canReorderItem = { _ in true }
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        // Past the last row (7 rows of 36 points once the item has left section 0).
+        let position = Point(x: 100, y: 7 * 36 + 30)
+        try view.updateInteractiveMovementTargetPosition(position)
+        try view.updateInteractiveMovementTargetPosition(position)
+        #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 3, section: 1))
+        let shown = try #require(view.layoutAttributesForInteractivelyMovingItem)
+        // The data source has 3 items in section 1; the view presents 4.
+        let scrolled = view.setBounds(Rect(x: 0, y: 200, width: 300, height: 100))
+        for element in scrolled.elements where element.category == .cell {
+            let path = try #require(element.indexPathAfter)
+            #expect(element.itemID == "\(source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: path)].id)")
+        }
+        let moving = try #require(scrolled.elements.first { $0.itemID == "0" })
+        #expect(moving.from.frame == shown.frame)
+        #expect(moving.to.frame == shown.frame)
+        let layout = ListLayout()
+        layout.itemHeight = 20
+        let transition = view.setCollectionViewLayout(layout)
+        let carried = try #require(transition.elements.first { $0.itemID == "0" })
+        #expect(carried.to.center == position)
+        #expect(carried.to.size == Size(width: 300, height: 20))
+        try view.endInteractiveMovement()
+        #expect(source.snapshot.items(inSection: 1).map(\.id) == [5, 6, 7, 0])
+    }
+
     @Test("DiffableDataSource reorders only when canReorderItem allows it, moves the item in its snapshot and reports it")
     func diffableReordering() throws {
         let view = CollectionView(layout: ListLayout(), size: Size(width: 300, height: 400))

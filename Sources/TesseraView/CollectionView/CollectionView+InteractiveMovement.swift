@@ -330,6 +330,25 @@ extension CollectionView {
         } else {
             attributes = step.before
         }
+        Self.substitute(attributes, in: &elements)
+    }
+
+    /// During an interactive movement, puts the moving item into the
+    /// elements of a plan in which every element keeps its index path (a
+    /// bounds change or a layout transition): before, as it was shown;
+    /// after, as `layout` shows it at the same position.
+    func substituteInteractivelyMovingItem(before: inout [LayoutAttributes], after: inout [LayoutAttributes], in layout: CollectionViewLayout) {
+        guard let movement = interactiveMovement else { return }
+        var shown = movement.attributes
+        shown.indexPath = movement.target
+        Self.substitute(shown, in: &before)
+        guard let moving = layout.layoutAttributesForInteractivelyMovingItem(at: movement.target, withTargetPosition: movement.position) else { return }
+        Self.substitute(moving, in: &after)
+        interactiveMovement?.attributes = moving
+    }
+
+    /// Replaces the entry of the item `attributes` names, or adds one.
+    private static func substitute(_ attributes: LayoutAttributes, in elements: inout [LayoutAttributes]) {
         if let index = elements.firstIndex(where: { $0.category == .cell && $0.indexPath == attributes.indexPath }) {
             elements[index] = attributes
         } else {
