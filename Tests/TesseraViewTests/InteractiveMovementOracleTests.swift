@@ -149,7 +149,10 @@ struct InteractiveMovementOracleTests {
             try view.beginInteractiveMovementForItem(at: start)
             var movingView: ViewIdentity?
             // Where the moving item was last shown: each step starts it there.
-            var shown = view.collectionViewLayout.layoutAttributesForItem(at: start)?.frame
+            var shown = view.layoutAttributesForInteractivelyMovingItem?.frame
+            let resting = view.collectionViewLayout.layoutAttributesForItem(at: start)
+            let lifted = view.collectionViewLayout.layoutAttributesForInteractivelyMovingItem(at: start, withTargetPosition: resting?.center ?? .zero)
+            #expect(shown == lifted?.frame && view.layoutAttributesForInteractivelyMovingItem?.zIndex == lifted?.zIndex, "\(context): the item is lifted where it is")
             for step in 0..<Int.random(in: 1...20, using: &generator) {
                 let position = scenario.randomPosition(using: &generator)
                 let plan = try view.updateInteractiveMovementTargetPosition(position)

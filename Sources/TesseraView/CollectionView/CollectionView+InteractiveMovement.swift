@@ -121,7 +121,10 @@ extension CollectionView {
     // MARK: Moving
 
     /// Begins moving the item at `indexPath` interactively, as UIKit's
-    /// `beginInteractiveMovementForItem(at:)` does. Nothing moves yet: follow
+    /// `beginInteractiveMovementForItem(at:)` does. The item is lifted where
+    /// it is (the layout's moving-item attributes at its centre, which the
+    /// first step starts it from; see
+    /// ``layoutAttributesForInteractivelyMovingItem``). Nothing moves yet: follow
     /// the user's position with ``updateInteractiveMovementTargetPosition(_:)``,
     /// then ``endInteractiveMovement()`` or ``cancelInteractiveMovement()``.
     ///
@@ -138,8 +141,11 @@ extension CollectionView {
         }
         guard let dataSource else { throw .noDataSource }
         guard dataSource.collectionView(self, canMoveItemAt: indexPath) else { throw .itemCannotMove(indexPath) }
-        let attributes = collectionViewLayout.layoutAttributesForItem(at: indexPath) ?? .cell(at: indexPath, frame: .zero)
-        interactiveMovement = _InteractiveMovement(original: indexPath, counts: itemCounts, position: attributes.center, attributes: attributes)
+        let layout = collectionViewLayout
+        let resting = layout.layoutAttributesForItem(at: indexPath) ?? .cell(at: indexPath, frame: .zero)
+        // Lifted where it is: the first step starts it there.
+        let lifted = layout.layoutAttributesForInteractivelyMovingItem(at: indexPath, withTargetPosition: resting.center) ?? resting
+        interactiveMovement = _InteractiveMovement(original: indexPath, counts: itemCounts, position: resting.center, attributes: lifted)
     }
 
     /// Moves the item being moved interactively to follow `position` (in
