@@ -36,8 +36,54 @@ private final class StayOutOfSectionOne: CollectionViewDelegate {
     }
 }
 
+/// A list layout that records the movement contexts the view asks for.
+private final class RecordingListLayout: ListLayout {
+    var calls: [String] = []
+
+    override func invalidationContext(
+        forInteractivelyMovingItems targetIndexPaths: [IndexPath],
+        withTargetPosition targetPosition: Point,
+        previousIndexPaths: [IndexPath],
+        previousPosition: Point
+    ) -> InvalidationContext {
+        calls.append("step \(previousIndexPaths) → \(targetIndexPaths) at (\(targetPosition.x), \(targetPosition.y))")
+        return super.invalidationContext(forInteractivelyMovingItems: targetIndexPaths, withTargetPosition: targetPosition, previousIndexPaths: previousIndexPaths, previousPosition: previousPosition)
+    }
+
+    override func invalidationContextForEndingInteractiveMovementOfItems(toFinalIndexPaths indexPaths: [IndexPath], previousIndexPaths: [IndexPath], movementCancelled: Bool) -> InvalidationContext {
+        calls.append("\(movementCancelled ? "cancel" : "end") \(previousIndexPaths) → \(indexPaths)")
+        return super.invalidationContextForEndingInteractiveMovementOfItems(toFinalIndexPaths: indexPaths, previousIndexPaths: previousIndexPaths, movementCancelled: movementCancelled)
+    }
+}
+
 @Suite("Interactive movement")
 struct InteractiveMovementTests {
+    @Test("The view asks the layout for a context at every step and at the end, with the index paths and positions of the movement")
+    func layoutContexts() throws {
+        let layout = RecordingListLayout()
+        layout.itemHeight = 60
+        layout.interitemSpacing = 0
+        let view = CollectionView(layout: layout, size: Size(width: 300, height: 400))
+        let source = MovableSource(sections: [Array(0..<10)])
+        view.dataSource = source
+        view.reloadData()
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 1, section: 0))
+        try view.updateInteractiveMovementTargetPosition(Point(x: 10, y: 190))
+        try view.updateInteractiveMovementTargetPosition(Point(x: 20, y: 200))
+        try view.endInteractiveMovement()
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        try view.updateInteractiveMovementTargetPosition(Point(x: 10, y: 70))
+        try view.cancelInteractiveMovement()
+        #expect(layout.calls == [
+            "step [[0, 1]] → [[0, 3]] at (10.0, 190.0)",
+            "step [[0, 3]] → [[0, 3]] at (20.0, 200.0)",
+            "end [[0, 1]] → [[0, 3]]",
+            "step [[0, 0]] → [[0, 1]] at (10.0, 70.0)",
+            "cancel [[0, 0]] → [[0, 0]]",
+        ])
+        #expect(source.sections[0] == [0, 2, 3, 1, 4, 5, 6, 7, 8, 9])
+    }
+
     /// A list of 60-point rows in two sections, in a 300×400 view.
     static func makeView(_ sections: [[Int]] = [Array(0..<10), Array(10..<15)]) -> (CollectionView, MovableSource) {
         let layout = ListLayout()
