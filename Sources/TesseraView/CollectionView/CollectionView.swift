@@ -40,7 +40,9 @@ public final class CollectionView: LayoutEnvironment {
     /// The timing curve of animated changes. Ease-in-out.
     public var animationTiming = AnimationTiming.easeInOut
 
-    /// The number of items in each section, as the view last read them.
+    /// The number of items in each section, as the view last read them
+    /// (during an interactive movement, the counts it presents: the moving
+    /// item counts in the section of its target).
     public internal(set) var itemCounts: [Int] = []
     /// Why the last ``reloadData()`` kept the view as it was (a negative
     /// count from the data source), or `nil` when it reloaded.
