@@ -1,4 +1,62 @@
 import Benchmark
+import Foundation
+import TesseraDiff
+import TesseraLayout
+import TesseraView
 
 /// Registers the InteractiveMovement benchmarks.
-func interactiveMovementBenchmarks() {}
+func interactiveMovementBenchmarks() {
+    let configuration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .microseconds,
+        units: [.mallocCountTotal: .count],
+        warmupIterations: 2,
+        maxDuration: .seconds(3),
+        maxIterations: 1_000
+    )
+
+    // Each iteration is one drag update whose position lands on another
+    // visible item than the last one, so the target changes every step and
+    // the other items make room; the plan is part of the measure.
+    Benchmark("Interactive movement: one drag update in a 1M-item FlowLayout", configuration: configuration) { (benchmark: Benchmark, fixture: MovementFixture) in
+        for _ in benchmark.scaledIterations {
+            blackHole(try fixture.view.updateInteractiveMovementTargetPosition(fixture.nextPosition()))
+        }
+    } setup: {
+        try MovementFixture()
+    }
+}
+
+/// One section of 1,000,000 items in a FlowLayout without a delegate
+/// (390×844, 90×90 items, four to a line), with item 5 being dragged.
+final class MovementFixture {
+    /// Counts only; every item may move.
+    final class Source: CollectionViewDataSource {
+        var count = 1_000_000
+        func numberOfSections(in collectionView: CollectionView) -> Int { 1 }
+        func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { count }
+        func collectionView(_ collectionView: CollectionView, canMoveItemAt indexPath: IndexPath) -> Bool { true }
+    }
+
+    let source = Source()
+    let view: CollectionView
+    private var step = 0
+    /// Centres of visible items, visited in turn.
+    private let positions: [Point]
+
+    init() throws {
+        let layout = FlowLayout()
+        layout.itemSize = Size(width: 90, height: 90)
+        view = CollectionView(layout: layout, size: Size(width: 390, height: 844))
+        view.dataSource = source
+        view.reloadData()
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 5, section: 0))
+        // Items 2, 13, 22, 31 (and back), each on another line.
+        positions = [2, 13, 22, 31].compactMap { layout.layoutAttributesForItem(at: IndexPath(item: $0, section: 0))?.center }
+    }
+
+    func nextPosition() -> Point {
+        step += 1
+        return positions[step % positions.count]
+    }
+}

@@ -22,12 +22,16 @@ import TesseraLayout
 /// holds the view: keep the data source. Not thread-safe.
 public final class DiffableDataSource<Section: Identifiable & Equatable, Item: Identifiable & Equatable>: CollectionViewDataSource {
     /// The snapshot the collection view shows.
-    public private(set) var snapshot = Snapshot<Section, Item>()
+    public internal(set) var snapshot = Snapshot<Section, Item>()
     /// The collection view it feeds. Held strongly (the view holds its data
     /// source weakly), so keeping the data source keeps both.
     public let collectionView: CollectionView
     /// The reuse identifier of an item's view. `"Cell"` unless set.
     public var reuseIdentifier: (IndexPath, Item) -> String = { _, _ in "Cell" }
+    /// Whether and how the user may reorder items by dragging them
+    /// (``CollectionView/beginInteractiveMovementForItem(at:)``). Off until
+    /// ``ReorderingHandlers/canReorderItem`` is set.
+    public var reorderingHandlers = ReorderingHandlers()
 
     /// Creates a data source and makes it the collection view's.
     public init(collectionView: CollectionView) {

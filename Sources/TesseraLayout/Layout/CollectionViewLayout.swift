@@ -341,6 +341,86 @@ open class CollectionViewLayout {
     /// the base class.
     open func indexPathsToDeleteForDecorationView(ofKind elementKind: String) -> [IndexPath] { [] }
 
+    // MARK: Interactive movement
+
+    /// The index path an interactively moving item would take at `position`
+    /// (UIKit's `targetIndexPath(forInteractivelyMovingItem:withPosition:)`).
+    ///
+    /// The layout is prepared for the order the collection view presents:
+    /// the moving item already sits at `previousIndexPath`. The base class
+    /// answers as UIKit does: the index path of the item whose frame
+    /// contains `position` (the lowest index path when several do), else
+    /// `previousIndexPath`. Tessera's layouts (``FrameStorageLayout``) also
+    /// answer for positions between items.
+    ///
+    /// - Complexity: one rect query around `position`.
+    open func targetIndexPath(forInteractivelyMovingItem previousIndexPath: IndexPath, withPosition position: Point) -> IndexPath {
+        _itemContaining(position) ?? previousIndexPath
+    }
+
+    /// The attributes of an item while it is moved interactively: where it
+    /// follows the user's position (UIKit's
+    /// `layoutAttributesForInteractivelyMovingItem(at:withTargetPosition:)`).
+    ///
+    /// The base class gives the item's attributes centred on `position`,
+    /// with ``interactivelyMovingItemZIndex`` so it covers every other
+    /// element; `nil` when there is no item at `indexPath`. Override it to
+    /// scale or fade the item being dragged.
+    ///
+    /// - Complexity: what ``layoutAttributesForItem(at:)`` costs.
+    open func layoutAttributesForInteractivelyMovingItem(at indexPath: IndexPath, withTargetPosition position: Point) -> LayoutAttributes? {
+        guard var attributes = layoutAttributesForItem(at: indexPath) else { return nil }
+        attributes.center = position
+        attributes.zIndex = Self.interactivelyMovingItemZIndex
+        return attributes
+    }
+
+    /// The context a collection view invalidates the layout with at each
+    /// step of an interactive movement, before it moves the item from its
+    /// previous target to its new one.
+    ///
+    /// The base class sets ``InvalidationContext/interactiveMovementTarget``,
+    /// ``InvalidationContext/previousIndexPathsForInteractivelyMovingItems``
+    /// and ``InvalidationContext/targetIndexPathsForInteractivelyMovingItems``,
+    /// and names the items at both when the target changes. Override it to
+    /// invalidate more (call `super` first).
+    ///
+    /// - Complexity: O(*k*) for *k* index paths.
+    open func invalidationContext(
+        forInteractivelyMovingItems targetIndexPaths: [IndexPath],
+        withTargetPosition targetPosition: Point,
+        previousIndexPaths: [IndexPath],
+        previousPosition: Point
+    ) -> InvalidationContext {
+        let context = InvalidationContext()
+        context.interactiveMovementTarget = targetPosition
+        context.previousIndexPathsForInteractivelyMovingItems = previousIndexPaths
+        context.targetIndexPathsForInteractivelyMovingItems = targetIndexPaths
+        if targetIndexPaths != previousIndexPaths { context.invalidateItems(at: previousIndexPaths + targetIndexPaths) }
+        return context
+    }
+
+    /// The context a collection view invalidates the layout with when an
+    /// interactive movement ends or is cancelled.
+    ///
+    /// The base class sets the index paths (``InvalidationContext/targetIndexPathsForInteractivelyMovingItems``
+    /// are the final ones) and, when the movement ends at another index path,
+    /// names the items at both: the data source has changed, so a delegate
+    /// that answers by index path may answer differently for those sections.
+    ///
+    /// - Complexity: O(*k*) for *k* index paths.
+    open func invalidationContextForEndingInteractiveMovementOfItems(
+        toFinalIndexPaths indexPaths: [IndexPath],
+        previousIndexPaths: [IndexPath],
+        movementCancelled: Bool
+    ) -> InvalidationContext {
+        let context = InvalidationContext()
+        context.previousIndexPathsForInteractivelyMovingItems = previousIndexPaths
+        context.targetIndexPathsForInteractivelyMovingItems = indexPaths
+        if !movementCancelled && indexPaths != previousIndexPaths { context.invalidateItems(at: previousIndexPaths + indexPaths) }
+        return context
+    }
+
     // MARK: Bounds changes and transitions
 
     /// Called before an animated change of bounds. Nothing in the base class.

@@ -345,6 +345,26 @@ open class FrameStorageLayout: CollectionViewLayout {
         return Self.mirrored(attributes, inWidth: width)
     }
 
+    /// The index path an interactively moving item would take at
+    /// `position`: the item whose frame contains it (the lowest index path
+    /// when several do), else the item whose frame is nearest to it, the
+    /// position first pulled inside the content (ties go to the lowest
+    /// index path); `previousIndexPath` when there is no item with an area,
+    /// or the position is not finite.
+    ///
+    /// So a position over a header, in a gap between items or past the end
+    /// of a section targets the nearest item: over a header, the last item
+    /// of the section before or the first of its own, whichever is nearer.
+    /// Headers and footers never take a position, even pinned or sticky
+    /// ones that cover items. An empty section has no item to target.
+    ///
+    /// - Complexity: O(log *n* + *k*) rect queries for *k* items near the
+    ///   position (a few more, doubling their size, when it is far from
+    ///   every item).
+    open override func targetIndexPath(forInteractivelyMovingItem previousIndexPath: IndexPath, withPosition position: Point) -> IndexPath {
+        _itemContaining(position) ?? _nearestItem(to: position) ?? previousIndexPath
+    }
+
     // MARK: Updates
 
     package override func _captureStateBeforeUpdate() {

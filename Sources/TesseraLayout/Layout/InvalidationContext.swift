@@ -68,6 +68,19 @@ open class InvalidationContext {
     /// nothing. Layouts set it on the contexts they make for themselves.
     public var invalidatesPositionsOnly = false
 
+    /// The position interactively moving items follow, in content
+    /// coordinates (UIKit's `interactiveMovementTarget`); zero unless the
+    /// context was made by
+    /// ``CollectionViewLayout/invalidationContext(forInteractivelyMovingItems:withTargetPosition:previousIndexPaths:previousPosition:)``.
+    public internal(set) var interactiveMovementTarget: Point = .zero
+    /// The index paths interactively moving items had before this step, or
+    /// `nil` when the context is not about an interactive movement.
+    public internal(set) var previousIndexPathsForInteractivelyMovingItems: [IndexPath]?
+    /// The index paths interactively moving items take with this step (the
+    /// final ones when the movement ends), or `nil` when the context is not
+    /// about an interactive movement.
+    public internal(set) var targetIndexPathsForInteractivelyMovingItems: [IndexPath]?
+
     /// Creates a context that invalidates nothing yet.
     public init(invalidateEverything: Bool = false, invalidateDataSourceCounts: Bool = false) {
         self.invalidateEverything = invalidateEverything
@@ -209,6 +222,11 @@ open class InvalidationContext {
             }
         }
         mappingsMerged = mappingsMerged || other.mappingsMerged
+        if let targets = other.targetIndexPathsForInteractivelyMovingItems {
+            targetIndexPathsForInteractivelyMovingItems = targets
+            previousIndexPathsForInteractivelyMovingItems = other.previousIndexPathsForInteractivelyMovingItems
+            interactiveMovementTarget = other.interactiveMovementTarget
+        }
     }
 
     private func noteSupplementarySections(_ indexPaths: [IndexPath]) {

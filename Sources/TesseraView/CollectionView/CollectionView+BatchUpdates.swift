@@ -10,6 +10,9 @@ extension CollectionView {
     /// Performs a batch update and returns its animation plan.
     ///
     /// The data source must already answer for the state after the update.
+    /// An interactive movement in progress is cancelled first, with no plan
+    /// (the batch's plan starts from the order before the movement), even
+    /// when the batch then throws.
     /// The batch is checked first against the counts before and after
     /// (Tessera's rules: item changes inside a moved section are allowed);
     /// an invalid batch throws and leaves the view, its layout and its
@@ -113,6 +116,7 @@ extension CollectionView {
         animated: Bool,
         itemIDsBefore: ((IndexPath) -> String?)?
     ) throws(BatchValidationError) -> AnimationPlan {
+        if interactiveMovementStep == nil { abandonInteractiveMovement() }
         let layout = collectionViewLayout
         let countsBefore = itemCounts
         let countsAfter = try readCounts()
@@ -120,7 +124,8 @@ extension CollectionView {
 
         let boundsBefore = bounds
         let contentSizeBefore = contentSize
-        let before = layout.layoutAttributesForElements(in: boundsBefore)
+        var before = layout.layoutAttributesForElements(in: boundsBefore)
+        substituteInteractivelyMovingItem(in: &before, after: false)
         let anchor = anchorsScrollPosition ? scrollAnchor(in: before, bounds: boundsBefore, mapping: mapping) : nil
         let edgeBefore = leadingEdge(of: boundsBefore.origin)
         let idsBefore: [IndexPath: String] = Dictionary(uniqueKeysWithValues: before.compactMap { attributes in
@@ -148,7 +153,8 @@ extension CollectionView {
             proposed = offset(atLeadingEdge: edgeBefore)
         }
         bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
-        let after = layout.layoutAttributesForElements(in: bounds)
+        var after = layout.layoutAttributesForElements(in: bounds)
+        substituteInteractivelyMovingItem(in: &after, after: true)
 
         let flips = _FlipWidths(before: flipped ? contentSizeBefore.width : nil, after: flipped ? contentSize.width : nil)
         var elements = planElements(before: before, after: after, mapping: mapping, items: items, idsBefore: idsBefore, flips: flips)
@@ -302,7 +308,7 @@ extension CollectionView {
         }
         func id(before old: IndexPath?, after new: IndexPath?, category: ElementCategory) -> String? {
             guard category == .cell, let dataSource else { return nil }
-            if let new { return dataSource.collectionView(self, itemIdentifierAt: new) }
+            if let new { return dataSource.collectionView(self, itemIdentifierAt: dataSourceIndexPath(forPresentedIndexPath: new)) }
             return old.flatMap { idsBefore[$0] }
         }
 

@@ -75,7 +75,9 @@ extension CollectionView {
 
     /// A plan where every element keeps its index path: each element visible
     /// before or after goes from its attributes in `fromLayout` (as it was
-    /// seen before, when it was visible) to those in `toLayout`.
+    /// seen before, when it was visible) to those in `toLayout`. During an
+    /// interactive movement the moving item goes from where it was shown to
+    /// where `toLayout` shows it at the same position.
     func samePathPlan(
         before: [LayoutAttributes],
         after: [LayoutAttributes],
@@ -90,6 +92,9 @@ extension CollectionView {
             before: fromLayout.isFlippedHorizontally ? contentSizeBefore.width : nil,
             after: toLayout.isFlippedHorizontally ? contentSize.width : nil
         )
+        var before = before
+        var after = after
+        substituteInteractivelyMovingItem(before: &before, after: &after, in: toLayout)
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
         for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
         var afterKeys = Set<_ElementKey>()
@@ -113,7 +118,7 @@ extension CollectionView {
             let disposition = seen == nil && fromLayout === toLayout ? .settled(from: start, to: end) : flips.settled(from: start, to: end)
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
-                itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
+                itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: dataSourceIndexPath(forPresentedIndexPath: key.indexPath)) : nil,
                 from: start, to: end, disposition: disposition, view: placeholder
             ))
         }
@@ -122,7 +127,7 @@ extension CollectionView {
             let end = attributes(of: key, in: toLayout) ?? { var e = start; e.alpha = 0; return e }()
             elements.append(AnimationPlan.Element(
                 category: key.category, indexPathBefore: key.indexPath, indexPathAfter: key.indexPath,
-                itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: key.indexPath) : nil,
+                itemID: key.category == .cell ? dataSource?.collectionView(self, itemIdentifierAt: dataSourceIndexPath(forPresentedIndexPath: key.indexPath)) : nil,
                 from: start, to: end, disposition: flips.settled(from: start, to: end), view: placeholder
             ))
         }

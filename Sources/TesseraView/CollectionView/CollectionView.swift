@@ -30,6 +30,8 @@ public final class CollectionView: LayoutEnvironment {
     public var contentInset: EdgeInsets
     /// What the view shows. Held weakly, as in UIKit.
     public weak var dataSource: (any CollectionViewDataSource)?
+    /// What reacts to the user. Held weakly, as in UIKit.
+    public weak var delegate: (any CollectionViewDelegate)?
     /// Whether an update keeps the first fully visible item at the same
     /// place on screen when content above it changes (its left edge, or its
     /// right edge when the layout is flipped right to left). On by default.
@@ -43,7 +45,9 @@ public final class CollectionView: LayoutEnvironment {
     /// mirrors its frames when it is right to left.
     public internal(set) var effectiveLayoutDirection: LayoutDirection = .leftToRight
 
-    /// The number of items in each section, as the view last read them.
+    /// The number of items in each section, as the view last read them
+    /// (during an interactive movement, the counts it presents: the moving
+    /// item counts in the section of its target).
     public internal(set) var itemCounts: [Int] = []
     /// Why the last ``reloadData()`` kept the view as it was (a negative
     /// count from the data source), or `nil` when it reloaded.
@@ -54,6 +58,11 @@ public final class CollectionView: LayoutEnvironment {
     var attachedViews: [_ElementKey: ViewIdentity] = [:]
     /// The time of the last change made at a time, and the plan playing.
     var clock = _AnimationClock()
+    /// The interactive movement in progress, or `nil`.
+    var interactiveMovement: _InteractiveMovement?
+    /// The step of an interactive movement the batch-update core is running,
+    /// or `nil`.
+    var interactiveMovementStep: _InteractiveMovementStep?
 
     /// Creates a collection view.
     ///
@@ -95,7 +104,8 @@ public final class CollectionView: LayoutEnvironment {
     /// out, with no animation. The content offset keeps its distance from
     /// the content's leading edge: the left one, or the right one when the
     /// layout is flipped right to left (so a view loaded right to left
-    /// starts at the right end of its content).
+    /// starts at the right end of its content). An interactive movement in
+    /// progress is cancelled first, with no plan, as in UIKit.
     ///
     /// A data source that gives a negative count is refused: the view keeps
     /// the counts and layout it had, and ``dataSourceError`` says which
@@ -104,6 +114,7 @@ public final class CollectionView: LayoutEnvironment {
     ///
     /// - Complexity: what the layout's `prepare()` costs.
     public func reloadData() {
+        interactiveMovement = nil
         do {
             itemCounts = try readCounts()
             dataSourceError = nil
@@ -124,10 +135,12 @@ public final class CollectionView: LayoutEnvironment {
         }
     }
 
-    /// The counts the data source gives now (the state after an update).
+    /// The counts the data source gives now (the state after an update);
+    /// during an interactive movement, the counts the view presents.
     ///
     /// - Throws: ``BatchValidationError`` for the first negative count.
     func readCounts() throws(BatchValidationError) -> [Int] {
+        if let movement = interactiveMovement { return movement.presentedCounts }
         guard let dataSource else { return [] }
         let sections = dataSource.numberOfSections(in: self)
         guard sections >= 0 else { throw .negativeSectionCount(count: sections, space: .after) }
@@ -144,7 +157,7 @@ public final class CollectionView: LayoutEnvironment {
     func reuseIdentifier(for key: _ElementKey) -> String {
         switch key.category {
         case .cell:
-            return dataSource?.collectionView(self, reuseIdentifierForItemAt: key.indexPath) ?? "Cell"
+            return dataSource?.collectionView(self, reuseIdentifierForItemAt: dataSourceIndexPath(forPresentedIndexPath: key.indexPath)) ?? "Cell"
         case let .supplementaryView(kind):
             return dataSource?.collectionView(self, reuseIdentifierForSupplementaryElementOfKind: kind, at: key.indexPath) ?? kind
         case let .decorationView(kind):

@@ -20,6 +20,17 @@ public protocol CollectionViewDataSource: AnyObject {
     func collectionView(_ collectionView: CollectionView, reuseIdentifierForSupplementaryElementOfKind kind: String, at indexPath: IndexPath) -> String
     /// The id of the item at an index path, for plans. `nil` by default.
     func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String?
+    /// Whether the item at an index path may be moved interactively
+    /// (``CollectionView/beginInteractiveMovementForItem(at:)``). `false` by
+    /// default, as in UIKit.
+    func collectionView(_ collectionView: CollectionView, canMoveItemAt indexPath: IndexPath) -> Bool
+    /// Moves an item, when an interactive movement ends at another index
+    /// path than the one it began at: afterwards the data source must
+    /// answer for the order with the item removed from `sourceIndexPath`
+    /// (in the order before the move) and inserted at
+    /// `destinationIndexPath` (in the order after it), as in UIKit. Nothing
+    /// by default.
+    func collectionView(_ collectionView: CollectionView, moveItemAt sourceIndexPath: IndexPath, to destinationIndexPath: IndexPath)
 }
 
 extension CollectionViewDataSource {
@@ -29,4 +40,8 @@ extension CollectionViewDataSource {
     public func collectionView(_ collectionView: CollectionView, reuseIdentifierForSupplementaryElementOfKind kind: String, at indexPath: IndexPath) -> String { kind }
     /// `nil`.
     public func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? { nil }
+    /// `false`, as in UIKit.
+    public func collectionView(_ collectionView: CollectionView, canMoveItemAt indexPath: IndexPath) -> Bool { false }
+    /// Nothing.
+    public func collectionView(_ collectionView: CollectionView, moveItemAt sourceIndexPath: IndexPath, to destinationIndexPath: IndexPath) {}
 }
