@@ -58,6 +58,10 @@ open class InvalidationContext {
     /// contexts that both carry one drops it (the layout then recomputes from
     /// the first section named on).
     public private(set) var updateIndexMapping: BatchIndexMapping?
+    /// Whether sections were named for themselves rather than through their
+    /// items: a layout that can resize single items in place lays them out
+    /// again.
+    package private(set) var namesSectionsDirectly = false
     /// Whether ``merge(_:)`` met two mappings.
     private var mappingsMerged = false
     /// The first section whose supplementary or decoration views were named.
@@ -111,6 +115,7 @@ open class InvalidationContext {
     ///
     /// - Complexity: O(*k*) for *k* sections.
     public func invalidateSections(_ sections: [Int]) {
+        namesSectionsDirectly = true
         noteSections(sections)
     }
 
@@ -132,6 +137,7 @@ open class InvalidationContext {
     /// - Complexity: O(*k*) for *k* sections.
     public func invalidateSections(_ sections: [Int], updateIndexMapping mapping: BatchIndexMapping) {
         invalidateDataSourceCounts = true
+        namesSectionsDirectly = true
         if updateIndexMapping != nil || mappingsMerged {
             mappingsMerged = true
             updateIndexMapping = nil
@@ -209,6 +215,7 @@ open class InvalidationContext {
             }
         }
         mappingsMerged = mappingsMerged || other.mappingsMerged
+        namesSectionsDirectly = namesSectionsDirectly || other.namesSectionsDirectly
     }
 
     private func noteSupplementarySections(_ indexPaths: [IndexPath]) {
