@@ -130,6 +130,7 @@ extension CollectionView {
 
         // The layout keeps what it needs of the old state, then lays out the new one.
         layout._beginBatchUpdate(items, mapping: mapping)
+        forgetFittedSizes(ofItemsReloadedBy: items)
         itemCounts = countsAfter
         let context = InvalidationContext()
         context.invalidateSections(Self.sectionsChanged(by: items, mapping: mapping), updateIndexMapping: mapping)
@@ -143,6 +144,7 @@ extension CollectionView {
             proposed.x += frame.minX - anchor.oldFrame.minX
         }
         bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
+        sizingError = sizeVisibleItems()
         let after = layout.layoutAttributesForElements(in: bounds)
 
         var elements = planElements(before: before, after: after, mapping: mapping, items: items, idsBefore: idsBefore)

@@ -27,6 +27,7 @@ extension CollectionView {
             layout.prepare()
             layout.prepare(forAnimatedBoundsChange: boundsBefore)
         }
+        sizingError = sizeVisibleItems()
         let after = layout.layoutAttributesForElements(in: bounds)
         let plan = samePathPlan(
             before: before, after: after, fromLayout: layout, toLayout: layout,
@@ -59,6 +60,7 @@ extension CollectionView {
         newLayout.prepareForTransition(from: oldLayout)
         collectionViewLayout = newLayout
         bounds.origin = clamped(newLayout.targetContentOffset(forProposedContentOffset: clamped(bounds.origin)))
+        sizingError = sizeVisibleItems()
         let after = newLayout.layoutAttributesForElements(in: bounds)
         let plan = samePathPlan(
             before: before, after: after, fromLayout: oldLayout, toLayout: newLayout,

@@ -43,6 +43,11 @@ public final class CollectionView: LayoutEnvironment {
     /// Why the last ``reloadData()`` kept the view as it was (a negative
     /// count from the data source), or `nil` when it reloaded.
     public private(set) var dataSourceError: BatchValidationError?
+    /// The first bad fitted size the last automatic sizing pass met (in
+    /// ``reloadData()``, a batch update, a bounds change or a layout
+    /// transition), or `nil`; the item kept the size it had. See
+    /// <doc:SelfSizing>.
+    public internal(set) var sizingError: SelfSizingError?
 
     private var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
@@ -104,6 +109,7 @@ public final class CollectionView: LayoutEnvironment {
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
         bounds.origin = clamped(bounds.origin)
+        sizingError = sizeVisibleItems()
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
         for attributes in visibleElements {
