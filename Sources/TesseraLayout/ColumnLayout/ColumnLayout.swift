@@ -71,12 +71,12 @@ open class ColumnLayout: FrameStorageLayout {
     public var screenScale: Double = 2 { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any ColumnLayoutDelegate)? { didSet { invalidateLayout() } }
-    /// The height items start at before their fitted height is known; 0
-    /// (the default) turns self-sizing off. When it is above 0 the items
-    /// size themselves: an item is as tall as the delegate says (or this
-    /// estimate, in place of ``itemHeight``) until a collection view
-    /// delivers its fitted height (see <doc:SelfSizing>), and its section is
-    /// laid out again. A bad value is recorded as an error and turns
+    /// The height items start at before their fitted height is known; 0 (the
+    /// default) turns self-sizing off. When it is above 0 the items size
+    /// themselves: an item is as tall as the delegate says (or this estimate,
+    /// in place of ``itemHeight``) until a collection view delivers its fitted
+    /// height (see the TesseraView article “Self-sizing items”), and its
+    /// section is laid out again. A bad value is recorded as an error and turns
     /// self-sizing off.
     public var estimatedItemHeight: Double = 0 { didSet { invalidateLayout() } }
 

@@ -72,12 +72,12 @@ open class FlowLayout: FrameStorageLayout {
     public var lastLineAlignment = LineAlignment.leading { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any FlowLayoutDelegate)? { didSet { invalidateLayout() } }
-    /// The size items start at before their fitted size is known, as in
-    /// UIKit; zero (the default) turns self-sizing off. When it is not zero
-    /// the items size themselves: an item has the delegate's size (or this
-    /// estimate) until a collection view delivers its fitted size (see
-    /// <doc:SelfSizing>), and its section is laid out again. A bad value
-    /// is recorded as an error and turns self-sizing off.
+    /// The size items start at before their fitted size is known, as in UIKit;
+    /// zero (the default) turns self-sizing off. When it is not zero the items
+    /// size themselves: an item has the delegate's size (or this estimate)
+    /// until a collection view delivers its fitted size (see the TesseraView
+    /// article “Self-sizing items”), and its section is laid out again. A bad
+    /// value is recorded as an error and turns self-sizing off.
     public var estimatedItemSize = Size.zero { didSet { invalidateLayout() } }
 
     override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }

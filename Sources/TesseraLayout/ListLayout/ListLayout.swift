@@ -39,13 +39,13 @@ open class ListLayout: FrameStorageLayout {
     public var hugContents = false { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any ListLayoutDelegate)? { didSet { invalidateLayout() } }
-    /// The height items start at before their fitted height is known; 0
-    /// (the default) turns self-sizing off. When it is above 0 the items
-    /// size themselves: an item is as tall as the delegate says (or this
-    /// estimate) until a collection view delivers its fitted height (see
-    /// <doc:SelfSizing>), and a change of one item's height costs
-    /// O(log *n*) for the *n* items of its section. A negative, NaN or
-    /// infinite value is recorded as an error and turns self-sizing off.
+    /// The height items start at before their fitted height is known; 0 (the
+    /// default) turns self-sizing off. When it is above 0 the items size
+    /// themselves: an item is as tall as the delegate says (or this estimate)
+    /// until a collection view delivers its fitted height (see the TesseraView
+    /// article “Self-sizing items”), and a change of one item's height costs
+    /// O(log *n*) for the *n* items of its section. A negative, NaN or infinite
+    /// value is recorded as an error and turns self-sizing off.
     public var estimatedItemHeight: Double = 0 { didSet { invalidateLayout() } }
 
     var preparedWidth: Double?

@@ -113,11 +113,11 @@ open class ListStackLayout: FrameStorageLayout {
     public weak var delegate: (any ListStackLayoutDelegate)? { didSet { invalidateLayout() } }
     /// The size items start at before their fitted size is known; zero (the
     /// default) turns self-sizing off. When it is not zero the items size
-    /// themselves: an item has the delegate's size (or this estimate, in
-    /// place of ``itemSize``) until a collection view delivers its fitted
-    /// size (see <doc:SelfSizing>), and the sections from its own on are
-    /// laid out again where their rows move. A bad value is recorded as an
-    /// error and turns self-sizing off.
+    /// themselves: an item has the delegate's size (or this estimate, in place
+    /// of ``itemSize``) until a collection view delivers its fitted size (see
+    /// the TesseraView article “Self-sizing items”), and the sections from its
+    /// own on are laid out again where their rows move. A bad value is recorded
+    /// as an error and turns self-sizing off.
     public var estimatedItemSize = Size.zero { didSet { invalidateLayout() } }
 
     override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
