@@ -28,6 +28,11 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
     public let collectionView: CollectionView
     /// The reuse identifier of an item's view. `"Cell"` unless set.
     public var reuseIdentifier: (IndexPath, Item) -> String = { _, _ in "Cell" }
+    /// The size that fits an item's content, given the attributes the layout
+    /// gave it, for a layout whose items size themselves (see
+    /// <doc:SelfSizing>); `nil` keeps the item's size. Unset, every item
+    /// keeps its size.
+    public var fittedSize: ((Item, LayoutAttributes) -> Size?)?
 
     /// Creates a data source and makes it the collection view's.
     public init(collectionView: CollectionView) {

@@ -238,4 +238,28 @@ struct SelfSizingViewTests {
             if let path = element.indexPathAfter { #expect(element.to == view.collectionViewLayout.layoutAttributesForItem(at: path)) }
         }
     }
+
+    @Test("A DiffableDataSource sizes items with its fittedSize closure; an item whose content changes is asked about again")
+    func diffableDataSource() throws {
+        let layout = ListLayout()
+        layout.estimatedItemHeight = 44
+        let view = CollectionView(layout: layout, size: Size(width: 320, height: 2_000))
+        let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
+        var asked: [Int] = []
+        source.fittedSize = { item, attributes in
+            asked.append(item.id)
+            return Size(width: attributes.size.width, height: Double(20 + item.content))
+        }
+        var snapshot = TestSnapshot()
+        snapshot.appendSection(TestSection(id: 0), items: (0..<10).map { TestItem(id: $0, content: $0) })
+        try source.apply(snapshot, animated: false)
+        #expect(Set(asked) == Set(0..<10))
+        for item in 0..<10 { #expect(layout.layoutAttributesForItem(at: IndexPath(item: item, section: 0))?.frame.height == Double(20 + item)) }
+        asked = []
+        var changed = snapshot
+        changed[IndexPath(item: 4, section: 0)] = TestItem(id: 4, content: 80)
+        try source.apply(changed)
+        #expect(asked == [4])
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 4, section: 0))?.frame.height == 100)
+    }
 }
