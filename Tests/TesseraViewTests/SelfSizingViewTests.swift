@@ -262,4 +262,60 @@ struct SelfSizingViewTests {
         #expect(asked == [4])
         #expect(layout.layoutAttributesForItem(at: IndexPath(item: 4, section: 0))?.frame.height == 100)
     }
+
+    @Test("A layout transition sizes the new layout's visible items, and the plan ends at their fitted frames")
+    func transition() throws {
+        var generator = SplitMix64(seed: testSeed(default: 0x7A45))
+        let list = SelfSizingSpec(kind: .list, using: &generator, maxSections: 3, maxItems: 30)
+        let (view, source) = Self.makeView(list, size: Size(width: 360, height: 600))
+        var flowSpec = SelfSizingSpec(kind: .flow, using: &generator)
+        flowSpec.counts = list.counts
+        flowSpec.fitted = list.counts.map { count in (0..<count).map { _ in SelfSizingSpec.randomSize(kind: .flow, using: &generator) } }
+        source.fitted = flowSpec.fitted
+        _ = source.takeAsked()
+        let flow = flowSpec.makeLayout()
+        let plan = view.setCollectionViewLayout(flow, animated: false)
+        let asked = source.takeAsked()
+        #expect(Set(asked).count == asked.count)
+        for attributes in view.visibleElements where attributes.category == .cell {
+            #expect(!flow.needsPreferredLayoutAttributes(forItemAt: attributes.indexPath))
+            #expect(attributes.size == flowSpec.fitted[attributes.indexPath[0]][attributes.indexPath[1]])
+        }
+        for element in plan.elements where element.category == .cell {
+            if let path = element.indexPathAfter, let now = flow.layoutAttributesForItem(at: path), now.frame.intersects(view.bounds) {
+                #expect(element.to == now)
+            }
+        }
+    }
+
+    @Test("A horizontal FlowLayout moves the offset along x when an item before the visible area changes width")
+    func horizontalFlowAnchoring() throws {
+        let layout = FlowLayout()
+        layout.scrollDirection = .horizontal
+        layout.estimatedItemSize = Size(width: 60, height: 60)
+        let count = 400
+        var generator = SplitMix64(seed: testSeed(default: 0x40F1))
+        var fitted = [(0..<count).map { _ in Size(width: Double(Int.random(in: 10...120, using: &generator)), height: 100) }]
+        let source = FittedSizeSource(counts: [count], fitted: fitted)
+        let view = CollectionView(layout: layout, size: Size(width: 400, height: 300))
+        view.dataSource = source
+        view.reloadData()
+        var x = 0.0
+        while view.bounds.maxX < view.contentSize.width {
+            view.setBounds(Rect(x: x, y: 0, width: 400, height: 300), animated: false)
+            x = view.bounds.minX + 300
+        }
+        view.setBounds(Rect(x: (view.contentSize.width / 2).rounded(.down), y: 0, width: 400, height: 300), animated: false)
+        for _ in 0..<20 {
+            let first = try #require(view.visibleElements.first { $0.category == .cell })
+            let before = (0..<count).filter { layout.layoutAttributesForItem(at: IndexPath(item: $0, section: 0))!.frame.minX < first.frame.minX - 200 }
+            let item = try #require(before.randomElement(using: &generator))
+            fitted[0][item].width = Double(Int.random(in: 10...120, using: &generator))
+            source.fitted = fitted
+            let onScreen = first.frame.minX - view.bounds.origin.x
+            try view.invalidateItemSizes(at: [IndexPath(item: item, section: 0)])
+            #expect(try #require(layout.layoutAttributesForItem(at: first.indexPath)).frame.minX - view.bounds.origin.x == onScreen)
+            #expect(view.bounds.origin.y == 0)
+        }
+    }
 }
