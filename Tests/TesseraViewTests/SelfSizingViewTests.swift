@@ -318,4 +318,24 @@ struct SelfSizingViewTests {
             #expect(view.bounds.origin.y == 0)
         }
     }
+
+    @Test("Items a shrinking item brings into view start where they were, below the visible area")
+    func appearingItemsStartWhereTheyWere() throws {
+        let layout = ListLayout()
+        layout.estimatedItemHeight = 40
+        let source = FittedSizeSource(counts: [100], fitted: [Array(repeating: Size(width: 0, height: 50), count: 100)])
+        let view = CollectionView(layout: layout, size: Size(width: 320, height: 400))
+        view.dataSource = source
+        view.reloadData()
+        Self.scrollThrough(view, source: source, comment: "shrink")
+        view.setBounds(Rect(x: 0, y: 0, width: 320, height: 400), animated: false)
+        source.fitted[0][2] = Size(width: 0, height: 10)
+        let plan = try view.invalidateItemSizes(at: [IndexPath(item: 2, section: 0)])
+        let appearing = plan.elements.filter { $0.indexPathBefore.map { $0[1] >= 8 } ?? false }
+        #expect(!appearing.isEmpty)
+        for element in appearing {
+            #expect(element.from.frame.minY == element.to.frame.minY + 40)
+            #expect(element.from.alpha == 1)
+        }
+    }
 }

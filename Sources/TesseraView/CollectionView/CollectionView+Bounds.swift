@@ -74,7 +74,8 @@ extension CollectionView {
 
     /// A plan where every element keeps its index path: each element visible
     /// before or after goes from its attributes in `fromLayout` (as it was
-    /// seen before, when it was visible) to those in `toLayout`.
+    /// seen before, when it was visible, or as `earlier` has it) to those in
+    /// `toLayout`.
     func samePathPlan(
         before: [LayoutAttributes],
         after: [LayoutAttributes],
@@ -82,9 +83,11 @@ extension CollectionView {
         toLayout: CollectionViewLayout,
         contentSizeBefore: Size,
         offsetBefore: Point,
-        animated: Bool
+        animated: Bool,
+        earlier: [LayoutAttributes] = []
     ) -> AnimationPlan {
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
+        for attributes in earlier { beforeByKey[_ElementKey(attributes)] = attributes }
         for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
         var afterKeys = Set<_ElementKey>()
         var elements: [AnimationPlan.Element] = []

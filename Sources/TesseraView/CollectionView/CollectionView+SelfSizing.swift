@@ -33,7 +33,9 @@ extension CollectionView {
     /// - Parameters:
     ///   - indexPaths: The items whose fitted size may have changed.
     ///   - animated: Whether the plan has a duration.
-    /// - Returns: The plan of every element visible before or after.
+    /// - Returns: The plan of every element visible before or after; an
+    ///   element the change brings into view starts where it was (when it
+    ///   was within the sum of the size changes of the visible area).
     /// - Throws: ``SelfSizingError/itemNotFound(_:)`` or
     ///   ``SelfSizingError/invalidSize(indexPath:size:)``.
     /// - Complexity: O(*k*) data source calls for *k* index paths, the
@@ -55,6 +57,13 @@ extension CollectionView {
         let boundsBefore = bounds
         let contentSizeBefore = contentSize
         let before = layout.layoutAttributesForElements(in: boundsBefore)
+        // Where the elements the change can bring into view were: within
+        // the sum of the size changes around the visible area.
+        var margin = 0.0
+        for request in requests {
+            margin += abs(request.preferred.size.width - request.original.size.width) + abs(request.preferred.size.height - request.original.size.height)
+        }
+        let earlier = margin > 0 ? layout.layoutAttributesForElements(in: boundsBefore.insetBy(dx: -margin, dy: -margin)) : []
         var context: InvalidationContext?
         for request in requests where layout.shouldInvalidateLayout(forPreferredLayoutAttributes: request.preferred, withOriginalAttributes: request.original) {
             let made = layout.invalidationContext(forPreferredLayoutAttributes: request.preferred, withOriginalAttributes: request.original)
@@ -65,7 +74,7 @@ extension CollectionView {
         let after = layout.layoutAttributesForElements(in: bounds)
         return samePathPlan(
             before: before, after: after, fromLayout: layout, toLayout: layout,
-            contentSizeBefore: contentSizeBefore, offsetBefore: boundsBefore.origin, animated: animated
+            contentSizeBefore: contentSizeBefore, offsetBefore: boundsBefore.origin, animated: animated, earlier: earlier
         )
     }
 
