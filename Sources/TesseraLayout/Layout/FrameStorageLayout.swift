@@ -52,6 +52,14 @@ public import Foundation
 /// (``InvalidationContext/invalidateSections(_:)``), as in UIKit. A batch
 /// that changes one section costs O(*m*) for its *m* items, plus O(*s*) over
 /// the *s* sections' small arrays; it copies no frame of any other section.
+///
+/// Items can size themselves (``ListLayout``, ``FlowLayout``,
+/// ``ColumnLayout`` and ``ListStackLayout``, given an estimated size): the
+/// layout keeps each item's fitted size from
+/// ``invalidationContext(forPreferredLayoutAttributes:withOriginalAttributes:)``,
+/// moves the fitted sizes with their items through batch updates, and fills
+/// in the context's adjustments when it is prepared with it, so that the
+/// first item visible when the context was made stays where it is on screen.
 open class FrameStorageLayout: CollectionViewLayout {
     /// The frames, per section.
     var store: _FrameStore

@@ -21,7 +21,9 @@ public import TesseraDiff
 ///   on (section 0 when none is) is laid out again.
 /// - Otherwise: the sections named (through their items, or their
 ///   supplementary views unless ``invalidatesPositionsOnly``) are laid out
-///   again, and the others keep their frames.
+///   again, and the others keep their frames. A self-sizing ``ListLayout``
+///   given a context that names only items (as one for a preferred size
+///   does) sets their heights in place instead.
 ///
 /// A layout that keeps a section's frames assumes that nothing it reads
 /// for that section changed: a delegate whose answers change for a section
