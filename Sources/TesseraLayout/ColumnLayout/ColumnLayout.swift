@@ -80,7 +80,7 @@ open class ColumnLayout: FrameStorageLayout {
     /// self-sizing off.
     public var estimatedItemHeight: Double = 0 { didSet { invalidateLayout() } }
 
-    override var isSelfSizing: Bool { estimatedItemHeight > 0 && LayoutValue.isValidLength(estimatedItemHeight) }
+    package override var isSelfSizing: Bool { estimatedItemHeight > 0 && LayoutValue.isValidLength(estimatedItemHeight) }
 
     var preparedWidth: Double?
 

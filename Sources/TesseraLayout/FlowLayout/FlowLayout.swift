@@ -80,7 +80,7 @@ open class FlowLayout: FrameStorageLayout {
     /// value is recorded as an error and turns self-sizing off.
     public var estimatedItemSize = Size.zero { didSet { invalidateLayout() } }
 
-    override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
+    package override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
 
     /// The z-index of pinned headers and footers, so they cover the items
     /// that scroll under them.

@@ -113,7 +113,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// Whether the layout sizes its items from their fitted sizes (an
     /// estimated size is set). `false` here; the layouts that support
     /// self-sizing override it.
-    var isSelfSizing: Bool { false }
+    package var isSelfSizing: Bool { false }
 
     /// Bad values met by the pass in progress, with their sections.
     private var passErrors: [(section: Int, error: LayoutError)] = []

@@ -50,7 +50,7 @@ open class ListLayout: FrameStorageLayout {
 
     var preparedWidth: Double?
 
-    override var isSelfSizing: Bool { estimatedItemHeight > 0 && LayoutValue.isValidLength(estimatedItemHeight) }
+    package override var isSelfSizing: Bool { estimatedItemHeight > 0 && LayoutValue.isValidLength(estimatedItemHeight) }
 
     /// Creates a list layout.
     public init() {

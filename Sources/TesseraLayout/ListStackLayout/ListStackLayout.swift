@@ -120,7 +120,7 @@ open class ListStackLayout: FrameStorageLayout {
     /// as an error and turns self-sizing off.
     public var estimatedItemSize = Size.zero { didSet { invalidateLayout() } }
 
-    override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
+    package override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
 
     /// Per section: its bounds and the row state after it.
     var sectionStates: [_ListStackSectionState] = []

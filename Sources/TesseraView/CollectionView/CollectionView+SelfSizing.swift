@@ -92,6 +92,8 @@ extension CollectionView {
     func sizeVisibleItems() -> SelfSizingError? {
         guard dataSource != nil else { return nil }
         let layout = collectionViewLayout
+        // Tessera's layouts say at once when no item sizes itself.
+        if let layout = layout as? FrameStorageLayout, !layout.isSelfSizing { return nil }
         var asked = Set<IndexPath>()
         var firstError: SelfSizingError?
         while true {
