@@ -19,7 +19,10 @@ extension CollectionView {
     /// attributes of appearing elements and the final attributes of
     /// disappearing ones, and finalized. The content offset goes through
     /// `targetContentOffset(forProposedContentOffset:)`, after scroll
-    /// anchoring when ``anchorsScrollPosition`` is on.
+    /// anchoring when ``anchorsScrollPosition`` is on. Inserted, reloaded
+    /// and newly visible items of a layout whose items size themselves are
+    /// then sized (see <doc:SelfSizing>), before the plan's final attributes
+    /// are read.
     ///
     /// Only elements visible before or after are in the plan; they are found
     /// with the layout's rect queries. The layout is told exactly which

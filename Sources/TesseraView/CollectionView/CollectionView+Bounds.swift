@@ -7,7 +7,8 @@ extension CollectionView {
     /// In order: `shouldInvalidateLayout(forBoundsChange:)`; when it is true,
     /// `invalidationContext(forBoundsChange:)` and `invalidateLayout(with:)`,
     /// the new bounds, `prepare()`, `prepare(forAnimatedBoundsChange:)`, the
-    /// plan, and `finalizeAnimatedBoundsChange()`. Scrolling a layout with
+    /// sizing of items that come into view (see <doc:SelfSizing>), the plan,
+    /// and `finalizeAnimatedBoundsChange()`. Scrolling a layout with
     /// pinned headers gives a plan in which only the headers change.
     ///
     /// - Complexity: the layout's `prepare()` when it invalidates, plus
@@ -42,7 +43,8 @@ extension CollectionView {
     /// In order: the new layout is prepared; `prepareForTransition(to:)` on
     /// the old layout and `prepareForTransition(from:)` on the new one; the
     /// content offset through the new layout's
-    /// `targetContentOffset(forProposedContentOffset:)`; the plan; and
+    /// `targetContentOffset(forProposedContentOffset:)`; the sizing of the
+    /// visible items (see <doc:SelfSizing>); the plan; and
     /// `finalizeLayoutTransition()` on both.
     ///
     /// - Complexity: the new layout's `prepare()`, plus O(log *n* + *v*) for

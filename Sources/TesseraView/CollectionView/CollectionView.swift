@@ -90,7 +90,8 @@ public final class CollectionView: LayoutEnvironment {
     // MARK: Reloading
 
     /// Reads every count from the data source again and lays everything
-    /// out, with no animation.
+    /// out, with no animation; then sizes the visible items of a layout
+    /// whose items size themselves (see <doc:SelfSizing>).
     ///
     /// A data source that gives a negative count is refused: the view keeps
     /// the counts and layout it had, and ``dataSourceError`` says which
