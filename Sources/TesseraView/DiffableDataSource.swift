@@ -33,6 +33,12 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
     /// ``ReorderingHandlers/canReorderItem`` is set.
     public var reorderingHandlers = ReorderingHandlers()
 
+    /// The size that fits an item's content, given the attributes the layout
+    /// gave it, for a layout whose items size themselves (see
+    /// <doc:SelfSizing>); `nil` keeps the item's size. Unset, every item
+    /// keeps its size.
+    public var fittedSize: ((Item, LayoutAttributes) -> Size?)?
+
     /// Creates a data source and makes it the collection view's.
     public init(collectionView: CollectionView) {
         self.collectionView = collectionView

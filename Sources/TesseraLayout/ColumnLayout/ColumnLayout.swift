@@ -71,6 +71,16 @@ open class ColumnLayout: FrameStorageLayout {
     public var screenScale: Double = 2 { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any ColumnLayoutDelegate)? { didSet { invalidateLayout() } }
+    /// The height items start at before their fitted height is known; 0 (the
+    /// default) turns self-sizing off. When it is above 0 the items size
+    /// themselves: an item is as tall as the delegate says (or this estimate,
+    /// in place of ``itemHeight``) until a collection view delivers its fitted
+    /// height (see the TesseraView article “Self-sizing items”), and its
+    /// section is laid out again. A bad value is recorded as an error and turns
+    /// self-sizing off.
+    public var estimatedItemHeight: Double = 0 { didSet { invalidateLayout() } }
+
+    package override var isSelfSizing: Bool { estimatedItemHeight > 0 && LayoutValue.isValidLength(estimatedItemHeight) }
 
     var preparedWidth: Double?
 
@@ -104,7 +114,11 @@ open class ColumnLayout: FrameStorageLayout {
         let width = visibleSize(in: environment).width
         let plan = sectionPlan(context: context, framesStillValid: preparedWidth == width, hasDelegate: delegate != nil, environment: environment)
         var (store, check) = beginPass(plan: plan, direction: .vertical)
-        let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
+        let selfSizing = isSelfSizing
+        if !LayoutValue.isValidLength(estimatedItemHeight) {
+            recordError(LayoutError(subject: .property("estimatedItemHeight"), value: "\(estimatedItemHeight)"))
+        }
+        let itemHeight = selfSizing ? estimatedItemHeight : check.length(self.itemHeight, section: nil, .property("itemHeight"))
         let columnSpacing = check.length(self.columnSpacing, section: nil, .property("columnSpacing"))
         let interitemSpacing = check.length(self.interitemSpacing, section: nil, .property("interitemSpacing"))
         let headerHeight = check.length(self.headerHeight, section: nil, .property("headerHeight"))
@@ -123,6 +137,7 @@ open class ColumnLayout: FrameStorageLayout {
         for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             store.beginSection(section, itemCount: count)
+            let fitted = selfSizing ? fittedSizes.sizes(inSection: section) : nil
             let insets = delegate?.columnLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let header = delegate?.columnLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
             let footer = delegate?.columnLayout(self, heightForFooterInSection: section).map { check.length($0, section: section, .footerSize(section: section)) } ?? footerHeight
@@ -176,6 +191,7 @@ open class ColumnLayout: FrameStorageLayout {
                         height = exact
                     }
                 }
+                if let fitted, let size = fitted[item] { height = size.height }
                 let local: Int
                 switch renderDirection {
                 case .leftToRight: local = item % n
@@ -214,6 +230,7 @@ open class ColumnLayout: FrameStorageLayout {
         let top = endPass(store)
         naturalContentSize = Size(width: width, height: top)
         preparedWidth = width
+        settleSizingAdjustments()
     }
 
 

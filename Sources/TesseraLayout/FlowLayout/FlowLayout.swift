@@ -72,6 +72,15 @@ open class FlowLayout: FrameStorageLayout {
     public var lastLineAlignment = LineAlignment.leading { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any FlowLayoutDelegate)? { didSet { invalidateLayout() } }
+    /// The size items start at before their fitted size is known, as in UIKit;
+    /// zero (the default) turns self-sizing off. When it is not zero the items
+    /// size themselves: an item has the delegate's size (or this estimate)
+    /// until a collection view delivers its fitted size (see the TesseraView
+    /// article “Self-sizing items”), and its section is laid out again. A bad
+    /// value is recorded as an error and turns self-sizing off.
+    public var estimatedItemSize = Size.zero { didSet { invalidateLayout() } }
+
+    package override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
 
     /// The z-index of pinned headers and footers, so they cover the items
     /// that scroll under them.
@@ -121,10 +130,16 @@ open class FlowLayout: FrameStorageLayout {
         let headerLengthDefault = check.length(direction.sLength(headerReferenceSize), section: nil, .property("headerReferenceSize"))
         let footerLengthDefault = check.length(direction.sLength(footerReferenceSize), section: nil, .property("footerReferenceSize"))
         let delegate = self.delegate
+        let selfSizing = isSelfSizing
+        let baseSize = selfSizing ? estimatedItemSize : itemSize
+        if estimatedItemSize != .zero && !estimatedItemSize.isValid {
+            recordError(LayoutError(subject: .property("estimatedItemSize"), value: "\(estimatedItemSize)"))
+        }
 
         for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             store.beginSection(section, itemCount: count)
+            let fitted = selfSizing ? fittedSizes.sizes(inSection: section) : nil
             let inset = delegate?.flowLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let lines = delegate?.flowLayout(self, minimumLineSpacingForSectionAt: section).map { check.length($0, section: section, .lineSpacing(section: section)) } ?? lineSpacing
             let interitem = delegate?.flowLayout(self, minimumInteritemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacing
@@ -141,7 +156,7 @@ open class FlowLayout: FrameStorageLayout {
             }
             s += sLeading
 
-            if delegate == nil {
+            if delegate == nil && !selfSizing {
                 // Every item has one size: the lines give the frames.
                 let uniform = _Line.uniformLines(
                     count: count, itemSize: itemSize, direction: direction, firstS: s, fLeading: fLeading,
@@ -165,13 +180,14 @@ open class FlowLayout: FrameStorageLayout {
             var line = _Line(start: store.itemFrames.count, s: s, fLeading: fLeading, available: fixedLength - fLeading - fTrailing, interitem: interitem)
             var everyLineSingle = true
             for item in 0..<count {
-                var size = itemSize
+                var size = baseSize
                 if let delegate {
                     let path = IndexPath(item: item, section: section)
                     if let custom = delegate.flowLayout(self, sizeForItemAt: path) {
                         size = check.size(custom, section: section, .itemSize(path))
                     }
                 }
+                if let fitted, let fittedSize = fitted[item] { size = fittedSize }
                 let width = direction.fLength(size)
                 if line.count > 0 && line.used + interitem + width > line.available + 1e-9 {
                     everyLineSingle = everyLineSingle && line.count == 1
@@ -206,6 +222,7 @@ open class FlowLayout: FrameStorageLayout {
             : Size(width: s, height: fixedLength)
         preparedFixedLength = fixedLength
         isPrepared = true
+        settleSizingAdjustments()
     }
 
     // MARK: Queries

@@ -142,6 +142,35 @@ open class CollectionViewLayout {
     /// for. The base class invalidates everything.
     open func invalidationContext(forBoundsChange newBounds: Rect) -> InvalidationContext { .everything() }
 
+    // MARK: Self-sizing
+
+    /// Whether a collection view should ask for the fitted size of an item
+    /// when it is visible: `true` while the layout sizes the item itself and
+    /// has no fitted size for it yet. `false` in the base class; a layout
+    /// that supports self-sizing items overrides it (see
+    /// ``shouldInvalidateLayout(forPreferredLayoutAttributes:withOriginalAttributes:)``).
+    open func needsPreferredLayoutAttributes(forItemAt indexPath: IndexPath) -> Bool { false }
+
+    /// Whether the attributes an element prefers (its fitted size, say) need
+    /// a new layout, given the attributes the layout gave it (UIKit's
+    /// method of the same name). `false` in the base class.
+    open func shouldInvalidateLayout(forPreferredLayoutAttributes preferredAttributes: LayoutAttributes, withOriginalAttributes originalAttributes: LayoutAttributes) -> Bool { false }
+
+    /// The context for an element whose preferred attributes the layout
+    /// asked to be invalidated for. The base class invalidates that element;
+    /// a layout that supports self-sizing also keeps the preferred size, and
+    /// says in ``InvalidationContext/contentOffsetAdjustment`` how far the
+    /// content offset should move so that the visible elements stay put.
+    open func invalidationContext(forPreferredLayoutAttributes preferredAttributes: LayoutAttributes, withOriginalAttributes originalAttributes: LayoutAttributes) -> InvalidationContext {
+        let context = InvalidationContext()
+        switch preferredAttributes.category {
+        case .cell: context.invalidateItems(at: [preferredAttributes.indexPath])
+        case let .supplementaryView(kind): context.invalidateSupplementaryElements(ofKind: kind, at: [preferredAttributes.indexPath])
+        case let .decorationView(kind): context.invalidateDecorationElements(ofKind: kind, at: [preferredAttributes.indexPath])
+        }
+        return context
+    }
+
     // MARK: Content offset
 
     /// Where scrolling should stop, given where it would. The proposal, in

@@ -60,6 +60,14 @@ public import Foundation
 /// (``InvalidationContext/invalidateSections(_:)``), as in UIKit. A batch
 /// that changes one section costs O(*m*) for its *m* items, plus O(*s*) over
 /// the *s* sections' small arrays; it copies no frame of any other section.
+///
+/// Items can size themselves (``ListLayout``, ``FlowLayout``,
+/// ``ColumnLayout`` and ``ListStackLayout``, given an estimated size): the
+/// layout keeps each item's fitted size from
+/// ``invalidationContext(forPreferredLayoutAttributes:withOriginalAttributes:)``,
+/// moves the fitted sizes with their items through batch updates, and fills
+/// in the context's adjustments when it is prepared with it, so that the
+/// first item visible when the context was made stays where it is on screen.
 open class FrameStorageLayout: CollectionViewLayout {
     /// The frames, per section.
     var store: _FrameStore
@@ -128,6 +136,20 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// The supplementary kinds every section may have, in query order.
     static let headerAndFooter = [ElementKind.sectionHeader, ElementKind.sectionFooter]
 
+    /// The fitted sizes of self-sizing items, kept through batch updates
+    /// (``_FittedSizes``).
+    var fittedSizes = _FittedSizes()
+    /// The first visible item and the content size when the first context
+    /// for a preferred size since the last pass was made, with that context:
+    /// the pass that follows fills in its adjustments
+    /// (``settleSizingAdjustments()``).
+    var sizingAnchor: _SizingAnchor?
+
+    /// Whether the layout sizes its items from their fitted sizes (an
+    /// estimated size is set). `false` here; the layouts that support
+    /// self-sizing override it.
+    package var isSelfSizing: Bool { false }
+
     /// Bad values met by the pass in progress, with their sections.
     private var passErrors: [(section: Int, error: LayoutError)] = []
 
@@ -174,6 +196,7 @@ open class FrameStorageLayout: CollectionViewLayout {
     /// - Complexity: O(*s* + *k* log *k*) for *s* sections and *k* sections
     ///   named; none per item.
     func sectionPlan(context: InvalidationContext?, framesStillValid: Bool, hasDelegate: Bool, environment: any LayoutEnvironment) -> _SectionPlan {
+        fittedSizes.follow(context, framesStillValid: framesStillValid)
         let count = environment.numberOfSections
         let old = store
         let oldCount = old.numberOfSections
@@ -278,6 +301,45 @@ open class FrameStorageLayout: CollectionViewLayout {
         store = pass
         store.checkInvariants()
         return end
+    }
+
+    // MARK: Self-sizing
+
+    /// `true` while the layout is self-sizing and has no fitted size for the
+    /// item.
+    ///
+    /// - Complexity: O(1) on average.
+    open override func needsPreferredLayoutAttributes(forItemAt indexPath: IndexPath) -> Bool {
+        isSelfSizing && fittedSizes[indexPath] == nil
+    }
+
+    /// `true` for an item of a self-sizing layout whose preferred size is
+    /// valid (``Size/isValid``) and not the fitted size the layout already
+    /// has for it (or it has none).
+    ///
+    /// - Complexity: O(1) on average.
+    open override func shouldInvalidateLayout(forPreferredLayoutAttributes preferredAttributes: LayoutAttributes, withOriginalAttributes originalAttributes: LayoutAttributes) -> Bool {
+        guard isSelfSizing, preferredAttributes.category == .cell, preferredAttributes.indexPath.count == 2,
+              preferredAttributes.size.isValid else { return false }
+        return fittedSizes[preferredAttributes.indexPath] != preferredAttributes.size
+    }
+
+    /// Keeps the item's preferred size as its fitted size and invalidates
+    /// the item. The context's ``InvalidationContext/contentOffsetAdjustment``
+    /// and ``InvalidationContext/contentSizeAdjustment`` are filled in by
+    /// the next ``prepare()``: how far the first item visible now moves, and
+    /// how much the content grows, so that a collection view that moves its
+    /// content offset by the adjustment keeps that item where it is on
+    /// screen.
+    ///
+    /// - Complexity: O(1) on average, plus one rect query over the visible
+    ///   area for the first such context since the last ``prepare()``.
+    open override func invalidationContext(forPreferredLayoutAttributes preferredAttributes: LayoutAttributes, withOriginalAttributes originalAttributes: LayoutAttributes) -> InvalidationContext {
+        let context = super.invalidationContext(forPreferredLayoutAttributes: preferredAttributes, withOriginalAttributes: originalAttributes)
+        guard shouldInvalidateLayout(forPreferredLayoutAttributes: preferredAttributes, withOriginalAttributes: originalAttributes) else { return context }
+        fittedSizes[preferredAttributes.indexPath] = preferredAttributes.size
+        if sizingAnchor == nil { sizingAnchor = makeSizingAnchor(for: context) }
+        return context
     }
 
     // MARK: Queries

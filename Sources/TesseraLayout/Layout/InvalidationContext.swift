@@ -21,7 +21,9 @@ public import TesseraDiff
 ///   on (section 0 when none is) is laid out again.
 /// - Otherwise: the sections named (through their items, or their
 ///   supplementary views unless ``invalidatesPositionsOnly``) are laid out
-///   again, and the others keep their frames.
+///   again, and the others keep their frames. A self-sizing ``ListLayout``
+///   given a context that names only items (as one for a preferred size
+///   does) sets their heights in place instead.
 ///
 /// A layout that keeps a section's frames assumes that nothing it reads
 /// for that section changed: a delegate whose answers change for a section
@@ -58,6 +60,10 @@ open class InvalidationContext {
     /// contexts that both carry one drops it (the layout then recomputes from
     /// the first section named on).
     public private(set) var updateIndexMapping: BatchIndexMapping?
+    /// Whether sections were named for themselves rather than through their
+    /// items: a layout that can resize single items in place lays them out
+    /// again.
+    package private(set) var namesSectionsDirectly = false
     /// Whether ``merge(_:)`` met two mappings.
     private var mappingsMerged = false
     /// The first section whose supplementary or decoration views were named.
@@ -124,6 +130,7 @@ open class InvalidationContext {
     ///
     /// - Complexity: O(*k*) for *k* sections.
     public func invalidateSections(_ sections: [Int]) {
+        namesSectionsDirectly = true
         noteSections(sections)
     }
 
@@ -145,6 +152,7 @@ open class InvalidationContext {
     /// - Complexity: O(*k*) for *k* sections.
     public func invalidateSections(_ sections: [Int], updateIndexMapping mapping: BatchIndexMapping) {
         invalidateDataSourceCounts = true
+        namesSectionsDirectly = true
         if updateIndexMapping != nil || mappingsMerged {
             mappingsMerged = true
             updateIndexMapping = nil
@@ -227,6 +235,7 @@ open class InvalidationContext {
             previousIndexPathsForInteractivelyMovingItems = other.previousIndexPathsForInteractivelyMovingItems
             interactiveMovementTarget = other.interactiveMovementTarget
         }
+        namesSectionsDirectly = namesSectionsDirectly || other.namesSectionsDirectly
     }
 
     private func noteSupplementarySections(_ indexPaths: [IndexPath]) {

@@ -39,8 +39,18 @@ open class ListLayout: FrameStorageLayout {
     public var hugContents = false { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any ListLayoutDelegate)? { didSet { invalidateLayout() } }
+    /// The height items start at before their fitted height is known; 0 (the
+    /// default) turns self-sizing off. When it is above 0 the items size
+    /// themselves: an item is as tall as the delegate says (or this estimate)
+    /// until a collection view delivers its fitted height (see the TesseraView
+    /// article “Self-sizing items”), and a change of one item's height costs
+    /// O(log *n*) for the *n* items of its section. A negative, NaN or infinite
+    /// value is recorded as an error and turns self-sizing off.
+    public var estimatedItemHeight: Double = 0 { didSet { invalidateLayout() } }
 
     var preparedWidth: Double?
+
+    package override var isSelfSizing: Bool { estimatedItemHeight > 0 && LayoutValue.isValidLength(estimatedItemHeight) }
 
     /// Creates a list layout.
     public init() {
@@ -54,9 +64,14 @@ open class ListLayout: FrameStorageLayout {
     /// Bad heights, insets and spacings are recorded in
     /// ``CollectionViewLayout/layoutError`` and replaced by zero.
     ///
+    /// With ``estimatedItemHeight`` set, a context that names only items
+    /// (as one made for a preferred size does) sets their heights in place:
+    /// their sections are not laid out again.
+    ///
     /// - Complexity: O(*n*) for the *n* items of the sections laid out, plus
     ///   O(*s*) for the *s* sections; one allocation per section laid out,
-    ///   none per item.
+    ///   none per item. O(*k* log *m* + *s*) for a context that names only
+    ///   *k* items of self-sizing sections of *m* items.
     open override func prepare() {
         let context = pendingInvalidation
         super.prepare()
@@ -68,6 +83,16 @@ open class ListLayout: FrameStorageLayout {
         let visible = visibleSize(in: environment)
         let width = visible.width
         let visibleHeight = visible.height
+        if let context, preparedWidth == width, resizeInPlace(context, environment: environment) {
+            let top = store.layOutOrigins()
+            naturalContentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
+            settleSizingAdjustments()
+            return
+        }
+        if !LayoutValue.isValidLength(estimatedItemHeight) {
+            recordError(LayoutError(subject: .property("estimatedItemHeight"), value: "\(estimatedItemHeight)"))
+        }
+        let selfSizing = isSelfSizing
         let plan = sectionPlan(context: context, framesStillValid: preparedWidth == width, hasDelegate: delegate != nil, environment: environment)
         var (store, check) = beginPass(plan: plan, direction: .vertical)
         let itemHeight = check.length(self.itemHeight, section: nil, .property("itemHeight"))
@@ -79,7 +104,7 @@ open class ListLayout: FrameStorageLayout {
 
         for section in plan.sectionsToLayOut {
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
-            store.beginSection(section, itemCount: count)
+            store.beginSection(section, itemCount: selfSizing ? 0 : count)
             let insets = delegate?.listLayout(self, insetsForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInsets
             let spacing = delegate?.listLayout(self, interitemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacing
             let header = delegate?.listLayout(self, heightForHeaderInSection: section).map { check.length($0, section: section, .headerSize(section: section)) } ?? headerHeight
@@ -96,6 +121,21 @@ open class ListLayout: FrameStorageLayout {
                 top += header
             }
             top += insets.top
+            if selfSizing {
+                let fitted = fittedSizes.sizes(inSection: section)
+                var heights = [Double](repeating: estimatedItemHeight, count: count)
+                for item in 0..<count {
+                    if let delegate, let custom = delegate.listLayout(self, heightForItemAt: IndexPath(item: item, section: section)) {
+                        heights[item] = check.length(custom, section: section, .itemSize(IndexPath(item: item, section: section)))
+                    }
+                    if let fitted, let size = fitted[item] { heights[item] = size.height }
+                }
+                store.endSection(sizedList: _SizedList(
+                    heights: heights, x: insets.left, width: itemWidth, firstS: top, spacing: spacing, header: headerFrame,
+                    footerX: supplementaryX, footerWidth: supplementaryWidth, footerHeight: footer, bottomInset: insets.bottom, boundsWidth: width
+                ))
+                continue
+            }
             for item in 0..<count {
                 var height = itemHeight
                 if let delegate {
@@ -122,6 +162,45 @@ open class ListLayout: FrameStorageLayout {
         let top = endPass(store)
         naturalContentSize = Size(width: width, height: hugContents ? top : Swift.max(top, visibleHeight))
         preparedWidth = width
+        settleSizingAdjustments()
+    }
+
+    /// Applies a context that names only items of self-sizing sections (as
+    /// contexts for preferred sizes do) by setting their heights in place,
+    /// without laying their sections out again. Returns `false`, changing
+    /// nothing, when the context names anything else.
+    ///
+    /// - Complexity: O(*k* log *m* + *s*) for *k* items named, *m* items in
+    ///   their sections and *s* sections.
+    private func resizeInPlace(_ context: InvalidationContext, environment: any LayoutEnvironment) -> Bool {
+        guard isSelfSizing, !context.invalidateEverything, !context.invalidateDataSourceCounts, !context.namesSectionsDirectly,
+              context.updateIndexMapping == nil, context.invalidatedSupplementaryIndexPaths.isEmpty,
+              context.invalidatedDecorationIndexPaths.isEmpty, !context.invalidatedItemIndexPaths.isEmpty,
+              environment.numberOfSections == store.numberOfSections
+        else { return false }
+        var heights: [(IndexPath, Double)] = []
+        heights.reserveCapacity(context.invalidatedItemIndexPaths.count)
+        for path in context.invalidatedItemIndexPaths {
+            guard path.count == 2, path[0] < store.numberOfSections, store.sizedLists[path[0]] != nil,
+                  path[1] >= 0, path[1] < store.itemCount(inSection: path[0]),
+                  environment.numberOfItems(inSection: path[0]) == store.itemCount(inSection: path[0])
+            else { return false }
+            var height = estimatedItemHeight
+            if let fitted = fittedSizes[path] {
+                height = fitted.height
+            } else if let custom = delegate?.listLayout(self, heightForItemAt: path) {
+                // A bad height makes the section be laid out again, which
+                // records it.
+                guard LayoutValue.isValidLength(custom) else { return false }
+                height = custom
+            }
+            heights.append((path, height))
+        }
+        for (path, height) in heights { _ = store.setSizedItemHeight(height, at: path) }
+        for section in store.sections where !section.errors.isEmpty {
+            for error in section.errors { recordError(error) }
+        }
+        return true
     }
 
     // MARK: Updates

@@ -111,6 +111,16 @@ open class ListStackLayout: FrameStorageLayout {
     public var footerLength: Double = 0 { didSet { invalidateLayout() } }
     /// Per-item and per-section values.
     public weak var delegate: (any ListStackLayoutDelegate)? { didSet { invalidateLayout() } }
+    /// The size items start at before their fitted size is known; zero (the
+    /// default) turns self-sizing off. When it is not zero the items size
+    /// themselves: an item has the delegate's size (or this estimate, in place
+    /// of ``itemSize``) until a collection view delivers its fitted size (see
+    /// the TesseraView article “Self-sizing items”), and the sections from its
+    /// own on are laid out again where their rows move. A bad value is recorded
+    /// as an error and turns self-sizing off.
+    public var estimatedItemSize = Size.zero { didSet { invalidateLayout() } }
+
+    package override var isSelfSizing: Bool { estimatedItemSize != .zero && estimatedItemSize.isValid }
 
     /// Per section: its bounds and the row state after it.
     var sectionStates: [_ListStackSectionState] = []
@@ -189,7 +199,11 @@ open class ListStackLayout: FrameStorageLayout {
         let oldStates = self.sectionStates
         var states: [_ListStackSectionState] = []
         states.reserveCapacity(sectionCount)
-        let itemSize = check.size(self.itemSize, section: nil, .property("itemSize"))
+        let selfSizing = isSelfSizing
+        if estimatedItemSize != .zero && !estimatedItemSize.isValid {
+            recordError(LayoutError(subject: .property("estimatedItemSize"), value: "\(estimatedItemSize)"))
+        }
+        let itemSize = selfSizing ? estimatedItemSize : check.size(self.itemSize, section: nil, .property("itemSize"))
         let lineSpacingDefault = check.length(minimumLineSpacing, section: nil, .property("minimumLineSpacing"))
         let interitemSpacingDefault = check.length(minimumInteritemSpacing, section: nil, .property("minimumInteritemSpacing"))
         let sectionInset = check.insets(self.sectionInset, section: nil, .property("sectionInset"))
@@ -221,6 +235,7 @@ open class ListStackLayout: FrameStorageLayout {
             }
             let count = check.count(environment.numberOfItems(inSection: section), section: section)
             store.beginSection(section, itemCount: count)
+            let fitted = selfSizing ? fittedSizes.sizes(inSection: section) : nil
             let inset = delegate?.listStackLayout(self, insetForSectionAt: section).map { check.insets($0, section: section, .sectionInset(section: section)) } ?? sectionInset
             let lineSpacing = delegate?.listStackLayout(self, minimumLineSpacingForSectionAt: section).map { check.length($0, section: section, .lineSpacing(section: section)) } ?? lineSpacingDefault
             let interitem = delegate?.listStackLayout(self, minimumInteritemSpacingForSectionAt: section).map { check.length($0, section: section, .interitemSpacing(section: section)) } ?? interitemSpacingDefault
@@ -247,6 +262,7 @@ open class ListStackLayout: FrameStorageLayout {
                         size = check.size(custom, section: section, .itemSize(path))
                     }
                 }
+                if let fitted, let fittedSize = fitted[item] { size = fittedSize }
                 var lengthF = Swift.min(direction.fLength(size), padF)
                 let newline = cursor.itemF + lengthF > maxF + 1 || (item == 0 && headerLen > 0)
                 if newline {
@@ -321,6 +337,7 @@ open class ListStackLayout: FrameStorageLayout {
         preparedFixedLength = fixedLength
         preparedScale = scale
         isPrepared = true
+        settleSizingAdjustments()
     }
 
     /// A frame snapped to the pixel grid as IGListKit does: origin floored,

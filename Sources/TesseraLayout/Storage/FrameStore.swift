@@ -31,6 +31,9 @@ struct _FrameStore {
 
     /// Per section: its frames.
     private(set) var sections: [_SectionFrames] = []
+    /// Per section: its items as a self-sizing list (``_SizedList``), or
+    /// `nil` when its ``_SectionFrames`` hold them.
+    private(set) var sizedLists: [_SizedList?] = []
     /// Per section: its origin on S; one more entry than sections, the last
     /// being where the content ends (stacked) or the base.
     private(set) var sectionOrigin: [Double] = [0]
@@ -68,6 +71,7 @@ struct _FrameStore {
         var bytes = sections.capacity * MemoryLayout<_SectionFrames>.stride
             + (sectionOrigin.capacity + searchMinS.capacity + sectionMaxS.capacity + sectionReachX.capacity + sectionReachY.capacity) * MemoryLayout<Double>.stride
         for section in sections { bytes += section.byteCount }
+        for list in sizedLists { bytes += list?.byteCount ?? 0 }
         return bytes
     }
 
@@ -79,6 +83,38 @@ struct _FrameStore {
     /// - Complexity: O(*s*).
     mutating func reset(keeping kept: [Int], from old: _FrameStore) {
         sections = kept.map { $0 >= 0 ? old.sections[$0] : .placeholder }
+        sizedLists = kept.map { $0 >= 0 ? old.sizedLists[$0] : nil }
+    }
+
+    /// Closes the section in progress as a self-sizing list: no frame is
+    /// kept, `list` gives them (the scratch arrays must be empty).
+    ///
+    /// - Complexity: O(log *m*).
+    mutating func endSection(sizedList list: _SizedList) {
+        let frames = list.sectionFrames(errors: [])
+        frames.checkInvariants()
+        sections[current] = frames
+        sizedLists[current] = list
+    }
+
+    /// Sets the height of an item of a self-sizing list section and makes
+    /// the section's bounds and extent again; the origins are left for
+    /// ``layOutOrigins(base:)``. Returns `false` when the section is not a
+    /// self-sizing list or has no such item.
+    ///
+    /// - Complexity: O(log *m*) for the section's *m* items (the heights
+    ///   are copied first when another store shares them).
+    mutating func setSizedItemHeight(_ height: Double, at indexPath: IndexPath) -> Bool {
+        guard indexPath.count == 2 else { return false }
+        let section = indexPath[0]
+        let item = indexPath[1]
+        guard section >= 0 && section < sizedLists.count, var list = sizedLists[section], item >= 0 && item < list.count else { return false }
+        // Taken out of the array so that the heights are uniquely referenced.
+        sizedLists[section] = nil
+        list.setHeight(height, ofItem: item)
+        sections[section] = list.sectionFrames(errors: sections[section].errors)
+        sizedLists[section] = list
+        return true
     }
 
     /// Starts laying out `section` into the scratch arrays.
@@ -129,6 +165,7 @@ struct _FrameStore {
         )
         frames.checkInvariants()
         sections[current] = frames
+        sizedLists[current] = nil
         return frames
     }
 
@@ -155,6 +192,7 @@ struct _FrameStore {
         )
         frames.checkInvariants()
         sections[current] = frames
+        sizedLists[current] = nil
         return frames
     }
 
@@ -249,6 +287,7 @@ struct _FrameStore {
         let section = indexPath[0]
         let item = indexPath[1]
         guard section >= 0 && section < numberOfSections && item >= 0 && item < sections[section].itemCount else { return nil }
+        if let list = sizedLists[section] { return placed(list.frame(ofItem: item), section: section) }
         return placed(sections[section].frame(ofItem: item), section: section)
     }
 
@@ -332,6 +371,13 @@ struct _FrameStore {
         for section in sections(meeting: rect) {
             sectionBody(section)
             let origin = sectionOrigin[section]
+            if let list = sizedLists[section] {
+                list.forEachItem(fromS: low - origin, toS: high - origin) { item, local in
+                    let frame = placed(local, section: section)
+                    if frame.intersects(rect) { itemBody(section, item, frame) }
+                }
+                continue
+            }
             sections[section].forEachItem(direction: direction, fromS: low - origin, toS: high - origin) { item, local in
                 let frame = placed(local, section: section)
                 if frame.intersects(rect) { itemBody(section, item, frame) }
@@ -350,6 +396,7 @@ struct _FrameStore {
         precondition(sectionOrigin.count == count + 1, "section origins out of step")
         precondition(searchMinS.count == count && sectionMaxS.count == count, "section search arrays out of step")
         precondition(sectionReachX.count == count && sectionReachY.count == count, "section reaches out of step")
+        precondition(sizedLists.count == count, "self-sizing lists out of step")
         for section in 0..<count {
             precondition(sections[section] !== _SectionFrames.placeholder, "section \(section) was never laid out")
             if section > 0 {

@@ -60,10 +60,10 @@ final class _SectionFrames: Sendable {
     init(
         itemFrames: [Rect], bandStart: [Int32], bandMinS: [Double], bandMaxS: [Double], itemsAreBands: Bool,
         header: Rect?, footer: Rect?, bounds: Rect, extent: Double, reachF: Double, reachS: Double, columns: _ColumnSection?,
-        lines: _UniformLines? = nil, errors: [LayoutError] = []
+        lines: _UniformLines? = nil, errors: [LayoutError] = [], itemCount: Int? = nil
     ) {
         self.errors = errors
-        self.itemCount = lines?.count ?? itemFrames.count
+        self.itemCount = itemCount ?? lines?.count ?? itemFrames.count
         self.itemFrames = itemFrames
         self.lines = lines
         self.bandStart = bandStart
@@ -101,7 +101,7 @@ final class _SectionFrames: Sendable {
         _SectionFrames(
             itemFrames: itemFrames, bandStart: bandStart, bandMinS: bandMinS, bandMaxS: bandMaxS, itemsAreBands: itemsAreBands,
             header: header, footer: footer, bounds: bounds, extent: extent, reachF: reachF, reachS: reachS, columns: columns,
-            lines: lines, errors: self.errors + errors
+            lines: lines, errors: self.errors + errors, itemCount: itemCount
         )
     }
 

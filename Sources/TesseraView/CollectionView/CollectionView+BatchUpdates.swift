@@ -22,7 +22,10 @@ extension CollectionView {
     /// attributes of appearing elements and the final attributes of
     /// disappearing ones, and finalized. The content offset goes through
     /// `targetContentOffset(forProposedContentOffset:)`, after scroll
-    /// anchoring when ``anchorsScrollPosition`` is on.
+    /// anchoring when ``anchorsScrollPosition`` is on. Inserted, reloaded
+    /// and newly visible items of a layout whose items size themselves are
+    /// then sized (see <doc:SelfSizing>), before the plan's final attributes
+    /// are read.
     ///
     /// Only elements visible before or after are in the plan; they are found
     /// with the layout's rect queries. The layout is told exactly which
@@ -136,6 +139,7 @@ extension CollectionView {
 
         // The layout keeps what it needs of the old state, then lays out the new one.
         layout._beginBatchUpdate(items, mapping: mapping)
+        forgetFittedSizes(ofItemsReloadedBy: items)
         itemCounts = countsAfter
         let context = InvalidationContext()
         context.invalidateSections(Self.sectionsChanged(by: items, mapping: mapping), updateIndexMapping: mapping)
@@ -153,6 +157,7 @@ extension CollectionView {
             proposed = offset(atLeadingEdge: edgeBefore)
         }
         bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
+        sizingError = sizeVisibleItems()
         var after = layout.layoutAttributesForElements(in: bounds)
         substituteInteractivelyMovingItem(in: &after, after: true)
 

@@ -7,7 +7,8 @@ extension CollectionView {
     /// In order: `shouldInvalidateLayout(forBoundsChange:)`; when it is true,
     /// `invalidationContext(forBoundsChange:)` and `invalidateLayout(with:)`,
     /// the new bounds, `prepare()`, `prepare(forAnimatedBoundsChange:)`, the
-    /// plan, and `finalizeAnimatedBoundsChange()`. Scrolling a layout with
+    /// sizing of items that come into view (see <doc:SelfSizing>), the plan,
+    /// and `finalizeAnimatedBoundsChange()`. Scrolling a layout with
     /// pinned headers gives a plan in which only the headers change.
     ///
     /// - Complexity: the layout's `prepare()` when it invalidates, plus
@@ -27,6 +28,7 @@ extension CollectionView {
             layout.prepare()
             layout.prepare(forAnimatedBoundsChange: boundsBefore)
         }
+        sizingError = sizeVisibleItems()
         let after = layout.layoutAttributesForElements(in: bounds)
         let plan = samePathPlan(
             before: before, after: after, fromLayout: layout, toLayout: layout,
@@ -43,7 +45,8 @@ extension CollectionView {
     /// content offset through the new layout's
     /// `targetContentOffset(forProposedContentOffset:)` (the proposal keeps
     /// its distance from the leading edge: the right one for a layout that
-    /// is flipped); the plan; and
+    /// is flipped); the sizing of the visible items (see <doc:SelfSizing>);
+    /// the plan; and
     /// `finalizeLayoutTransition()` on both.
     ///
     /// - Complexity: the new layout's `prepare()`, plus O(log *n* + *v*) for
@@ -62,6 +65,7 @@ extension CollectionView {
         newLayout.prepareForTransition(from: oldLayout)
         collectionViewLayout = newLayout
         bounds.origin = clamped(newLayout.targetContentOffset(forProposedContentOffset: clamped(offset(atLeadingEdge: edgeBefore))))
+        sizingError = sizeVisibleItems()
         let after = newLayout.layoutAttributesForElements(in: bounds)
         let plan = samePathPlan(
             before: before, after: after, fromLayout: oldLayout, toLayout: newLayout,
@@ -75,9 +79,9 @@ extension CollectionView {
 
     /// A plan where every element keeps its index path: each element visible
     /// before or after goes from its attributes in `fromLayout` (as it was
-    /// seen before, when it was visible) to those in `toLayout`. During an
-    /// interactive movement the moving item goes from where it was shown to
-    /// where `toLayout` shows it at the same position.
+    /// seen before, when it was visible, or as `earlier` has it) to those in
+    /// `toLayout`. During an interactive movement the moving item goes from
+    /// where it was shown to where `toLayout` shows it at the same position.
     func samePathPlan(
         before: [LayoutAttributes],
         after: [LayoutAttributes],
@@ -86,7 +90,8 @@ extension CollectionView {
         contentSizeBefore: Size,
         offsetBefore: Point,
         animated: Bool,
-        flips: _FlipWidths? = nil
+        flips: _FlipWidths? = nil,
+        earlier: [LayoutAttributes] = []
     ) -> AnimationPlan {
         let flips = flips ?? _FlipWidths(
             before: fromLayout.isFlippedHorizontally ? contentSizeBefore.width : nil,
@@ -96,6 +101,7 @@ extension CollectionView {
         var after = after
         substituteInteractivelyMovingItem(before: &before, after: &after, in: toLayout)
         var beforeByKey: [_ElementKey: LayoutAttributes] = [:]
+        for attributes in earlier { beforeByKey[_ElementKey(attributes)] = attributes }
         for attributes in before { beforeByKey[_ElementKey(attributes)] = attributes }
         var afterKeys = Set<_ElementKey>()
         var elements: [AnimationPlan.Element] = []

@@ -52,6 +52,11 @@ public final class CollectionView: LayoutEnvironment {
     /// Why the last ``reloadData()`` kept the view as it was (a negative
     /// count from the data source), or `nil` when it reloaded.
     public private(set) var dataSourceError: BatchValidationError?
+    /// The first bad fitted size the last automatic sizing pass met (in
+    /// ``reloadData()``, a batch update, a bounds change or a layout
+    /// transition), or `nil`; the item kept the size it had. See
+    /// <doc:SelfSizing>.
+    public internal(set) var sizingError: SelfSizingError?
 
     var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
@@ -105,7 +110,9 @@ public final class CollectionView: LayoutEnvironment {
     /// the content's leading edge: the left one, or the right one when the
     /// layout is flipped right to left (so a view loaded right to left
     /// starts at the right end of its content). An interactive movement in
-    /// progress is cancelled first, with no plan, as in UIKit.
+    /// progress is cancelled first, with no plan, as in UIKit. Then the
+    /// visible items of a layout whose items size themselves are sized (see
+    /// <doc:SelfSizing>).
     ///
     /// A data source that gives a negative count is refused: the view keeps
     /// the counts and layout it had, and ``dataSourceError`` says which
@@ -126,6 +133,7 @@ public final class CollectionView: LayoutEnvironment {
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
         bounds.origin = clamped(offset(atLeadingEdge: edge))
+        sizingError = sizeVisibleItems()
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
         clock.playing = nil

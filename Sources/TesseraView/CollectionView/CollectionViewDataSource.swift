@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import TesseraLayout
 
 /// What a ``CollectionView`` shows: its counts, and the kinds of view for its
 /// elements (UIKit's `UICollectionViewDataSource`, headless).
@@ -31,6 +32,16 @@ public protocol CollectionViewDataSource: AnyObject {
     /// `destinationIndexPath` (in the order after it), as in UIKit. Nothing
     /// by default.
     func collectionView(_ collectionView: CollectionView, moveItemAt sourceIndexPath: IndexPath, to destinationIndexPath: IndexPath)
+    /// The attributes an item prefers, given those the layout gave it: its
+    /// fitted size, for a layout whose items size themselves (UIKit's
+    /// `preferredLayoutAttributesFitting(_:)`, asked of the data source
+    /// since there are no cells). Only the size is read. `nil` by default:
+    /// the item keeps the size the layout gave it.
+    ///
+    /// The view asks when an item becomes visible without a fitted size
+    /// (see <doc:SelfSizing>), and for the items passed to
+    /// ``CollectionView/invalidateItemSizes(at:animated:)``.
+    func collectionView(_ collectionView: CollectionView, preferredLayoutAttributesFitting layoutAttributes: LayoutAttributes) -> LayoutAttributes?
 }
 
 extension CollectionViewDataSource {
@@ -44,4 +55,6 @@ extension CollectionViewDataSource {
     public func collectionView(_ collectionView: CollectionView, canMoveItemAt indexPath: IndexPath) -> Bool { false }
     /// Nothing.
     public func collectionView(_ collectionView: CollectionView, moveItemAt sourceIndexPath: IndexPath, to destinationIndexPath: IndexPath) {}
+    /// `nil`: the item keeps the size the layout gave it.
+    public func collectionView(_ collectionView: CollectionView, preferredLayoutAttributesFitting layoutAttributes: LayoutAttributes) -> LayoutAttributes? { nil }
 }
