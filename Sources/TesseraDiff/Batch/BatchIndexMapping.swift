@@ -161,3 +161,63 @@ public struct BatchIndexMapping: Sendable {
         return low
     }
 }
+
+extension BatchIndexMapping {
+    /// The positions after the update of many items before it, in one
+    /// merge: `positions` sorted by section, then item (no repeats), each
+    /// answered as ``indexPathAfter(_:)`` would (`nil` when deleted, out of
+    /// range, or in a deleted or reloaded section). The answers come in the
+    /// order of `positions`.
+    ///
+    /// - Complexity: O(*p* + *k*) for *p* positions and *k* item operations
+    ///   in their sections: each section's sorted lists are walked once.
+    package func itemPositionsAfter(sorted positions: [(section: Int, item: Int)]) -> [(section: Int, item: Int)?] {
+        var result: [(section: Int, item: Int)?] = []
+        result.reserveCapacity(positions.count)
+        var start = 0
+        while start < positions.count {
+            let s = positions[start].section
+            var end = start + 1
+            while end < positions.count && positions[end].section == s { end += 1 }
+            guard s >= 0, s < itemCountsBefore.count, let t = sectionTarget[s], !reloadedSections.contains(s) else {
+                result.append(contentsOf: repeatElement(nil, count: end - start))
+                start = end
+                continue
+            }
+            let deleted = deletedIn[s] ?? []
+            let moves = movesOut[s] ?? []
+            let removedHere = removed[s] ?? []
+            let placedHere = placed[t] ?? []
+            var d = 0, m = 0, r = 0, p = 0
+            for index in start..<end {
+                let i = positions[index].item
+                guard i >= 0 && i < itemCountsBefore[s] else {
+                    result.append(nil)
+                    continue
+                }
+                while d < deleted.count && deleted[d] < i { d += 1 }
+                if d < deleted.count && deleted[d] == i {
+                    result.append(nil)
+                    continue
+                }
+                while m < moves.count && moves[m].item < i { m += 1 }
+                if m < moves.count && moves[m].item == i {
+                    result.append((moves[m].to[0], moves[m].to[1]))
+                    continue
+                }
+                // As `position(ofFree:skipping:)`, walking forward: ranks only
+                // grow, so the taken positions already passed stay passed.
+                while r < removedHere.count && removedHere[r] < i { r += 1 }
+                let rank = i - r
+                var position = rank + p
+                while p < placedHere.count && placedHere[p] <= position {
+                    p += 1
+                    position += 1
+                }
+                result.append((t, position))
+            }
+            start = end
+        }
+        return result
+    }
+}

@@ -8,7 +8,8 @@ extension CollectionView {
     /// `invalidationContext(forBoundsChange:)` and `invalidateLayout(with:)`,
     /// the new bounds, `prepare()`, `prepare(forAnimatedBoundsChange:)`, the
     /// plan, and `finalizeAnimatedBoundsChange()`. Scrolling a layout with
-    /// pinned headers gives a plan in which only the headers change.
+    /// pinned headers gives a plan in which only the headers change. The
+    /// selection and the highlight stay as they are.
     ///
     /// - Complexity: the layout's `prepare()` when it invalidates, plus
     ///   O(log *n* + *v*) for *v* visible elements.
@@ -42,7 +43,8 @@ extension CollectionView {
     /// the old layout and `prepareForTransition(from:)` on the new one; the
     /// content offset through the new layout's
     /// `targetContentOffset(forProposedContentOffset:)`; the plan; and
-    /// `finalizeLayoutTransition()` on both.
+    /// `finalizeLayoutTransition()` on both. The selection and the
+    /// highlight stay as they are.
     ///
     /// - Complexity: the new layout's `prepare()`, plus O(log *n* + *v*) for
     ///   *v* visible elements.
@@ -113,6 +115,7 @@ extension CollectionView {
                 from: start, to: end, disposition: .settled(from: start, to: end), view: placeholder
             ))
         }
+        markSelection(&elements, before: selection)
         let views = assignViews(to: &elements, visibleAfter: after.count)
         return AnimationPlan(
             elements: elements,

@@ -30,6 +30,9 @@ public final class CollectionView: LayoutEnvironment {
     public var contentInset: EdgeInsets
     /// What the view shows. Held weakly, as in UIKit.
     public weak var dataSource: (any CollectionViewDataSource)?
+    /// What hears about, and decides, highlight and selection by touches.
+    /// Held weakly, as in UIKit.
+    public weak var delegate: (any CollectionViewDelegate)?
     /// Whether an update keeps the first fully visible item at the same
     /// place on screen when content above it changes. On by default.
     public var anchorsScrollPosition = true
@@ -44,6 +47,8 @@ public final class CollectionView: LayoutEnvironment {
     /// count from the data source), or `nil` when it reloaded.
     public private(set) var dataSourceError: BatchValidationError?
 
+    /// The selected and highlighted items and the touch in progress.
+    var selection = _SelectionState()
     private var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
     private var attachedViews: [_ElementKey: ViewIdentity] = [:]
@@ -92,7 +97,13 @@ public final class CollectionView: LayoutEnvironment {
     /// count (``BatchValidationError/negativeSectionCount(count:space:)`` or
     /// ``BatchValidationError/negativeItemCount(section:count:space:)``).
     ///
-    /// - Complexity: what the layout's `prepare()` costs.
+    /// Selected index paths that still name an item stay selected (by
+    /// place: the data source may show other items there now); the others
+    /// are dropped, the highlight ends and a touch in progress is
+    /// cancelled, without telling the ``delegate``.
+    ///
+    /// - Complexity: what the layout's `prepare()` costs, plus O(*s*) for
+    ///   *s* selected items.
     public func reloadData() {
         do {
             itemCounts = try readCounts()
@@ -101,6 +112,7 @@ public final class CollectionView: LayoutEnvironment {
             dataSourceError = error
             return
         }
+        selection.keepInRange(of: itemCounts)
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
         bounds.origin = clamped(bounds.origin)
