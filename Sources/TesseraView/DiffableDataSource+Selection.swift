@@ -44,3 +44,34 @@ extension DiffableDataSource {
         try collectionView.deselectItem(at: indexPath)
     }
 }
+
+extension DiffableDataSource {
+    /// Where an item the diff deletes is inserted again (it left a deleted
+    /// section or entered an inserted one), by id: the inserted items'
+    /// index paths are gathered on the first call.
+    ///
+    /// - Complexity: O(*i*) once for *i* inserted items (with those of
+    ///   inserted sections), then O(1) a call.
+    static func reinsertedIndexPath(
+        old: Snapshot<Section, Item>,
+        new: Snapshot<Section, Item>,
+        changeset: Changeset
+    ) -> (IndexPath) -> IndexPath? {
+        var inserted: [Item.ID: IndexPath]?
+        return { path in
+            guard path.count == 2, path[0] < old.numberOfSections, path[1] < old.numberOfItems(inSection: path[0]) else { return nil }
+            if inserted == nil {
+                var paths: [Item.ID: IndexPath] = [:]
+                for path in changeset.itemInserts { paths[new[path].id] = path }
+                for section in changeset.sectionInserts {
+                    for item in 0..<new.numberOfItems(inSection: section) {
+                        let path = IndexPath(item: item, section: section)
+                        paths[new[path].id] = path
+                    }
+                }
+                inserted = paths
+            }
+            return inserted?[old[path].id]
+        }
+    }
+}

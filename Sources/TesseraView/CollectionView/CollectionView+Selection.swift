@@ -224,6 +224,17 @@ extension CollectionView {
 
     // MARK: Internals
 
+    /// Runs `body` (a batch update) with a way to find again, by identity,
+    /// the items the batch deletes and inserts: `newIndexPath` gives the
+    /// index path after the batch of the item at an index path before it,
+    /// or `nil` when it is gone. Such items keep their selection and
+    /// highlight, and the delegate hears nothing about them.
+    package func carryingSelection<T>(by newIndexPath: @escaping (IndexPath) -> IndexPath?, _ body: () throws -> T) rethrows -> T {
+        selection.carry = { position in newIndexPath(position.indexPath).flatMap(_ItemPosition.init) }
+        defer { selection.carry = nil }
+        return try body()
+    }
+
     /// The position of an index path that names an item now.
     func checkedPosition(_ indexPath: IndexPath) throws(SelectionError) -> _ItemPosition {
         guard let position = _ItemPosition(indexPath), position.section >= 0, position.section < itemCounts.count else {

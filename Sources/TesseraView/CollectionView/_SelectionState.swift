@@ -47,6 +47,11 @@ struct _SelectionState {
     /// The highlighted item, at most one (only a touch highlights).
     var highlighted: _ItemPosition?
     var touch: Touch?
+    /// Where an item that a batch deletes is inserted again, when a data
+    /// source knows it is the same item (by id): the diff says delete and
+    /// insert for an item that leaves a deleted section or enters an
+    /// inserted one. Set only while a data source performs a batch.
+    var carry: ((_ItemPosition) -> _ItemPosition?)?
 
     /// Whether an item is selected.
     ///
@@ -117,18 +122,35 @@ struct _SelectionState {
     /// - Complexity: O(*s* log *s* + *k*) for *s* selected items and *k*
     ///   item operations in their sections.
     mutating func remap(through mapping: BatchIndexMapping, itemCountsAfter: [Int]) -> (deselected: [_ItemPosition], unhighlighted: [_ItemPosition]) {
-        let (kept, lost) = Self.remap(selected, through: mapping, itemCountsAfter: itemCountsAfter)
+        let (kept, lost) = carried(Self.remap(selected, through: mapping, itemCountsAfter: itemCountsAfter))
         selected = kept
         var unhighlighted: [_ItemPosition] = []
         if let highlighted {
-            let (kept, lost) = Self.remap([highlighted], through: mapping, itemCountsAfter: itemCountsAfter)
+            let (kept, lost) = carried(Self.remap([highlighted], through: mapping, itemCountsAfter: itemCountsAfter))
             self.highlighted = kept.first
             unhighlighted = lost
         }
         if let item = touch?.item {
-            touch?.item = Self.remap([item], through: mapping, itemCountsAfter: itemCountsAfter).kept.first
+            let moved = carried(Self.remap([item], through: mapping, itemCountsAfter: itemCountsAfter)).kept.first
+            touch = Touch(item: moved)
         }
         return (lost, unhighlighted)
+    }
+
+    /// A remap with the deleted items that ``carry`` finds again moved to
+    /// the kept ones.
+    ///
+    /// - Complexity: O(*d*) calls of ``carry`` for *d* deleted items, plus
+    ///   O(*s* log *s*) when it finds any.
+    private func carried(_ remapped: (kept: [_ItemPosition], lost: [_ItemPosition])) -> (kept: [_ItemPosition], lost: [_ItemPosition]) {
+        guard let carry, !remapped.lost.isEmpty else { return remapped }
+        var (kept, lost) = remapped
+        let found = lost.map(carry)
+        guard found.contains(where: { $0 != nil }) else { return remapped }
+        kept.append(contentsOf: found.compactMap { $0 })
+        kept.sort()
+        lost = zip(lost, found).filter { $0.1 == nil }.map(\.0)
+        return (kept, lost)
     }
 
     /// Sorted positions through a batch: those that survive (sorted, at
