@@ -4,6 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import TesseraResults
+import TesseraDiff
 public import TesseraView
 
 extension SectionedResult {
@@ -81,5 +82,32 @@ extension ResultsDataSource {
     public func deselectItem(withID id: Item.ID) throws(SelectionError) {
         guard let indexPath = result.indexPath(ofItemWithID: id) else { throw .unknownItemID("\(id)") }
         try collectionView.deselectItem(at: indexPath)
+    }
+}
+
+extension ResultsDataSource {
+    /// Where an item a changeset deletes is inserted again (it left a
+    /// deleted section or entered an inserted one), by id: the inserted
+    /// items' ids are read on the first call.
+    ///
+    /// - Complexity: O(*i*) reads once for *i* inserted items (with those
+    ///   of inserted sections), then one read a call.
+    static func reinsertedIndexPath(before: Result, after: Result, changeset: Changeset) -> (IndexPath) -> IndexPath? {
+        var inserted: [Item.ID: IndexPath]?
+        return { path in
+            guard holds(before, path), let id = before.item(at: path)?.id else { return nil }
+            if inserted == nil {
+                var paths: [Item.ID: IndexPath] = [:]
+                func note(_ path: IndexPath) {
+                    if holds(after, path), let item = after.item(at: path) { paths[item.id] = path }
+                }
+                for path in changeset.itemInserts { note(path) }
+                for section in changeset.sectionInserts where section >= 0 && section < after.numberOfSections {
+                    for item in 0..<after.numberOfItems(inSection: section) { note(IndexPath(item: item, section: section)) }
+                }
+                inserted = paths
+            }
+            return inserted?[id]
+        }
     }
 }
