@@ -136,16 +136,34 @@ public struct BatchIndexMapping: Sendable {
         return index < sorted.count && sorted[index] == value
     }
 
-    /// The payload of the entry of a list sorted by item whose item is `item`.
-    private static func find<T>(_ item: Int, in sorted: [(item: Int, T)]?) -> T? {
+    /// Where the move of `item` goes, in a list of moves out sorted by item.
+    ///
+    /// One overload per label: passing `[(item: Int, to: IndexPath)]` where
+    /// `[(item: Int, T)]` is expected would copy the whole array to relabel
+    /// its tuples, on every call.
+    private static func find(_ item: Int, in sorted: [(item: Int, to: IndexPath)]?) -> IndexPath? {
         guard let sorted else { return nil }
+        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
+        return index < sorted.count && sorted[index].item == item ? sorted[index].to : nil
+    }
+
+    /// Where the move of `item` comes from, in a list of moves in sorted by
+    /// item.
+    private static func find(_ item: Int, in sorted: [(item: Int, from: IndexPath)]?) -> IndexPath? {
+        guard let sorted else { return nil }
+        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
+        return index < sorted.count && sorted[index].item == item ? sorted[index].from : nil
+    }
+
+    /// The first index in `0..<count` whose item is not below `item`.
+    private static func lowerBound(of item: Int, count: Int, itemAt: (Int) -> Int) -> Int {
         var low = 0
-        var high = sorted.count
+        var high = count
         while low < high {
             let mid = (low + high) / 2
-            if sorted[mid].item < item { low = mid + 1 } else { high = mid }
+            if itemAt(mid) < item { low = mid + 1 } else { high = mid }
         }
-        return low < sorted.count && sorted[low].item == item ? sorted[low].1 : nil
+        return low
     }
 
     /// The position of the `rank`-th (from 0) position not in `taken`.
