@@ -71,8 +71,10 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
         let (items, contentChanged) = CollectionView.updateItems(for: changeset)
         snapshot = newSnapshot
         do {
-            var plan = try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
-                "\(old[path].id)"
+            var plan = try collectionView.carryingSelection(by: Self.reinsertedIndexPath(old: old, new: newSnapshot, changeset: changeset)) {
+                try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
+                    "\(old[path].id)"
+                }
             }
             CollectionView.markContentChanged(&plan, contentChanged)
             if time != nil { collectionView.updatePlayingPlan(plan) }

@@ -158,7 +158,10 @@ public final class ResultsDataSource<Result: SectionedResult> {
         let before = result
         result = report.resultAfter
         do {
-            var plan = try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
+            let reinserted = Self.reinsertedIndexPath(before: before, after: report.resultAfter, changeset: report.changeset)
+            var plan = try collectionView.carryingSelection(by: reinserted) {
+                try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
+            }
             identifyItemsLeaving(&plan, before: before)
             if time != nil { collectionView.updatePlayingPlan(plan) }
             return plan

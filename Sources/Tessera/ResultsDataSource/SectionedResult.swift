@@ -33,6 +33,10 @@ public protocol SectionedResult {
     ///
     /// - Precondition: the index path names an item of the result.
     func item(at indexPath: IndexPath) -> Item?
+    /// The index path of the item with an id, or `nil`. A linear search
+    /// over ``item(at:)`` by default; ``FetchedResult`` and ``Snapshot``
+    /// answer with their own lookups.
+    func indexPath(ofItemWithID id: Item.ID) -> IndexPath?
 }
 
 /// One change to a ``SectionedResult``: its changeset in UIKit's index

@@ -136,16 +136,34 @@ public struct BatchIndexMapping: Sendable {
         return index < sorted.count && sorted[index] == value
     }
 
-    /// The payload of the entry of a list sorted by item whose item is `item`.
-    private static func find<T>(_ item: Int, in sorted: [(item: Int, T)]?) -> T? {
+    /// Where the move of `item` goes, in a list of moves out sorted by item.
+    ///
+    /// One overload per label: passing `[(item: Int, to: IndexPath)]` where
+    /// `[(item: Int, T)]` is expected would copy the whole array to relabel
+    /// its tuples, on every call.
+    private static func find(_ item: Int, in sorted: [(item: Int, to: IndexPath)]?) -> IndexPath? {
         guard let sorted else { return nil }
+        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
+        return index < sorted.count && sorted[index].item == item ? sorted[index].to : nil
+    }
+
+    /// Where the move of `item` comes from, in a list of moves in sorted by
+    /// item.
+    private static func find(_ item: Int, in sorted: [(item: Int, from: IndexPath)]?) -> IndexPath? {
+        guard let sorted else { return nil }
+        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
+        return index < sorted.count && sorted[index].item == item ? sorted[index].from : nil
+    }
+
+    /// The first index in `0..<count` whose item is not below `item`.
+    private static func lowerBound(of item: Int, count: Int, itemAt: (Int) -> Int) -> Int {
         var low = 0
-        var high = sorted.count
+        var high = count
         while low < high {
             let mid = (low + high) / 2
-            if sorted[mid].item < item { low = mid + 1 } else { high = mid }
+            if itemAt(mid) < item { low = mid + 1 } else { high = mid }
         }
-        return low < sorted.count && sorted[low].item == item ? sorted[low].1 : nil
+        return low
     }
 
     /// The position of the `rank`-th (from 0) position not in `taken`.
@@ -159,5 +177,65 @@ public struct BatchIndexMapping: Sendable {
             if mid - _Placement.count(below: mid + 1, in: taken) >= rank { high = mid } else { low = mid + 1 }
         }
         return low
+    }
+}
+
+extension BatchIndexMapping {
+    /// The positions after the update of many items before it, in one
+    /// merge: `positions` sorted by section, then item (no repeats), each
+    /// answered as ``indexPathAfter(_:)`` would (`nil` when deleted, out of
+    /// range, or in a deleted or reloaded section). The answers come in the
+    /// order of `positions`.
+    ///
+    /// - Complexity: O(*p* + *k*) for *p* positions and *k* item operations
+    ///   in their sections: each section's sorted lists are walked once.
+    package func itemPositionsAfter(sorted positions: [(section: Int, item: Int)]) -> [(section: Int, item: Int)?] {
+        var result: [(section: Int, item: Int)?] = []
+        result.reserveCapacity(positions.count)
+        var start = 0
+        while start < positions.count {
+            let s = positions[start].section
+            var end = start + 1
+            while end < positions.count && positions[end].section == s { end += 1 }
+            guard s >= 0, s < itemCountsBefore.count, let t = sectionTarget[s], !reloadedSections.contains(s) else {
+                result.append(contentsOf: repeatElement(nil, count: end - start))
+                start = end
+                continue
+            }
+            let deleted = deletedIn[s] ?? []
+            let moves = movesOut[s] ?? []
+            let removedHere = removed[s] ?? []
+            let placedHere = placed[t] ?? []
+            var d = 0, m = 0, r = 0, p = 0
+            for index in start..<end {
+                let i = positions[index].item
+                guard i >= 0 && i < itemCountsBefore[s] else {
+                    result.append(nil)
+                    continue
+                }
+                while d < deleted.count && deleted[d] < i { d += 1 }
+                if d < deleted.count && deleted[d] == i {
+                    result.append(nil)
+                    continue
+                }
+                while m < moves.count && moves[m].item < i { m += 1 }
+                if m < moves.count && moves[m].item == i {
+                    result.append((moves[m].to[0], moves[m].to[1]))
+                    continue
+                }
+                // As `position(ofFree:skipping:)`, walking forward: ranks only
+                // grow, so the taken positions already passed stay passed.
+                while r < removedHere.count && removedHere[r] < i { r += 1 }
+                let rank = i - r
+                var position = rank + p
+                while p < placedHere.count && placedHere[p] <= position {
+                    p += 1
+                    position += 1
+                }
+                result.append((t, position))
+            }
+            start = end
+        }
+        return result
     }
 }

@@ -33,6 +33,18 @@ extension CollectionView {
     /// (``InvalidationContext/invalidateSections(_:updateIndexMapping:)``),
     /// so Tessera's layouts lay out only those sections again.
     ///
+    /// The selection and the highlight follow the items: a moved item, or
+    /// an item of a moved section, stays selected at its new index path; a
+    /// reloaded item stays selected; an item of a reloaded section stays
+    /// selected at the same item index when the section still has that
+    /// many items. A deleted item leaves the selection: once the update is
+    /// applied and the plan made, just before this method returns, the
+    /// ``delegate`` hears `collectionView(_:didDeselectItemAt:)` for each,
+    /// with its index path before the update, in ascending order, then
+    /// `collectionView(_:didUnhighlightItemAt:)` for a deleted highlighted
+    /// item. The plan's ``AnimationPlan/Element/isSelected`` and
+    /// ``AnimationPlan/Element/isHighlighted`` give the state after.
+    ///
     /// - Parameters:
     ///   - items: The update items.
     ///   - animated: Whether the plan has a duration.
@@ -40,8 +52,9 @@ extension CollectionView {
     /// - Complexity: the layout's `prepare()` (for Tessera's layouts, O(*m*)
     ///   for the *m* items of the sections the batch changes), plus
     ///   O(*k* log *k* + *s* + *v* log *k*) for *k* update items, *s*
-    ///   sections (the counts are read and mapped) and *v* visible elements;
-    ///   nothing per item of the sections the batch leaves alone.
+    ///   sections (the counts are read and mapped) and *v* visible elements,
+    ///   plus O(*e* log *e* + *k*) to move *e* selected items; nothing per
+    ///   item of the sections the batch leaves alone.
     @discardableResult
     public func performBatchUpdates(_ items: [UpdateItem], animated: Bool = true) throws(BatchValidationError) -> AnimationPlan {
         try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
@@ -162,9 +175,13 @@ extension CollectionView {
         substituteInteractivelyMovingItem(in: &after, after: true)
 
         let flips = _FlipWidths(before: flipped ? contentSizeBefore.width : nil, after: flipped ? contentSize.width : nil)
+        let selectionBefore = selection
+        let leaving = selection.remap(through: mapping, itemCountsAfter: countsAfter)
         var elements = planElements(before: before, after: after, mapping: mapping, items: items, idsBefore: idsBefore, flips: flips)
+        markSelection(&elements, before: selectionBefore)
         let views = assignViews(to: &elements, visibleAfter: after.count)
         layout.finalizeCollectionViewUpdates()
+        defer { reportDeletedSelection(deselected: leaving.deselected, unhighlighted: leaving.unhighlighted) }
         return AnimationPlan(
             elements: elements,
             contentSizeBefore: contentSizeBefore,

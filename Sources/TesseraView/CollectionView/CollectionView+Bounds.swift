@@ -9,7 +9,8 @@ extension CollectionView {
     /// the new bounds, `prepare()`, `prepare(forAnimatedBoundsChange:)`, the
     /// sizing of items that come into view (see <doc:SelfSizing>), the plan,
     /// and `finalizeAnimatedBoundsChange()`. Scrolling a layout with
-    /// pinned headers gives a plan in which only the headers change.
+    /// pinned headers gives a plan in which only the headers change. The
+    /// selection and the highlight stay as they are.
     ///
     /// - Complexity: the layout's `prepare()` when it invalidates, plus
     ///   O(log *n* + *v*) for *v* visible elements.
@@ -47,7 +48,8 @@ extension CollectionView {
     /// its distance from the leading edge: the right one for a layout that
     /// is flipped); the sizing of the visible items (see <doc:SelfSizing>);
     /// the plan; and
-    /// `finalizeLayoutTransition()` on both.
+    /// `finalizeLayoutTransition()` on both. The selection and the
+    /// highlight stay as they are.
     ///
     /// - Complexity: the new layout's `prepare()`, plus O(log *n* + *v*) for
     ///   *v* visible elements.
@@ -137,6 +139,7 @@ extension CollectionView {
                 from: start, to: end, disposition: flips.settled(from: start, to: end), view: placeholder
             ))
         }
+        markSelection(&elements, before: selection)
         let views = assignViews(to: &elements, visibleAfter: after.count)
         return AnimationPlan(
             elements: elements,

@@ -30,7 +30,8 @@ public final class CollectionView: LayoutEnvironment {
     public var contentInset: EdgeInsets
     /// What the view shows. Held weakly, as in UIKit.
     public weak var dataSource: (any CollectionViewDataSource)?
-    /// What reacts to the user. Held weakly, as in UIKit.
+    /// What hears about, and decides, highlight and selection by touches,
+    /// and the target of an interactive movement. Held weakly, as in UIKit.
     public weak var delegate: (any CollectionViewDelegate)?
     /// Whether an update keeps the first fully visible item at the same
     /// place on screen when content above it changes (its left edge, or its
@@ -58,6 +59,8 @@ public final class CollectionView: LayoutEnvironment {
     /// <doc:SelfSizing>.
     public internal(set) var sizingError: SelfSizingError?
 
+    /// The selected and highlighted items and the touch in progress.
+    var selection = _SelectionState()
     var pool = _ViewPool()
     /// The view showing each element visible now, by its current key.
     var attachedViews: [_ElementKey: ViewIdentity] = [:]
@@ -119,7 +122,13 @@ public final class CollectionView: LayoutEnvironment {
     /// count (``BatchValidationError/negativeSectionCount(count:space:)`` or
     /// ``BatchValidationError/negativeItemCount(section:count:space:)``).
     ///
-    /// - Complexity: what the layout's `prepare()` costs.
+    /// Selected index paths that still name an item stay selected (by
+    /// place: the data source may show other items there now); the others
+    /// are dropped, the highlight ends and a touch in progress is
+    /// cancelled, without telling the ``delegate``.
+    ///
+    /// - Complexity: what the layout's `prepare()` costs, plus O(*s*) for
+    ///   *s* selected items.
     public func reloadData() {
         interactiveMovement = nil
         do {
@@ -130,6 +139,7 @@ public final class CollectionView: LayoutEnvironment {
             return
         }
         let edge = leadingEdge(of: bounds.origin)
+        selection.keepInRange(of: itemCounts)
         collectionViewLayout.invalidateLayout(with: InvalidationContext(invalidateEverything: true, invalidateDataSourceCounts: true))
         collectionViewLayout.prepare()
         bounds.origin = clamped(offset(atLeadingEdge: edge))

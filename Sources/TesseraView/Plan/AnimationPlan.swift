@@ -61,6 +61,15 @@ public struct AnimationPlan: Hashable, Codable, Sendable {
         public var contentChanged: Bool
         /// The view that shows it.
         public var view: ViewIdentity
+        /// Whether the item is selected: after the change when it has an
+        /// index path after, before the change when it disappears. Always
+        /// `false` for supplementary and decoration views. Encoded only
+        /// when `true`; a plan encoded without it decodes as `false`.
+        public var isSelected = false
+        /// Whether the item is highlighted (touched), with the same rule as
+        /// ``isSelected``: after the change when it has an index path
+        /// after, before the change when it disappears.
+        public var isHighlighted = false
 
         /// Creates an element.
         public init(
@@ -72,8 +81,12 @@ public struct AnimationPlan: Hashable, Codable, Sendable {
             to: LayoutAttributes,
             disposition: Disposition,
             contentChanged: Bool = false,
-            view: ViewIdentity
+            view: ViewIdentity,
+            isSelected: Bool = false,
+            isHighlighted: Bool = false
         ) {
+            self.isSelected = isSelected
+            self.isHighlighted = isHighlighted
             self.category = category
             self.indexPathBefore = indexPathBefore
             self.indexPathAfter = indexPathAfter

@@ -1,0 +1,46 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// A selection or highlight the view refuses, naming what and where. The
+/// selection, the highlight and the touch are left as they were.
+public enum SelectionError: Error, Hashable, Sendable {
+    /// The index path names no item: `numberOfSections` sections, and
+    /// `numberOfItems` items in its section (`nil` when the section does
+    /// not exist or the index path does not have two indexes).
+    case indexPathOutOfRange(indexPath: IndexPath, numberOfSections: Int, numberOfItems: Int?)
+    /// ``CollectionView/allowsSelection`` is `false`.
+    case selectionNotAllowed(indexPath: IndexPath)
+    /// A touch began while another, on `touchedIndexPath`, has not ended
+    /// (`nil` when the touched item was deleted meanwhile).
+    case touchInProgress(touchedIndexPath: IndexPath?)
+    /// A touch ended that never began.
+    case noTouchInProgress
+    /// No item of the data source has this id (its description).
+    case unknownItemID(String)
+}
+
+extension SelectionError: CustomStringConvertible {
+    /// What was refused, and where.
+    public var description: String {
+        func text(_ path: IndexPath) -> String { "[\(path.map(String.init).joined(separator: ", "))]" }
+        switch self {
+        case let .indexPathOutOfRange(indexPath, _, items?):
+            return "the index path \(text(indexPath)) names no item: section \(indexPath[0]) has \(items) items"
+        case let .indexPathOutOfRange(indexPath, sections, nil):
+            return "the index path \(text(indexPath)) names no item: the view has \(sections) sections"
+        case let .selectionNotAllowed(indexPath):
+            return "cannot select the item at \(text(indexPath)): the view does not allow selection"
+        case let .touchInProgress(path?):
+            return "a touch began while the touch on \(text(path)) has not ended"
+        case .touchInProgress(nil):
+            return "a touch began while another (on an item since deleted) has not ended"
+        case .noTouchInProgress:
+            return "a touch ended that never began"
+        case let .unknownItemID(id):
+            return "no item has the id \(id)"
+        }
+    }
+}
