@@ -47,6 +47,48 @@ struct TesseraViewSamples: PrintingSamples {
         #expect(midway[shifted].frame.minX < plan.elements[shifted].to.frame.minX)
     }
 
+    @Test("The README's interaction sample selects by id and by touch, drags a photo, mirrors the view and composes two timed changes")
+    func readmeInteraction() throws {
+        var snapshot = Snapshot<Album, Photo>()
+        snapshot.appendSection(Album(id: "Holidays"), items: Self.photos)
+        let view = CollectionView(layout: FlowLayout(), size: Size(width: 390, height: 844))
+        let source = DiffableDataSource<Album, Photo>(collectionView: view)
+        try source.apply(snapshot, animated: false)
+        var changedSnapshot = snapshot
+        changedSnapshot.insertItem(Photo(id: 4, title: "Pier"), at: IndexPath(item: 0, section: 0))
+
+        // sample: README.md
+        view.allowsMultipleSelection = true
+        try source.selectItem(withID: 2)                        // by id: it follows the photo
+        try view.tapItem(at: IndexPath(item: 0, section: 0))    // highlight, then select, as UIKit
+
+        source.reorderingHandlers.canReorderItem = { _ in true }
+        let target = view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 2, section: 0))!.center
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        let step = try view.updateInteractiveMovementTargetPosition(target)  // the others make room
+        let drop = try view.endInteractiveMovement()            // the data source moves the item
+
+        let mirrored = view.setLayoutDirection(.rightToLeft)    // every frame mirrored
+        let next = try source.apply(changedSnapshot, at: 10.0)  // a change at a time on your clock
+        let soon = try source.apply(snapshot, at: 10.1)         // starts where `next` has each element
+        // end of sample
+        #expect(source.selectedItemIDs.sorted() == [1, 2])
+        #expect(source.snapshot.allItems.map(\.id) == [1, 2, 3])
+        // The drag: photo 1 follows the pointer to photo 3's place, and is dropped there.
+        let dragged = try #require(step.elements.first { $0.itemID == "1" })
+        #expect(dragged.to.center == target)
+        #expect(drop.elements.first { $0.itemID == "1" }?.indexPathAfter == IndexPath(item: 2, section: 0))
+        // Right to left, every frame is mirrored across the 390-point-wide content.
+        #expect(!mirrored.elements.isEmpty)
+        for element in mirrored.elements where element.category == .cell {
+            #expect(element.to.frame.minX == 390 - element.from.frame.maxX)
+        }
+        // `soon` starts photo 2 where `next` has it 0.1 s in.
+        let index = try #require(next.elements.firstIndex { $0.itemID == "2" })
+        let onScreen = next.attributes(at: (10.1 - 10.0) / next.duration)[index]
+        #expect(soon.elements.first { $0.itemID == "2" }?.from.frame == onScreen.frame)
+    }
+
     @Test("The article's samples show a snapshot, then plan the insert of a photo")
     func fromAChangesetToAnAnimationPlan() throws {
         let holidays = Album(id: "Holidays")
