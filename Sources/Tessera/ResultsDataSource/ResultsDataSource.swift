@@ -49,6 +49,12 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// The reuse identifier of a supplementary view, from its kind and
     /// index path. The kind unless set.
     public var supplementaryReuseIdentifier: (String, IndexPath) -> String
+    /// Writes the order the user made by dragging an item; `nil` (the
+    /// default) when the items cannot be moved. See
+    /// ``ReorderingHandler``.
+    public var reorderingHandler: ReorderingHandler?
+    /// The state of a drag the data source is ending.
+    var reordering = _ReorderingState()
 
     /// Creates a data source, makes it the collection view's and shows a
     /// result, without animation.
@@ -149,6 +155,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// ``apply(_:animated:)`` does when `time` is `nil`.
     func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
         if let time { try collectionView.checkTime(time) }
+        if let deferred = try deferOrCatchUp(report, animated: animated, time: time) { return deferred }
         if let base = report.resultBeforeUserDrivenChange {
             return try applyUserDriven(report, base: base, animated: animated, time: time)
         }
@@ -179,6 +186,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///   *s* sections.
     public func reload(_ result: Result) {
         self.result = result
+        reordering.pendingMove = nil
         collectionView.reloadData()
     }
 
@@ -242,7 +250,7 @@ extension ResultsDataSource: CollectionViewDataSource {
 
     /// The number of items in a section of ``result``.
     public func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
-        result.numberOfItems(inSection: section)
+        result.numberOfItems(inSection: section) + reordering.countChange(inSection: section)
     }
 
     /// ``reuseIdentifier`` for the item; `"Cell"` for an index path
@@ -250,9 +258,10 @@ extension ResultsDataSource: CollectionViewDataSource {
     ///
     /// - Complexity: O(log *n*) for a ``FetchedResult``, O(1) for a
     ///   ``Snapshot``, plus the closure.
-    public func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt indexPath: IndexPath) -> String {
+    public func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt presentedPath: IndexPath) -> String {
+        let indexPath = reordering.resultIndexPath(forShown: presentedPath)
         guard Self.holds(result, indexPath), let item = result.item(at: indexPath) else { return "Cell" }
-        return reuseIdentifier(indexPath, item)
+        return reuseIdentifier(presentedPath, item)
     }
 
     /// ``supplementaryReuseIdentifier`` for the view.
@@ -265,7 +274,8 @@ extension ResultsDataSource: CollectionViewDataSource {
     ///
     /// - Complexity: O(log *n*) for a ``FetchedResult``, O(1) for a
     ///   ``Snapshot``, plus the closure.
-    public func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
+    public func collectionView(_ collectionView: CollectionView, itemIdentifierAt presentedPath: IndexPath) -> String? {
+        let indexPath = reordering.resultIndexPath(forShown: presentedPath)
         guard Self.holds(result, indexPath), let item = result.item(at: indexPath) else { return nil }
         return itemIdentifier(item)
     }
