@@ -262,3 +262,28 @@ struct ReorderingEndToEndTests {
         #expect(fixture.source.result.isSameState(as: fixture.controller.result))
     }
 }
+
+extension ReorderingEndToEndTests {
+    @Test("Reports read from a report sequence come after the drag ended: the data source shows the drop meanwhile, refuses another drag, and takes the report without moving the item again; the view ends at a fresh query")
+    func reportSequenceConsumer() async throws {
+        let fixture = try Self.makeFixture(counts: [4, 4], sectioned: true)
+        defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        fixture.controller.delegate = nil
+        var reports = fixture.controller.reports(bufferLimit: 8).makeAsyncIterator()
+        let (target, plans) = try Self.drag(fixture, from: IndexPath(item: 0, section: 0), over: IndexPath(item: 1, section: 1))
+        #expect(target.section == 1)
+        #expect(plans.count == 1)
+        #expect(fixture.source.hasDeferredReports)
+        #expect(fixture.view.itemCounts == [3, 5])
+        #expect(!fixture.source.collectionView(fixture.view, canMoveItemAt: IndexPath(item: 0, section: 0)))
+        let expected = try Self.fresh(fixture.connection, sectioned: true)
+        #expect(Self.shown(fixture) == expected)
+        let report = try #require(await reports.next())
+        #expect(report.userDrivenChange != nil)
+        let plan = try fixture.source.apply(report)
+        #expect(!plan.elements.contains { $0.category == .cell && $0.itemID == "1" && $0.disposition == .move })
+        #expect(!fixture.source.hasDeferredReports)
+        #expect(Self.shown(fixture) == expected)
+        #expect(fixture.source.result.isSameState(as: fixture.controller.result))
+    }
+}

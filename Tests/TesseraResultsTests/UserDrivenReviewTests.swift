@@ -289,3 +289,41 @@ extension UserDrivenReviewTests {
         #expect(result.shown != [1, 2, 3, 4, 5, 6])
     }
 }
+
+extension UserDrivenReviewTests {
+    /// The item each cell's view shows in a plan, by view.
+    static func itemsByView(_ plan: AnimationPlan) -> [ViewIdentity: String] {
+        var shown: [ViewIdentity: String] = [:]
+        for element in plan.elements where element.category == .cell && element.indexPathAfter != nil {
+            shown[element.view] = element.itemID
+        }
+        return shown
+    }
+
+    @Test("A user-driven move the view did not make (declared by a button, not a drag) still moves the cells' views with their items when a data source applies its report, without animation, in the same section as across sections")
+    func moveMadeElsewhereMovesViews() throws {
+        for (from, to) in [(IndexPath(item: 0, section: 0), IndexPath(item: 3, section: 0)), (IndexPath(item: 4, section: 0), IndexPath(item: 1, section: 0))] {
+            // Records without the position column: rewriting it is no update.
+            let (connection, _, _) = try UserDrivenChangeCaseTests.makeCards()
+            let controller = try FetchedResultsController<DragTodo>(connection: connection, request: FetchRequest(table: "card", sortKeys: [SortKey("position")]))
+            let log = ReportLog<DragTodo>()
+            controller.delegate = log
+            try controller.performFetch()
+            let view = UserDrivenChangeTests.makeView()
+            let source = ResultsDataSource(collectionView: view, result: controller.result)
+            let before = Self.itemsByView(try view.performBatchUpdates([], animated: false))
+            var ids = controller.snapshot.allItems.map(\.id)
+            ids.insert(ids.remove(at: from.item), at: to.item)
+            try controller.performUserDrivenChange(.move(from: from, to: to)) {
+                try connection.write { db in try UserDrivenChangeCaseTests.writeOrder(ids, db) }
+            }
+            let plan = try source.apply(try #require(log.reports.last))
+            // Every view still shows the item it showed, unless the plan
+            // says its content changed.
+            for element in plan.elements where element.category == .cell && element.indexPathAfter != nil && !element.contentChanged && element.disposition != .insert {
+                #expect(before[element.view] == element.itemID, "move \(Array(from)) → \(Array(to)): view \(element.view) showed \(before[element.view] ?? "nothing"), now \(element.itemID ?? "nothing") without a content change")
+            }
+            #expect(!plan.elements.contains { $0.category == .cell && $0.disposition == .move })
+        }
+    }
+}

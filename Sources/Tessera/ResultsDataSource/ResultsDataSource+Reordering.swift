@@ -21,6 +21,9 @@ struct _ReorderingState {
     /// The reports applied while ``isMovingItem``, in order, each as the
     /// call that applies it.
     var deferred: [() throws -> AnimationPlan] = []
+    /// Whether the next user-driven report takes a move the view shows
+    /// because this data source's drag made it.
+    var viewShowsMove = false
     /// What the reordering handler of the last drag threw, if anything.
     var handlerError: (any Error)?
 
@@ -85,9 +88,10 @@ extension ResultsDataSource {
     /// meanwhile waits (``apply(_:animated:)`` returns an empty plan for
     /// it), the data source answers its view with the drag's move applied,
     /// and the reports are applied here once the item has settled, in the
-    /// order they came. When no report took the drag's move (the handler
-    /// threw before declaring it, or declared nothing), the item is moved
-    /// back where ``result`` has it, in a plan of its own.
+    /// order they came. When the handler threw and no report took the
+    /// drag's move (it threw before declaring it), the item is moved back
+    /// where ``result`` has it, in a plan of its own; when it returned
+    /// without a report, see ``applyDeferredReports()``.
     ///
     /// - Returns: The plan in which the item settles, then the plans of
     ///   the reports applied and of a move back, in order.
@@ -109,10 +113,18 @@ extension ResultsDataSource {
     }
 
     /// Applies the reports that waited while the view ended a drag, and
-    /// moves the dragged item back when no report took its move. Call it
+    /// moves the dragged item back when the ``reorderingHandler`` threw and
+    /// no report took its move. Call it
     /// after the view's `endInteractiveMovement()` when not ending the drag
     /// with ``endInteractiveMovement()``; the next ``apply(_:animated:)``
     /// otherwise does it first.
+    ///
+    /// When the handler returned and no report came yet (the reports are
+    /// read from a ``ReportSequence``, say), the data source goes on
+    /// showing the move until the next report: one that follows the
+    /// declared move takes it without animating it; any other first takes
+    /// the view back to ``result`` without animation. No item can be moved
+    /// meanwhile.
     ///
     /// - Returns: The plans of the reports, then of the move back, if any.
     /// - Throws: The first error of a report's ``apply(_:animated:)``; the
@@ -133,7 +145,7 @@ extension ResultsDataSource {
                 throw error
             }
         }
-        if reordering.pendingMove != nil { plans.append(try moveBack(animated: true)) }
+        if reordering.pendingMove != nil, reordering.handlerError != nil { plans.append(try moveBack(animated: true)) }
         return plans
     }
 
@@ -190,6 +202,7 @@ extension ResultsDataSource {
                 // The report starts from what the view shows: the data
                 // source's counts and items follow the move already.
                 reordering.pendingMove = nil
+                reordering.viewShowsMove = true
             } else {
                 _ = try moveBack(animated: false)
             }
