@@ -287,3 +287,68 @@ extension ReorderingEndToEndTests {
         #expect(fixture.source.result.isSameState(as: fixture.controller.result))
     }
 }
+
+extension ReorderingEndToEndTests {
+    @Test("A drag that empties a section: the report deletes the section the view emptied, and the view ends at a fresh query; the handler is given the dragged item's id")
+    func dragEmptiesSection() throws {
+        let fixture = try Self.makeFixture(counts: [1, 3], sectioned: true)
+        defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        let write = try #require(fixture.source.reorderingHandler)
+        var given: [Int64?] = []
+        fixture.source.reorderingHandler = { from, to, id in
+            given.append(id)
+            try write(from, to, id)
+        }
+        let (target, plans) = try Self.drag(fixture, from: IndexPath(item: 0, section: 0), over: IndexPath(item: 1, section: 1))
+        #expect(target.section == 1)
+        #expect(given == [1])
+        #expect(plans.count == 2)
+        let report = try #require(fixture.delegate.reports.last)
+        #expect(report.changeset.sectionDeletes == [0])
+        let expected = try Self.fresh(fixture.connection, sectioned: true)
+        #expect(fixture.view.itemCounts == [4])
+        #expect(Self.shown(fixture) == expected)
+        #expect(fixture.delegate.errors.isEmpty)
+    }
+
+    @Test("A MutableResultsController behind the data source: the handler's edits under performUserDrivenChange are reported when it returns, wait, and are applied once the item settled, without moving it again")
+    func mutableControllerDrag() throws {
+        final class Relay: MutableResultsControllerDelegate {
+            var source: ResultsDataSource<Snapshot<KeyedSection<Int64>, DeckChip>>?
+            var errors: [any Error] = []
+            func controller(_ controller: MutableResultsController<Int64, DeckChip>, didChangeContentWith report: SnapshotReport<KeyedSection<Int64>, DeckChip>) {
+                do { try source?.apply(report) } catch { errors.append(error) }
+            }
+        }
+        let controller = MutableResultsController<Int64, DeckChip>(sectionKey: { $0.grp }, sectionOrder: { $0 < $1 }, itemOrder: { $0.position < $1.position })
+        try controller.insert(contentsOf: (1...7).map { DeckChip(id: Int64($0), grp: 0, position: Int64($0), title: "chip \($0)") })
+        let layout = FlowLayout()
+        layout.itemSize = Size(width: 60, height: 40)
+        let source = ResultsDataSource(collectionView: CollectionView(layout: layout, size: Size(width: 200, height: 400)), result: controller.snapshot)
+        let relay = Relay()
+        relay.source = source
+        controller.delegate = relay
+        source.reorderingHandler = { from, to, _ in
+            var chips = Array(controller.snapshot.items(inSection: from.section))
+            chips.insert(chips.remove(at: from.item), at: to.item)
+            try controller.performUserDrivenChange(.move(from: from, to: to)) {
+                for (position, chip) in chips.enumerated() where chip.position != Int64(position) {
+                    var moved = chip
+                    moved.position = Int64(position)
+                    controller.didUpdate(moved)
+                }
+            }
+        }
+        let view = source.collectionView
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 5, section: 0))
+        try view.updateInteractiveMovementTargetPosition(try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 1, section: 0))).center)
+        let plans = try source.endInteractiveMovement()
+        #expect(plans.count == 2)
+        #expect(relay.errors.isEmpty)
+        #expect(!plans[1].elements.contains { $0.category == .cell && $0.itemID == "6" && $0.disposition == .move })
+        #expect(source.result == controller.currentSnapshot)
+        let shown = (0..<view.itemCounts[0]).map { source.collectionView(view, itemIdentifierAt: IndexPath(item: $0, section: 0)) ?? "" }
+        #expect(shown == controller.currentSnapshot.allItems.map { "\($0.id)" })
+        #expect(shown != (1...7).map { "\($0)" })
+    }
+}
