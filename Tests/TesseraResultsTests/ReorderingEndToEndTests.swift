@@ -191,12 +191,17 @@ struct ReorderingEndToEndTests {
         #expect(fixture.delegate.errors.isEmpty)
     }
 
-    @Test("A drag across sections changes the counts; the view ends showing a fresh query's groups")
+    @Test("A drag across sections changes the counts; the view ends showing a fresh query's groups, and selected items stay selected")
     func sectionedDrag() throws {
         let fixture = try Self.makeFixture(counts: [4, 3, 5], sectioned: true)
         defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        fixture.view.allowsMultipleSelection = true
+        try fixture.view.selectItem(at: IndexPath(item: 1, section: 0))
+        try fixture.view.selectItem(at: IndexPath(item: 0, section: 1))
         let (target, plans) = try Self.drag(fixture, from: IndexPath(item: 1, section: 0), over: IndexPath(item: 2, section: 2))
         #expect(target.section == 2)
+        // The dragged item and the other selected one (id 5) keep their selection.
+        #expect(Set(fixture.view.indexPathsForSelectedItems) == [target, IndexPath(item: 0, section: 1)])
         #expect(plans.count == 2)
         let expected = try Self.fresh(fixture.connection, sectioned: true)
         #expect(expected.map(\.count) == [3, 3, 6])
