@@ -357,3 +357,20 @@ extension ReorderingEndToEndTests {
         #expect(shown != (1...7).map { "\($0)" })
     }
 }
+
+extension ReorderingEndToEndTests {
+    @Test("A selected item that another connection's commit, seen with the drag's write, takes out of its deleted section into another keeps its selection, as with a report that follows no user-driven change")
+    func reinsertedItemKeepsSelection() throws {
+        let fixture = try Self.makeFixture(counts: [1, 3, 2], sectioned: true) { other in
+            try other.write { db in try db.execute("UPDATE todo SET grp = 2, position = 99 WHERE id = 1") }
+        }
+        defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        try fixture.view.selectItem(at: IndexPath(item: 0, section: 0))
+        let (_, plans) = try Self.drag(fixture, from: IndexPath(item: 0, section: 1), over: IndexPath(item: 2, section: 1))
+        #expect(plans.count == 2)
+        let expected = try Self.fresh(fixture.connection, sectioned: true)
+        #expect(Self.shown(fixture) == expected)
+        let place = try #require(fixture.source.result.indexPath(ofItemWithID: 1))
+        #expect(fixture.view.indexPathsForSelectedItems == [place])
+    }
+}

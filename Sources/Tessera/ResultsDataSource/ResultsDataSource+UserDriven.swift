@@ -45,7 +45,12 @@ extension ResultsDataSource {
         }
         result = report.resultAfter
         do {
-            var plan = try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
+            // Items the changeset deletes and inserts again keep their
+            // selection, as in any other report.
+            let reinserted = Self.reinsertedIndexPath(before: shown, after: report.resultAfter, changeset: report.changeset)
+            var plan = try collectionView.carryingSelection(by: reinserted) {
+                try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
+            }
             identifyItemsLeaving(&plan, before: shown)
             if time != nil { collectionView.updatePlayingPlan(plan) }
             return plan
