@@ -300,7 +300,7 @@ extension UserDrivenReviewTests {
         return shown
     }
 
-    @Test("A user-driven move the view did not make (declared by a button, not a drag) still moves the cells' views with their items when a data source applies its report, without animation, in the same section as across sections")
+    @Test("A user-driven move the view did not make (declared by a button, not a drag) still moves the cells' views (and the selection) with their items when a data source applies its report, without animation")
     func moveMadeElsewhereMovesViews() throws {
         for (from, to) in [(IndexPath(item: 0, section: 0), IndexPath(item: 3, section: 0)), (IndexPath(item: 4, section: 0), IndexPath(item: 1, section: 0))] {
             // Records without the position column: rewriting it is no update.
@@ -312,6 +312,8 @@ extension UserDrivenReviewTests {
             let view = UserDrivenChangeTests.makeView()
             let source = ResultsDataSource(collectionView: view, result: controller.result)
             let before = Self.itemsByView(try view.performBatchUpdates([], animated: false))
+            try view.selectItem(at: from)
+            let selectedID = try #require(controller.snapshot.item(at: from)?.id)
             var ids = controller.snapshot.allItems.map(\.id)
             ids.insert(ids.remove(at: from.item), at: to.item)
             try controller.performUserDrivenChange(.move(from: from, to: to)) {
@@ -324,6 +326,8 @@ extension UserDrivenReviewTests {
                 #expect(before[element.view] == element.itemID, "move \(Array(from)) → \(Array(to)): view \(element.view) showed \(before[element.view] ?? "nothing"), now \(element.itemID ?? "nothing") without a content change")
             }
             #expect(!plan.elements.contains { $0.category == .cell && $0.disposition == .move })
+            // The moved item keeps its selection.
+            #expect(view.indexPathsForSelectedItems == [try #require(source.result.indexPath(ofItemWithID: selectedID))])
         }
     }
 }
