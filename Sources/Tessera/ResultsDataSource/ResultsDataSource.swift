@@ -140,6 +140,11 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// report's result before the change, takes the change without
     /// animating it, then performs the changeset.
     ///
+    /// A report applied while the view ends a drag (from inside the
+    /// ``reorderingHandler``) waits, and the plan returned is empty: the
+    /// data source applies it once the item settled (see
+    /// ``endInteractiveMovement()`` and ``applyDeferredReports()``).
+    ///
     /// - Complexity: O(1) to check a report that starts from the very result
     ///   shown, O(*s* + *k* log *n*) for *s* sections and *k* changed items
     ///   of *n* to check any other, plus what
