@@ -8,11 +8,12 @@ extension ResultsDataSource {
     /// a plan, then performs the report's changeset as
     /// ``apply(_:animated:)`` does.
     ///
-    /// The view's counts already follow the change when the view made it
-    /// (an interactive movement ends with the view showing the item where
-    /// it was dropped). When they do not — the change was made elsewhere,
-    /// and moved an item to another section — the data source brings them
-    /// in step first, with an unanimated batch of the change alone.
+    /// The view shows a move when this data source's drag made it (an
+    /// interactive movement ends with the view showing the item where it
+    /// was dropped, see ``reorderingHandler``), and an update always (the
+    /// cell shows what the user typed). A move made elsewhere (a button,
+    /// another view) is brought in step first with an unanimated batch of
+    /// the move alone, so that the cells' views follow their items.
     ///
     /// With a `time`, both batches are made at that time (see
     /// ``apply(_:animated:at:)``).
@@ -23,6 +24,8 @@ extension ResultsDataSource {
     ///   view shows: the result it had, or, once the unanimated batch ran,
     ///   the report's result before.
     func applyUserDriven<Report: SectionedResultReport>(_ report: Report, base: Result, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
+        let madeByDrag = reordering.viewShowsMove
+        reordering.viewShowsMove = false
         if let mismatch = Self.mismatch(shown: result, reportBefore: base, changeset: report.userDrivenChangeset) {
             throw mismatch
         }
@@ -30,7 +33,8 @@ extension ResultsDataSource {
         let shown = report.resultBefore
         result = shown
         var inStep = false
-        if collectionView.itemCounts != Self.itemCounts(of: shown) {
+        let movedElsewhere = !madeByDrag && !report.userDrivenChangeset.itemMoves.isEmpty
+        if movedElsewhere || collectionView.itemCounts != Self.itemCounts(of: shown) {
             do {
                 _ = try collectionView.performBatchUpdates(report.userDrivenChangeset, animated: false, time: time)
                 inStep = true
@@ -41,7 +45,12 @@ extension ResultsDataSource {
         }
         result = report.resultAfter
         do {
-            var plan = try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
+            // Items the changeset deletes and inserts again keep their
+            // selection, as in any other report.
+            let reinserted = Self.reinsertedIndexPath(before: shown, after: report.resultAfter, changeset: report.changeset)
+            var plan = try collectionView.carryingSelection(by: reinserted) {
+                try collectionView.performBatchUpdates(report.changeset, animated: animated, time: time)
+            }
             identifyItemsLeaving(&plan, before: shown)
             if time != nil { collectionView.updatePlayingPlan(plan) }
             return plan

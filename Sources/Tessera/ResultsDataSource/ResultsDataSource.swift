@@ -49,6 +49,12 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// The reuse identifier of a supplementary view, from its kind and
     /// index path. The kind unless set.
     public var supplementaryReuseIdentifier: (String, IndexPath) -> String
+    /// Writes the order the user made by dragging an item; `nil` (the
+    /// default) when the items cannot be moved. See
+    /// ``ReorderingHandler``.
+    public var reorderingHandler: ReorderingHandler?
+    /// The state of a drag the data source is ending.
+    var reordering = _ReorderingState()
 
     /// Creates a data source, makes it the collection view's and shows a
     /// result, without animation.
@@ -134,6 +140,11 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// report's result before the change, takes the change without
     /// animating it, then performs the changeset.
     ///
+    /// A report applied while the view ends a drag (from inside the
+    /// ``reorderingHandler``) waits, and the plan returned is empty: the
+    /// data source applies it once the item settled (see
+    /// ``endInteractiveMovement()`` and ``applyDeferredReports()``).
+    ///
     /// - Complexity: O(1) to check a report that starts from the very result
     ///   shown, O(*s* + *k* log *n*) for *s* sections and *k* changed items
     ///   of *n* to check any other, plus what
@@ -149,6 +160,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// ``apply(_:animated:)`` does when `time` is `nil`.
     func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
         if let time { try collectionView.checkTime(time) }
+        if let deferred = try deferOrCatchUp(report, animated: animated, time: time) { return deferred }
         if let base = report.resultBeforeUserDrivenChange {
             return try applyUserDriven(report, base: base, animated: animated, time: time)
         }
@@ -179,6 +191,7 @@ public final class ResultsDataSource<Result: SectionedResult> {
     ///   *s* sections.
     public func reload(_ result: Result) {
         self.result = result
+        reordering.pendingMove = nil
         collectionView.reloadData()
     }
 
@@ -242,7 +255,7 @@ extension ResultsDataSource: CollectionViewDataSource {
 
     /// The number of items in a section of ``result``.
     public func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
-        result.numberOfItems(inSection: section)
+        result.numberOfItems(inSection: section) + reordering.countChange(inSection: section)
     }
 
     /// ``reuseIdentifier`` for the item; `"Cell"` for an index path
@@ -250,9 +263,10 @@ extension ResultsDataSource: CollectionViewDataSource {
     ///
     /// - Complexity: O(log *n*) for a ``FetchedResult``, O(1) for a
     ///   ``Snapshot``, plus the closure.
-    public func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt indexPath: IndexPath) -> String {
+    public func collectionView(_ collectionView: CollectionView, reuseIdentifierForItemAt presentedPath: IndexPath) -> String {
+        let indexPath = reordering.resultIndexPath(forShown: presentedPath)
         guard Self.holds(result, indexPath), let item = result.item(at: indexPath) else { return "Cell" }
-        return reuseIdentifier(indexPath, item)
+        return reuseIdentifier(presentedPath, item)
     }
 
     /// ``supplementaryReuseIdentifier`` for the view.
@@ -265,7 +279,8 @@ extension ResultsDataSource: CollectionViewDataSource {
     ///
     /// - Complexity: O(log *n*) for a ``FetchedResult``, O(1) for a
     ///   ``Snapshot``, plus the closure.
-    public func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
+    public func collectionView(_ collectionView: CollectionView, itemIdentifierAt presentedPath: IndexPath) -> String? {
+        let indexPath = reordering.resultIndexPath(forShown: presentedPath)
         guard Self.holds(result, indexPath), let item = result.item(at: indexPath) else { return nil }
         return itemIdentifier(item)
     }
