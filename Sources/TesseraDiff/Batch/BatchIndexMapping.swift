@@ -54,27 +54,77 @@ public struct BatchIndexMapping: Sendable {
         for (s, t) in plan.sectionTarget.enumerated() { if let t { source[t] = s } }
         sectionSource = source
         reloadedSections = Set(plan.sectionReloads)
-        // Per-section sorted integer lists: looking items up in them is
-        // cheaper than hashing thousands of index paths.
-        let operations = _ItemOperationsBySection(plan).sorted()
+        // Per-section sorted integer lists, read off the claims the
+        // validator sorted: looking items up in them is cheaper than hashing
+        // thousands of index paths.
+        let movesFrom = plan.itemDeletes.count + plan.itemReloads.count
         var removed: [Int: [Int]] = [:]
+        var deletedIn: [Int: [Int]] = [:]
+        var movesOut: [Int: [(item: Int, to: IndexPath)]] = [:]
+        Self.forEachSection(of: plan.sortedClaimsBefore) { s, claims in
+            var removedHere: [Int] = []
+            var deletedHere: [Int] = []
+            var movesHere: [(item: Int, to: IndexPath)] = []
+            removedHere.reserveCapacity(claims.count)
+            for claim in claims {
+                switch claim.action {
+                case .delete:
+                    removedHere.append(claim.item)
+                    deletedHere.append(claim.item)
+                case .move:
+                    removedHere.append(claim.item)
+                    movesHere.append((claim.item, plan.itemMoves[claim.order - movesFrom].to))
+                case .reload, .insert, .none:
+                    continue
+                }
+            }
+            if !removedHere.isEmpty { removed[s] = removedHere }
+            if !deletedHere.isEmpty { deletedIn[s] = deletedHere }
+            if !movesHere.isEmpty { movesOut[s] = movesHere }
+        }
+        let movesTo = plan.itemInserts.count
         var placed: [Int: [Int]] = [:]
-        for s in Set(operations.deletes.keys).union(operations.movesOut.keys) {
-            removed[s] = operations.removed(fromOldSection: s)
+        var insertedIn: [Int: [Int]] = [:]
+        var movesIn: [Int: [(item: Int, from: IndexPath)]] = [:]
+        Self.forEachSection(of: plan.sortedClaimsAfter) { t, claims in
+            var placedHere: [Int] = []
+            var insertedHere: [Int] = []
+            var movesHere: [(item: Int, from: IndexPath)] = []
+            placedHere.reserveCapacity(claims.count)
+            for claim in claims {
+                switch claim.action {
+                case .insert:
+                    placedHere.append(claim.item)
+                    insertedHere.append(claim.item)
+                case .move:
+                    placedHere.append(claim.item)
+                    movesHere.append((claim.item, plan.itemMoves[claim.order - movesTo].from))
+                case .reload, .delete, .none:
+                    continue
+                }
+            }
+            if !placedHere.isEmpty { placed[t] = placedHere }
+            if !insertedHere.isEmpty { insertedIn[t] = insertedHere }
+            if !movesHere.isEmpty { movesIn[t] = movesHere }
         }
-        for t in Set(operations.inserts.keys).union(operations.movesIn.keys) {
-            placed[t] = operations.placed(inNewSection: t)
-        }
-        let deletedIn = operations.deletes
-        let insertedIn = operations.inserts
-        let movesOut = operations.movesOut
-        let movesIn = operations.movesIn
         self.removed = removed
         self.placed = placed
         self.deletedIn = deletedIn
         self.insertedIn = insertedIn
         self.movesOut = movesOut
         self.movesIn = movesIn
+    }
+
+    /// Calls `body` with each section's run of claims sorted by section.
+    private static func forEachSection(of claims: [_ItemClaim], _ body: (Int, ArraySlice<_ItemClaim>) -> Void) {
+        var start = 0
+        while start < claims.count {
+            let section = claims[start].section
+            var end = start + 1
+            while end < claims.count && claims[end].section == section { end += 1 }
+            body(section, claims[start..<end])
+            start = end
+        }
     }
 
     /// The index after the update of a section before it, or `nil` when it
@@ -128,6 +178,25 @@ public struct BatchIndexMapping: Sendable {
     public func isMoved(_ indexPathBefore: IndexPath) -> Bool {
         indexPathBefore.count == 2 && Self.find(indexPathBefore[1], in: movesOut[indexPathBefore[0]]) != nil
     }
+
+    /// Whether an item-level insert names the index path (after the
+    /// update). Reload landings are not inserts here.
+    ///
+    /// - Complexity: O(log *k*).
+    package func isInsertedItem(_ indexPathAfter: IndexPath) -> Bool {
+        indexPathAfter.count == 2 && Self.contains(indexPathAfter[1], in: insertedIn[indexPathAfter[0]])
+    }
+
+    /// Whether an item-level delete names the index path (before the
+    /// update). Reloads are not deletes here.
+    ///
+    /// - Complexity: O(log *k*).
+    package func isDeletedItem(_ indexPathBefore: IndexPath) -> Bool {
+        indexPathBefore.count == 2 && Self.contains(indexPathBefore[1], in: deletedIn[indexPathBefore[0]])
+    }
+
+    /// Whether the batch deletes any item by an item-level delete.
+    package var deletesItems: Bool { !deletedIn.isEmpty }
 
     /// Whether a sorted list holds `value`.
     private static func contains(_ value: Int, in sorted: [Int]?) -> Bool {

@@ -70,6 +70,13 @@ struct _BatchPlan {
     @usableFromInline var itemReloadLandings: [(from: IndexPath, to: IndexPath)] = []
     /// `sectionTarget[s]`: the new index of old section `s`, `nil` if deleted.
     @usableFromInline var sectionTarget: [Int?] = []
+    /// The item claims of the old space (deletes, reloads, moves, in that
+    /// check order) sorted by section, item and order, once the items are
+    /// checked for repeats.
+    var sortedClaimsBefore: [_ItemClaim] = []
+    /// The item claims of the new space (inserts, moves, reload landings)
+    /// sorted likewise.
+    var sortedClaimsAfter: [_ItemClaim] = []
 
     /// Sorts the items by kind, rejecting malformed ones.
     @usableFromInline
@@ -104,7 +111,7 @@ struct _BatchPlan {
         try checkSectionRanges(oldCount: oldCount, newCount: newCount)
         try checkItemRanges(before: before, after: after)
         try checkSectionUniqueness()
-        try checkItemUniqueness()
+        try checkItemUniqueness(before: before, after: after)
         try placeSections(oldCount: oldCount, newCount: newCount)
         try checkSectionsAgainstItems(oldCount: oldCount, newCount: newCount, rules: rules)
         try checkItemCounts(before: before, after: after)
@@ -249,7 +256,10 @@ struct _BatchPlan {
         for landing in sectionReloadLandings { try sections.claim(landing.to, .reload, .after) }
     }
 
-    private func checkItemUniqueness() throws(BatchValidationError) {
+    /// Throws for the first item named twice in a space, and keeps each
+    /// space's claims sorted (``sortedClaimsBefore``, ``sortedClaimsAfter``)
+    /// for ``BatchIndexMapping``. Item indexes must be in range.
+    private mutating func checkItemUniqueness(before counts: [Int], after newCounts: [Int]) throws(BatchValidationError) {
         // Items: sorting integer records is several times cheaper than hashing
         // thousands of index paths.
         var before: [_ItemClaim] = []
@@ -262,10 +272,12 @@ struct _BatchPlan {
         for path in itemInserts { after.append(_ItemClaim(path, .insert, order: after.count)) }
         for move in itemMoves { after.append(_ItemClaim(move.to, .move, order: after.count)) }
         for landing in itemReloadLandings { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
-        if let (first, second) = _ItemClaim.firstRepeat(in: &before) {
+        sortedClaimsBefore = _ItemClaim.sorted(before, maxSection: Swift.max(counts.count - 1, 0), maxItem: counts.max() ?? 0)
+        sortedClaimsAfter = _ItemClaim.sorted(after, maxSection: Swift.max(newCounts.count - 1, 0), maxItem: newCounts.max() ?? 0)
+        if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsBefore) {
             throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .before, first: first.action, second: second.action)
         }
-        if let (first, second) = _ItemClaim.firstRepeat(in: &after) {
+        if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsAfter) {
             throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .after, first: first.action, second: second.action)
         }
     }
@@ -381,44 +393,5 @@ private struct _Claims<Key: Hashable> {
     mutating func claim(_ key: Key, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
         let previous = space == .before ? before.updateValue(action, forKey: key) : after.updateValue(action, forKey: key)
         if let previous { throw namedTwice(key, space, previous, action) }
-    }
-}
-
-/// One operation naming an item in one space, in the order the operations
-/// are checked.
-private struct _ItemClaim {
-    var section: Int
-    var item: Int
-    var order: Int
-    var action: UpdateItem.Action
-
-    init(_ path: IndexPath, _ action: UpdateItem.Action, order: Int) {
-        section = path[0]
-        item = path[1]
-        self.order = order
-        self.action = action
-    }
-
-    /// Of the items named twice, the one whose second naming comes first in
-    /// check order, with its first naming: what checking the operations one
-    /// by one against the earlier ones would report.
-    ///
-    /// - Complexity: O(*k* log *k*).
-    static func firstRepeat(in claims: inout [_ItemClaim]) -> (first: _ItemClaim, second: _ItemClaim)? {
-        claims.sort { ($0.section, $0.item, $0.order) < ($1.section, $1.item, $1.order) }
-        var found: (first: _ItemClaim, second: _ItemClaim)?
-        var index = 1
-        while index < claims.count {
-            let previous = claims[index - 1]
-            let current = claims[index]
-            if previous.section == current.section && previous.item == current.item {
-                // The earliest claim of this item and its second one.
-                var start = index - 1
-                while start > 0 && claims[start - 1].section == current.section && claims[start - 1].item == current.item { start -= 1 }
-                if current.order < (found?.second.order ?? Int.max) { found = (claims[start], current) }
-            }
-            index += 1
-        }
-        return found
     }
 }

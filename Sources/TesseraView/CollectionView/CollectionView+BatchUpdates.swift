@@ -201,9 +201,11 @@ extension CollectionView {
     /// that is only moved, or whose index changes because others are
     /// inserted or deleted before it, keeps its content and is not named.
     ///
-    /// - Complexity: O(*k* log *k*) for *k* update items.
+    /// - Complexity: O(*k* + *s*) for *k* update items and the *s* sections
+    ///   up to the last one named.
     static func sectionsChanged(by items: [UpdateItem], mapping: BatchIndexMapping) -> [Int] {
-        var sections = Set<Int>()
+        // Flags by section rather than a set: no hashing per update item.
+        var sections = _SectionFlags()
         for item in items {
             let before = item.indexPathBeforeUpdate
             let after = item.indexPathAfterUpdate
@@ -222,7 +224,7 @@ extension CollectionView {
             if let before, !before.isEmpty, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
             if let after, !after.isEmpty { sections.insert(after[0]) }
         }
-        return sections.sorted()
+        return sections.sorted
     }
 
     /// The first item fully inside the visible area that survives the update,
@@ -266,14 +268,27 @@ extension CollectionView {
                 deletedSupplementary.insert(_ElementKey(category: .supplementaryView(kind), indexPath: path))
             }
         }
-        let reloadedItems = Set(items.filter { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 2 }.compactMap(\.indexPathBeforeUpdate))
-        let movedSections = Set(items.filter { $0.updateAction == .move && $0.indexPathBeforeUpdate?.count == 1 }.compactMap { $0.indexPathBeforeUpdate?[0] })
-        // Sections reloaded, by their index after the update: their new cells
-        // appear as reloads.
-        let reloadedSectionsAfter = Set(items.compactMap { item -> Int? in
-            guard item.updateAction == .reload, let path = item.indexPathBeforeUpdate, path.count == 1 else { return nil }
-            return mapping.sectionAfter(path[0])
-        })
+        // Reloaded items, moved sections, and sections reloaded by their
+        // index after the update (their new cells appear as reloads), in one
+        // pass over the update items.
+        var reloadedItems = Set<IndexPath>()
+        var movedSections = Set<Int>()
+        var reloadedSectionsAfter = Set<Int>()
+        for item in items {
+            switch item.updateAction {
+            case .reload:
+                guard let path = item.indexPathBeforeUpdate else { continue }
+                if path.count == 2 {
+                    reloadedItems.insert(path)
+                } else if path.count == 1, let section = mapping.sectionAfter(path[0]) {
+                    reloadedSectionsAfter.insert(section)
+                }
+            case .move:
+                if let path = item.indexPathBeforeUpdate, path.count == 1 { movedSections.insert(path[0]) }
+            case .insert, .delete, .none:
+                continue
+            }
+        }
 
         func oldKey(of key: _ElementKey) -> _ElementKey? {
             switch key.category {
@@ -408,4 +423,19 @@ extension CollectionView {
         }
         return elements
     }
+}
+
+/// Sections (non-negative indexes) flagged one by one, read back ascending.
+struct _SectionFlags {
+    private var flags: [Bool] = []
+
+    /// Flags a section; a negative one is ignored.
+    mutating func insert(_ section: Int) {
+        guard section >= 0 else { return }
+        if section >= flags.count { flags.append(contentsOf: repeatElement(false, count: section + 1 - flags.count)) }
+        flags[section] = true
+    }
+
+    /// The flagged sections, ascending.
+    var sorted: [Int] { flags.indices.filter { flags[$0] } }
 }

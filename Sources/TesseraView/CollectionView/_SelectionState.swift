@@ -189,8 +189,39 @@ struct _SelectionState {
                 lost.append(_ItemPosition(section: old.section, item: old.item))
             }
         }
-        kept.sort()
+        sortPositions(&kept, in: itemCountsAfter)
         lost.sort()
         return (kept, lost)
+    }
+
+    /// Sorts positions; those of many items inside `counts` as packed
+    /// integers, by radix, rather than by comparing pairs.
+    ///
+    /// - Complexity: O(*p* + *s*) for *p* positions in range of *s*
+    ///   sections, from 256 positions; O(*p* log *p*) otherwise.
+    static func sortPositions(_ positions: inout [_ItemPosition], in counts: [Int]) {
+        guard positions.count >= 256 else {
+            positions.sort()
+            return
+        }
+        let maxItem = counts.max() ?? 0
+        let sectionBits = Int.bitWidth - counts.count.leadingZeroBitCount
+        let itemBits = Int.bitWidth - maxItem.leadingZeroBitCount
+        guard maxItem >= 0, sectionBits + itemBits <= UInt64.bitWidth else {
+            positions.sort()
+            return
+        }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(positions.count)
+        for position in positions {
+            guard position.section >= 0, position.section < counts.count, position.item >= 0, position.item <= maxItem else {
+                positions.sort()
+                return
+            }
+            keys.append(UInt64(position.section) << UInt64(itemBits) | UInt64(position.item))
+        }
+        _PackedKeys.sort(&keys, bits: sectionBits + itemBits)
+        let itemMask = (UInt64(1) << UInt64(itemBits)) &- 1
+        positions = keys.map { _ItemPosition(section: Int($0 >> UInt64(itemBits)), item: Int($0 & itemMask)) }
     }
 }
