@@ -31,9 +31,21 @@ public struct BatchIndexMapping: Sendable {
     /// Per new section: sorted inserted items.
     private let insertedIn: [Int: [Int]]
     /// Per old section: moved items, sorted, with where they go.
-    private let movesOut: [Int: [(item: Int, to: IndexPath)]]
+    private let movesOut: [Int: _Moves]
     /// Per new section: items moved in, sorted, with where they come from.
-    private let movesIn: [Int: [(item: Int, from: IndexPath)]]
+    private let movesIn: [Int: _Moves]
+    /// The sections (indexes after the update) whose content the batch
+    /// changes, ascending: those an item operation names (by the section
+    /// after of its old path, and the section of its new path), and
+    /// inserted and reloaded sections.
+    package let sectionsChangedAfter: [Int]
+
+    /// The moves of one section, sorted by their item there, with the other
+    /// end of each (as integers: cheaper to keep and read than index paths).
+    private struct _Moves: Sendable {
+        var items: [Int] = []
+        var ends: [_ItemPair] = []
+    }
 
     /// Checks a batch and prepares the mapping.
     ///
@@ -60,11 +72,11 @@ public struct BatchIndexMapping: Sendable {
         let movesFrom = plan.itemDeletes.count + plan.itemReloads.count
         var removed: [Int: [Int]] = [:]
         var deletedIn: [Int: [Int]] = [:]
-        var movesOut: [Int: [(item: Int, to: IndexPath)]] = [:]
+        var movesOut: [Int: _Moves] = [:]
         Self.forEachSection(of: plan.sortedClaimsBefore) { s, claims in
             var removedHere: [Int] = []
             var deletedHere: [Int] = []
-            var movesHere: [(item: Int, to: IndexPath)] = []
+            var movesHere = _Moves()
             removedHere.reserveCapacity(claims.count)
             for claim in claims {
                 switch claim.action {
@@ -73,23 +85,24 @@ public struct BatchIndexMapping: Sendable {
                     deletedHere.append(claim.item)
                 case .move:
                     removedHere.append(claim.item)
-                    movesHere.append((claim.item, plan.itemMoves[claim.order - movesFrom].to))
+                    movesHere.items.append(claim.item)
+                    movesHere.ends.append(plan.movePairs[claim.order - movesFrom].to)
                 case .reload, .insert, .none:
                     continue
                 }
             }
             if !removedHere.isEmpty { removed[s] = removedHere }
             if !deletedHere.isEmpty { deletedIn[s] = deletedHere }
-            if !movesHere.isEmpty { movesOut[s] = movesHere }
+            if !movesHere.items.isEmpty { movesOut[s] = movesHere }
         }
         let movesTo = plan.itemInserts.count
         var placed: [Int: [Int]] = [:]
         var insertedIn: [Int: [Int]] = [:]
-        var movesIn: [Int: [(item: Int, from: IndexPath)]] = [:]
+        var movesIn: [Int: _Moves] = [:]
         Self.forEachSection(of: plan.sortedClaimsAfter) { t, claims in
             var placedHere: [Int] = []
             var insertedHere: [Int] = []
-            var movesHere: [(item: Int, from: IndexPath)] = []
+            var movesHere = _Moves()
             placedHere.reserveCapacity(claims.count)
             for claim in claims {
                 switch claim.action {
@@ -98,15 +111,26 @@ public struct BatchIndexMapping: Sendable {
                     insertedHere.append(claim.item)
                 case .move:
                     placedHere.append(claim.item)
-                    movesHere.append((claim.item, plan.itemMoves[claim.order - movesTo].from))
+                    movesHere.items.append(claim.item)
+                    movesHere.ends.append(plan.movePairs[claim.order - movesTo].from)
                 case .reload, .delete, .none:
                     continue
                 }
             }
             if !placedHere.isEmpty { placed[t] = placedHere }
             if !insertedHere.isEmpty { insertedIn[t] = insertedHere }
-            if !movesHere.isEmpty { movesIn[t] = movesHere }
+            if !movesHere.items.isEmpty { movesIn[t] = movesHere }
         }
+        var changed = [Bool](repeating: false, count: itemCountsAfter.count)
+        Self.forEachSection(of: plan.sortedClaimsBefore) { s, _ in
+            if let t = plan.sectionTarget[s] { changed[t] = true }
+        }
+        Self.forEachSection(of: plan.sortedClaimsAfter) { t, _ in changed[t] = true }
+        for t in plan.sectionInserts { changed[t] = true }
+        for s in plan.sectionReloads {
+            if let t = plan.sectionTarget[s] { changed[t] = true }
+        }
+        sectionsChangedAfter = changed.indices.filter { changed[$0] }
         self.removed = removed
         self.placed = placed
         self.deletedIn = deletedIn
@@ -205,34 +229,12 @@ public struct BatchIndexMapping: Sendable {
         return index < sorted.count && sorted[index] == value
     }
 
-    /// Where the move of `item` goes, in a list of moves out sorted by item.
-    ///
-    /// One overload per label: passing `[(item: Int, to: IndexPath)]` where
-    /// `[(item: Int, T)]` is expected would copy the whole array to relabel
-    /// its tuples, on every call.
-    private static func find(_ item: Int, in sorted: [(item: Int, to: IndexPath)]?) -> IndexPath? {
-        guard let sorted else { return nil }
-        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
-        return index < sorted.count && sorted[index].item == item ? sorted[index].to : nil
-    }
-
-    /// Where the move of `item` comes from, in a list of moves in sorted by
-    /// item.
-    private static func find(_ item: Int, in sorted: [(item: Int, from: IndexPath)]?) -> IndexPath? {
-        guard let sorted else { return nil }
-        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
-        return index < sorted.count && sorted[index].item == item ? sorted[index].from : nil
-    }
-
-    /// The first index in `0..<count` whose item is not below `item`.
-    private static func lowerBound(of item: Int, count: Int, itemAt: (Int) -> Int) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if itemAt(mid) < item { low = mid + 1 } else { high = mid }
-        }
-        return low
+    /// The other end of the move of `item`, in a section's moves.
+    private static func find(_ item: Int, in moves: _Moves?) -> IndexPath? {
+        guard let moves else { return nil }
+        let index = _Placement.count(below: item, in: moves.items)
+        guard index < moves.items.count && moves.items[index] == item else { return nil }
+        return IndexPath(item: moves.ends[index].item, section: moves.ends[index].section)
     }
 
     /// The position of the `rank`-th (from 0) position not in `taken`.
@@ -272,7 +274,7 @@ extension BatchIndexMapping {
                 continue
             }
             let deleted = deletedIn[s] ?? []
-            let moves = movesOut[s] ?? []
+            let moves = movesOut[s] ?? _Moves()
             let removedHere = removed[s] ?? []
             let placedHere = placed[t] ?? []
             var d = 0, m = 0, r = 0, p = 0
@@ -287,9 +289,9 @@ extension BatchIndexMapping {
                     result.append(nil)
                     continue
                 }
-                while m < moves.count && moves[m].item < i { m += 1 }
-                if m < moves.count && moves[m].item == i {
-                    result.append((moves[m].to[0], moves[m].to[1]))
+                while m < moves.items.count && moves.items[m] < i { m += 1 }
+                if m < moves.items.count && moves.items[m] == i {
+                    result.append(moves.ends[m])
                     continue
                 }
                 // As `position(ofFree:skipping:)`, walking forward: ranks only

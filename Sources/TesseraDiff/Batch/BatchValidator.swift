@@ -77,6 +77,16 @@ struct _BatchPlan {
     /// The item claims of the new space (inserts, moves, reload landings)
     /// sorted likewise.
     var sortedClaimsAfter: [_ItemClaim] = []
+    /// The item operations' index paths as (section, item) pairs, read once
+    /// while parsing, in the order of ``itemDeletes``, ``itemReloads``,
+    /// ``itemInserts``, ``itemMoves`` and the landings of
+    /// ``itemReloadLandings``: what the checks read, as integers are cheaper
+    /// to read than index paths.
+    var deletePairs: [_ItemPair] = []
+    var reloadPairs: [_ItemPair] = []
+    var insertPairs: [_ItemPair] = []
+    var movePairs: [(from: _ItemPair, to: _ItemPair)] = []
+    var landingPairs: [_ItemPair] = []
 
     /// Sorts the items by kind, rejecting malformed ones.
     @usableFromInline
@@ -178,12 +188,22 @@ struct _BatchPlan {
                 guard before == nil, let after else {
                     throw .malformedItem(item, reason: "an insert has an index path after the update and none before")
                 }
-                if after.count == 1 { sectionInserts.append(after[0]) } else { itemInserts.append(after) }
+                if after.count == 1 {
+                    sectionInserts.append(after[0])
+                } else {
+                    itemInserts.append(after)
+                    insertPairs.append((after[0], after[1]))
+                }
             case .delete:
                 guard after == nil, let before else {
                     throw .malformedItem(item, reason: "a delete has an index path before the update and none after")
                 }
-                if before.count == 1 { sectionDeletes.append(before[0]) } else { itemDeletes.append(before) }
+                if before.count == 1 {
+                    sectionDeletes.append(before[0])
+                } else {
+                    itemDeletes.append(before)
+                    deletePairs.append((before[0], before[1]))
+                }
             case .reload:
                 guard let before else {
                     throw .malformedItem(item, reason: "a reload has an index path before the update")
@@ -193,7 +213,11 @@ struct _BatchPlan {
                     if let after { sectionReloadLandings.append((before[0], after[0])) }
                 } else {
                     itemReloads.append(before)
-                    if let after { itemReloadLandings.append((before, after)) }
+                    reloadPairs.append((before[0], before[1]))
+                    if let after {
+                        itemReloadLandings.append((before, after))
+                        landingPairs.append((after[0], after[1]))
+                    }
                 }
             case .move:
                 guard let before, let after else {
@@ -203,6 +227,7 @@ struct _BatchPlan {
                     sectionMoves.append((before[0], after[0]))
                 } else {
                     itemMoves.append((before, after))
+                    movePairs.append(((before[0], before[1]), (after[0], after[1])))
                 }
             }
         }
@@ -228,22 +253,21 @@ struct _BatchPlan {
     }
 
     private func checkItemRanges(before: [Int], after: [Int]) throws(BatchValidationError) {
-        func item(_ path: IndexPath, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
-            let counts = space == .before ? before : after
-            let s = path[0]
+        func item(_ pair: _ItemPair, _ action: UpdateItem.Action, _ space: BatchValidationError.Space, _ counts: [Int]) throws(BatchValidationError) {
+            let s = pair.section
             if s < 0 || s >= counts.count {
-                throw .sectionOfItemOutOfRange(action: action, indexPath: path, sectionCount: counts.count, space: space)
+                throw .sectionOfItemOutOfRange(action: action, indexPath: IndexPath(item: pair.item, section: s), sectionCount: counts.count, space: space)
             }
-            if path[1] < 0 || path[1] >= counts[s] {
-                throw .itemOutOfRange(action: action, indexPath: path, itemCount: counts[s], space: space)
+            if pair.item < 0 || pair.item >= counts[s] {
+                throw .itemOutOfRange(action: action, indexPath: IndexPath(item: pair.item, section: s), itemCount: counts[s], space: space)
             }
         }
-        for path in itemDeletes { try item(path, .delete, .before) }
-        for path in itemReloads { try item(path, .reload, .before) }
-        for move in itemMoves { try item(move.from, .move, .before) }
-        for path in itemInserts { try item(path, .insert, .after) }
-        for move in itemMoves { try item(move.to, .move, .after) }
-        for landing in itemReloadLandings { try item(landing.to, .reload, .after) }
+        for pair in deletePairs { try item(pair, .delete, .before, before) }
+        for pair in reloadPairs { try item(pair, .reload, .before, before) }
+        for move in movePairs { try item(move.from, .move, .before, before) }
+        for pair in insertPairs { try item(pair, .insert, .after, after) }
+        for move in movePairs { try item(move.to, .move, .after, after) }
+        for pair in landingPairs { try item(pair, .reload, .after, after) }
     }
 
     private func checkSectionUniqueness() throws(BatchValidationError) {
@@ -264,14 +288,14 @@ struct _BatchPlan {
         // thousands of index paths.
         var before: [_ItemClaim] = []
         before.reserveCapacity(itemDeletes.count + itemReloads.count + itemMoves.count)
-        for path in itemDeletes { before.append(_ItemClaim(path, .delete, order: before.count)) }
-        for path in itemReloads { before.append(_ItemClaim(path, .reload, order: before.count)) }
-        for move in itemMoves { before.append(_ItemClaim(move.from, .move, order: before.count)) }
+        for pair in deletePairs { before.append(_ItemClaim(pair, .delete, order: before.count)) }
+        for pair in reloadPairs { before.append(_ItemClaim(pair, .reload, order: before.count)) }
+        for move in movePairs { before.append(_ItemClaim(move.from, .move, order: before.count)) }
         var after: [_ItemClaim] = []
         after.reserveCapacity(itemInserts.count + itemMoves.count + itemReloadLandings.count)
-        for path in itemInserts { after.append(_ItemClaim(path, .insert, order: after.count)) }
-        for move in itemMoves { after.append(_ItemClaim(move.to, .move, order: after.count)) }
-        for landing in itemReloadLandings { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
+        for pair in insertPairs { after.append(_ItemClaim(pair, .insert, order: after.count)) }
+        for move in movePairs { after.append(_ItemClaim(move.to, .move, order: after.count)) }
+        for pair in landingPairs { after.append(_ItemClaim(pair, .reload, order: after.count)) }
         sortedClaimsBefore = _ItemClaim.sorted(before, maxSection: Swift.max(counts.count - 1, 0), maxItem: counts.max() ?? 0)
         sortedClaimsAfter = _ItemClaim.sorted(after, maxSection: Swift.max(newCounts.count - 1, 0), maxItem: newCounts.max() ?? 0)
         if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsBefore) {
@@ -301,23 +325,27 @@ struct _BatchPlan {
                 movedNew[move.to] = true
             }
         }
-        func checkOld(_ path: IndexPath, _ action: UpdateItem.Action) throws(BatchValidationError) {
-            let s = path[0]
+        func checkOld(_ pair: _ItemPair, _ action: UpdateItem.Action) throws(BatchValidationError) {
+            let s = pair.section
+            guard deleted[s] || reloadedOld[s] || movedOld[s] else { return }
+            let path = IndexPath(item: pair.item, section: s)
             if deleted[s] { throw .itemInDeletedSection(action: action, indexPath: path) }
             if reloadedOld[s] { throw .itemInReloadedSection(action: action, indexPath: path, space: .before) }
-            if movedOld[s] { throw .itemInMovedSection(action: action, indexPath: path, space: .before) }
+            throw .itemInMovedSection(action: action, indexPath: path, space: .before)
         }
-        func checkNew(_ path: IndexPath, _ action: UpdateItem.Action) throws(BatchValidationError) {
-            let t = path[0]
+        func checkNew(_ pair: _ItemPair, _ action: UpdateItem.Action) throws(BatchValidationError) {
+            let t = pair.section
+            guard inserted[t] || reloadedNew[t] || movedNew[t] else { return }
+            let path = IndexPath(item: pair.item, section: t)
             if inserted[t] { throw .itemInInsertedSection(action: action, indexPath: path) }
             if reloadedNew[t] { throw .itemInReloadedSection(action: action, indexPath: path, space: .after) }
-            if movedNew[t] { throw .itemInMovedSection(action: action, indexPath: path, space: .after) }
+            throw .itemInMovedSection(action: action, indexPath: path, space: .after)
         }
-        for path in itemDeletes { try checkOld(path, .delete) }
-        for path in itemReloads { try checkOld(path, .reload) }
-        for move in itemMoves { try checkOld(move.from, .move) }
-        for path in itemInserts { try checkNew(path, .insert) }
-        for move in itemMoves { try checkNew(move.to, .move) }
+        for pair in deletePairs { try checkOld(pair, .delete) }
+        for pair in reloadPairs { try checkOld(pair, .reload) }
+        for move in movePairs { try checkOld(move.from, .move) }
+        for pair in insertPairs { try checkNew(pair, .insert) }
+        for move in movePairs { try checkNew(move.to, .move) }
     }
 
     /// A reload that says where it lands must land there: a section where
@@ -356,11 +384,11 @@ struct _BatchPlan {
         var movedOut = [Int](repeating: 0, count: before.count)
         var inserted = [Int](repeating: 0, count: after.count)
         var movedIn = [Int](repeating: 0, count: after.count)
-        for path in itemDeletes { deleted[path[0]] += 1 }
-        for path in itemInserts { inserted[path[0]] += 1 }
-        for move in itemMoves where sectionTarget[move.from[0]] != move.to[0] {
-            movedOut[move.from[0]] += 1
-            movedIn[move.to[0]] += 1
+        for pair in deletePairs { deleted[pair.section] += 1 }
+        for pair in insertPairs { inserted[pair.section] += 1 }
+        for move in movePairs where sectionTarget[move.from.section] != move.to.section {
+            movedOut[move.from.section] += 1
+            movedIn[move.to.section] += 1
         }
         var reloaded = [Bool](repeating: false, count: before.count)
         for s in sectionReloads { reloaded[s] = true }

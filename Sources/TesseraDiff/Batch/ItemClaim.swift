@@ -4,6 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// An item's index path as two integers: cheaper to read and compare than an
+/// `IndexPath`.
+typealias _ItemPair = (section: Int, item: Int)
+
 /// One operation naming an item in one space, in the order the operations
 /// are checked.
 struct _ItemClaim {
@@ -12,9 +16,9 @@ struct _ItemClaim {
     var order: Int
     var action: UpdateItem.Action
 
-    init(_ path: IndexPath, _ action: UpdateItem.Action, order: Int) {
-        section = path[0]
-        item = path[1]
+    init(_ pair: _ItemPair, _ action: UpdateItem.Action, order: Int) {
+        section = pair.section
+        item = pair.item
         self.order = order
         self.action = action
     }

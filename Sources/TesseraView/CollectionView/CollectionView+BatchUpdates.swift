@@ -201,30 +201,21 @@ extension CollectionView {
     /// that is only moved, or whose index changes because others are
     /// inserted or deleted before it, keeps its content and is not named.
     ///
-    /// - Complexity: O(*k* + *s*) for *k* update items and the *s* sections
-    ///   up to the last one named.
+    /// - Complexity: O(*k* + *s*) for *k* update items and *s* sections.
     static func sectionsChanged(by items: [UpdateItem], mapping: BatchIndexMapping) -> [Int] {
-        // Flags by section rather than a set: no hashing per update item.
-        var sections = _SectionFlags()
-        for item in items {
-            let before = item.indexPathBeforeUpdate
-            let after = item.indexPathAfterUpdate
-            let isSection = (before ?? after)?.count == 1
-            if isSection {
-                switch item.updateAction {
-                case .insert:
-                    if let after { sections.insert(after[0]) }
-                case .reload:
-                    if let before, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
-                case .delete, .move, .none:
-                    continue
-                }
-                continue
-            }
-            if let before, !before.isEmpty, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
-            if let after, !after.isEmpty { sections.insert(after[0]) }
+        // The mapping knows the sections of the checked operations; items
+        // with no action are not checked, and name their sections as they
+        // are.
+        var others = Set<Int>()
+        for index in items.indices where items[index].updateAction == .none {
+            let before = items[index].indexPathBeforeUpdate
+            let after = items[index].indexPathAfterUpdate
+            guard (before ?? after)?.count != 1 else { continue }
+            if let before, !before.isEmpty, let section = mapping.sectionAfter(before[0]) { others.insert(section) }
+            if let after, !after.isEmpty { others.insert(after[0]) }
         }
-        return sections.sorted
+        guard !others.isEmpty else { return mapping.sectionsChangedAfter }
+        return others.union(mapping.sectionsChangedAfter).sorted()
     }
 
     /// The first item fully inside the visible area that survives the update,
@@ -423,19 +414,4 @@ extension CollectionView {
         }
         return elements
     }
-}
-
-/// Sections (non-negative indexes) flagged one by one, read back ascending.
-struct _SectionFlags {
-    private var flags: [Bool] = []
-
-    /// Flags a section; a negative one is ignored.
-    mutating func insert(_ section: Int) {
-        guard section >= 0 else { return }
-        if section >= flags.count { flags.append(contentsOf: repeatElement(false, count: section + 1 - flags.count)) }
-        flags[section] = true
-    }
-
-    /// The flagged sections, ascending.
-    var sorted: [Int] { flags.indices.filter { flags[$0] } }
 }
