@@ -69,7 +69,7 @@ public struct BatchIndexMapping: Sendable {
         // Per-section sorted integer lists, read off the claims the
         // validator sorted: looking items up in them is cheaper than hashing
         // thousands of index paths.
-        let movesFrom = plan.itemDeletes.count + plan.itemReloads.count
+        let movesFrom = plan.deletePairs.count + plan.reloadPairs.count
         var removed: [Int: [Int]] = [:]
         var deletedIn: [Int: [Int]] = [:]
         var movesOut: [Int: _Moves] = [:]
@@ -95,7 +95,7 @@ public struct BatchIndexMapping: Sendable {
             if !deletedHere.isEmpty { deletedIn[s] = deletedHere }
             if !movesHere.items.isEmpty { movesOut[s] = movesHere }
         }
-        let movesTo = plan.itemInserts.count
+        let movesTo = plan.insertPairs.count
         var placed: [Int: [Int]] = [:]
         var insertedIn: [Int: [Int]] = [:]
         var movesIn: [Int: _Moves] = [:]
@@ -275,9 +275,8 @@ extension BatchIndexMapping {
             }
             let deleted = deletedIn[s] ?? []
             let moves = movesOut[s] ?? _Moves()
-            let removedHere = removed[s] ?? []
             let placedHere = placed[t] ?? []
-            var d = 0, m = 0, r = 0, p = 0
+            var d = 0, m = 0, p = 0
             for index in start..<end {
                 let i = positions[index].item
                 guard i >= 0 && i < itemCountsBefore[s] else {
@@ -294,10 +293,11 @@ extension BatchIndexMapping {
                     result.append(moves.ends[m])
                     continue
                 }
-                // As `position(ofFree:skipping:)`, walking forward: ranks only
-                // grow, so the taken positions already passed stay passed.
-                while r < removedHere.count && removedHere[r] < i { r += 1 }
-                let rank = i - r
+                // The items removed below `i` are the deleted and the moved
+                // ones passed. As `position(ofFree:skipping:)`, walking
+                // forward: ranks only grow, so the taken positions already
+                // passed stay passed.
+                let rank = i - d - m
                 var position = rank + p
                 while p < placedHere.count && placedHere[p] <= position {
                     p += 1

@@ -61,13 +61,17 @@ struct _BatchPlan {
     @usableFromInline var sectionReloads: [Int] = []
     @usableFromInline var sectionInserts: [Int] = []
     @usableFromInline var sectionMoves: [(from: Int, to: Int)] = []
-    @usableFromInline var itemDeletes: [IndexPath] = []
-    @usableFromInline var itemReloads: [IndexPath] = []
-    @usableFromInline var itemInserts: [IndexPath] = []
-    @usableFromInline var itemMoves: [(from: IndexPath, to: IndexPath)] = []
+    @usableFromInline var itemDeletes: [IndexPath] { deletePairs.map(Self.indexPath) }
+    @usableFromInline var itemReloads: [IndexPath] { reloadPairs.map(Self.indexPath) }
+    @usableFromInline var itemInserts: [IndexPath] { insertPairs.map(Self.indexPath) }
+    @usableFromInline var itemMoves: [(from: IndexPath, to: IndexPath)] {
+        movePairs.map { (Self.indexPath($0.from), Self.indexPath($0.to)) }
+    }
     /// Reloads that say where they land (their optional path after).
     @usableFromInline var sectionReloadLandings: [(from: Int, to: Int)] = []
-    @usableFromInline var itemReloadLandings: [(from: IndexPath, to: IndexPath)] = []
+    @usableFromInline var itemReloadLandings: [(from: IndexPath, to: IndexPath)] {
+        landingPairs.map { (Self.indexPath($0.from), Self.indexPath($0.to)) }
+    }
     /// `sectionTarget[s]`: the new index of old section `s`, `nil` if deleted.
     @usableFromInline var sectionTarget: [Int?] = []
     /// The item claims of the old space (deletes, reloads, moves, in that
@@ -78,15 +82,20 @@ struct _BatchPlan {
     /// sorted likewise.
     var sortedClaimsAfter: [_ItemClaim] = []
     /// The item operations' index paths as (section, item) pairs, read once
-    /// while parsing, in the order of ``itemDeletes``, ``itemReloads``,
-    /// ``itemInserts``, ``itemMoves`` and the landings of
-    /// ``itemReloadLandings``: what the checks read, as integers are cheaper
-    /// to read than index paths.
+    /// while parsing, in the order of the batch: what the checks read, as
+    /// integers are cheaper to read than index paths. ``itemDeletes`` and
+    /// the other index path lists are made from them.
     var deletePairs: [_ItemPair] = []
     var reloadPairs: [_ItemPair] = []
     var insertPairs: [_ItemPair] = []
     var movePairs: [(from: _ItemPair, to: _ItemPair)] = []
-    var landingPairs: [_ItemPair] = []
+    /// Item reloads that say where they land.
+    var landingPairs: [(from: _ItemPair, to: _ItemPair)] = []
+
+    /// The index path of an item pair.
+    static func indexPath(_ pair: _ItemPair) -> IndexPath {
+        IndexPath(item: pair.item, section: pair.section)
+    }
 
     /// Sorts the items by kind, rejecting malformed ones.
     @usableFromInline
@@ -172,71 +181,71 @@ struct _BatchPlan {
     }
 
     private mutating func sort(_ items: [UpdateItem]) throws(BatchValidationError) {
-        for item in items where item.updateAction != .none {
-            let before = item.indexPathBeforeUpdate
-            let after = item.indexPathAfterUpdate
-            if let bad = Self.malformedPath(before) ?? Self.malformedPath(after) {
-                throw .malformedItem(item, reason: "an index path has \(bad.count) indexes; a section has 1 and an item 2")
+        // Each path's count and indexes are read once (an index path's are
+        // not inlined), by index rather than by copying each item.
+        for index in items.indices {
+            let action = items[index].updateAction
+            guard action != .none else { continue }
+            let before = items[index].indexPathBeforeUpdate
+            let after = items[index].indexPathAfterUpdate
+            let beforeCount = before?.count
+            let afterCount = after?.count
+            if let bad = Self.malformedCount(beforeCount) ?? Self.malformedCount(afterCount) {
+                throw .malformedItem(items[index], reason: "an index path has \(bad) indexes; a section has 1 and an item 2")
             }
-            if let before, let after, before.count != after.count {
-                throw .malformedItem(item, reason: "its index paths before and after name a section and an item")
+            if let beforeCount, let afterCount, beforeCount != afterCount {
+                throw .malformedItem(items[index], reason: "its index paths before and after name a section and an item")
             }
-            switch item.updateAction {
+            switch action {
             case .none:
                 continue  // not reached: `.none` items are skipped above
             case .insert:
                 guard before == nil, let after else {
-                    throw .malformedItem(item, reason: "an insert has an index path after the update and none before")
+                    throw .malformedItem(items[index], reason: "an insert has an index path after the update and none before")
                 }
-                if after.count == 1 {
+                if afterCount == 1 {
                     sectionInserts.append(after[0])
                 } else {
-                    itemInserts.append(after)
                     insertPairs.append((after[0], after[1]))
                 }
             case .delete:
                 guard after == nil, let before else {
-                    throw .malformedItem(item, reason: "a delete has an index path before the update and none after")
+                    throw .malformedItem(items[index], reason: "a delete has an index path before the update and none after")
                 }
-                if before.count == 1 {
+                if beforeCount == 1 {
                     sectionDeletes.append(before[0])
                 } else {
-                    itemDeletes.append(before)
                     deletePairs.append((before[0], before[1]))
                 }
             case .reload:
                 guard let before else {
-                    throw .malformedItem(item, reason: "a reload has an index path before the update")
+                    throw .malformedItem(items[index], reason: "a reload has an index path before the update")
                 }
-                if before.count == 1 {
+                if beforeCount == 1 {
                     sectionReloads.append(before[0])
                     if let after { sectionReloadLandings.append((before[0], after[0])) }
                 } else {
-                    itemReloads.append(before)
-                    reloadPairs.append((before[0], before[1]))
-                    if let after {
-                        itemReloadLandings.append((before, after))
-                        landingPairs.append((after[0], after[1]))
-                    }
+                    let pair = (section: before[0], item: before[1])
+                    reloadPairs.append(pair)
+                    if let after { landingPairs.append((pair, (after[0], after[1]))) }
                 }
             case .move:
                 guard let before, let after else {
-                    throw .malformedItem(item, reason: "a move has index paths before and after the update")
+                    throw .malformedItem(items[index], reason: "a move has index paths before and after the update")
                 }
-                if before.count == 1 {
+                if beforeCount == 1 {
                     sectionMoves.append((before[0], after[0]))
                 } else {
-                    itemMoves.append((before, after))
                     movePairs.append(((before[0], before[1]), (after[0], after[1])))
                 }
             }
         }
     }
 
-    /// The path when it names neither a section nor an item.
-    private static func malformedPath(_ path: IndexPath?) -> IndexPath? {
-        guard let path, path.count != 1 && path.count != 2 else { return nil }
-        return path
+    /// The count of a path that names neither a section nor an item.
+    private static func malformedCount(_ count: Int?) -> Int? {
+        guard let count, count != 1 && count != 2 else { return nil }
+        return count
     }
 
     private func checkSectionRanges(oldCount: Int, newCount: Int) throws(BatchValidationError) {
@@ -267,7 +276,7 @@ struct _BatchPlan {
         for move in movePairs { try item(move.from, .move, .before, before) }
         for pair in insertPairs { try item(pair, .insert, .after, after) }
         for move in movePairs { try item(move.to, .move, .after, after) }
-        for pair in landingPairs { try item(pair, .reload, .after, after) }
+        for landing in landingPairs { try item(landing.to, .reload, .after, after) }
     }
 
     private func checkSectionUniqueness() throws(BatchValidationError) {
@@ -287,15 +296,15 @@ struct _BatchPlan {
         // Items: sorting integer records is several times cheaper than hashing
         // thousands of index paths.
         var before: [_ItemClaim] = []
-        before.reserveCapacity(itemDeletes.count + itemReloads.count + itemMoves.count)
+        before.reserveCapacity(deletePairs.count + reloadPairs.count + movePairs.count)
         for pair in deletePairs { before.append(_ItemClaim(pair, .delete, order: before.count)) }
         for pair in reloadPairs { before.append(_ItemClaim(pair, .reload, order: before.count)) }
         for move in movePairs { before.append(_ItemClaim(move.from, .move, order: before.count)) }
         var after: [_ItemClaim] = []
-        after.reserveCapacity(itemInserts.count + itemMoves.count + itemReloadLandings.count)
+        after.reserveCapacity(insertPairs.count + movePairs.count + landingPairs.count)
         for pair in insertPairs { after.append(_ItemClaim(pair, .insert, order: after.count)) }
         for move in movePairs { after.append(_ItemClaim(move.to, .move, order: after.count)) }
-        for pair in landingPairs { after.append(_ItemClaim(pair, .reload, order: after.count)) }
+        for landing in landingPairs { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
         sortedClaimsBefore = _ItemClaim.sorted(before, maxSection: Swift.max(counts.count - 1, 0), maxItem: counts.max() ?? 0)
         sortedClaimsAfter = _ItemClaim.sorted(after, maxSection: Swift.max(newCounts.count - 1, 0), maxItem: newCounts.max() ?? 0)
         if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsBefore) {
@@ -362,7 +371,7 @@ struct _BatchPlan {
                 )
             }
         }
-        guard !itemReloadLandings.isEmpty else { return }
+        guard !landingPairs.isEmpty else { return }
         let operations = _ItemOperationsBySection(self)
         var survivorTargets: [Int: [Int?]] = [:]
         for landing in itemReloadLandings {
