@@ -138,7 +138,7 @@ struct LargeBatchTests {
                     order: order
                 )
             }
-            let packed = _ItemClaim.sorted(claims, maxSection: maxSection, maxItem: maxItem)
+            let packed = _ItemClaim.sorted(claims)
             let compared = claims.sorted { ($0.section, $0.item, $0.order) < ($1.section, $1.item, $1.order) }
             let comment = Comment(rawValue: "seed \(seed), round \(round): \(count) claims, sections to \(maxSection), items to \(maxItem)")
             #expect(packed.map(\.order) == compared.map(\.order), comment)
@@ -181,11 +181,12 @@ struct LargeBatchTests {
                 }
             }
             let small = try BatchIndexMapping(items, itemCountsBefore: [600, 600], itemCountsAfter: [600, 600])
-            // 2^60 more items after each section's first 600, which no
-            // operation names: the first 600 map alike, though the claims
-            // no longer fit in 64 bits.
+            // 2^60 more items after each section's first 600, and one of
+            // them moved far past the first 600 of the other section: the
+            // first 600 map alike, though the claims no longer fit in 64 bits.
             let hugeCount = 600 + (1 << 60)
-            let huge = try BatchIndexMapping(items, itemCountsBefore: [hugeCount, hugeCount], itemCountsAfter: [hugeCount, hugeCount])
+            let far = items + [.moveItem(from: IndexPath(item: hugeCount - 1, section: 0), to: IndexPath(item: hugeCount - 7, section: 1))]
+            let huge = try BatchIndexMapping(far, itemCountsBefore: [hugeCount, hugeCount], itemCountsAfter: [hugeCount - 1, hugeCount + 1])
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             for s in 0..<2 {
                 for i in 0..<600 {

@@ -5,7 +5,7 @@ import TesseraTestSupport
 
 @Suite("Selection: sorting many positions")
 struct SelectionPositionSortTests {
-    @Test("Positions sort as packed integers exactly as by comparing section and item, and fall back for positions out of range")
+    @Test("Positions sort as packed integers exactly as by comparing section and item, and by comparison when one is negative")
     func packedPositionsSortLikeComparison() {
         let seed = testSeed(default: 0x5E1_5047)
         var generator = SplitMix64(seed: seed)
@@ -22,12 +22,13 @@ struct SelectionPositionSortTests {
                 guard counts[s] > 0 else { continue }
                 positions.insert(_ItemPosition(section: s, item: Int.random(in: 0..<counts[s], using: &generator)))
             }
-            // Now and then, one position outside the counts.
+            // Now and then, one position outside the counts, or negative.
             if Int.random(in: 0..<4, using: &generator) == 0 {
                 positions.insert(_ItemPosition(section: counts.count, item: 5))
+                positions.insert(_ItemPosition(section: 0, item: -1))
             }
             var sorted = Array(positions).shuffled(using: &generator)
-            _SelectionState.sortPositions(&sorted, in: counts)
+            _SelectionState.sortPositions(&sorted)
             #expect(sorted == positions.sorted(), "seed \(seed), round \(round): \(positions.count) positions in \(counts)")
         }
     }

@@ -51,7 +51,9 @@ public struct BatchIndexMapping: Sendable {
     ///
     /// - Throws: ``BatchValidationError`` when the batch is invalid under
     ///   `rules`.
-    /// - Complexity: O(*k* log *k* + *s*) for *k* update items and *s* sections.
+    /// - Complexity: O(*k* log *k* + *s*) for *k* update items and *s*
+    ///   sections (O(*k* + *s*) for many item operations on sections and
+    ///   items numbering less than 2⁴⁰ or so).
     public init(
         _ items: [UpdateItem],
         itemCountsBefore: [Int],
@@ -121,16 +123,22 @@ public struct BatchIndexMapping: Sendable {
             if !insertedHere.isEmpty { insertedIn[t] = insertedHere }
             if !movesHere.items.isEmpty { movesIn[t] = movesHere }
         }
-        var changed = [Bool](repeating: false, count: itemCountsAfter.count)
+        // One entry per section run of the claims and per section
+        // operation, sorted: nothing per section the batch leaves alone.
+        var changed: [Int] = []
         Self.forEachSection(of: plan.sortedClaimsBefore) { s, _ in
-            if let t = plan.sectionTarget[s] { changed[t] = true }
+            if let t = plan.sectionTarget[s] { changed.append(t) }
         }
-        Self.forEachSection(of: plan.sortedClaimsAfter) { t, _ in changed[t] = true }
-        for t in plan.sectionInserts { changed[t] = true }
+        Self.forEachSection(of: plan.sortedClaimsAfter) { t, _ in changed.append(t) }
+        changed.append(contentsOf: plan.sectionInserts)
         for s in plan.sectionReloads {
-            if let t = plan.sectionTarget[s] { changed[t] = true }
+            if let t = plan.sectionTarget[s] { changed.append(t) }
         }
-        sectionsChangedAfter = changed.indices.filter { changed[$0] }
+        changed.sort()
+        var unique: [Int] = []
+        unique.reserveCapacity(changed.count)
+        for t in changed where unique.last != t { unique.append(t) }
+        sectionsChangedAfter = unique
         self.removed = removed
         self.placed = placed
         self.deletedIn = deletedIn

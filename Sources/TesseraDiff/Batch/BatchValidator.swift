@@ -130,7 +130,7 @@ struct _BatchPlan {
         try checkSectionRanges(oldCount: oldCount, newCount: newCount)
         try checkItemRanges(before: before, after: after)
         try checkSectionUniqueness()
-        try checkItemUniqueness(before: before, after: after)
+        try checkItemUniqueness()
         try placeSections(oldCount: oldCount, newCount: newCount)
         try checkSectionsAgainstItems(oldCount: oldCount, newCount: newCount, rules: rules)
         try checkItemCounts(before: before, after: after)
@@ -292,7 +292,7 @@ struct _BatchPlan {
     /// Throws for the first item named twice in a space, and keeps each
     /// space's claims sorted (``sortedClaimsBefore``, ``sortedClaimsAfter``)
     /// for ``BatchIndexMapping``. Item indexes must be in range.
-    private mutating func checkItemUniqueness(before counts: [Int], after newCounts: [Int]) throws(BatchValidationError) {
+    private mutating func checkItemUniqueness() throws(BatchValidationError) {
         // Items: sorting integer records is several times cheaper than hashing
         // thousands of index paths.
         var before: [_ItemClaim] = []
@@ -305,8 +305,8 @@ struct _BatchPlan {
         for pair in insertPairs { after.append(_ItemClaim(pair, .insert, order: after.count)) }
         for move in movePairs { after.append(_ItemClaim(move.to, .move, order: after.count)) }
         for landing in landingPairs { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
-        sortedClaimsBefore = _ItemClaim.sorted(before, maxSection: Swift.max(counts.count - 1, 0), maxItem: counts.max() ?? 0)
-        sortedClaimsAfter = _ItemClaim.sorted(after, maxSection: Swift.max(newCounts.count - 1, 0), maxItem: newCounts.max() ?? 0)
+        sortedClaimsBefore = _ItemClaim.sorted(before)
+        sortedClaimsAfter = _ItemClaim.sorted(after)
         if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsBefore) {
             throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .before, first: first.action, second: second.action)
         }

@@ -26,19 +26,26 @@ struct _ItemClaim {
     /// Sorts claims in check order (`order` counting from 0, no repeats) by
     /// section, then item, then order.
     ///
-    /// When the three fit in 64 bits together (they do unless counts run
+    /// When the three fit in 64 bits together (they do unless indexes run
     /// into the billions), each claim is sorted as one packed integer, by
     /// radix for many claims: several times cheaper than comparing
-    /// records. `maxSection` and `maxItem` bound the claims' indexes,
-    /// which must not be negative.
+    /// records.
     ///
     /// - Complexity: O(*k*) for *k* claims when packed and many, O(*k* log
     ///   *k*) otherwise.
-    static func sorted(_ claims: [_ItemClaim], maxSection: Int, maxItem: Int) -> [_ItemClaim] {
+    static func sorted(_ claims: [_ItemClaim]) -> [_ItemClaim] {
+        var maxSection = 0
+        var maxItem = 0
+        var negative = false
+        for claim in claims {
+            maxSection = Swift.max(maxSection, claim.section)
+            maxItem = Swift.max(maxItem, claim.item)
+            negative = negative || claim.section < 0 || claim.item < 0
+        }
         let sectionBits = Int.bitWidth - maxSection.leadingZeroBitCount
         let itemBits = Int.bitWidth - maxItem.leadingZeroBitCount
         let orderBits = Int.bitWidth - claims.count.leadingZeroBitCount
-        guard maxSection >= 0, maxItem >= 0, sectionBits + itemBits + orderBits <= UInt64.bitWidth else {
+        guard !negative, sectionBits + itemBits + orderBits <= UInt64.bitWidth else {
             return claims.sorted { ($0.section, $0.item, $0.order) < ($1.section, $1.item, $1.order) }
         }
         var keys: [UInt64] = []
@@ -53,7 +60,7 @@ struct _ItemClaim {
         return keys.map { claims[Int($0 & orderMask)] }
     }
 
-    /// In claims sorted by ``sorted(_:maxSection:maxItem:)``: of the items
+    /// In claims sorted by ``sorted(_:)``: of the items
     /// named twice, the one whose second naming comes first in check order,
     /// with its first naming: what checking the operations one by one
     /// against the earlier ones would report.

@@ -189,35 +189,38 @@ struct _SelectionState {
                 lost.append(_ItemPosition(section: old.section, item: old.item))
             }
         }
-        sortPositions(&kept, in: itemCountsAfter)
+        sortPositions(&kept)
         lost.sort()
         return (kept, lost)
     }
 
-    /// Sorts positions; those of many items inside `counts` as packed
-    /// integers, by radix, rather than by comparing pairs.
+    /// Sorts positions; many of them as packed integers, by radix, rather
+    /// than by comparing pairs.
     ///
-    /// - Complexity: O(*p* + *s*) for *p* positions in range of *s*
-    ///   sections, from 256 positions; O(*p* log *p*) otherwise.
-    static func sortPositions(_ positions: inout [_ItemPosition], in counts: [Int]) {
+    /// - Complexity: O(*p*) for *p* positions from 256 positions (indexes
+    ///   under 2³² or so); O(*p* log *p*) otherwise.
+    static func sortPositions(_ positions: inout [_ItemPosition]) {
         guard positions.count >= 256 else {
             positions.sort()
             return
         }
-        let maxItem = counts.max() ?? 0
-        let sectionBits = Int.bitWidth - counts.count.leadingZeroBitCount
+        var maxSection = 0
+        var maxItem = 0
+        var negative = false
+        for position in positions {
+            maxSection = max(maxSection, position.section)
+            maxItem = max(maxItem, position.item)
+            negative = negative || position.section < 0 || position.item < 0
+        }
+        let sectionBits = Int.bitWidth - maxSection.leadingZeroBitCount
         let itemBits = Int.bitWidth - maxItem.leadingZeroBitCount
-        guard maxItem >= 0, sectionBits + itemBits <= UInt64.bitWidth else {
+        guard !negative, sectionBits + itemBits <= UInt64.bitWidth else {
             positions.sort()
             return
         }
         var keys: [UInt64] = []
         keys.reserveCapacity(positions.count)
         for position in positions {
-            guard position.section >= 0, position.section < counts.count, position.item >= 0, position.item <= maxItem else {
-                positions.sort()
-                return
-            }
             keys.append(UInt64(position.section) << UInt64(itemBits) | UInt64(position.item))
         }
         _PackedKeys.sort(&keys, bits: sectionBits + itemBits)
