@@ -24,6 +24,9 @@ public struct BatchIndexMapping: Sendable {
     private let itemCountsAfter: [Int]
     /// Per old section: sorted item indexes that leave their place.
     private let removed: [Int: [Int]]
+    /// Per old section, beside `removed`: for each item removed, the index
+    /// of its move in `movesOut`, or -1 when it is deleted.
+    private let removedMoves: [Int: [Int]]
     /// Per new section: sorted item indexes that inserts and moves fill.
     private let placed: [Int: [Int]]
     /// Per old section: sorted deleted items.
@@ -73,27 +76,35 @@ public struct BatchIndexMapping: Sendable {
         // thousands of index paths.
         let movesFrom = plan.deletePairs.count + plan.reloadPairs.count
         var removed: [Int: [Int]] = [:]
+        var removedMoves: [Int: [Int]] = [:]
         var deletedIn: [Int: [Int]] = [:]
         var movesOut: [Int: _Moves] = [:]
         Self.forEachSection(of: plan.sortedClaimsBefore) { s, claims in
             var removedHere: [Int] = []
+            var removedMovesHere: [Int] = []
             var deletedHere: [Int] = []
             var movesHere = _Moves()
             removedHere.reserveCapacity(claims.count)
+            removedMovesHere.reserveCapacity(claims.count)
             for claim in claims {
                 switch claim.action {
                 case .delete:
                     removedHere.append(claim.item)
+                    removedMovesHere.append(-1)
                     deletedHere.append(claim.item)
                 case .move:
                     removedHere.append(claim.item)
+                    removedMovesHere.append(movesHere.items.count)
                     movesHere.items.append(claim.item)
                     movesHere.ends.append(plan.movePairs[claim.order - movesFrom].to)
                 case .reload, .insert, .none:
                     continue
                 }
             }
-            if !removedHere.isEmpty { removed[s] = removedHere }
+            if !removedHere.isEmpty {
+                removed[s] = removedHere
+                removedMoves[s] = removedMovesHere
+            }
             if !deletedHere.isEmpty { deletedIn[s] = deletedHere }
             if !movesHere.items.isEmpty { movesOut[s] = movesHere }
         }
@@ -140,6 +151,7 @@ public struct BatchIndexMapping: Sendable {
         for t in changed where unique.last != t { unique.append(t) }
         sectionsChangedAfter = unique
         self.removed = removed
+        self.removedMoves = removedMoves
         self.placed = placed
         self.deletedIn = deletedIn
         self.insertedIn = insertedIn
@@ -281,31 +293,27 @@ extension BatchIndexMapping {
                 start = end
                 continue
             }
-            let deleted = deletedIn[s] ?? []
+            let removedHere = removed[s] ?? []
+            let removedMovesHere = removedMoves[s] ?? []
             let moves = movesOut[s] ?? _Moves()
             let placedHere = placed[t] ?? []
-            var d = 0, m = 0, p = 0
+            var r = 0, p = 0
             for index in start..<end {
                 let i = positions[index].item
                 guard i >= 0 && i < itemCountsBefore[s] else {
                     result.append(nil)
                     continue
                 }
-                while d < deleted.count && deleted[d] < i { d += 1 }
-                if d < deleted.count && deleted[d] == i {
-                    result.append(nil)
+                // One walk over the removed items (deleted and moved).
+                while r < removedHere.count && removedHere[r] < i { r += 1 }
+                if r < removedHere.count && removedHere[r] == i {
+                    let move = removedMovesHere[r]
+                    result.append(move < 0 ? nil : moves.ends[move])
                     continue
                 }
-                while m < moves.items.count && moves.items[m] < i { m += 1 }
-                if m < moves.items.count && moves.items[m] == i {
-                    result.append(moves.ends[m])
-                    continue
-                }
-                // The items removed below `i` are the deleted and the moved
-                // ones passed. As `position(ofFree:skipping:)`, walking
-                // forward: ranks only grow, so the taken positions already
-                // passed stay passed.
-                let rank = i - d - m
+                // As `position(ofFree:skipping:)`, walking forward: ranks only
+                // grow, so the taken positions already passed stay passed.
+                let rank = i - r
                 var position = rank + p
                 while p < placedHere.count && placedHere[p] <= position {
                     p += 1
