@@ -17,31 +17,82 @@ public import Foundation
 /// A reloaded section is replaced, so its items map to nothing; a reloaded
 /// item maps to where it lands.
 public struct BatchIndexMapping: Sendable {
-    private let sectionTarget: [Int?]
-    private let sectionSource: [Int?]
-    private let reloadedSections: Set<Int>
-    private let itemCountsBefore: [Int]
-    private let itemCountsAfter: [Int]
-    /// Per old section: sorted item indexes that leave their place.
-    private let removed: [Int: [Int]]
-    /// Per old section, beside `removed`: for each item removed, the index
-    /// of its move in `movesOut`, or -1 when it is deleted.
-    private let removedMoves: [Int: [Int]]
-    /// Per new section: sorted item indexes that inserts and moves fill.
-    private let placed: [Int: [Int]]
-    /// Per old section: sorted deleted items.
-    private let deletedIn: [Int: [Int]]
-    /// Per new section: sorted inserted items.
-    private let insertedIn: [Int: [Int]]
-    /// Per old section: moved items, sorted, with where they go.
-    private let movesOut: [Int: _Moves]
-    /// Per new section: items moved in, sorted, with where they come from.
-    private let movesIn: [Int: _Moves]
+    /// Everything the mapping keeps, behind one reference: the view, the
+    /// layout and the invalidation context each keep a copy, which then
+    /// costs one retain rather than one per list.
+    private let storage: _Storage
+
+    private final class _Storage: Sendable {
+        let sectionTarget: [Int?]
+        let sectionSource: [Int?]
+        let reloadedSections: Set<Int>
+        let itemCountsBefore: [Int]
+        let itemCountsAfter: [Int]
+        /// Per old section: sorted item indexes that leave their place.
+        let removed: [Int: [Int]]
+        /// Per old section, beside `removed`: for each item removed, the index
+        /// of its move in `movesOut`, or -1 when it is deleted.
+        let removedMoves: [Int: [Int]]
+        /// Per new section: sorted item indexes that inserts and moves fill.
+        let placed: [Int: [Int]]
+        /// Per old section: sorted deleted items.
+        let deletedIn: [Int: [Int]]
+        /// Per new section: sorted inserted items.
+        let insertedIn: [Int: [Int]]
+        /// Per old section: moved items, sorted, with where they go.
+        let movesOut: [Int: _Moves]
+        /// Per new section: items moved in, sorted, with where they come from.
+        let movesIn: [Int: _Moves]
+        let sectionsChangedAfter: [Int]
+
+        init(
+            sectionTarget: [Int?],
+            sectionSource: [Int?],
+            reloadedSections: Set<Int>,
+            itemCountsBefore: [Int],
+            itemCountsAfter: [Int],
+            removed: [Int: [Int]],
+            removedMoves: [Int: [Int]],
+            placed: [Int: [Int]],
+            deletedIn: [Int: [Int]],
+            insertedIn: [Int: [Int]],
+            movesOut: [Int: _Moves],
+            movesIn: [Int: _Moves],
+            sectionsChangedAfter: [Int]
+        ) {
+            self.sectionTarget = sectionTarget
+            self.sectionSource = sectionSource
+            self.reloadedSections = reloadedSections
+            self.itemCountsBefore = itemCountsBefore
+            self.itemCountsAfter = itemCountsAfter
+            self.removed = removed
+            self.removedMoves = removedMoves
+            self.placed = placed
+            self.deletedIn = deletedIn
+            self.insertedIn = insertedIn
+            self.movesOut = movesOut
+            self.movesIn = movesIn
+            self.sectionsChangedAfter = sectionsChangedAfter
+        }
+    }
+
+    private var sectionTarget: [Int?] { storage.sectionTarget }
+    private var sectionSource: [Int?] { storage.sectionSource }
+    private var reloadedSections: Set<Int> { storage.reloadedSections }
+    private var itemCountsBefore: [Int] { storage.itemCountsBefore }
+    private var itemCountsAfter: [Int] { storage.itemCountsAfter }
+    private var removed: [Int: [Int]] { storage.removed }
+    private var removedMoves: [Int: [Int]] { storage.removedMoves }
+    private var placed: [Int: [Int]] { storage.placed }
+    private var deletedIn: [Int: [Int]] { storage.deletedIn }
+    private var insertedIn: [Int: [Int]] { storage.insertedIn }
+    private var movesOut: [Int: _Moves] { storage.movesOut }
+    private var movesIn: [Int: _Moves] { storage.movesIn }
     /// The sections (indexes after the update) whose content the batch
     /// changes, ascending: those an item operation names (by the section
     /// after of its old path, and the section of its new path), and
     /// inserted and reloaded sections.
-    package let sectionsChangedAfter: [Int]
+    package var sectionsChangedAfter: [Int] { storage.sectionsChangedAfter }
 
     /// The moves of one section, sorted by their item there, with the other
     /// end of each (as integers: cheaper to keep and read than index paths).
@@ -64,13 +115,8 @@ public struct BatchIndexMapping: Sendable {
         rules: BatchValidator.Rules = .tessera
     ) throws(BatchValidationError) {
         let plan = try _BatchPlan(items, itemCountsBefore: itemCountsBefore, itemCountsAfter: itemCountsAfter, rules: rules)
-        self.itemCountsBefore = itemCountsBefore
-        self.itemCountsAfter = itemCountsAfter
-        sectionTarget = plan.sectionTarget
         var source = [Int?](repeating: nil, count: itemCountsAfter.count)
         for (s, t) in plan.sectionTarget.enumerated() { if let t { source[t] = s } }
-        sectionSource = source
-        reloadedSections = Set(plan.sectionReloads)
         // Per-section sorted integer lists, read off the claims the
         // validator sorted: looking items up in them is cheaper than hashing
         // thousands of index paths.
@@ -149,14 +195,21 @@ public struct BatchIndexMapping: Sendable {
         var unique: [Int] = []
         unique.reserveCapacity(changed.count)
         for t in changed where unique.last != t { unique.append(t) }
-        sectionsChangedAfter = unique
-        self.removed = removed
-        self.removedMoves = removedMoves
-        self.placed = placed
-        self.deletedIn = deletedIn
-        self.insertedIn = insertedIn
-        self.movesOut = movesOut
-        self.movesIn = movesIn
+        storage = _Storage(
+            sectionTarget: plan.sectionTarget,
+            sectionSource: source,
+            reloadedSections: Set(plan.sectionReloads),
+            itemCountsBefore: itemCountsBefore,
+            itemCountsAfter: itemCountsAfter,
+            removed: removed,
+            removedMoves: removedMoves,
+            placed: placed,
+            deletedIn: deletedIn,
+            insertedIn: insertedIn,
+            movesOut: movesOut,
+            movesIn: movesIn,
+            sectionsChangedAfter: unique
+        )
     }
 
     /// Calls `body` with each section's run of claims sorted by section.
@@ -283,6 +336,7 @@ extension BatchIndexMapping {
     package func itemPositionsAfter(sorted positions: [(section: Int, item: Int)]) -> [(section: Int, item: Int)?] {
         var result: [(section: Int, item: Int)?] = []
         result.reserveCapacity(positions.count)
+        let itemCountsBefore = storage.itemCountsBefore
         var start = 0
         while start < positions.count {
             let s = positions[start].section
