@@ -17,29 +17,97 @@ public import Foundation
 /// A reloaded section is replaced, so its items map to nothing; a reloaded
 /// item maps to where it lands.
 public struct BatchIndexMapping: Sendable {
-    private let sectionTarget: [Int?]
-    private let sectionSource: [Int?]
-    private let reloadedSections: Set<Int>
-    private let itemCountsBefore: [Int]
-    private let itemCountsAfter: [Int]
-    /// Per old section: sorted item indexes that leave their place.
-    private let removed: [Int: [Int]]
-    /// Per new section: sorted item indexes that inserts and moves fill.
-    private let placed: [Int: [Int]]
-    /// Per old section: sorted deleted items.
-    private let deletedIn: [Int: [Int]]
-    /// Per new section: sorted inserted items.
-    private let insertedIn: [Int: [Int]]
-    /// Per old section: moved items, sorted, with where they go.
-    private let movesOut: [Int: [(item: Int, to: IndexPath)]]
-    /// Per new section: items moved in, sorted, with where they come from.
-    private let movesIn: [Int: [(item: Int, from: IndexPath)]]
+    /// Everything the mapping keeps, behind one reference: the view, the
+    /// layout and the invalidation context each keep a copy, which then
+    /// costs one retain rather than one per list.
+    private let storage: _Storage
+
+    private final class _Storage: Sendable {
+        let sectionTarget: [Int?]
+        let sectionSource: [Int?]
+        let reloadedSections: Set<Int>
+        let itemCountsBefore: [Int]
+        let itemCountsAfter: [Int]
+        /// Per old section: sorted item indexes that leave their place.
+        let removed: [Int: [Int]]
+        /// Per old section, beside `removed`: for each item removed, the index
+        /// of its move in `movesOut`, or -1 when it is deleted.
+        let removedMoves: [Int: [Int]]
+        /// Per new section: sorted item indexes that inserts and moves fill.
+        let placed: [Int: [Int]]
+        /// Per old section: sorted deleted items.
+        let deletedIn: [Int: [Int]]
+        /// Per new section: sorted inserted items.
+        let insertedIn: [Int: [Int]]
+        /// Per old section: moved items, sorted, with where they go.
+        let movesOut: [Int: _Moves]
+        /// Per new section: items moved in, sorted, with where they come from.
+        let movesIn: [Int: _Moves]
+        let sectionsChangedAfter: [Int]
+
+        init(
+            sectionTarget: [Int?],
+            sectionSource: [Int?],
+            reloadedSections: Set<Int>,
+            itemCountsBefore: [Int],
+            itemCountsAfter: [Int],
+            removed: [Int: [Int]],
+            removedMoves: [Int: [Int]],
+            placed: [Int: [Int]],
+            deletedIn: [Int: [Int]],
+            insertedIn: [Int: [Int]],
+            movesOut: [Int: _Moves],
+            movesIn: [Int: _Moves],
+            sectionsChangedAfter: [Int]
+        ) {
+            self.sectionTarget = sectionTarget
+            self.sectionSource = sectionSource
+            self.reloadedSections = reloadedSections
+            self.itemCountsBefore = itemCountsBefore
+            self.itemCountsAfter = itemCountsAfter
+            self.removed = removed
+            self.removedMoves = removedMoves
+            self.placed = placed
+            self.deletedIn = deletedIn
+            self.insertedIn = insertedIn
+            self.movesOut = movesOut
+            self.movesIn = movesIn
+            self.sectionsChangedAfter = sectionsChangedAfter
+        }
+    }
+
+    private var sectionTarget: [Int?] { storage.sectionTarget }
+    private var sectionSource: [Int?] { storage.sectionSource }
+    private var reloadedSections: Set<Int> { storage.reloadedSections }
+    private var itemCountsBefore: [Int] { storage.itemCountsBefore }
+    private var itemCountsAfter: [Int] { storage.itemCountsAfter }
+    private var removed: [Int: [Int]] { storage.removed }
+    private var removedMoves: [Int: [Int]] { storage.removedMoves }
+    private var placed: [Int: [Int]] { storage.placed }
+    private var deletedIn: [Int: [Int]] { storage.deletedIn }
+    private var insertedIn: [Int: [Int]] { storage.insertedIn }
+    private var movesOut: [Int: _Moves] { storage.movesOut }
+    private var movesIn: [Int: _Moves] { storage.movesIn }
+    /// The sections (indexes after the update) whose content the batch
+    /// changes, ascending: those an item operation names (by the section
+    /// after of its old path, and the section of its new path), and
+    /// inserted and reloaded sections.
+    package var sectionsChangedAfter: [Int] { storage.sectionsChangedAfter }
+
+    /// The moves of one section, sorted by their item there, with the other
+    /// end of each (as integers: cheaper to keep and read than index paths).
+    private struct _Moves: Sendable {
+        var items: [Int] = []
+        var ends: [_ItemPair] = []
+    }
 
     /// Checks a batch and prepares the mapping.
     ///
     /// - Throws: ``BatchValidationError`` when the batch is invalid under
     ///   `rules`.
-    /// - Complexity: O(*k* log *k* + *s*) for *k* update items and *s* sections.
+    /// - Complexity: O(*k* log *k* + *s*) for *k* update items and *s*
+    ///   sections (O(*k* + *s*) for many item operations on sections and
+    ///   items numbering less than 2⁴⁰ or so).
     public init(
         _ items: [UpdateItem],
         itemCountsBefore: [Int],
@@ -47,34 +115,113 @@ public struct BatchIndexMapping: Sendable {
         rules: BatchValidator.Rules = .tessera
     ) throws(BatchValidationError) {
         let plan = try _BatchPlan(items, itemCountsBefore: itemCountsBefore, itemCountsAfter: itemCountsAfter, rules: rules)
-        self.itemCountsBefore = itemCountsBefore
-        self.itemCountsAfter = itemCountsAfter
-        sectionTarget = plan.sectionTarget
         var source = [Int?](repeating: nil, count: itemCountsAfter.count)
         for (s, t) in plan.sectionTarget.enumerated() { if let t { source[t] = s } }
-        sectionSource = source
-        reloadedSections = Set(plan.sectionReloads)
-        // Per-section sorted integer lists: looking items up in them is
-        // cheaper than hashing thousands of index paths.
-        let operations = _ItemOperationsBySection(plan).sorted()
+        // Per-section sorted integer lists, read off the claims the
+        // validator sorted: looking items up in them is cheaper than hashing
+        // thousands of index paths.
+        let movesFrom = plan.deletePairs.count + plan.reloadPairs.count
         var removed: [Int: [Int]] = [:]
+        var removedMoves: [Int: [Int]] = [:]
+        var deletedIn: [Int: [Int]] = [:]
+        var movesOut: [Int: _Moves] = [:]
+        Self.forEachSection(of: plan.sortedClaimsBefore) { s, claims in
+            var removedHere: [Int] = []
+            var removedMovesHere: [Int] = []
+            var deletedHere: [Int] = []
+            var movesHere = _Moves()
+            removedHere.reserveCapacity(claims.count)
+            removedMovesHere.reserveCapacity(claims.count)
+            for claim in claims {
+                switch claim.action {
+                case .delete:
+                    removedHere.append(claim.item)
+                    removedMovesHere.append(-1)
+                    deletedHere.append(claim.item)
+                case .move:
+                    removedHere.append(claim.item)
+                    removedMovesHere.append(movesHere.items.count)
+                    movesHere.items.append(claim.item)
+                    movesHere.ends.append(plan.movePairs[claim.order - movesFrom].to)
+                case .reload, .insert, .none:
+                    continue
+                }
+            }
+            if !removedHere.isEmpty {
+                removed[s] = removedHere
+                removedMoves[s] = removedMovesHere
+            }
+            if !deletedHere.isEmpty { deletedIn[s] = deletedHere }
+            if !movesHere.items.isEmpty { movesOut[s] = movesHere }
+        }
+        let movesTo = plan.insertPairs.count
         var placed: [Int: [Int]] = [:]
-        for s in Set(operations.deletes.keys).union(operations.movesOut.keys) {
-            removed[s] = operations.removed(fromOldSection: s)
+        var insertedIn: [Int: [Int]] = [:]
+        var movesIn: [Int: _Moves] = [:]
+        Self.forEachSection(of: plan.sortedClaimsAfter) { t, claims in
+            var placedHere: [Int] = []
+            var insertedHere: [Int] = []
+            var movesHere = _Moves()
+            placedHere.reserveCapacity(claims.count)
+            for claim in claims {
+                switch claim.action {
+                case .insert:
+                    placedHere.append(claim.item)
+                    insertedHere.append(claim.item)
+                case .move:
+                    placedHere.append(claim.item)
+                    movesHere.items.append(claim.item)
+                    movesHere.ends.append(plan.movePairs[claim.order - movesTo].from)
+                case .reload, .delete, .none:
+                    continue
+                }
+            }
+            if !placedHere.isEmpty { placed[t] = placedHere }
+            if !insertedHere.isEmpty { insertedIn[t] = insertedHere }
+            if !movesHere.items.isEmpty { movesIn[t] = movesHere }
         }
-        for t in Set(operations.inserts.keys).union(operations.movesIn.keys) {
-            placed[t] = operations.placed(inNewSection: t)
+        // One entry per section run of the claims and per section
+        // operation, sorted: nothing per section the batch leaves alone.
+        var changed: [Int] = []
+        Self.forEachSection(of: plan.sortedClaimsBefore) { s, _ in
+            if let t = plan.sectionTarget[s] { changed.append(t) }
         }
-        let deletedIn = operations.deletes
-        let insertedIn = operations.inserts
-        let movesOut = operations.movesOut
-        let movesIn = operations.movesIn
-        self.removed = removed
-        self.placed = placed
-        self.deletedIn = deletedIn
-        self.insertedIn = insertedIn
-        self.movesOut = movesOut
-        self.movesIn = movesIn
+        Self.forEachSection(of: plan.sortedClaimsAfter) { t, _ in changed.append(t) }
+        changed.append(contentsOf: plan.sectionInserts)
+        for s in plan.sectionReloads {
+            if let t = plan.sectionTarget[s] { changed.append(t) }
+        }
+        changed.sort()
+        var unique: [Int] = []
+        unique.reserveCapacity(changed.count)
+        for t in changed where unique.last != t { unique.append(t) }
+        storage = _Storage(
+            sectionTarget: plan.sectionTarget,
+            sectionSource: source,
+            reloadedSections: Set(plan.sectionReloads),
+            itemCountsBefore: itemCountsBefore,
+            itemCountsAfter: itemCountsAfter,
+            removed: removed,
+            removedMoves: removedMoves,
+            placed: placed,
+            deletedIn: deletedIn,
+            insertedIn: insertedIn,
+            movesOut: movesOut,
+            movesIn: movesIn,
+            sectionsChangedAfter: unique
+        )
+    }
+
+    /// Calls `body` with each section's run of claims sorted by section.
+    private static func forEachSection(of claims: [_ItemClaim], _ body: (Int, ArraySlice<_ItemClaim>) -> Void) {
+        var start = 0
+        while start < claims.count {
+            let section = claims[start].section
+            var end = start + 1
+            while end < claims.count && claims[end].section == section { end += 1 }
+            body(section, claims[start..<end])
+            start = end
+        }
     }
 
     /// The index after the update of a section before it, or `nil` when it
@@ -129,6 +276,25 @@ public struct BatchIndexMapping: Sendable {
         indexPathBefore.count == 2 && Self.find(indexPathBefore[1], in: movesOut[indexPathBefore[0]]) != nil
     }
 
+    /// Whether an item-level insert names the index path (after the
+    /// update). Reload landings are not inserts here.
+    ///
+    /// - Complexity: O(log *k*).
+    package func isInsertedItem(_ indexPathAfter: IndexPath) -> Bool {
+        indexPathAfter.count == 2 && Self.contains(indexPathAfter[1], in: insertedIn[indexPathAfter[0]])
+    }
+
+    /// Whether an item-level delete names the index path (before the
+    /// update). Reloads are not deletes here.
+    ///
+    /// - Complexity: O(log *k*).
+    package func isDeletedItem(_ indexPathBefore: IndexPath) -> Bool {
+        indexPathBefore.count == 2 && Self.contains(indexPathBefore[1], in: deletedIn[indexPathBefore[0]])
+    }
+
+    /// Whether the batch deletes any item by an item-level delete.
+    package var deletesItems: Bool { !deletedIn.isEmpty }
+
     /// Whether a sorted list holds `value`.
     private static func contains(_ value: Int, in sorted: [Int]?) -> Bool {
         guard let sorted else { return false }
@@ -136,34 +302,12 @@ public struct BatchIndexMapping: Sendable {
         return index < sorted.count && sorted[index] == value
     }
 
-    /// Where the move of `item` goes, in a list of moves out sorted by item.
-    ///
-    /// One overload per label: passing `[(item: Int, to: IndexPath)]` where
-    /// `[(item: Int, T)]` is expected would copy the whole array to relabel
-    /// its tuples, on every call.
-    private static func find(_ item: Int, in sorted: [(item: Int, to: IndexPath)]?) -> IndexPath? {
-        guard let sorted else { return nil }
-        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
-        return index < sorted.count && sorted[index].item == item ? sorted[index].to : nil
-    }
-
-    /// Where the move of `item` comes from, in a list of moves in sorted by
-    /// item.
-    private static func find(_ item: Int, in sorted: [(item: Int, from: IndexPath)]?) -> IndexPath? {
-        guard let sorted else { return nil }
-        let index = lowerBound(of: item, count: sorted.count) { sorted[$0].item }
-        return index < sorted.count && sorted[index].item == item ? sorted[index].from : nil
-    }
-
-    /// The first index in `0..<count` whose item is not below `item`.
-    private static func lowerBound(of item: Int, count: Int, itemAt: (Int) -> Int) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if itemAt(mid) < item { low = mid + 1 } else { high = mid }
-        }
-        return low
+    /// The other end of the move of `item`, in a section's moves.
+    private static func find(_ item: Int, in moves: _Moves?) -> IndexPath? {
+        guard let moves else { return nil }
+        let index = _Placement.count(below: item, in: moves.items)
+        guard index < moves.items.count && moves.items[index] == item else { return nil }
+        return IndexPath(item: moves.ends[index].item, section: moves.ends[index].section)
     }
 
     /// The position of the `rank`-th (from 0) position not in `taken`.
@@ -192,6 +336,7 @@ extension BatchIndexMapping {
     package func itemPositionsAfter(sorted positions: [(section: Int, item: Int)]) -> [(section: Int, item: Int)?] {
         var result: [(section: Int, item: Int)?] = []
         result.reserveCapacity(positions.count)
+        let itemCountsBefore = storage.itemCountsBefore
         var start = 0
         while start < positions.count {
             let s = positions[start].section
@@ -202,30 +347,26 @@ extension BatchIndexMapping {
                 start = end
                 continue
             }
-            let deleted = deletedIn[s] ?? []
-            let moves = movesOut[s] ?? []
             let removedHere = removed[s] ?? []
+            let removedMovesHere = removedMoves[s] ?? []
+            let moves = movesOut[s] ?? _Moves()
             let placedHere = placed[t] ?? []
-            var d = 0, m = 0, r = 0, p = 0
+            var r = 0, p = 0
             for index in start..<end {
                 let i = positions[index].item
                 guard i >= 0 && i < itemCountsBefore[s] else {
                     result.append(nil)
                     continue
                 }
-                while d < deleted.count && deleted[d] < i { d += 1 }
-                if d < deleted.count && deleted[d] == i {
-                    result.append(nil)
-                    continue
-                }
-                while m < moves.count && moves[m].item < i { m += 1 }
-                if m < moves.count && moves[m].item == i {
-                    result.append((moves[m].to[0], moves[m].to[1]))
+                // One walk over the removed items (deleted and moved).
+                while r < removedHere.count && removedHere[r] < i { r += 1 }
+                if r < removedHere.count && removedHere[r] == i {
+                    let move = removedMovesHere[r]
+                    result.append(move < 0 ? nil : moves.ends[move])
                     continue
                 }
                 // As `position(ofFree:skipping:)`, walking forward: ranks only
                 // grow, so the taken positions already passed stay passed.
-                while r < removedHere.count && removedHere[r] < i { r += 1 }
                 let rank = i - r
                 var position = rank + p
                 while p < placedHere.count && placedHere[p] <= position {

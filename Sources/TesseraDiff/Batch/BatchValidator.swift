@@ -61,15 +61,41 @@ struct _BatchPlan {
     @usableFromInline var sectionReloads: [Int] = []
     @usableFromInline var sectionInserts: [Int] = []
     @usableFromInline var sectionMoves: [(from: Int, to: Int)] = []
-    @usableFromInline var itemDeletes: [IndexPath] = []
-    @usableFromInline var itemReloads: [IndexPath] = []
-    @usableFromInline var itemInserts: [IndexPath] = []
-    @usableFromInline var itemMoves: [(from: IndexPath, to: IndexPath)] = []
+    @usableFromInline var itemDeletes: [IndexPath] { deletePairs.map(Self.indexPath) }
+    @usableFromInline var itemReloads: [IndexPath] { reloadPairs.map(Self.indexPath) }
+    @usableFromInline var itemInserts: [IndexPath] { insertPairs.map(Self.indexPath) }
+    @usableFromInline var itemMoves: [(from: IndexPath, to: IndexPath)] {
+        movePairs.map { (Self.indexPath($0.from), Self.indexPath($0.to)) }
+    }
     /// Reloads that say where they land (their optional path after).
     @usableFromInline var sectionReloadLandings: [(from: Int, to: Int)] = []
-    @usableFromInline var itemReloadLandings: [(from: IndexPath, to: IndexPath)] = []
+    @usableFromInline var itemReloadLandings: [(from: IndexPath, to: IndexPath)] {
+        landingPairs.map { (Self.indexPath($0.from), Self.indexPath($0.to)) }
+    }
     /// `sectionTarget[s]`: the new index of old section `s`, `nil` if deleted.
     @usableFromInline var sectionTarget: [Int?] = []
+    /// The item claims of the old space (deletes, reloads, moves, in that
+    /// check order) sorted by section, item and order, once the items are
+    /// checked for repeats.
+    var sortedClaimsBefore: [_ItemClaim] = []
+    /// The item claims of the new space (inserts, moves, reload landings)
+    /// sorted likewise.
+    var sortedClaimsAfter: [_ItemClaim] = []
+    /// The item operations' index paths as (section, item) pairs, read once
+    /// while parsing, in the order of the batch: what the checks read, as
+    /// integers are cheaper to read than index paths. ``itemDeletes`` and
+    /// the other index path lists are made from them.
+    var deletePairs: [_ItemPair] = []
+    var reloadPairs: [_ItemPair] = []
+    var insertPairs: [_ItemPair] = []
+    var movePairs: [(from: _ItemPair, to: _ItemPair)] = []
+    /// Item reloads that say where they land.
+    var landingPairs: [(from: _ItemPair, to: _ItemPair)] = []
+
+    /// The index path of an item pair.
+    static func indexPath(_ pair: _ItemPair) -> IndexPath {
+        IndexPath(item: pair.item, section: pair.section)
+    }
 
     /// Sorts the items by kind, rejecting malformed ones.
     @usableFromInline
@@ -155,56 +181,71 @@ struct _BatchPlan {
     }
 
     private mutating func sort(_ items: [UpdateItem]) throws(BatchValidationError) {
-        for item in items where item.updateAction != .none {
-            let before = item.indexPathBeforeUpdate
-            let after = item.indexPathAfterUpdate
-            if let bad = Self.malformedPath(before) ?? Self.malformedPath(after) {
-                throw .malformedItem(item, reason: "an index path has \(bad.count) indexes; a section has 1 and an item 2")
+        // Each path's count and indexes are read once (an index path's are
+        // not inlined), by index rather than by copying each item.
+        for index in items.indices {
+            let action = items[index].updateAction
+            guard action != .none else { continue }
+            let before = items[index].indexPathBeforeUpdate
+            let after = items[index].indexPathAfterUpdate
+            let beforeCount = before?.count
+            let afterCount = after?.count
+            if let bad = Self.malformedCount(beforeCount) ?? Self.malformedCount(afterCount) {
+                throw .malformedItem(items[index], reason: "an index path has \(bad) indexes; a section has 1 and an item 2")
             }
-            if let before, let after, before.count != after.count {
-                throw .malformedItem(item, reason: "its index paths before and after name a section and an item")
+            if let beforeCount, let afterCount, beforeCount != afterCount {
+                throw .malformedItem(items[index], reason: "its index paths before and after name a section and an item")
             }
-            switch item.updateAction {
+            switch action {
             case .none:
                 continue  // not reached: `.none` items are skipped above
             case .insert:
                 guard before == nil, let after else {
-                    throw .malformedItem(item, reason: "an insert has an index path after the update and none before")
+                    throw .malformedItem(items[index], reason: "an insert has an index path after the update and none before")
                 }
-                if after.count == 1 { sectionInserts.append(after[0]) } else { itemInserts.append(after) }
+                if afterCount == 1 {
+                    sectionInserts.append(after[0])
+                } else {
+                    insertPairs.append((after[0], after[1]))
+                }
             case .delete:
                 guard after == nil, let before else {
-                    throw .malformedItem(item, reason: "a delete has an index path before the update and none after")
+                    throw .malformedItem(items[index], reason: "a delete has an index path before the update and none after")
                 }
-                if before.count == 1 { sectionDeletes.append(before[0]) } else { itemDeletes.append(before) }
+                if beforeCount == 1 {
+                    sectionDeletes.append(before[0])
+                } else {
+                    deletePairs.append((before[0], before[1]))
+                }
             case .reload:
                 guard let before else {
-                    throw .malformedItem(item, reason: "a reload has an index path before the update")
+                    throw .malformedItem(items[index], reason: "a reload has an index path before the update")
                 }
-                if before.count == 1 {
+                if beforeCount == 1 {
                     sectionReloads.append(before[0])
                     if let after { sectionReloadLandings.append((before[0], after[0])) }
                 } else {
-                    itemReloads.append(before)
-                    if let after { itemReloadLandings.append((before, after)) }
+                    let pair = (section: before[0], item: before[1])
+                    reloadPairs.append(pair)
+                    if let after { landingPairs.append((pair, (after[0], after[1]))) }
                 }
             case .move:
                 guard let before, let after else {
-                    throw .malformedItem(item, reason: "a move has index paths before and after the update")
+                    throw .malformedItem(items[index], reason: "a move has index paths before and after the update")
                 }
-                if before.count == 1 {
+                if beforeCount == 1 {
                     sectionMoves.append((before[0], after[0]))
                 } else {
-                    itemMoves.append((before, after))
+                    movePairs.append(((before[0], before[1]), (after[0], after[1])))
                 }
             }
         }
     }
 
-    /// The path when it names neither a section nor an item.
-    private static func malformedPath(_ path: IndexPath?) -> IndexPath? {
-        guard let path, path.count != 1 && path.count != 2 else { return nil }
-        return path
+    /// The count of a path that names neither a section nor an item.
+    private static func malformedCount(_ count: Int?) -> Int? {
+        guard let count, count != 1 && count != 2 else { return nil }
+        return count
     }
 
     private func checkSectionRanges(oldCount: Int, newCount: Int) throws(BatchValidationError) {
@@ -221,22 +262,21 @@ struct _BatchPlan {
     }
 
     private func checkItemRanges(before: [Int], after: [Int]) throws(BatchValidationError) {
-        func item(_ path: IndexPath, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
-            let counts = space == .before ? before : after
-            let s = path[0]
+        func item(_ pair: _ItemPair, _ action: UpdateItem.Action, _ space: BatchValidationError.Space, _ counts: [Int]) throws(BatchValidationError) {
+            let s = pair.section
             if s < 0 || s >= counts.count {
-                throw .sectionOfItemOutOfRange(action: action, indexPath: path, sectionCount: counts.count, space: space)
+                throw .sectionOfItemOutOfRange(action: action, indexPath: IndexPath(item: pair.item, section: s), sectionCount: counts.count, space: space)
             }
-            if path[1] < 0 || path[1] >= counts[s] {
-                throw .itemOutOfRange(action: action, indexPath: path, itemCount: counts[s], space: space)
+            if pair.item < 0 || pair.item >= counts[s] {
+                throw .itemOutOfRange(action: action, indexPath: IndexPath(item: pair.item, section: s), itemCount: counts[s], space: space)
             }
         }
-        for path in itemDeletes { try item(path, .delete, .before) }
-        for path in itemReloads { try item(path, .reload, .before) }
-        for move in itemMoves { try item(move.from, .move, .before) }
-        for path in itemInserts { try item(path, .insert, .after) }
-        for move in itemMoves { try item(move.to, .move, .after) }
-        for landing in itemReloadLandings { try item(landing.to, .reload, .after) }
+        for pair in deletePairs { try item(pair, .delete, .before, before) }
+        for pair in reloadPairs { try item(pair, .reload, .before, before) }
+        for move in movePairs { try item(move.from, .move, .before, before) }
+        for pair in insertPairs { try item(pair, .insert, .after, after) }
+        for move in movePairs { try item(move.to, .move, .after, after) }
+        for landing in landingPairs { try item(landing.to, .reload, .after, after) }
     }
 
     private func checkSectionUniqueness() throws(BatchValidationError) {
@@ -249,23 +289,28 @@ struct _BatchPlan {
         for landing in sectionReloadLandings { try sections.claim(landing.to, .reload, .after) }
     }
 
-    private func checkItemUniqueness() throws(BatchValidationError) {
+    /// Throws for the first item named twice in a space, and keeps each
+    /// space's claims sorted (``sortedClaimsBefore``, ``sortedClaimsAfter``)
+    /// for ``BatchIndexMapping``. Item indexes must be in range.
+    private mutating func checkItemUniqueness() throws(BatchValidationError) {
         // Items: sorting integer records is several times cheaper than hashing
         // thousands of index paths.
         var before: [_ItemClaim] = []
-        before.reserveCapacity(itemDeletes.count + itemReloads.count + itemMoves.count)
-        for path in itemDeletes { before.append(_ItemClaim(path, .delete, order: before.count)) }
-        for path in itemReloads { before.append(_ItemClaim(path, .reload, order: before.count)) }
-        for move in itemMoves { before.append(_ItemClaim(move.from, .move, order: before.count)) }
+        before.reserveCapacity(deletePairs.count + reloadPairs.count + movePairs.count)
+        for pair in deletePairs { before.append(_ItemClaim(pair, .delete, order: before.count)) }
+        for pair in reloadPairs { before.append(_ItemClaim(pair, .reload, order: before.count)) }
+        for move in movePairs { before.append(_ItemClaim(move.from, .move, order: before.count)) }
         var after: [_ItemClaim] = []
-        after.reserveCapacity(itemInserts.count + itemMoves.count + itemReloadLandings.count)
-        for path in itemInserts { after.append(_ItemClaim(path, .insert, order: after.count)) }
-        for move in itemMoves { after.append(_ItemClaim(move.to, .move, order: after.count)) }
-        for landing in itemReloadLandings { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
-        if let (first, second) = _ItemClaim.firstRepeat(in: &before) {
+        after.reserveCapacity(insertPairs.count + movePairs.count + landingPairs.count)
+        for pair in insertPairs { after.append(_ItemClaim(pair, .insert, order: after.count)) }
+        for move in movePairs { after.append(_ItemClaim(move.to, .move, order: after.count)) }
+        for landing in landingPairs { after.append(_ItemClaim(landing.to, .reload, order: after.count)) }
+        sortedClaimsBefore = _ItemClaim.sorted(before)
+        sortedClaimsAfter = _ItemClaim.sorted(after)
+        if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsBefore) {
             throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .before, first: first.action, second: second.action)
         }
-        if let (first, second) = _ItemClaim.firstRepeat(in: &after) {
+        if let (first, second) = _ItemClaim.firstRepeat(inSorted: sortedClaimsAfter) {
             throw .itemNamedTwice(indexPath: IndexPath(item: first.item, section: first.section), space: .after, first: first.action, second: second.action)
         }
     }
@@ -289,23 +334,27 @@ struct _BatchPlan {
                 movedNew[move.to] = true
             }
         }
-        func checkOld(_ path: IndexPath, _ action: UpdateItem.Action) throws(BatchValidationError) {
-            let s = path[0]
+        func checkOld(_ pair: _ItemPair, _ action: UpdateItem.Action) throws(BatchValidationError) {
+            let s = pair.section
+            guard deleted[s] || reloadedOld[s] || movedOld[s] else { return }
+            let path = IndexPath(item: pair.item, section: s)
             if deleted[s] { throw .itemInDeletedSection(action: action, indexPath: path) }
             if reloadedOld[s] { throw .itemInReloadedSection(action: action, indexPath: path, space: .before) }
-            if movedOld[s] { throw .itemInMovedSection(action: action, indexPath: path, space: .before) }
+            throw .itemInMovedSection(action: action, indexPath: path, space: .before)
         }
-        func checkNew(_ path: IndexPath, _ action: UpdateItem.Action) throws(BatchValidationError) {
-            let t = path[0]
+        func checkNew(_ pair: _ItemPair, _ action: UpdateItem.Action) throws(BatchValidationError) {
+            let t = pair.section
+            guard inserted[t] || reloadedNew[t] || movedNew[t] else { return }
+            let path = IndexPath(item: pair.item, section: t)
             if inserted[t] { throw .itemInInsertedSection(action: action, indexPath: path) }
             if reloadedNew[t] { throw .itemInReloadedSection(action: action, indexPath: path, space: .after) }
-            if movedNew[t] { throw .itemInMovedSection(action: action, indexPath: path, space: .after) }
+            throw .itemInMovedSection(action: action, indexPath: path, space: .after)
         }
-        for path in itemDeletes { try checkOld(path, .delete) }
-        for path in itemReloads { try checkOld(path, .reload) }
-        for move in itemMoves { try checkOld(move.from, .move) }
-        for path in itemInserts { try checkNew(path, .insert) }
-        for move in itemMoves { try checkNew(move.to, .move) }
+        for pair in deletePairs { try checkOld(pair, .delete) }
+        for pair in reloadPairs { try checkOld(pair, .reload) }
+        for move in movePairs { try checkOld(move.from, .move) }
+        for pair in insertPairs { try checkNew(pair, .insert) }
+        for move in movePairs { try checkNew(move.to, .move) }
     }
 
     /// A reload that says where it lands must land there: a section where
@@ -322,7 +371,7 @@ struct _BatchPlan {
                 )
             }
         }
-        guard !itemReloadLandings.isEmpty else { return }
+        guard !landingPairs.isEmpty else { return }
         let operations = _ItemOperationsBySection(self)
         var survivorTargets: [Int: [Int?]] = [:]
         for landing in itemReloadLandings {
@@ -344,11 +393,11 @@ struct _BatchPlan {
         var movedOut = [Int](repeating: 0, count: before.count)
         var inserted = [Int](repeating: 0, count: after.count)
         var movedIn = [Int](repeating: 0, count: after.count)
-        for path in itemDeletes { deleted[path[0]] += 1 }
-        for path in itemInserts { inserted[path[0]] += 1 }
-        for move in itemMoves where sectionTarget[move.from[0]] != move.to[0] {
-            movedOut[move.from[0]] += 1
-            movedIn[move.to[0]] += 1
+        for pair in deletePairs { deleted[pair.section] += 1 }
+        for pair in insertPairs { inserted[pair.section] += 1 }
+        for move in movePairs where sectionTarget[move.from.section] != move.to.section {
+            movedOut[move.from.section] += 1
+            movedIn[move.to.section] += 1
         }
         var reloaded = [Bool](repeating: false, count: before.count)
         for s in sectionReloads { reloaded[s] = true }
@@ -381,44 +430,5 @@ private struct _Claims<Key: Hashable> {
     mutating func claim(_ key: Key, _ action: UpdateItem.Action, _ space: BatchValidationError.Space) throws(BatchValidationError) {
         let previous = space == .before ? before.updateValue(action, forKey: key) : after.updateValue(action, forKey: key)
         if let previous { throw namedTwice(key, space, previous, action) }
-    }
-}
-
-/// One operation naming an item in one space, in the order the operations
-/// are checked.
-private struct _ItemClaim {
-    var section: Int
-    var item: Int
-    var order: Int
-    var action: UpdateItem.Action
-
-    init(_ path: IndexPath, _ action: UpdateItem.Action, order: Int) {
-        section = path[0]
-        item = path[1]
-        self.order = order
-        self.action = action
-    }
-
-    /// Of the items named twice, the one whose second naming comes first in
-    /// check order, with its first naming: what checking the operations one
-    /// by one against the earlier ones would report.
-    ///
-    /// - Complexity: O(*k* log *k*).
-    static func firstRepeat(in claims: inout [_ItemClaim]) -> (first: _ItemClaim, second: _ItemClaim)? {
-        claims.sort { ($0.section, $0.item, $0.order) < ($1.section, $1.item, $1.order) }
-        var found: (first: _ItemClaim, second: _ItemClaim)?
-        var index = 1
-        while index < claims.count {
-            let previous = claims[index - 1]
-            let current = claims[index]
-            if previous.section == current.section && previous.item == current.item {
-                // The earliest claim of this item and its second one.
-                var start = index - 1
-                while start > 0 && claims[start - 1].section == current.section && claims[start - 1].item == current.item { start -= 1 }
-                if current.order < (found?.second.order ?? Int.max) { found = (claims[start], current) }
-            }
-            index += 1
-        }
-        return found
     }
 }

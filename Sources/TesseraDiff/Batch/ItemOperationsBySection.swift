@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 /// The item operations of a batch grouped by section: what the validator,
-/// replay, ``BatchIndexMapping`` and ``StagedBatchUpdate`` look up section
-/// by section, grouped in one place.
+/// replay and ``StagedBatchUpdate`` look up section by section, grouped in
+/// one place.
 struct _ItemOperationsBySection {
     /// Per old section: deleted items.
     private(set) var deletes: [Int: [Int]] = [:]
@@ -56,21 +56,6 @@ struct _ItemOperationsBySection {
         for key in result.movesOut.keys { result.movesOut[key]?.sort { $0.item < $1.item } }
         for key in result.movesIn.keys { result.movesIn[key]?.sort { $0.item < $1.item } }
         return result
-    }
-
-    /// The items of an old section that leave their place: deleted or moved
-    /// away (sorted when the lists are).
-    ///
-    /// - Complexity: O(*m* log *m*) for the section's *m* operations.
-    func removed(fromOldSection section: Int) -> [Int] {
-        ((deletes[section] ?? []) + (movesOut[section]?.map(\.item) ?? [])).sorted()
-    }
-
-    /// The items of a new section that an insert or a move fills, sorted.
-    ///
-    /// - Complexity: O(*m* log *m*) for the section's *m* operations.
-    func placed(inNewSection section: Int) -> [Int] {
-        ((inserts[section] ?? []) + (movesIn[section]?.map(\.item) ?? [])).sorted()
     }
 
     /// Where each item of old section `s` goes in new section `t` by UIKit's

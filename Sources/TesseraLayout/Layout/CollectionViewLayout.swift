@@ -52,6 +52,10 @@ open class CollectionViewLayout {
     private var deleted = Set<IndexPath>()
     private var insertedSections = Set<Int>()
     private var deletedSections = Set<Int>()
+    /// The mapping the collection view gave at the start of the batch: it
+    /// answers for item inserts and deletes, which are then not copied into
+    /// `inserted` and `deleted` (hashing thousands of index paths).
+    private var itemOperations: BatchIndexMapping?
     private var disappearing: [IndexPath: LayoutAttributes] = [:]
     private var disappearingSupplementary: [String: [IndexPath: LayoutAttributes]] = [:]
 
@@ -237,12 +241,13 @@ open class CollectionViewLayout {
         }
         cachedMapping = mapping
         resetCapturedUpdate()
+        itemOperations = mapping
         for item in updateItems {
             switch item.updateAction {
             case .insert:
-                if let path = item.indexPathAfterUpdate { noteInsert(path) }
+                if let path = item.indexPathAfterUpdate, mapping == nil || path.count == 1 { noteInsert(path) }
             case .delete:
-                if let path = item.indexPathBeforeUpdate { noteDelete(path) }
+                if let path = item.indexPathBeforeUpdate, mapping == nil || path.count == 1 { noteDelete(path) }
             case .reload:
                 if let path = item.indexPathBeforeUpdate { noteDelete(path) }
                 if let path = item.indexPathAfterUpdate { noteInsert(path) }
@@ -262,6 +267,17 @@ open class CollectionViewLayout {
         if path.count == 1 { insertedSections.insert(path[0]) } else { inserted.insert(path) }
     }
 
+    /// Whether the batch in progress inserts the item, or reloads it to land
+    /// there.
+    private func isInsertedItem(_ path: IndexPath) -> Bool {
+        inserted.contains(path) || itemOperations?.isInsertedItem(path) == true
+    }
+
+    /// Whether the batch in progress deletes or reloads the item.
+    private func isDeletedItem(_ path: IndexPath) -> Bool {
+        deleted.contains(path) || itemOperations?.isDeletedItem(path) == true
+    }
+
     private func noteDelete(_ path: IndexPath) {
         if path.count == 1 { deletedSections.insert(path[0]) } else if path.count == 2 { deleted.insert(path) }
     }
@@ -271,13 +287,13 @@ open class CollectionViewLayout {
     ///
     /// - Complexity: one rect query over the visible area.
     private func captureDisappearingElements() {
-        guard let environment = collectionView, !deleted.isEmpty || !deletedSections.isEmpty else { return }
+        guard let environment = collectionView, !deleted.isEmpty || !deletedSections.isEmpty || itemOperations?.deletesItems == true else { return }
         for attributes in layoutAttributesForElements(in: environment.bounds) {
             let path = attributes.indexPath
             guard !path.isEmpty else { continue }
             switch attributes.category {
             case .cell:
-                if deleted.contains(path) || deletedSections.contains(path[0]) { disappearing[path] = attributes }
+                if isDeletedItem(path) || deletedSections.contains(path[0]) { disappearing[path] = attributes }
             case let .supplementaryView(kind):
                 if deletedSections.contains(path[0]) { disappearingSupplementary[kind, default: [:]][path] = attributes }
             case .decorationView:
@@ -301,6 +317,7 @@ open class CollectionViewLayout {
         deleted = []
         insertedSections = []
         deletedSections = []
+        itemOperations = nil
         disappearing = [:]
         disappearingSupplementary = [:]
     }
@@ -309,7 +326,7 @@ open class CollectionViewLayout {
     /// reloaded item (or one in an inserted section) starts at its final
     /// frame with alpha 0; any other item, `nil`.
     open func initialLayoutAttributesForAppearingItem(at itemIndexPath: IndexPath) -> LayoutAttributes? {
-        guard !itemIndexPath.isEmpty, inserted.contains(itemIndexPath) || insertedSections.contains(itemIndexPath[0]) else { return nil }
+        guard !itemIndexPath.isEmpty, isInsertedItem(itemIndexPath) || insertedSections.contains(itemIndexPath[0]) else { return nil }
         return layoutAttributesForItem(at: itemIndexPath).map(transitionStyleInDirection.appearing)
     }
 

@@ -201,28 +201,21 @@ extension CollectionView {
     /// that is only moved, or whose index changes because others are
     /// inserted or deleted before it, keeps its content and is not named.
     ///
-    /// - Complexity: O(*k* log *k*) for *k* update items.
+    /// - Complexity: O(*k* + *s*) for *k* update items and *s* sections.
     static func sectionsChanged(by items: [UpdateItem], mapping: BatchIndexMapping) -> [Int] {
-        var sections = Set<Int>()
-        for item in items {
-            let before = item.indexPathBeforeUpdate
-            let after = item.indexPathAfterUpdate
-            let isSection = (before ?? after)?.count == 1
-            if isSection {
-                switch item.updateAction {
-                case .insert:
-                    if let after { sections.insert(after[0]) }
-                case .reload:
-                    if let before, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
-                case .delete, .move, .none:
-                    continue
-                }
-                continue
-            }
-            if let before, !before.isEmpty, let section = mapping.sectionAfter(before[0]) { sections.insert(section) }
-            if let after, !after.isEmpty { sections.insert(after[0]) }
+        // The mapping knows the sections of the checked operations; items
+        // with no action are not checked, and name their sections as they
+        // are.
+        var others = Set<Int>()
+        for index in items.indices where items[index].updateAction == .none {
+            let before = items[index].indexPathBeforeUpdate
+            let after = items[index].indexPathAfterUpdate
+            guard (before ?? after)?.count != 1 else { continue }
+            if let before, !before.isEmpty, let section = mapping.sectionAfter(before[0]) { others.insert(section) }
+            if let after, !after.isEmpty { others.insert(after[0]) }
         }
-        return sections.sorted()
+        guard !others.isEmpty else { return mapping.sectionsChangedAfter }
+        return others.union(mapping.sectionsChangedAfter).sorted()
     }
 
     /// The first item fully inside the visible area that survives the update,
@@ -266,14 +259,27 @@ extension CollectionView {
                 deletedSupplementary.insert(_ElementKey(category: .supplementaryView(kind), indexPath: path))
             }
         }
-        let reloadedItems = Set(items.filter { $0.updateAction == .reload && $0.indexPathBeforeUpdate?.count == 2 }.compactMap(\.indexPathBeforeUpdate))
-        let movedSections = Set(items.filter { $0.updateAction == .move && $0.indexPathBeforeUpdate?.count == 1 }.compactMap { $0.indexPathBeforeUpdate?[0] })
-        // Sections reloaded, by their index after the update: their new cells
-        // appear as reloads.
-        let reloadedSectionsAfter = Set(items.compactMap { item -> Int? in
-            guard item.updateAction == .reload, let path = item.indexPathBeforeUpdate, path.count == 1 else { return nil }
-            return mapping.sectionAfter(path[0])
-        })
+        // Reloaded items, moved sections, and sections reloaded by their
+        // index after the update (their new cells appear as reloads), in one
+        // pass over the update items.
+        var reloadedItems = Set<IndexPath>()
+        var movedSections = Set<Int>()
+        var reloadedSectionsAfter = Set<Int>()
+        for item in items {
+            switch item.updateAction {
+            case .reload:
+                guard let path = item.indexPathBeforeUpdate else { continue }
+                if path.count == 2 {
+                    reloadedItems.insert(path)
+                } else if path.count == 1, let section = mapping.sectionAfter(path[0]) {
+                    reloadedSectionsAfter.insert(section)
+                }
+            case .move:
+                if let path = item.indexPathBeforeUpdate, path.count == 1 { movedSections.insert(path[0]) }
+            case .insert, .delete, .none:
+                continue
+            }
+        }
 
         func oldKey(of key: _ElementKey) -> _ElementKey? {
             switch key.category {

@@ -189,8 +189,42 @@ struct _SelectionState {
                 lost.append(_ItemPosition(section: old.section, item: old.item))
             }
         }
-        kept.sort()
+        sortPositions(&kept)
         lost.sort()
         return (kept, lost)
+    }
+
+    /// Sorts positions; many of them as packed integers, by radix, rather
+    /// than by comparing pairs.
+    ///
+    /// - Complexity: O(*p*) for *p* positions from 256 positions (indexes
+    ///   under 2³² or so); O(*p* log *p*) otherwise.
+    static func sortPositions(_ positions: inout [_ItemPosition]) {
+        guard positions.count >= 256 else {
+            positions.sort()
+            return
+        }
+        var maxSection = 0
+        var maxItem = 0
+        var negative = false
+        for position in positions {
+            maxSection = max(maxSection, position.section)
+            maxItem = max(maxItem, position.item)
+            negative = negative || position.section < 0 || position.item < 0
+        }
+        let sectionBits = Int.bitWidth - maxSection.leadingZeroBitCount
+        let itemBits = Int.bitWidth - maxItem.leadingZeroBitCount
+        guard !negative, sectionBits + itemBits <= UInt64.bitWidth else {
+            positions.sort()
+            return
+        }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(positions.count)
+        for position in positions {
+            keys.append(UInt64(position.section) << UInt64(itemBits) | UInt64(position.item))
+        }
+        _PackedKeys.sort(&keys, bits: sectionBits + itemBits)
+        let itemMask = (UInt64(1) << UInt64(itemBits)) &- 1
+        positions = keys.map { _ItemPosition(section: Int($0 >> UInt64(itemBits)), item: Int($0 & itemMask)) }
     }
 }
