@@ -119,11 +119,15 @@ extension CollectionView {
     }
 
     /// The attributes the data source prefers for an item: the layout's,
-    /// with the data source's size; `nil` when it gives none.
+    /// with the data source's size; `nil` when it gives none. During an
+    /// interactive movement the data source is asked with the item's index
+    /// path in its own order (as for its reuse identifier and id).
     ///
     /// - Throws: ``SelfSizingError/invalidSize(indexPath:size:)``.
     func preferredAttributes(for original: LayoutAttributes) throws(SelfSizingError) -> LayoutAttributes? {
-        guard let returned = dataSource?.collectionView(self, preferredLayoutAttributesFitting: original) else { return nil }
+        var asked = original
+        asked.indexPath = dataSourceIndexPath(forPresentedIndexPath: original.indexPath)
+        guard let returned = dataSource?.collectionView(self, preferredLayoutAttributesFitting: asked) else { return nil }
         let size = returned.frame.size
         guard size.isValid else { throw .invalidSize(indexPath: original.indexPath, size: size) }
         var preferred = original

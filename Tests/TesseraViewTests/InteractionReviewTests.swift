@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraLayout
+import TesseraTestSupport
+import TesseraView
+
+/// A vertical grid of 40-point items (self-sizing when `estimated`), in a
+/// 200 × 240 viewport, over a diffable data source whose items can be
+/// reordered and whose fitted height depends on the item's id.
+@MainActor
+private func makeReviewView(sections: KeyValuePairs<Int, [Int]>, selfSizing: Bool = false) -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
+    let layout = FlowLayout()
+    layout.itemSize = Size(width: 40, height: 40)
+    if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
+    let view = CollectionView(layout: layout, size: Size(width: 200, height: 240))
+    let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
+    source.reorderingHandlers.canReorderItem = { _ in true }
+    source.fittedSize = { item, _ in reviewFittedSize(of: item) }
+    _ = try? source.apply(TestSnapshot(sections), animated: false)
+    view.reloadData()
+    return (view, source)
+}
+
+/// The fitted size of an item: its height grows with its id and content.
+func reviewFittedSize(of item: TestItem) -> Size {
+    Size(width: 40, height: Double(20 + (item.id * 7 + item.content * 13) % 50))
+}
+
+/// The ids of the items the view shows selected, read through the order
+/// it presents.
+@MainActor
+private func selectedIDs(_ view: CollectionView, _ source: DiffableDataSource<TestSection, TestItem>) -> [Int] {
+    view.indexPathsForSelectedItems.map { source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: $0)].id }.sorted()
+}
+
+@MainActor
+@Suite("Interaction review")
+struct InteractionReviewTests {
+    @Test func fittedSizesDuringADragAreAskedForThePresentedItem() throws {
+        // Two sections of one row; dragging item 0 of section 0 to the end
+        // of section 1 presents section 1 with one item more than the
+        // data source has there.
+        let (view, source) = makeReviewView(sections: [0: Array(0..<5), 1: Array(10..<14)], selfSizing: true)
+        let moving = IndexPath(item: 0, section: 0)
+        try view.beginInteractiveMovementForItem(at: moving)
+        let last = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 3, section: 1)))
+        try view.updateInteractiveMovementTargetPosition(Point(x: last.frame.maxX + 20, y: last.center.y))
+        let target = try #require(view.indexPathForInteractivelyMovingItem)
+        #expect(target[0] == 1)
+        // Every item the view presents has its own fitted size.
+        for section in 0..<view.numberOfSections {
+            for item in 0..<view.numberOfItems(inSection: section) {
+                let presented = IndexPath(item: item, section: section)
+                let data = view.dataSourceIndexPath(forPresentedIndexPath: presented)
+                let frame = try #require(view.collectionViewLayout.layoutAttributesForItem(at: presented)).frame
+                #expect(frame.size == reviewFittedSize(of: source.snapshot[data]), "\(presented)")
+            }
+        }
+        // Asking again for every presented item sizes each as itself (the
+        // last item of section 1 is one past the data source's end).
+        let all = (0..<view.numberOfSections).flatMap { s in (0..<view.numberOfItems(inSection: s)).map { IndexPath(item: $0, section: s) } }
+        try view.invalidateItemSizes(at: all)
+        for presented in all {
+            let data = view.dataSourceIndexPath(forPresentedIndexPath: presented)
+            let frame = try #require(view.collectionViewLayout.layoutAttributesForItem(at: presented)).frame
+            #expect(frame.size == reviewFittedSize(of: source.snapshot[data]), "\(presented)")
+        }
+    }
+}
