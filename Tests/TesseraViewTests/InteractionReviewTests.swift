@@ -67,4 +67,52 @@ struct InteractionReviewTests {
             #expect(frame.size == reviewFittedSize(of: source.snapshot[data]), "\(presented)")
         }
     }
+
+    @Test func aBatchThatCancelsADragPutsTheSelectionBackInTheDataSourcesOrder() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        try view.selectItem(at: IndexPath(item: 2, section: 0))
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 5, section: 0))
+        #expect(selectedIDs(view, source) == [2])
+        // The data source did not change: an empty batch cancels the drag.
+        let plan = try view.performBatchUpdates([])
+        #expect(view.indexPathForInteractivelyMovingItem == nil)
+        #expect(view.indexPathsForSelectedItems == [IndexPath(item: 2, section: 0)])
+        #expect(source.selectedItemIDs == [2])
+        let selectedInPlan = plan.elements.filter { $0.category == .cell && $0.isSelected }.compactMap(\.itemID)
+        #expect(selectedInPlan == ["2"])
+    }
+
+    @Test func reloadDataDuringADragPutsTheSelectionBackInTheDataSourcesOrder() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        try view.selectItem(at: IndexPath(item: 2, section: 0))
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        view.reloadData()
+        #expect(view.indexPathsForSelectedItems == [IndexPath(item: 2, section: 0)])
+        #expect(source.selectedItemIDs == [2])
+    }
+
+    @Test func selectionByIDDuringADragNamesThePresentedItems() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        try source.selectItem(withID: 2)
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        // Item 2 is presented at [0, 1] now.
+        #expect(view.indexPathsForSelectedItems == [IndexPath(item: 1, section: 0)])
+        #expect(source.selectedItemIDs == [2])
+        view.allowsMultipleSelection = true
+        try source.selectItem(withID: 7)
+        #expect(view.isItemSelected(at: IndexPath(item: 7, section: 0)))
+        #expect(source.selectedItemIDs == [2, 7])
+        try source.deselectItem(withID: 2)
+        #expect(source.selectedItemIDs == [7])
+        try view.endInteractiveMovement()
+        #expect(source.selectedItemIDs == [7])
+    }
+
 }

@@ -364,8 +364,9 @@ extension CollectionView {
 
     /// Ends an interactive movement in progress with no plan, putting the
     /// view and its layout back in the data source's order before the
-    /// movement (the views shown keep their elements). The data source is
-    /// not asked anything: it may already answer for a later state.
+    /// movement (the views shown, the selection, the highlight and the
+    /// touch keep their items). The data source is not asked anything: it
+    /// may already answer for a later state.
     ///
     /// - Complexity: what the layout's `prepare()` costs for the one or two
     ///   sections the item left and joined.
@@ -379,6 +380,7 @@ extension CollectionView {
               )
         else { return }
         itemCounts = movement.originalCounts
+        _ = selection.remap(through: mapping, itemCountsAfter: movement.originalCounts)
         let context = InvalidationContext()
         context.invalidateSections(Array(Set([movement.target[0], movement.original[0]])).sorted(), updateIndexMapping: mapping)
         collectionViewLayout.invalidateLayout(with: context)

@@ -113,7 +113,8 @@ public final class CollectionView: LayoutEnvironment {
     /// the content's leading edge: the left one, or the right one when the
     /// layout is flipped right to left (so a view loaded right to left
     /// starts at the right end of its content). An interactive movement in
-    /// progress is cancelled first, with no plan, as in UIKit. Then the
+    /// progress is cancelled first, with no plan, as in UIKit (the
+    /// selection goes back to the data source's order with it). Then the
     /// visible items of a layout whose items size themselves are sized (see
     /// <doc:SelfSizing>).
     ///
@@ -130,7 +131,8 @@ public final class CollectionView: LayoutEnvironment {
     /// - Complexity: what the layout's `prepare()` costs, plus O(*s*) for
     ///   *s* selected items.
     public func reloadData() {
-        interactiveMovement = nil
+        // The selection goes back to the data source's order first.
+        abandonInteractiveMovement()
         do {
             itemCounts = try readCounts()
             dataSourceError = nil
