@@ -72,8 +72,10 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
         snapshot = newSnapshot
         do {
             var plan = try collectionView.carryingSelection(by: Self.reinsertedIndexPath(old: old, new: newSnapshot, changeset: changeset)) {
-                try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
-                    "\(old[path].id)"
+                try collectionView.forgettingFittedSizes(ofItemsChangedBy: changeset) {
+                    try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
+                        "\(old[path].id)"
+                    }
                 }
             }
             CollectionView.markContentChanged(&plan, contentChanged)

@@ -9,8 +9,9 @@ import TesseraView
 /// 200 × 240 viewport, over a diffable data source whose items can be
 /// reordered and whose fitted height depends on the item's id.
 @MainActor
-private func makeReviewView(sections: KeyValuePairs<Int, [Int]>, selfSizing: Bool = false) -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
+private func makeReviewView(sections: KeyValuePairs<Int, [Int]>, selfSizing: Bool = false, horizontal: Bool = false) -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
     let layout = FlowLayout()
+    if horizontal { layout.scrollDirection = .horizontal }
     layout.itemSize = Size(width: 40, height: 40)
     if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
     let view = CollectionView(layout: layout, size: Size(width: 200, height: 240))
@@ -115,4 +116,35 @@ struct InteractionReviewTests {
         #expect(source.selectedItemIDs == [7])
     }
 
+
+    @Test func aDirectionChangeThatMovesTheOffsetSizesTheItemsItBringsIntoView() throws {
+        // A grid pushed up past its bottom edge (a bounce) until no item
+        // shows: the direction change pulls the offset back, and the last
+        // rows, never sized, come into view.
+        let (view, source) = makeReviewView(sections: [0: Array(0..<40)], selfSizing: true)
+        view.setBounds(Rect(x: 0, y: view.contentSize.height + 10, width: 200, height: 240), animated: false)
+        let plan = view.setLayoutDirection(.rightToLeft)
+        #expect(view.bounds.maxY <= view.contentSize.height + 1e-9)
+        for attributes in view.visibleElements where attributes.category == .cell {
+            #expect(attributes.size == reviewFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
+        }
+        for element in plan.elements where element.category == .cell && element.to.frame.intersects(view.bounds) {
+            let path = try #require(element.indexPathAfter)
+            #expect(element.to.size == reviewFittedSize(of: source.snapshot[path]), "plan \(path)")
+        }
+    }
+
+    @Test func anItemThatAChangesetMovesAndChangesIsSizedAgain() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<6)], selfSizing: true)
+        var next = source.snapshot
+        let moved = next.removeItem(at: IndexPath(item: 1, section: 0))
+        next.insertItem(TestItem(id: moved.id, content: moved.content + 1), at: IndexPath(item: 4, section: 0))
+        let plan = try source.apply(next)
+        let element = try #require(plan.elements.first { $0.itemID == "\(moved.id)" })
+        #expect(element.disposition == .move && element.contentChanged)
+        let expected = reviewFittedSize(of: TestItem(id: moved.id, content: moved.content + 1))
+        #expect(expected != reviewFittedSize(of: moved))
+        #expect(element.to.size == expected)
+        #expect(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 4, section: 0))?.size == expected)
+    }
 }

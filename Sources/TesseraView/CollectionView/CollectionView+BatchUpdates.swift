@@ -70,7 +70,9 @@ extension CollectionView {
     @discardableResult
     public func performBatchUpdates(_ changeset: Changeset, animated: Bool = true) throws(BatchValidationError) -> AnimationPlan {
         let (items, changedInPlace) = Self.updateItems(for: changeset)
-        var plan = try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
+        var plan = try forgettingFittedSizes(ofItemsChangedBy: changeset) { () throws(BatchValidationError) in
+            try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
+        }
         Self.markContentChanged(&plan, changedInPlace)
         return plan
     }

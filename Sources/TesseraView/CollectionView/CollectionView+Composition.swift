@@ -145,7 +145,9 @@ extension CollectionView {
     /// A changeset performed at a time, or as today when `time` is `nil`.
     package func performBatchUpdates(_ changeset: Changeset, animated: Bool, time: Double?) throws -> AnimationPlan {
         let (items, changedInPlace) = Self.updateItems(for: changeset)
-        var plan = try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil)
+        var plan = try forgettingFittedSizes(ofItemsChangedBy: changeset) {
+            try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil)
+        }
         Self.markContentChanged(&plan, changedInPlace)
         if time != nil { updatePlayingPlan(plan) }
         return plan

@@ -71,6 +71,10 @@ public final class CollectionView: LayoutEnvironment {
     /// The step of an interactive movement the batch-update core is running,
     /// or `nil`.
     var interactiveMovementStep: _InteractiveMovementStep?
+    /// Items (index paths before the batch about to run) whose fitted sizes
+    /// the batch forgets besides those of reloaded items: items a changeset
+    /// moves and changes.
+    var fittedSizesToForget: [IndexPath] = []
 
     /// Creates a collection view.
     ///
