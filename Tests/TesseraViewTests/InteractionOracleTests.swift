@@ -1,0 +1,341 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraLayout
+import TesseraTestSupport
+import TesseraView
+
+/// A flow layout delegate that gives each item a size read from a table.
+private final class SizeTable: FlowLayoutDelegate {
+    var sizes: [IndexPath: Size] = [:]
+    func flowLayout(_ layout: FlowLayout, sizeForItemAt indexPath: IndexPath) -> Size? { sizes[indexPath] }
+}
+
+/// One view with every interaction at once: random snapshots through a
+/// DiffableDataSource (sometimes at a time, while a plan plays), drags
+/// begun, followed, ended, cancelled and silently cancelled, taps and
+/// touches that span other changes, selection by id, scrolls, fitted sizes
+/// that change, direction flips and reloads.
+@MainActor
+private final class InteractionWorld {
+    var generator: SplitMix64
+    var chain: RandomSnapshotChain
+    let layout: FlowLayout
+    let view: CollectionView
+    let source: DiffableDataSource<TestSection, TestItem>
+    let selfSizing: Bool
+    /// Extra height of an item's fitted size, by id (changed, then invalidated).
+    var bumps: [Int: Double] = [:]
+    /// The ids the user selected, as the model keeps them.
+    var selected = Set<Int>()
+    /// The id of the item a touch in progress is on (nil: none or cancelled).
+    var touchedID: Int?
+    var touchInProgress = false
+    var time = 0.0
+    /// The view of the moving item in the last plan.
+    var movingView: ViewIdentity?
+    var log: [String] = []
+
+    init(seed: UInt64) {
+        generator = SplitMix64(seed: seed)
+        chain = RandomSnapshotChain(seed: seed &+ 1)
+        layout = FlowLayout()
+        layout.itemSize = Size(width: 40, height: 40)
+        layout.minimumLineSpacing = 5
+        layout.minimumInteritemSpacing = 5
+        if Bool.random(using: &generator) { layout.scrollDirection = .horizontal }
+        if Bool.random(using: &generator) { layout.headerReferenceSize = Size(width: 30, height: 30) }
+        selfSizing = Int.random(in: 0..<3, using: &generator) > 0
+        if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
+        view = CollectionView(layout: layout, size: Size(width: 230, height: 260))
+        view.allowsMultipleSelection = Bool.random(using: &generator)
+        source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
+        source.reorderingHandlers.canReorderItem = { _ in true }
+        let bumpsOf: () -> [Int: Double] = { [unowned self] in self.bumps }
+        if selfSizing {
+            source.fittedSize = { item, _ in
+                var size = reviewFittedSize(of: item)
+                size.height += bumpsOf()[item.id] ?? 0
+                return size
+            }
+        }
+        let first = chain.start(maxSections: 4, maxItems: 14)
+        _ = try? source.apply(first, animated: false)
+    }
+
+    func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &generator) < percent }
+
+    var description: String { "selfSizing \(selfSizing), \(layout.scrollDirection), multiple \(view.allowsMultipleSelection), log \(log.suffix(8))" }
+
+    /// The id of the item the view presents at an index path.
+    func id(atPresented path: IndexPath) -> Int {
+        source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: path)].id
+    }
+
+    /// Every item the view presents.
+    var presentedPaths: [IndexPath] {
+        (0..<view.numberOfSections).flatMap { s in (0..<view.numberOfItems(inSection: s)).map { IndexPath(item: $0, section: s) } }
+    }
+
+    func randomVisibleItem() -> IndexPath? {
+        let cells = view.visibleElements.filter { $0.category == .cell }.map(\.indexPath)
+        if !cells.isEmpty, chance(85) { return cells[Int.random(in: 0..<cells.count, using: &generator)] }
+        let all = presentedPaths
+        return all.isEmpty ? nil : all[Int.random(in: 0..<all.count, using: &generator)]
+    }
+
+    func advanceTime() -> Double {
+        time += Double.random(in: 0...0.25, using: &generator)
+        return time
+    }
+
+    /// Forgets what a change of the data leaves behind: deleted ids.
+    func keepExisting() {
+        let ids = Set(source.snapshot.allItems.map(\.id))
+        selected.formIntersection(ids)
+        if let touched = touchedID, !ids.contains(touched) { touchedID = nil }
+    }
+
+    /// One random operation; returns its plans.
+    func step() throws -> [AnimationPlan] {
+        let roll = Int.random(in: 0..<100, using: &generator)
+        switch roll {
+        case 0..<14:
+            let next = chain.next(after: source.snapshot, maxSections: 5)
+            let timed = chance(50)
+            log.append(timed ? "apply at \(time)" : "apply")
+            let plan = timed ? try source.apply(next, animated: true, at: advanceTime()) : try source.apply(next, animated: chance(80))
+            movingView = nil
+            keepExisting()
+            return [plan]
+        case 14..<24:
+            guard view.indexPathForInteractivelyMovingItem == nil, let path = randomVisibleItem() else { return [] }
+            log.append("begin \(path)")
+            try view.beginInteractiveMovementForItem(at: path)
+            movingView = nil
+            return []
+        case 24..<42:
+            guard view.indexPathForInteractivelyMovingItem != nil else { return [] }
+            let content = view.contentSize
+            let position = Point(x: Double.random(in: -20...content.width + 20, using: &generator), y: Double.random(in: -20...content.height + 20, using: &generator))
+            log.append("update \(position)")
+            return [try view.updateInteractiveMovementTargetPosition(position)]
+        case 42..<48:
+            guard view.indexPathForInteractivelyMovingItem != nil else { return [] }
+            log.append("end")
+            let plan = try view.endInteractiveMovement()
+            movingView = nil
+            return [plan]
+        case 48..<52:
+            guard view.indexPathForInteractivelyMovingItem != nil else { return [] }
+            log.append("cancel")
+            let plan = try view.cancelInteractiveMovement()
+            movingView = nil
+            return [plan]
+        case 52..<62:
+            guard let path = randomVisibleItem() else { return [] }
+            if touchInProgress {
+                let selecting = chance(70)
+                log.append("endTouch \(selecting)")
+                try view.endTouch(selecting: selecting)
+                if selecting, let touched = touchedID { toggle(touched) }
+                touchInProgress = false
+                touchedID = nil
+            } else if chance(50) {
+                log.append("tap \(path)")
+                try view.tapItem(at: path)
+                toggle(id(atPresented: path))
+            } else {
+                log.append("beginTouch \(path)")
+                try view.beginTouch(at: path)
+                touchInProgress = true
+                touchedID = id(atPresented: path)
+            }
+            return []
+        case 62..<67:
+            let ids = source.snapshot.allItems.map(\.id)
+            guard !ids.isEmpty else { return [] }
+            let id = ids[Int.random(in: 0..<ids.count, using: &generator)]
+            log.append("select id \(id)")
+            try source.selectItem(withID: id)
+            if !view.allowsMultipleSelection { selected = [] }
+            selected.insert(id)
+            return []
+        case 67..<78:
+            let content = view.contentSize
+            let origin = Point(x: Double.random(in: -10...Swift.max(0, content.width - 100), using: &generator), y: Double.random(in: -10...Swift.max(0, content.height - 100), using: &generator))
+            let bounds = Rect(origin: origin, size: view.bounds.size)
+            let timed = chance(50)
+            log.append("scroll \(origin)\(timed ? " at \(time)" : "")")
+            return [timed ? try view.setBounds(bounds, animated: true, at: advanceTime()) : view.setBounds(bounds, animated: chance(80))]
+        case 78..<85:
+            guard selfSizing, let path = randomVisibleItem() else { return [] }
+            let id = id(atPresented: path)
+            bumps[id, default: 0] += Double(Int.random(in: -10...30, using: &generator))
+            if (bumps[id] ?? 0) < -10 { bumps[id] = -10 }
+            log.append("resize \(path) (id \(id))")
+            return [try view.invalidateItemSizes(at: [path])]
+        case 85..<90:
+            let direction: LayoutDirection = view.effectiveLayoutDirection == .leftToRight ? .rightToLeft : .leftToRight
+            log.append("direction \(direction)")
+            return [view.setLayoutDirection(direction)]
+        case 90..<94:
+            log.append("reloadData")
+            view.reloadData()
+            touchedID = nil
+            movingView = nil
+            return []
+        case 94..<97:
+            log.append("empty batch")
+            movingView = nil
+            return [try view.performBatchUpdates([])]
+        default:
+            log.append("bad input")
+            try badInput()
+            return []
+        }
+    }
+
+    func toggle(_ id: Int) {
+        if view.allowsMultipleSelection {
+            if selected.contains(id) { selected.remove(id) } else { selected.insert(id) }
+        } else {
+            selected = [id]
+        }
+    }
+
+    /// Everything a renderer or a user can read of the view.
+    var dump: String {
+        [
+            "\(view.itemCounts)", "\(view.bounds)", "\(view.contentSize)", "\(view.indexPathsForSelectedItems)",
+            "\(view.indexPathsForHighlightedItems)", "\(view.visibleElements)", "\(String(describing: view.indexPathForInteractivelyMovingItem))",
+            "\(String(describing: view.layoutAttributesForInteractivelyMovingItem))", "\(String(describing: view.lastChangeTime))",
+            "\(String(describing: view.playingPlan))", "\(view.effectiveLayoutDirection)", "\(source.snapshot)",
+        ].joined(separator: "\n")
+    }
+
+    /// Calls that must throw and change nothing.
+    func badInput() throws {
+        let before = dump
+        let counts = view.itemCounts
+        let outside = IndexPath(item: (counts.first ?? 0) + 3, section: 0)
+        switch Int.random(in: 0..<6, using: &generator) {
+        case 0: #expect(throws: SelectionError.self) { try self.view.selectItem(at: outside) }
+        case 1: #expect(throws: InteractiveMovementError.self) { try self.view.beginInteractiveMovementForItem(at: IndexPath(item: -1, section: 0)) }
+        case 2:
+            if view.indexPathForInteractivelyMovingItem != nil {
+                #expect(throws: InteractiveMovementError.self) { try self.view.updateInteractiveMovementTargetPosition(Point(x: .nan, y: 0)) }
+            } else {
+                #expect(throws: InteractiveMovementError.self) { try self.view.endInteractiveMovement() }
+            }
+        case 3: #expect(throws: SelfSizingError.self) { try self.view.invalidateItemSizes(at: [outside]) }
+        case 4: #expect(throws: (any Error).self) { try self.view.setBounds(self.view.bounds, at: .nan) }
+        default:
+            // A batch whose counts disagree with the data source (which did not change).
+            if view.indexPathForInteractivelyMovingItem == nil {
+                #expect(throws: BatchValidationError.self) { try self.view.performBatchUpdates([.insertItem(at: IndexPath(item: 0, section: 0))]) }
+            }
+        }
+        #expect(dump == before, "bad input changed the view: \(description)")
+    }
+
+    /// What is wrong now, after `plans`.
+    func violations(after plans: [AnimationPlan]) -> [String] {
+        var found: [String] = []
+        // Selection and highlight by id.
+        let viewIDs = view.indexPathsForSelectedItems.map { id(atPresented: $0) }.sorted()
+        if viewIDs != selected.sorted() { found.append("selected ids \(viewIDs), model \(selected.sorted())") }
+        if source.selectedItemIDs.sorted() != selected.sorted() { found.append("source.selectedItemIDs \(source.selectedItemIDs.sorted()), model \(selected.sorted())") }
+        let highlighted = view.indexPathsForHighlightedItems.map { id(atPresented: $0) }
+        if highlighted != (touchedID.map { [$0] } ?? []) { found.append("highlighted ids \(highlighted), model \(String(describing: touchedID))") }
+        // Fitted sizes follow their items.
+        let moving = view.indexPathForInteractivelyMovingItem
+        if selfSizing {
+            for attributes in view.visibleElements where attributes.category == .cell {
+                var fitted = reviewFittedSize(of: source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: attributes.indexPath)])
+                fitted.height += bumps[id(atPresented: attributes.indexPath)] ?? 0
+                if attributes.size != fitted { found.append("item \(attributes.indexPath) (id \(id(atPresented: attributes.indexPath))) is \(attributes.size), fitted \(fitted)") }
+            }
+        }
+        // A fresh layout given every item's current size puts every element where the view's layout does.
+        let table = SizeTable()
+        for path in presentedPaths { table.sizes[path] = view.collectionViewLayout.layoutAttributesForItem(at: path)?.size }
+        let fresh = FlowLayout()
+        fresh.itemSize = layout.itemSize
+        fresh.minimumLineSpacing = layout.minimumLineSpacing
+        fresh.minimumInteritemSpacing = layout.minimumInteritemSpacing
+        fresh.scrollDirection = layout.scrollDirection
+        fresh.headerReferenceSize = layout.headerReferenceSize
+        fresh.delegate = table
+        let environment = StaticLayoutEnvironment(size: view.bounds.size, itemCounts: view.itemCounts, contentInset: view.contentInset)
+        environment.bounds = view.bounds
+        environment.effectiveLayoutDirection = view.effectiveLayoutDirection
+        fresh.collectionView = environment
+        fresh.prepare()
+        if fresh.collectionViewContentSize != view.contentSize { found.append("content size \(view.contentSize), fresh \(fresh.collectionViewContentSize)") }
+        let freshVisible = Set(fresh.layoutAttributesForElements(in: view.bounds).filter { $0.category == .cell }.map(\.indexPath))
+        for attributes in fresh.layoutAttributesForElements(in: view.bounds) where attributes.category == .cell {
+            let own = view.collectionViewLayout.layoutAttributesForItem(at: attributes.indexPath)
+            if own?.frame != attributes.frame { found.append("item \(attributes.indexPath) at \(String(describing: own?.frame)), fresh \(attributes.frame)") }
+        }
+        // Plans.
+        for plan in plans {
+            var views = Set<ViewIdentity>()
+            var after = Set<IndexPath>()
+            let recycled = Set(plan.recycledViews)
+            for element in plan.elements {
+                if !views.insert(element.view).inserted { found.append("view \(element.view) used twice in a plan") }
+                guard element.category == .cell, let path = element.indexPathAfter, element.disposition != .delete else { continue }
+                let isVisible = freshVisible.contains(path)
+                if isVisible, !after.insert(path).inserted { found.append("two cells end at \(path)") }
+                if path == moving {
+                    if let shown = view.layoutAttributesForInteractivelyMovingItem, element.to.frame != shown.frame {
+                        found.append("moving item ends at \(element.to.frame), shown \(shown.frame)")
+                    }
+                    if let movingView, element.view != movingView { found.append("moving item changed view \(movingView) → \(element.view)") }
+                    movingView = element.view
+                } else if isVisible {
+                    let expected = fresh.layoutAttributesForItem(at: path)?.frame
+                    if element.to.frame != expected { found.append("plan item \(path) ends at \(element.to.frame), fresh \(String(describing: expected))") }
+                }
+                if isVisible {
+                    if element.itemID != "\(id(atPresented: path))" { found.append("plan item \(path) has id \(element.itemID ?? "nil"), expected \(id(atPresented: path))") }
+                    if element.isSelected != selected.contains(id(atPresented: path)) { found.append("plan item \(path) isSelected \(element.isSelected)") }
+                    if recycled.contains(element.view) { found.append("plan item \(path) shown after with a recycled view") }
+                }
+            }
+        }
+        return found
+    }
+}
+
+@MainActor
+@Suite("Interaction oracle")
+struct InteractionOracleTests {
+    @Test("Selection, drags, self-sizing, right to left and changes at a time mixed on one view keep selection by id, sizes by item, a fresh layout's frames and one view per element")
+    func mixedInteractions() throws {
+        let base = testSeed(default: 0x1A7E_5EED)
+        var failures = 0
+        for round in 0..<60 {
+            let seed = base &+ UInt64(round)
+            let world = InteractionWorld(seed: seed)
+            for stepIndex in 0..<120 {
+                let plans: [AnimationPlan]
+                do {
+                    plans = try world.step()
+                } catch {
+                    Issue.record("seed \(seed) step \(stepIndex): unexpected error \(error); \(world.description)")
+                    failures += 1
+                    break
+                }
+                let found = world.violations(after: plans)
+                if !found.isEmpty {
+                    Issue.record("seed \(seed) step \(stepIndex): \(found.prefix(4)); \(world.description)")
+                    failures += 1
+                    break
+                }
+            }
+            if failures >= 5 { break }
+        }
+    }
+}
