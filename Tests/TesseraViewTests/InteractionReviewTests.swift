@@ -147,4 +147,46 @@ struct InteractionReviewTests {
         #expect(element.to.size == expected)
         #expect(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 4, section: 0))?.size == expected)
     }
+
+    @Test func aDidSelectThatMovesTheTouchedItemStillEndsItsHighlight() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        final class MoveToTop: CollectionViewDelegate {
+            var apply: (IndexPath) -> Void = { _ in }
+            var unhighlighted: [IndexPath] = []
+            func collectionView(_ collectionView: CollectionView, didSelectItemAt indexPath: IndexPath) { apply(indexPath) }
+            func collectionView(_ collectionView: CollectionView, didUnhighlightItemAt indexPath: IndexPath) { unhighlighted.append(indexPath) }
+        }
+        let delegate = MoveToTop()
+        delegate.apply = { path in
+            var next = source.snapshot
+            let item = next.removeItem(at: path)
+            next.insertItem(item, at: IndexPath(item: 0, section: 0))
+            _ = try? source.apply(next)
+        }
+        view.delegate = delegate
+        try view.tapItem(at: IndexPath(item: 5, section: 0))
+        #expect(source.selectedItemIDs == [5])
+        #expect(view.indexPathsForSelectedItems == [IndexPath(item: 0, section: 0)])
+        #expect(view.indexPathsForHighlightedItems == [])
+        #expect(delegate.unhighlighted == [IndexPath(item: 0, section: 0)])
+    }
+
+    @Test func aDataSourceThatAppliesItsReorderedSnapshotWhenTheDragEndsKeepsTheMove() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)], selfSizing: true)
+        // Persisting the new order, then showing it again: an empty batch
+        // while the view is ending the movement.
+        source.reorderingHandlers.didReorder = { snapshot in _ = try? source.apply(snapshot) }
+        try view.selectItem(at: IndexPath(item: 1, section: 0))
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 1, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 6, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 6, section: 0))
+        try view.endInteractiveMovement()
+        #expect(source.snapshot.items(inSection: 0).map(\.id) == [0, 2, 3, 4, 5, 6, 1, 7, 8, 9])
+        #expect(source.selectedItemIDs == [1])
+        #expect(view.indexPathsForSelectedItems == [IndexPath(item: 6, section: 0)])
+        for attributes in view.visibleElements where attributes.category == .cell {
+            #expect(attributes.size == reviewFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
+        }
+    }
 }

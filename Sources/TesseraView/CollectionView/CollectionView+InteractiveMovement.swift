@@ -23,6 +23,9 @@ struct _InteractiveMovement {
     var position: Point
     /// The attributes the item was last shown with.
     var attributes: LayoutAttributes
+    /// Whether the data source is being told to move the item: the order
+    /// the view presents is the data source's own from then on.
+    var isEnding = false
 
     init(original: IndexPath, counts: [Int], position: Point, attributes: LayoutAttributes) {
         self.original = original
@@ -179,7 +182,7 @@ extension CollectionView {
     ///   again), plus the layout's target query.
     @discardableResult
     public func updateInteractiveMovementTargetPosition(_ position: Point) throws(InteractiveMovementError) -> AnimationPlan {
-        guard let movement = interactiveMovement else { throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)") }
+        guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)") }
         guard position.x.isFinite, position.y.isFinite else { throw .positionNotFinite(position) }
         let layout = collectionViewLayout
         let previous = movement.target
@@ -215,6 +218,11 @@ extension CollectionView {
     /// its frame.
     ///
     /// Afterwards the data source must give the counts the view presented.
+    /// While it is told, the view presents the data source's new order as
+    /// its own: a batch update or ``reloadData()`` the data source runs then
+    /// (a ``DiffableDataSource`` whose `didReorder` applies a snapshot, say)
+    /// ends the movement in that order, and the plan returned is then
+    /// ``setBounds(_:animated:)``'s for the same bounds (nothing moves).
     /// The layout is invalidated with
     /// ``CollectionViewLayout/invalidationContextForEndingInteractiveMovementOfItems(toFinalIndexPaths:previousIndexPaths:movementCancelled:)``
     /// first.
@@ -228,11 +236,15 @@ extension CollectionView {
     ///   the item left and joined laid out again.
     @discardableResult
     public func endInteractiveMovement() throws(InteractiveMovementError) -> AnimationPlan {
-        guard let movement = interactiveMovement else { throw .noMovementInProgress(operation: "endInteractiveMovement()") }
+        guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "endInteractiveMovement()") }
         guard let dataSource else { throw .noDataSource }
         let layout = collectionViewLayout
         if movement.target != movement.original {
+            interactiveMovement?.isEnding = true
             dataSource.collectionView(self, moveItemAt: movement.original, to: movement.target)
+            // A batch update or reloadData the data source ran while told
+            // ended the movement in the order it has now.
+            if interactiveMovement == nil { return setBounds(bounds) }
         }
         interactiveMovement = nil
         let presented = movement.presentedCounts
@@ -262,7 +274,7 @@ extension CollectionView {
     /// - Complexity: what a batch update that moves one item costs.
     @discardableResult
     public func cancelInteractiveMovement() throws(InteractiveMovementError) -> AnimationPlan {
-        guard let movement = interactiveMovement else { throw .noMovementInProgress(operation: "cancelInteractiveMovement()") }
+        guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "cancelInteractiveMovement()") }
         let context = collectionViewLayout.invalidationContextForEndingInteractiveMovementOfItems(
             toFinalIndexPaths: [movement.original], previousIndexPaths: [movement.original], movementCancelled: true
         )
@@ -365,15 +377,17 @@ extension CollectionView {
     /// Ends an interactive movement in progress with no plan, putting the
     /// view and its layout back in the data source's order before the
     /// movement (the views shown, the selection, the highlight and the
-    /// touch keep their items). The data source is not asked anything: it
-    /// may already answer for a later state.
+    /// touch keep their items); while the data source is told to move the
+    /// item, its order is the one the view presents, which stays. The data
+    /// source is not asked anything: it may already answer for a later
+    /// state.
     ///
     /// - Complexity: what the layout's `prepare()` costs for the one or two
     ///   sections the item left and joined.
     func abandonInteractiveMovement() {
         guard let movement = interactiveMovement else { return }
         interactiveMovement = nil
-        guard movement.target != movement.original,
+        guard !movement.isEnding, movement.target != movement.original,
               let mapping = try? BatchIndexMapping(
                   [.moveItem(from: movement.target, to: movement.original)],
                   itemCountsBefore: itemCounts, itemCountsAfter: movement.originalCounts

@@ -168,6 +168,8 @@ extension CollectionView {
     /// `collectionView(_:didDeselectItemAt:)`. Last, the highlight ends
     /// with `collectionView(_:didUnhighlightItemAt:)`. Without `selecting`
     /// (the touch was cancelled or left the item) only the highlight ends.
+    /// When the delegate runs a batch update from one of these calls, the
+    /// highlight ends at the item's index path after it.
     ///
     /// A touch whose item was not highlighted, was deleted by a batch
     /// update, or was cancelled by ``reloadData()`` or by turning
@@ -203,9 +205,11 @@ extension CollectionView {
                 delegate?.collectionView(self, didSelectItemAt: indexPath)
             }
         }
-        if selection.highlighted == position {
+        // The touch's highlight, wherever a batch update the delegate ran
+        // moved it (unless a touch the delegate began highlights now).
+        if let highlighted = selection.highlighted, selection.touch?.item != highlighted {
             selection.highlighted = nil
-            delegate?.collectionView(self, didUnhighlightItemAt: indexPath)
+            delegate?.collectionView(self, didUnhighlightItemAt: highlighted.indexPath)
         }
         return changed
     }
