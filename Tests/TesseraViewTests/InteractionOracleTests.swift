@@ -35,6 +35,8 @@ private final class InteractionWorld {
     /// The view of the moving item in the last plan.
     var movingView: ViewIdentity?
     var log: [String] = []
+    /// What a step found wrong by itself.
+    var stepViolations: [String] = []
 
     init(seed: UInt64) {
         generator = SplitMix64(seed: seed)
@@ -119,7 +121,19 @@ private final class InteractionWorld {
             let content = view.contentSize
             let position = Point(x: Double.random(in: -20...content.width + 20, using: &generator), y: Double.random(in: -20...content.height + 20, using: &generator))
             log.append("update \(position)")
-            return [try view.updateInteractiveMovementTargetPosition(position)]
+            // The item whose frame holds the position (the lowest index
+            // path), in the frames shown before the step, is the target.
+            let probe = Rect(x: position.x - 1, y: position.y - 1, width: 2, height: 2)
+            let holder = view.collectionViewLayout.layoutAttributesForElements(in: probe)
+                .filter { $0.category == .cell && $0.frame.contains(position) }.map(\.indexPath).min()
+            let plan = try view.updateInteractiveMovementTargetPosition(position)
+            if let holder, view.indexPathForInteractivelyMovingItem != holder {
+                stepViolations.append("position \(position) is in item \(holder), target \(String(describing: view.indexPathForInteractivelyMovingItem))")
+            }
+            if let shown = view.layoutAttributesForInteractivelyMovingItem, abs(shown.center.x - position.x) > 1e-6 || abs(shown.center.y - position.y) > 1e-6 {
+                stepViolations.append("moving item centred at \(shown.center), position \(position)")
+            }
+            return [plan]
         case 42..<48:
             guard view.indexPathForInteractivelyMovingItem != nil else { return [] }
             log.append("end")
@@ -241,7 +255,8 @@ private final class InteractionWorld {
 
     /// What is wrong now, after `plans`.
     func violations(after plans: [AnimationPlan]) -> [String] {
-        var found: [String] = []
+        var found = stepViolations
+        stepViolations = []
         // Selection and highlight by id.
         let viewIDs = view.indexPathsForSelectedItems.map { id(atPresented: $0) }.sorted()
         if viewIDs != selected.sorted() { found.append("selected ids \(viewIDs), model \(selected.sorted())") }

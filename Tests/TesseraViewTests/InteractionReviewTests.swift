@@ -189,4 +189,28 @@ struct InteractionReviewTests {
             #expect(attributes.size == reviewFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
         }
     }
+
+    @Test func aBatchDuringADragThatDeletesItemsOnlyTheOrderBeforeItShowedMakesAPlan() throws {
+        // Four 40-point items a row, rows 50 points apart: section 1 starts
+        // on the fifth row, in view. Dragging its fifth item to the top of
+        // section 0 pushes section 1's first row out of view.
+        let (view, source) = makeReviewView(sections: [0: Array(0..<16), 1: Array(100..<108)])
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 4, section: 1))
+        let top = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 0, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(top.center)
+        #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 0, section: 0))
+        let shown = Set(view.visibleElements.map(\.indexPath))
+        #expect(!shown.contains(IndexPath(item: 3, section: 1)))
+        // The data source deletes every item of section 1 but the dragged one.
+        let next = TestSnapshot([0: Array(0..<16), 1: [104]])
+        let plan = try source.apply(next)
+        #expect(view.indexPathForInteractivelyMovingItem == nil)
+        #expect(source.snapshot.items(inSection: 1).map(\.id) == [104])
+        #expect(Set(plan.elements.map(\.view)).count == plan.elements.count)
+        // Every item the plan shows after is the data source's.
+        for element in plan.elements where element.category == .cell {
+            guard let path = element.indexPathAfter else { continue }
+            #expect(element.itemID == "\(source.snapshot[path].id)")
+        }
+    }
 }

@@ -207,6 +207,7 @@ public final class CollectionView: LayoutEnvironment {
 
     /// Gives every element visible after a change a view (keeping the one it
     /// had), and returns the views of elements no longer visible to the pool.
+    /// An element visible before only that had no view is left out.
     func assignViews(
         to elements: inout [AnimationPlan.Element],
         visibleAfter: Int
@@ -215,6 +216,7 @@ public final class CollectionView: LayoutEnvironment {
         var next: [_ElementKey: ViewIdentity] = [:]
         var dequeued: [ViewIdentity] = []
         var kept = Set<ViewIdentity>()
+        var unshown: [Int] = []
         for index in elements.indices {
             let element = elements[index]
             let oldKey = element.indexPathBefore.map { _ElementKey(category: element.category, indexPath: $0) }
@@ -226,8 +228,15 @@ public final class CollectionView: LayoutEnvironment {
                 elements[index].view = view
                 dequeued.append(view)
                 kept.insert(view)
+            } else if index >= visibleAfter {
+                // Visible before only, with no view: it was never shown (it
+                // came into view when a batch update put back the order an
+                // interactive movement changed, and the data source, which
+                // answers for the state after, cannot name its kind), so it
+                // has nothing to animate.
+                unshown.append(index)
+                continue
             } else {
-                // Visible before only, with no view yet: give it one for the animation.
                 let view = pool.dequeue(reuseIdentifier(for: oldKey ?? _ElementKey(category: element.category, indexPath: element.indexPathAfter ?? IndexPath())))
                 elements[index].view = view
                 dequeued.append(view)
@@ -237,6 +246,7 @@ public final class CollectionView: LayoutEnvironment {
                 next[_ElementKey(category: element.category, indexPath: path)] = elements[index].view
             }
         }
+        for index in unshown.reversed() { elements.remove(at: index) }
         let stillShown = Set(next.values)
         var recycled = Set(attachedViews.values).subtracting(stillShown)
         for element in elements where !stillShown.contains(element.view) { recycled.insert(element.view) }
