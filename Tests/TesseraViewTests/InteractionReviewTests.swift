@@ -213,4 +213,58 @@ struct InteractionReviewTests {
             #expect(element.itemID == "\(source.snapshot[path].id)")
         }
     }
+
+    @Test(arguments: [LayoutDirection.leftToRight, .rightToLeft])
+    func resizingAnItemBeforeTheVisibleAreaOfAHorizontalRowKeepsTheVisibleItemsOnScreen(direction: LayoutDirection) throws {
+        // One row of 40-point items, 10 apart; item 2 is far out of view
+        // on the leading side when the view shows items 20 to 23.
+        let layout = FlowLayout()
+        layout.scrollDirection = .horizontal
+        layout.itemSize = Size(width: 40, height: 40)
+        layout.estimatedItemSize = Size(width: 40, height: 40)
+        let view = CollectionView(layout: layout, size: Size(width: 200, height: 40))
+        let source = FittedSizeSource(counts: [50], fitted: [Array(repeating: Size(width: 40, height: 40), count: 50)])
+        view.dataSource = source
+        view.reloadData()
+        view.setLayoutDirection(direction, animated: false)
+        let item20 = try #require(layout.layoutAttributesForItem(at: IndexPath(item: 20, section: 0)))
+        view.setBounds(Rect(x: item20.frame.midX - 100, y: 0, width: 200, height: 40), animated: false)
+        func onScreen() -> [IndexPath: Double] {
+            Dictionary(uniqueKeysWithValues: view.visibleElements.filter { $0.category == .cell }.map { ($0.indexPath, $0.frame.minX - view.bounds.origin.x) })
+        }
+        let before = onScreen()
+        source.fitted[0][2] = Size(width: 100, height: 40)
+        try view.invalidateItemSizes(at: [IndexPath(item: 2, section: 0)], animated: false)
+        #expect(layout.layoutAttributesForItem(at: IndexPath(item: 2, section: 0))?.size == Size(width: 100, height: 40))
+        #expect(onScreen() == before, "\(direction)")
+    }
+
+    @Test func aDidDeselectThatAppliesASnapshotAtTheSameTimeLeavesItsPlanPlaying() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        final class Reapply: CollectionViewDelegate {
+            var onDeselect: () -> Void = {}
+            func collectionView(_ collectionView: CollectionView, didDeselectItemAt indexPath: IndexPath) { onDeselect() }
+        }
+        let delegate = Reapply()
+        view.delegate = delegate
+        var nested: AnimationPlan?
+        delegate.onDeselect = {
+            // The app answers a deleted selection by removing item 9 too.
+            var next = source.snapshot
+            _ = next.removeItem(at: IndexPath(item: next.numberOfItems(inSection: 0) - 1, section: 0))
+            nested = try? source.apply(next, at: 1.0)
+        }
+        try source.selectItem(withID: 3)
+        _ = try source.apply(TestSnapshot([0: Array(0..<10)]), at: 0.9)
+        // Deleting the selected item 3 at 1.0: the delegate hears of it and
+        // applies another snapshot at the same time.
+        let outer = try source.apply(TestSnapshot([0: [0, 1, 2, 4, 5, 6, 7, 8, 9]]), at: 1.0)
+        let inner = try #require(nested)
+        #expect(source.snapshot.items(inSection: 0).map(\.id) == [0, 1, 2, 4, 5, 6, 7, 8])
+        #expect(outer.elements.count > 0)
+        // The plan playing is the last one made, and its views are the ones shown.
+        #expect(view.playingPlan?.plan == inner)
+        let views = view.playingPlan.map { Set($0.plan.elements.filter { $0.indexPathAfter != nil && $0.disposition != .delete }.map(\.view)) }
+        #expect(views?.count == view.visibleElements.count)
+    }
 }

@@ -183,7 +183,13 @@ extension CollectionView {
         markSelection(&elements, before: selectionBefore)
         let views = assignViews(to: &elements, visibleAfter: after.count)
         layout.finalizeCollectionViewUpdates()
-        defer { reportDeletedSelection(deselected: leaving.deselected, unhighlighted: leaving.unhighlighted) }
+        defer {
+            if postponedSelectionReports != nil {
+                postponedSelectionReports?.append((leaving.deselected, leaving.unhighlighted))
+            } else {
+                reportDeletedSelection(deselected: leaving.deselected, unhighlighted: leaving.unhighlighted)
+            }
+        }
         return AnimationPlan(
             elements: elements,
             contentSizeBefore: contentSizeBefore,

@@ -276,6 +276,22 @@ extension CollectionView {
         }
     }
 
+    /// Runs `body` (a change made at a time, with what follows it: the
+    /// playing plan recorded and completed) and only then tells the
+    /// delegate about the selected and highlighted items its batches
+    /// deleted, so that a change the delegate makes then begins from the
+    /// plan `body` left playing. Within another such call, `body` just runs.
+    package func reportingSelectionAfterwards<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard postponedSelectionReports == nil else { return try body() }
+        postponedSelectionReports = []
+        defer {
+            let reports = postponedSelectionReports ?? []
+            postponedSelectionReports = nil
+            for report in reports { reportDeletedSelection(deselected: report.deselected, unhighlighted: report.unhighlighted) }
+        }
+        return try body()
+    }
+
     /// Tells the delegate about the items a batch update deleted from the
     /// selection and the highlight, by their index paths before the update.
     func reportDeletedSelection(deselected: [_ItemPosition], unhighlighted: [_ItemPosition]) {

@@ -75,6 +75,10 @@ public final class CollectionView: LayoutEnvironment {
     /// the batch forgets besides those of reloaded items: items a changeset
     /// moves and changes.
     var fittedSizesToForget: [IndexPath] = []
+    /// The deleted selection a change made at a time tells the delegate
+    /// about once it is recorded (``reportingSelectionAfterwards(_:)``), or
+    /// `nil` when changes tell it at once.
+    var postponedSelectionReports: [(deselected: [_ItemPosition], unhighlighted: [_ItemPosition])]?
 
     /// Creates a collection view.
     ///
