@@ -267,4 +267,38 @@ struct InteractionReviewTests {
         let views = view.playingPlan.map { Set($0.plan.elements.filter { $0.indexPathAfter != nil && $0.disposition != .delete }.map(\.view)) }
         #expect(views?.count == view.visibleElements.count)
     }
+
+    @Test func aTargetDelegateThatRunsABatchEndsTheDragInsteadOfBringingItBack() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        final class Inserting: CollectionViewDelegate {
+            var insert: () -> Void = {}
+            func collectionView(_ collectionView: CollectionView, targetIndexPathForMoveOfItemFromOriginalIndexPath originalIndexPath: IndexPath, atCurrentIndexPath currentIndexPath: IndexPath, toProposedIndexPath proposedIndexPath: IndexPath) -> IndexPath {
+                insert()
+                return proposedIndexPath
+            }
+        }
+        let delegate = Inserting()
+        delegate.insert = {
+            // New data arrives while the user drags: a new first item.
+            var next = source.snapshot
+            next.insertItem(TestItem(id: 50), at: IndexPath(item: 0, section: 0))
+            _ = try? source.apply(next)
+        }
+        view.delegate = delegate
+        try source.selectItem(withID: 2)
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
+        #expect(throws: InteractiveMovementError.self) { try view.updateInteractiveMovementTargetPosition(target.center) }
+        #expect(view.indexPathForInteractivelyMovingItem == nil)
+        #expect(view.itemCounts == [11])
+        #expect(source.selectedItemIDs == [2])
+        // The view goes on as usual.
+        #expect(throws: InteractiveMovementError.self) { try view.endInteractiveMovement() }
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 1, section: 0))
+        delegate.insert = {}
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        try view.endInteractiveMovement()
+        #expect(view.itemCounts == [11])
+        #expect(source.snapshot.items(inSection: 0).map(\.id) == [50, 1, 2, 3, 4, 0, 5, 6, 7, 8, 9])
+    }
 }

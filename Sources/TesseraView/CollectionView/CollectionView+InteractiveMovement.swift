@@ -176,7 +176,10 @@ extension CollectionView {
     ///
     /// - Throws: ``InteractiveMovementError/noMovementInProgress(operation:)``
     ///   or ``InteractiveMovementError/positionNotFinite(_:)``; nothing
-    ///   changes.
+    ///   changes. Also ``InteractiveMovementError/noMovementInProgress(operation:)``
+    ///   when the delegate, asked for the target, runs a batch update or
+    ///   ``reloadData()``: that change ended the movement, as it does at any
+    ///   other time.
     /// - Complexity: what a batch update that moves one item costs (for
     ///   Tessera's layouts, laying out the one or two sections it touches
     ///   again), plus the layout's target query.
@@ -192,6 +195,10 @@ extension CollectionView {
         if let delegate {
             let chosen = delegate.collectionView(self, targetIndexPathForMoveOfItemFromOriginalIndexPath: movement.original, atCurrentIndexPath: previous, toProposedIndexPath: target)
             if canTake(chosen, from: previous, counts: movement.presentedCounts) { target = chosen }
+            // A batch update or reloadData the delegate ran ended the movement.
+            guard let current = interactiveMovement, current.original == movement.original, current.target == previous else {
+                throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)")
+            }
         }
         var next = movement
         next.setTarget(target)
