@@ -20,7 +20,7 @@ private final class SizeTable: FlowLayoutDelegate {
 private final class InteractionWorld {
     var generator: SplitMix64
     var chain: RandomSnapshotChain
-    let layout: FlowLayout
+    var layout: FlowLayout
     let view: CollectionView
     let source: DiffableDataSource<TestSection, TestItem>
     let selfSizing: Bool
@@ -46,7 +46,10 @@ private final class InteractionWorld {
         layout.minimumLineSpacing = 5
         layout.minimumInteritemSpacing = 5
         if Bool.random(using: &generator) { layout.scrollDirection = .horizontal }
-        if Bool.random(using: &generator) { layout.headerReferenceSize = Size(width: 30, height: 30) }
+        if Bool.random(using: &generator) {
+            layout.headerReferenceSize = Size(width: 30, height: 30)
+            layout.sectionHeadersPinToVisibleBounds = Bool.random(using: &generator)
+        }
         selfSizing = Int.random(in: 0..<3, using: &generator) > 0
         if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
         view = CollectionView(layout: layout, size: Size(width: 230, height: 260))
@@ -189,7 +192,21 @@ private final class InteractionWorld {
             if (bumps[id] ?? 0) < -10 { bumps[id] = -10 }
             log.append("resize \(path) (id \(id))")
             return [try view.invalidateItemSizes(at: [path])]
-        case 85..<90:
+        case 85..<88:
+            // A transition to a layout like this one, its spacing changed.
+            let next = FlowLayout()
+            next.itemSize = layout.itemSize
+            next.estimatedItemSize = layout.estimatedItemSize
+            next.scrollDirection = layout.scrollDirection
+            next.headerReferenceSize = layout.headerReferenceSize
+            next.sectionHeadersPinToVisibleBounds = layout.sectionHeadersPinToVisibleBounds
+            next.minimumLineSpacing = Double(Int.random(in: 0...12, using: &generator))
+            next.minimumInteritemSpacing = layout.minimumInteritemSpacing
+            layout = next
+            let timed = chance(50)
+            log.append("transition\(timed ? " at \(time)" : "")")
+            return [timed ? try view.setCollectionViewLayout(next, animated: true, at: advanceTime()) : view.setCollectionViewLayout(next, animated: chance(80))]
+        case 88..<90:
             let direction: LayoutDirection = view.effectiveLayoutDirection == .leftToRight ? .rightToLeft : .leftToRight
             log.append("direction \(direction)")
             return [view.setLayoutDirection(direction)]
@@ -233,7 +250,30 @@ private final class InteractionWorld {
         let before = dump
         let counts = view.itemCounts
         let outside = IndexPath(item: (counts.first ?? 0) + 3, section: 0)
-        switch Int.random(in: 0..<6, using: &generator) {
+        switch Int.random(in: 0..<11, using: &generator) {
+        case 6: #expect(throws: SelectionError.self) { try self.view.tapItem(at: outside) }
+        case 7:
+            if touchInProgress {
+                #expect(throws: SelectionError.self) { try self.view.beginTouch(at: IndexPath(item: 0, section: 0)) }
+            } else {
+                #expect(throws: SelectionError.self) { try self.view.endTouch() }
+            }
+        case 8:
+            if let last = view.lastChangeTime {
+                let next = chain.next(after: source.snapshot, maxSections: 5)
+                let chainBefore = chain
+                #expect(throws: (any Error).self) { try self.source.apply(next, at: last - 0.5) }
+                chain = chainBefore
+            }
+        case 9:
+            // A fitted size that is not a size.
+            guard selfSizing, let path = view.visibleElements.first(where: { $0.category == .cell })?.indexPath else { break }
+            let id = id(atPresented: path)
+            let kept = bumps[id]
+            bumps[id] = .nan
+            #expect(throws: SelfSizingError.self) { try self.view.invalidateItemSizes(at: [path]) }
+            bumps[id] = kept
+        case 10: #expect(throws: (any Error).self) { try self.view.setCollectionViewLayout(FlowLayout(), at: .infinity) }
         case 0: #expect(throws: SelectionError.self) { try self.view.selectItem(at: outside) }
         case 1: #expect(throws: InteractiveMovementError.self) { try self.view.beginInteractiveMovementForItem(at: IndexPath(item: -1, section: 0)) }
         case 2:
@@ -281,6 +321,7 @@ private final class InteractionWorld {
         fresh.minimumInteritemSpacing = layout.minimumInteritemSpacing
         fresh.scrollDirection = layout.scrollDirection
         fresh.headerReferenceSize = layout.headerReferenceSize
+        fresh.sectionHeadersPinToVisibleBounds = layout.sectionHeadersPinToVisibleBounds
         fresh.delegate = table
         let environment = StaticLayoutEnvironment(size: view.bounds.size, itemCounts: view.itemCounts, contentInset: view.contentInset)
         environment.bounds = view.bounds
@@ -288,6 +329,11 @@ private final class InteractionWorld {
         fresh.collectionView = environment
         fresh.prepare()
         if fresh.collectionViewContentSize != view.contentSize { found.append("content size \(view.contentSize), fresh \(fresh.collectionViewContentSize)") }
+        for attributes in fresh.layoutAttributesForElements(in: view.bounds) where attributes.category != .cell {
+            guard case let .supplementaryView(kind) = attributes.category else { continue }
+            let own = view.collectionViewLayout.layoutAttributesForSupplementaryView(ofKind: kind, at: attributes.indexPath)
+            if own?.frame != attributes.frame { found.append("\(kind) \(attributes.indexPath) at \(String(describing: own?.frame)), fresh \(attributes.frame)") }
+        }
         let freshVisible = Set(fresh.layoutAttributesForElements(in: view.bounds).filter { $0.category == .cell }.map(\.indexPath))
         for attributes in fresh.layoutAttributesForElements(in: view.bounds) where attributes.category == .cell {
             let own = view.collectionViewLayout.layoutAttributesForItem(at: attributes.indexPath)
