@@ -5,6 +5,13 @@ import TesseraLayout
 import TesseraTestSupport
 import TesseraView
 
+/// The layouts the interaction oracle drives.
+enum ReviewLayoutKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case flow, list, listStack
+
+    var testDescription: String { rawValue }
+}
+
 /// A flow layout delegate that gives each item a size read from a table.
 private final class SizeTable: FlowLayoutDelegate {
     var sizes: [IndexPath: Size] = [:]
@@ -20,7 +27,12 @@ private final class SizeTable: FlowLayoutDelegate {
 private final class InteractionWorld {
     var generator: SplitMix64
     var chain: RandomSnapshotChain
-    var layout: FlowLayout
+    let kind: ReviewLayoutKind
+    let pinsHeaders: Bool
+    let horizontal: Bool
+    let hasHeaders: Bool
+    /// The view's layout when it is a flow layout (whose frames a fresh one checks).
+    var layout: FlowLayout?
     let view: CollectionView
     let source: DiffableDataSource<TestSection, TestItem>
     let selfSizing: Bool
@@ -38,21 +50,17 @@ private final class InteractionWorld {
     /// What a step found wrong by itself.
     var stepViolations: [String] = []
 
-    init(seed: UInt64) {
+    init(seed: UInt64, kind: ReviewLayoutKind) {
         generator = SplitMix64(seed: seed)
         chain = RandomSnapshotChain(seed: seed &+ 1)
-        layout = FlowLayout()
-        layout.itemSize = Size(width: 40, height: 40)
-        layout.minimumLineSpacing = 5
-        layout.minimumInteritemSpacing = 5
-        if Bool.random(using: &generator) { layout.scrollDirection = .horizontal }
-        if Bool.random(using: &generator) {
-            layout.headerReferenceSize = Size(width: 30, height: 30)
-            layout.sectionHeadersPinToVisibleBounds = Bool.random(using: &generator)
-        }
+        self.kind = kind
+        horizontal = kind == .flow && Bool.random(using: &generator)
+        hasHeaders = Bool.random(using: &generator)
+        pinsHeaders = hasHeaders && Bool.random(using: &generator)
         selfSizing = Int.random(in: 0..<3, using: &generator) > 0
-        if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
-        view = CollectionView(layout: layout, size: Size(width: 230, height: 260))
+        let initial = Self.makeLayout(kind: kind, selfSizing: selfSizing, horizontal: horizontal, hasHeaders: hasHeaders, pinsHeaders: pinsHeaders, lineSpacing: 5)
+        layout = initial as? FlowLayout
+        view = CollectionView(layout: initial, size: Size(width: 230, height: 260))
         view.allowsMultipleSelection = Bool.random(using: &generator)
         source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
         source.reorderingHandlers.canReorderItem = { _ in true }
@@ -68,9 +76,41 @@ private final class InteractionWorld {
         _ = try? source.apply(first, animated: false)
     }
 
+    static func makeLayout(kind: ReviewLayoutKind, selfSizing: Bool, horizontal: Bool, hasHeaders: Bool, pinsHeaders: Bool, lineSpacing: Double) -> CollectionViewLayout {
+        switch kind {
+        case .flow:
+            let layout = FlowLayout()
+            layout.itemSize = Size(width: 40, height: 40)
+            layout.minimumLineSpacing = lineSpacing
+            layout.minimumInteritemSpacing = 5
+            if horizontal { layout.scrollDirection = .horizontal }
+            if hasHeaders {
+                layout.headerReferenceSize = Size(width: 30, height: 30)
+                layout.sectionHeadersPinToVisibleBounds = pinsHeaders
+            }
+            if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
+            return layout
+        case .list:
+            let layout = ListLayout()
+            layout.itemHeight = 40
+            layout.interitemSpacing = lineSpacing
+            if hasHeaders { layout.headerHeight = 30 }
+            if selfSizing { layout.estimatedItemHeight = 40 }
+            return layout
+        case .listStack:
+            let layout = ListStackLayout(stickyHeaders: pinsHeaders)
+            layout.itemSize = Size(width: 40, height: 40)
+            layout.minimumLineSpacing = lineSpacing
+            layout.minimumInteritemSpacing = 5
+            if hasHeaders { layout.headerLength = 30 }
+            if selfSizing { layout.estimatedItemSize = Size(width: 40, height: 40) }
+            return layout
+        }
+    }
+
     func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &generator) < percent }
 
-    var description: String { "selfSizing \(selfSizing), \(layout.scrollDirection), multiple \(view.allowsMultipleSelection), log \(log.suffix(8))" }
+    var description: String { "\(kind), selfSizing \(selfSizing), horizontal \(horizontal), headers \(hasHeaders) pinned \(pinsHeaders), multiple \(view.allowsMultipleSelection), log \(log.suffix(8))" }
 
     /// The id of the item the view presents at an index path.
     func id(atPresented path: IndexPath) -> Int {
@@ -194,15 +234,11 @@ private final class InteractionWorld {
             return [try view.invalidateItemSizes(at: [path])]
         case 85..<88:
             // A transition to a layout like this one, its spacing changed.
-            let next = FlowLayout()
-            next.itemSize = layout.itemSize
-            next.estimatedItemSize = layout.estimatedItemSize
-            next.scrollDirection = layout.scrollDirection
-            next.headerReferenceSize = layout.headerReferenceSize
-            next.sectionHeadersPinToVisibleBounds = layout.sectionHeadersPinToVisibleBounds
-            next.minimumLineSpacing = Double(Int.random(in: 0...12, using: &generator))
-            next.minimumInteritemSpacing = layout.minimumInteritemSpacing
-            layout = next
+            let next = Self.makeLayout(
+                kind: kind, selfSizing: selfSizing, horizontal: horizontal, hasHeaders: hasHeaders, pinsHeaders: pinsHeaders,
+                lineSpacing: Double(Int.random(in: 0...12, using: &generator))
+            )
+            layout = next as? FlowLayout
             let timed = chance(50)
             log.append("transition\(timed ? " at \(time)" : "")")
             return [timed ? try view.setCollectionViewLayout(next, animated: true, at: advanceTime()) : view.setCollectionViewLayout(next, animated: chance(80))]
@@ -309,10 +345,12 @@ private final class InteractionWorld {
             for attributes in view.visibleElements where attributes.category == .cell {
                 var fitted = reviewFittedSize(of: source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: attributes.indexPath)])
                 fitted.height += bumps[id(atPresented: attributes.indexPath)] ?? 0
+                if kind == .list { fitted.width = attributes.size.width }
                 if attributes.size != fitted { found.append("item \(attributes.indexPath) (id \(id(atPresented: attributes.indexPath))) is \(attributes.size), fitted \(fitted)") }
             }
         }
         // A fresh layout given every item's current size puts every element where the view's layout does.
+        guard let layout else { return found + planViolations(plans, freshVisible: nil, fresh: nil, moving: moving) }
         let table = SizeTable()
         for path in presentedPaths { table.sizes[path] = view.collectionViewLayout.layoutAttributesForItem(at: path)?.size }
         let fresh = FlowLayout()
@@ -339,6 +377,15 @@ private final class InteractionWorld {
             let own = view.collectionViewLayout.layoutAttributesForItem(at: attributes.indexPath)
             if own?.frame != attributes.frame { found.append("item \(attributes.indexPath) at \(String(describing: own?.frame)), fresh \(attributes.frame)") }
         }
+        return found + planViolations(plans, freshVisible: freshVisible, fresh: fresh, moving: moving)
+    }
+
+    /// What is wrong with the plans of a step: views used twice, cells that
+    /// end twice at one place, the moving item, ids, selection flags, and
+    /// (with a fresh flow layout) where the cells visible after end.
+    func planViolations(_ plans: [AnimationPlan], freshVisible: Set<IndexPath>?, fresh: FlowLayout?, moving: IndexPath?) -> [String] {
+        var found: [String] = []
+        let freshVisible = freshVisible ?? Set(view.visibleElements.filter { $0.category == .cell }.map(\.indexPath))
         // Plans.
         for plan in plans {
             var views = Set<ViewIdentity>()
@@ -356,7 +403,7 @@ private final class InteractionWorld {
                     if let movingView, element.view != movingView { found.append("moving item changed view \(movingView) → \(element.view)") }
                     movingView = element.view
                 } else if isVisible {
-                    let expected = fresh.layoutAttributesForItem(at: path)?.frame
+                    let expected = (fresh ?? view.collectionViewLayout).layoutAttributesForItem(at: path)?.frame
                     if element.to.frame != expected { found.append("plan item \(path) ends at \(element.to.frame), fresh \(String(describing: expected))") }
                 }
                 if isVisible {
@@ -373,13 +420,16 @@ private final class InteractionWorld {
 @MainActor
 @Suite("Interaction oracle")
 struct InteractionOracleTests {
-    @Test("Selection, drags, self-sizing, right to left and changes at a time mixed on one view keep selection by id, sizes by item, a fresh layout's frames and one view per element")
-    func mixedInteractions() throws {
-        let base = testSeed(default: 0x1A7E_5EED)
+    @Test(
+        "Selection, drags, self-sizing, right to left and changes at a time mixed on one view keep selection by id, sizes by item, a fresh layout's frames (for a flow layout) and one view per element",
+        arguments: ReviewLayoutKind.allCases
+    )
+    func mixedInteractions(kind: ReviewLayoutKind) throws {
+        let base = testSeed(default: 0x1A7E_5EED) &+ UInt64(ReviewLayoutKind.allCases.firstIndex(of: kind)!) &* 1_000
         var failures = 0
         for round in 0..<60 {
             let seed = base &+ UInt64(round)
-            let world = InteractionWorld(seed: seed)
+            let world = InteractionWorld(seed: seed, kind: kind)
             for stepIndex in 0..<120 {
                 let plans: [AnimationPlan]
                 do {
