@@ -149,7 +149,7 @@ private final class InteractionWorld {
             let next = chain.next(after: source.snapshot, maxSections: 5)
             let timed = chance(50)
             log.append(timed ? "apply at \(time)" : "apply")
-            let plan = timed ? try source.apply(next, animated: true, at: advanceTime()) : try source.apply(next, animated: chance(80))
+            let plan = timed ? try composed(at: advanceTime()) { try source.apply(next, animated: true, at: $0) } : try source.apply(next, animated: chance(80))
             movingView = nil
             keepExisting()
             return [plan]
@@ -224,7 +224,7 @@ private final class InteractionWorld {
             let bounds = Rect(origin: origin, size: view.bounds.size)
             let timed = chance(50)
             log.append("scroll \(origin)\(timed ? " at \(time)" : "")")
-            return [timed ? try view.setBounds(bounds, animated: true, at: advanceTime()) : view.setBounds(bounds, animated: chance(80))]
+            return [timed ? try composed(at: advanceTime()) { try view.setBounds(bounds, animated: true, at: $0) } : view.setBounds(bounds, animated: chance(80))]
         case 78..<85:
             guard selfSizing, let path = randomVisibleItem() else { return [] }
             let id = id(atPresented: path)
@@ -241,7 +241,7 @@ private final class InteractionWorld {
             layout = next as? FlowLayout
             let timed = chance(50)
             log.append("transition\(timed ? " at \(time)" : "")")
-            return [timed ? try view.setCollectionViewLayout(next, animated: true, at: advanceTime()) : view.setCollectionViewLayout(next, animated: chance(80))]
+            return [timed ? try composed(at: advanceTime()) { try view.setCollectionViewLayout(next, animated: true, at: $0) } : view.setCollectionViewLayout(next, animated: chance(80))]
         case 88..<90:
             let direction: LayoutDirection = view.effectiveLayoutDirection == .leftToRight ? .rightToLeft : .leftToRight
             log.append("direction \(direction)")
@@ -261,6 +261,27 @@ private final class InteractionWorld {
             try badInput()
             return []
         }
+    }
+
+    /// Runs a change made at `time` and checks that every item the plan
+    /// playing then shows, and the change's plan has from before, starts
+    /// where the playing plan has it at that time.
+    func composed(at time: Double, _ change: (Double) throws -> AnimationPlan) throws -> AnimationPlan {
+        var current: [String: LayoutAttributes] = [:]
+        if let playing = view.playingPlan, playing.isPlaying(at: time) {
+            for (element, attributes) in zip(playing.plan.elements, playing.attributes(at: time))
+            where element.category == .cell && element.indexPathAfter != nil && element.disposition != .delete {
+                if let id = element.itemID { current[id] = attributes }
+            }
+        }
+        let plan = try change(time)
+        for element in plan.elements where element.category == .cell && element.indexPathBefore != nil {
+            guard let id = element.itemID, let expected = current[id] else { continue }
+            if element.from.frame != expected.frame {
+                stepViolations.append("item \(id) starts at \(element.from.frame), the plan playing has it at \(expected.frame)")
+            }
+        }
+        return plan
     }
 
     func toggle(_ id: Int) {

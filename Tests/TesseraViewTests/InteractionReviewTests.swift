@@ -301,4 +301,27 @@ struct InteractionReviewTests {
         #expect(view.itemCounts == [11])
         #expect(source.snapshot.items(inSection: 0).map(\.id) == [50, 1, 2, 3, 4, 0, 5, 6, 7, 8, 9])
     }
+
+    @Test func aSnapshotAppliedAtATimeDuringADragStartsEachItemWhereThePlanPlayingHasIt() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<40)])
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        // A scroll plays while the user drags; new data arrives during it.
+        try view.setBounds(Rect(x: 0, y: 30, width: 200, height: 240), at: 0)
+        let playing = try #require(view.playingPlan)
+        var shown: [String: Rect] = [:]
+        for (element, attributes) in zip(playing.plan.elements, playing.attributes(at: 0.1)) where element.category == .cell {
+            shown[try #require(element.itemID)] = attributes.frame
+        }
+        let plan = try source.apply(TestSnapshot([0: Array(0..<41)]), at: 0.1)
+        #expect(view.indexPathForInteractivelyMovingItem == nil)
+        var checked = 0
+        for element in plan.elements where element.category == .cell && element.indexPathBefore != nil {
+            guard let id = element.itemID, let frame = shown[id] else { continue }
+            #expect(element.from.frame == frame, "item \(id)")
+            checked += 1
+        }
+        #expect(checked > 10)
+    }
 }

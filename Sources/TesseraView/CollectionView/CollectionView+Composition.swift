@@ -185,6 +185,10 @@ extension CollectionView {
         time: Double,
         itemIDsBefore: ((IndexPath) -> String?)?
     ) throws -> AnimationPlan {
+        try checkTime(time)
+        // The batch begins from the data source's order before a movement
+        // in progress, and so does the plan playing.
+        abandonInteractiveMovement()
         let composition = try beginChange(at: time)
         let countsBefore = itemCounts
         let plan: AnimationPlan

@@ -383,8 +383,8 @@ extension CollectionView {
 
     /// Ends an interactive movement in progress with no plan, putting the
     /// view and its layout back in the data source's order before the
-    /// movement (the views shown, the selection, the highlight and the
-    /// touch keep their items); while the data source is told to move the
+    /// movement (the views shown, the selection, the highlight, the touch
+    /// and the elements of the plan playing keep their items); while the data source is told to move the
     /// item, its order is the one the view presents, which stays. The data
     /// source is not asked anything: it may already answer for a later
     /// state.
@@ -415,5 +415,13 @@ extension CollectionView {
             remapped[_ElementKey(category: .cell, indexPath: path)] = view
         }
         attachedViews = remapped
+        // The plan playing names its elements by index path too: a change
+        // composed with it finds them there.
+        if let plan = clock.playing?.plan {
+            for index in plan.elements.indices where plan.elements[index].category == .cell {
+                guard let path = plan.elements[index].indexPathAfter else { continue }
+                clock.playing?.plan.elements[index].indexPathAfter = mapping.indexPathAfter(path) ?? path
+            }
+        }
     }
 }
