@@ -324,4 +324,43 @@ struct InteractionReviewTests {
         }
         #expect(checked > 10)
     }
+
+    @Test(arguments: [0, 1, 2, 5])
+    func resizingAVisibleItemOfAHorizontalRowRightToLeftMirrorsLeftToRight(offsetInItems: Int) throws {
+        // The screen position of every visible item after a visible item
+        // grows: right to left, the mirror image of left to right.
+        func run(_ direction: LayoutDirection) throws -> [IndexPath: (minX: Double, maxX: Double)] {
+            let layout = FlowLayout()
+            layout.scrollDirection = .horizontal
+            layout.itemSize = Size(width: 40, height: 40)
+            layout.estimatedItemSize = Size(width: 40, height: 40)
+            let view = CollectionView(layout: layout, size: Size(width: 200, height: 40))
+            let source = FittedSizeSource(counts: [50], fitted: [Array(repeating: Size(width: 40, height: 40), count: 50)])
+            view.dataSource = source
+            view.reloadData()
+            view.setLayoutDirection(direction, animated: false)
+            let item = try #require(layout.layoutAttributesForItem(at: IndexPath(item: 20, section: 0)))
+            // Item 20 at the leading edge of the view, moved by `offsetInItems` × 7 points.
+            let leadingX = direction == .leftToRight ? item.frame.minX : item.frame.maxX - 200
+            let shift = Double(offsetInItems * 7) * (direction == .leftToRight ? -1 : 1)
+            view.setBounds(Rect(x: leadingX + shift, y: 0, width: 200, height: 40), animated: false)
+            let first = try #require(view.visibleElements.filter { $0.category == .cell }.map(\.indexPath).min())
+            source.fitted[0][first[1]] = Size(width: 100, height: 40)
+            source.fitted[0][first[1] + 1] = Size(width: 70, height: 40)
+            try view.invalidateItemSizes(at: [first, IndexPath(item: first[1] + 1, section: 0)], animated: false)
+            var result: [IndexPath: (minX: Double, maxX: Double)] = [:]
+            for attributes in view.visibleElements where attributes.category == .cell {
+                let minX = attributes.frame.minX - view.bounds.origin.x
+                let maxX = attributes.frame.maxX - view.bounds.origin.x
+                result[attributes.indexPath] = direction == .leftToRight ? (minX, maxX) : (200 - maxX, 200 - minX)
+            }
+            return result
+        }
+        let ltr = try run(.leftToRight)
+        let rtl = try run(.rightToLeft)
+        #expect(Set(ltr.keys) == Set(rtl.keys))
+        for (path, frame) in ltr {
+            #expect(rtl[path]?.minX == frame.minX && rtl[path]?.maxX == frame.maxX, "\(path): \(frame) left to right, \(String(describing: rtl[path])) right to left mirrored")
+        }
+    }
 }
