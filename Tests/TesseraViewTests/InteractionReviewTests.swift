@@ -363,4 +363,24 @@ struct InteractionReviewTests {
             #expect(rtl[path]?.minX == frame.minX && rtl[path]?.maxX == frame.maxX, "\(path): \(frame) left to right, \(String(describing: rtl[path])) right to left mirrored")
         }
     }
+
+    @Test func aCanMoveHandlerThatChangesTheDataRefusesTheMovementInsteadOfDraggingAnotherItem() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        var asked: [Int] = []
+        source.reorderingHandlers.canReorderItem = { item in
+            asked.append(item.id)
+            // New data arrives while the view asks: the last items go away.
+            if source.snapshot.numberOfItems(inSection: 0) == 10 { _ = try? source.apply(TestSnapshot([0: Array(0..<5)])) }
+            return true
+        }
+        #expect(throws: InteractiveMovementError.itemCannotMove(IndexPath(item: 8, section: 0))) {
+            try view.beginInteractiveMovementForItem(at: IndexPath(item: 8, section: 0))
+        }
+        #expect(asked == [8])
+        #expect(view.indexPathForInteractivelyMovingItem == nil)
+        #expect(view.itemCounts == [5])
+        // Asked again, with nothing changing, it begins.
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 4, section: 0))
+        #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 4, section: 0))
+    }
 }

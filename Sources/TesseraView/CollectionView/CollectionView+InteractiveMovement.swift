@@ -135,7 +135,9 @@ extension CollectionView {
     ///   ``InteractiveMovementError/indexPathOutOfRange(_:itemCounts:)``,
     ///   ``InteractiveMovementError/noDataSource``, or
     ///   ``InteractiveMovementError/itemCannotMove(_:)`` when the data
-    ///   source's `collectionView(_:canMoveItemAt:)` says no; nothing changes.
+    ///   source's `collectionView(_:canMoveItemAt:)` says no, or runs a batch
+    ///   update or ``reloadData()`` while asked (its answer was about the
+    ///   state before); nothing else changes.
     /// - Complexity: O(*s*) for *s* sections.
     public func beginInteractiveMovementForItem(at indexPath: IndexPath) throws(InteractiveMovementError) {
         if let movement = interactiveMovement { throw .movementInProgress(movement.original) }
@@ -143,7 +145,11 @@ extension CollectionView {
             throw .indexPathOutOfRange(indexPath, itemCounts: itemCounts)
         }
         guard let dataSource else { throw .noDataSource }
-        guard dataSource.collectionView(self, canMoveItemAt: indexPath) else { throw .itemCannotMove(indexPath) }
+        let generationBefore = generation
+        guard dataSource.collectionView(self, canMoveItemAt: indexPath),
+              // A data source that changed the view while asked answered for an item no longer there.
+              generation == generationBefore, interactiveMovement == nil
+        else { throw .itemCannotMove(indexPath) }
         let layout = collectionViewLayout
         let resting = layout.layoutAttributesForItem(at: indexPath) ?? .cell(at: indexPath, frame: .zero)
         // Lifted where it is: the first step starts it there.

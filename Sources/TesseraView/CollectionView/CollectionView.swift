@@ -79,6 +79,10 @@ public final class CollectionView: LayoutEnvironment {
     /// about once it is recorded (``reportingSelectionAfterwards(_:)``), or
     /// `nil` when changes tell it at once.
     var postponedSelectionReports: [(deselected: [_ItemPosition], unhighlighted: [_ItemPosition])]?
+    /// How many times the view has shown another state (a reload, or any
+    /// change that made a plan): a call that asks the data source or the
+    /// delegate compares it to see whether they changed the view meanwhile.
+    var generation = 0
 
     /// Creates a collection view.
     ///
@@ -154,6 +158,7 @@ public final class CollectionView: LayoutEnvironment {
         collectionViewLayout.prepare()
         bounds.origin = clamped(offset(atLeadingEdge: edge))
         sizingError = sizeVisibleItems()
+        generation += 1
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
         clock.playing = nil
@@ -216,6 +221,7 @@ public final class CollectionView: LayoutEnvironment {
         to elements: inout [AnimationPlan.Element],
         visibleAfter: Int
     ) -> (dequeued: [ViewIdentity], recycled: [ViewIdentity]) {
+        generation += 1
         clock.playing = nil
         var next: [_ElementKey: ViewIdentity] = [:]
         var dequeued: [ViewIdentity] = []
