@@ -383,4 +383,29 @@ struct InteractionReviewTests {
         try view.beginInteractiveMovementForItem(at: IndexPath(item: 4, section: 0))
         #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 4, section: 0))
     }
+
+    @Test func aShouldSelectThatChangesTheDataSelectsTheTouchedItemWhereItIsNow() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        final class Asking: CollectionViewDelegate {
+            var onShouldSelect: () -> Void = {}
+            func collectionView(_ collectionView: CollectionView, shouldSelectItemAt indexPath: IndexPath) -> Bool {
+                onShouldSelect()
+                return true
+            }
+        }
+        let delegate = Asking()
+        view.delegate = delegate
+        // New data arrives while the delegate is asked: two items before the touched one.
+        delegate.onShouldSelect = { _ = try? source.apply(TestSnapshot([0: [50, 51] + Array(0..<10)])) }
+        try view.tapItem(at: IndexPath(item: 9, section: 0))
+        #expect(source.selectedItemIDs == [9])
+        #expect(view.indexPathsForSelectedItems == [IndexPath(item: 11, section: 0)])
+        #expect(view.indexPathsForHighlightedItems == [])
+        // Deleted while asked: nothing is selected.
+        try view.deselectItem(at: IndexPath(item: 11, section: 0))
+        delegate.onShouldSelect = { _ = try? source.apply(TestSnapshot([0: Array(0..<5)])) }
+        try view.tapItem(at: IndexPath(item: 8, section: 0))
+        #expect(view.indexPathsForSelectedItems == [])
+        #expect(source.selectedItemIDs == [])
+    }
 }

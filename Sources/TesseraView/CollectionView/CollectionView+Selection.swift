@@ -169,7 +169,9 @@ extension CollectionView {
     /// with `collectionView(_:didUnhighlightItemAt:)`. Without `selecting`
     /// (the touch was cancelled or left the item) only the highlight ends.
     /// When the delegate runs a batch update from one of these calls, the
-    /// highlight ends at the item's index path after it.
+    /// item is selected (or deselected) where the batch moved it, or not at
+    /// all when the batch deleted it, and the highlight ends at its index
+    /// path after it.
     ///
     /// A touch whose item was not highlighted, was deleted by a batch
     /// update, or was cancelled by ``reloadData()`` or by turning
@@ -184,17 +186,21 @@ extension CollectionView {
     public func endTouch(selecting: Bool = true) throws(SelectionError) -> Bool {
         guard let touch = selection.touch else { throw .noTouchInProgress }
         selection.touch = nil
-        guard let position = touch.item else { return false }
-        let indexPath = position.indexPath
+        guard let touched = touch.item else { return false }
+        let indexPath = touched.indexPath
+        let generationBefore = generation
+        /// The touched item now: where its highlight is when the delegate,
+        /// asked, ran a batch update (`nil` when it deleted the item).
+        func stillTouched() -> _ItemPosition? { generation == generationBefore ? touched : selection.highlighted }
         var changed = false
         if selecting && selection.allowsSelection {
-            if selection.allowsMultipleSelection && selection.isSelected(position) {
-                if delegate?.collectionView(self, shouldDeselectItemAt: indexPath) ?? true {
+            if selection.allowsMultipleSelection && selection.isSelected(touched) {
+                if delegate?.collectionView(self, shouldDeselectItemAt: indexPath) ?? true, let position = stillTouched() {
                     selection.remove(position)
                     changed = true
-                    delegate?.collectionView(self, didDeselectItemAt: indexPath)
+                    delegate?.collectionView(self, didDeselectItemAt: position.indexPath)
                 }
-            } else if delegate?.collectionView(self, shouldSelectItemAt: indexPath) ?? true {
+            } else if delegate?.collectionView(self, shouldSelectItemAt: indexPath) ?? true, let position = stillTouched() {
                 var givenUp: [_ItemPosition] = []
                 if !selection.allowsMultipleSelection {
                     givenUp = selection.selected.filter { $0 != position }
@@ -202,7 +208,7 @@ extension CollectionView {
                 }
                 changed = selection.insert(position) || !givenUp.isEmpty
                 for other in givenUp { delegate?.collectionView(self, didDeselectItemAt: other.indexPath) }
-                delegate?.collectionView(self, didSelectItemAt: indexPath)
+                delegate?.collectionView(self, didSelectItemAt: position.indexPath)
             }
         }
         // The touch's highlight, wherever a batch update the delegate ran
