@@ -408,4 +408,22 @@ struct InteractionReviewTests {
         #expect(view.indexPathsForSelectedItems == [])
         #expect(source.selectedItemIDs == [])
     }
+
+    @Test func aShouldHighlightThatChangesTheDataHighlightsNothing() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        final class Asking: CollectionViewDelegate {
+            var onShouldHighlight: () -> Void = {}
+            func collectionView(_ collectionView: CollectionView, shouldHighlightItemAt indexPath: IndexPath) -> Bool {
+                onShouldHighlight()
+                return true
+            }
+        }
+        let delegate = Asking()
+        view.delegate = delegate
+        delegate.onShouldHighlight = { _ = try? source.apply(TestSnapshot([0: Array(0..<5)])) }
+        #expect(try view.beginTouch(at: IndexPath(item: 8, section: 0)) == false)
+        #expect(view.indexPathsForHighlightedItems == [])
+        #expect(try view.endTouch() == false)
+        #expect(view.indexPathsForSelectedItems == [])
+    }
 }

@@ -130,7 +130,8 @@ extension CollectionView {
     /// `collectionView(_:shouldHighlightItemAt:)` and, when it agrees,
     /// highlights the item and calls `collectionView(_:didHighlightItemAt:)`.
     ///
-    /// A touch the delegate refuses to highlight still has to end with
+    /// A touch the delegate refuses to highlight, or whose delegate runs a
+    /// batch update or ``reloadData()`` while asked, still has to end with
     /// ``endTouch(selecting:)``, which then does nothing (UIKit skips the
     /// whole selection when an item may not be highlighted).
     ///
@@ -146,8 +147,11 @@ extension CollectionView {
         if let touch = selection.touch { throw .touchInProgress(touchedIndexPath: touch.item?.indexPath) }
         let position = try checkedPosition(indexPath)
         guard selection.allowsSelection else { throw .selectionNotAllowed(indexPath: indexPath) }
-        guard delegate?.collectionView(self, shouldHighlightItemAt: indexPath) ?? true else {
-            selection.touch = _SelectionState.Touch(item: nil)
+        let generationBefore = generation
+        // A delegate that changed the data while asked answered for the
+        // state before: the touch goes on without an item, as when refused.
+        guard delegate?.collectionView(self, shouldHighlightItemAt: indexPath) ?? true, generation == generationBefore, selection.touch == nil else {
+            if selection.touch == nil { selection.touch = _SelectionState.Touch(item: nil) }
             return false
         }
         selection.touch = _SelectionState.Touch(item: position)
