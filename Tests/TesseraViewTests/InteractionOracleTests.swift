@@ -49,6 +49,9 @@ private final class InteractionWorld {
     var log: [String] = []
     /// What a step found wrong by itself.
     var stepViolations: [String] = []
+    /// The view of each element shown after the last plan, by category and
+    /// index path (forgotten by a reload, or a batch that cancels a drag).
+    var shownViews: [String: ViewIdentity] = [:]
 
     init(seed: UInt64, kind: ReviewLayoutKind) {
         generator = SplitMix64(seed: seed)
@@ -146,6 +149,7 @@ private final class InteractionWorld {
         let roll = Int.random(in: 0..<100, using: &generator)
         switch roll {
         case 0..<14:
+            if view.indexPathForInteractivelyMovingItem != nil { shownViews = [:] }
             let next = chain.next(after: source.snapshot, maxSections: 5)
             let timed = chance(50)
             log.append(timed ? "apply at \(time)" : "apply")
@@ -248,12 +252,14 @@ private final class InteractionWorld {
             return [view.setLayoutDirection(direction)]
         case 90..<94:
             log.append("reloadData")
+            shownViews = [:]
             view.reloadData()
             touchedID = nil
             movingView = nil
             return []
         case 94..<97:
             log.append("empty batch")
+            if view.indexPathForInteractivelyMovingItem != nil { shownViews = [:] }
             movingView = nil
             return [try view.performBatchUpdates([])]
         default:
@@ -354,6 +360,18 @@ private final class InteractionWorld {
     func violations(after plans: [AnimationPlan]) -> [String] {
         var found = stepViolations
         stepViolations = []
+        // An element keeps the view it was shown with.
+        for plan in plans {
+            let recycled = Set(plan.recycledViews)
+            for element in plan.elements {
+                guard let before = element.indexPathBefore, let shown = shownViews["\(element.category) \(before)"] else { continue }
+                if element.view != shown { found.append("\(element.category) \(before) was shown with \(shown), the plan gives it \(element.view)") }
+            }
+            shownViews = [:]
+            for element in plan.elements where !recycled.contains(element.view) {
+                if let after = element.indexPathAfter { shownViews["\(element.category) \(after)"] = element.view }
+            }
+        }
         // Selection and highlight by id.
         let viewIDs = view.indexPathsForSelectedItems.map { id(atPresented: $0) }.sorted()
         if viewIDs != selected.sorted() { found.append("selected ids \(viewIDs), model \(selected.sorted())") }
