@@ -149,7 +149,7 @@ private final class InteractionWorld {
         let roll = Int.random(in: 0..<100, using: &generator)
         switch roll {
         case 0..<14:
-            if view.indexPathForInteractivelyMovingItem != nil { shownViews = [:] }
+            if view.indexPathForInteractivelyMovingItem != nil { shownViewsInDataSourceOrder() }
             let next = chain.next(after: source.snapshot, maxSections: 5)
             let timed = chance(50)
             log.append(timed ? "apply at \(time)" : "apply")
@@ -259,7 +259,7 @@ private final class InteractionWorld {
             return []
         case 94..<97:
             log.append("empty batch")
-            if view.indexPathForInteractivelyMovingItem != nil { shownViews = [:] }
+            if view.indexPathForInteractivelyMovingItem != nil { shownViewsInDataSourceOrder() }
             movingView = nil
             return [try view.performBatchUpdates([])]
         default:
@@ -288,6 +288,19 @@ private final class InteractionWorld {
             }
         }
         return plan
+    }
+
+    /// Before a change that cancels a drag: the cells shown, by their index
+    /// paths in the data source's order (the order the view goes back to).
+    func shownViewsInDataSourceOrder() {
+        var remapped: [String: ViewIdentity] = [:]
+        for (key, shown) in shownViews {
+            guard key.hasPrefix("\(ElementCategory.cell) ") else { remapped[key] = shown; continue }
+            let path = presentedPaths.first { "\(ElementCategory.cell) \($0)" == key }
+            guard let path else { continue }
+            remapped["\(ElementCategory.cell) \(view.dataSourceIndexPath(forPresentedIndexPath: path))"] = shown
+        }
+        shownViews = remapped
     }
 
     func toggle(_ id: Int) {
