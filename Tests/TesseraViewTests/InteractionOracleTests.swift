@@ -5,6 +5,12 @@ import TesseraLayout
 import TesseraTestSupport
 import TesseraView
 
+/// A delegate whose didSelect runs a closure (which may change the data).
+private final class ReentrantDelegate: CollectionViewDelegate {
+    var onDidSelect: () -> Void = {}
+    func collectionView(_ collectionView: CollectionView, didSelectItemAt indexPath: IndexPath) { onDidSelect() }
+}
+
 /// The layouts the interaction oracle drives.
 enum ReviewLayoutKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case flow, list, listStack
@@ -47,6 +53,10 @@ private final class InteractionWorld {
     /// The view of the moving item in the last plan.
     var movingView: ViewIdentity?
     var log: [String] = []
+    /// The delegate, which sometimes applies a snapshot when an item is selected.
+    let delegate = ReentrantDelegate()
+    /// Plans made by changes the delegate ran during a step.
+    var nestedPlans: [AnimationPlan] = []
     /// What a step found wrong by itself.
     var stepViolations: [String] = []
     /// The view of each element shown after the last plan, by category and
@@ -65,6 +75,7 @@ private final class InteractionWorld {
         layout = initial as? FlowLayout
         view = CollectionView(layout: initial, size: Size(width: 230, height: 260))
         view.allowsMultipleSelection = Bool.random(using: &generator)
+        let reentrant = Bool.random(using: &generator)
         source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
         source.reorderingHandlers.canReorderItem = { _ in true }
         let bumpsOf: () -> [Int: Double] = { [unowned self] in self.bumps }
@@ -73,6 +84,20 @@ private final class InteractionWorld {
                 var size = reviewFittedSize(of: item)
                 size.height += bumpsOf()[item.id] ?? 0
                 return size
+            }
+        }
+        if reentrant {
+            view.delegate = delegate
+            delegate.onDidSelect = { [unowned self] in
+                guard self.chance(30) else { return }
+                // The app answers a selection with new data.
+                if self.view.indexPathForInteractivelyMovingItem != nil {
+                    self.shownViewsInDataSourceOrder()
+                    self.movingView = nil
+                }
+                self.log.append("(didSelect applies)")
+                let next = self.chain.next(after: self.source.snapshot, maxSections: 5)
+                if let plan = try? self.source.apply(next) { self.nestedPlans.append(plan) }
             }
         }
         let first = chain.start(maxSections: 4, maxItems: 14)
@@ -202,10 +227,13 @@ private final class InteractionWorld {
                 if selecting, let touched = touchedID { toggle(touched) }
                 touchInProgress = false
                 touchedID = nil
+                keepExisting()
             } else if chance(50) {
                 log.append("tap \(path)")
+                let tapped = id(atPresented: path)
                 try view.tapItem(at: path)
-                toggle(id(atPresented: path))
+                toggle(tapped)
+                keepExisting()
             } else {
                 log.append("beginTouch \(path)")
                 try view.beginTouch(at: path)
@@ -370,7 +398,9 @@ private final class InteractionWorld {
     }
 
     /// What is wrong now, after `plans`.
-    func violations(after plans: [AnimationPlan]) -> [String] {
+    func violations(after stepPlans: [AnimationPlan]) -> [String] {
+        let plans = nestedPlans + stepPlans
+        nestedPlans = []
         var found = stepViolations
         stepViolations = []
         // An element keeps the view it was shown with.
