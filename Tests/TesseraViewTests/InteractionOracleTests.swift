@@ -99,6 +99,13 @@ private final class InteractionWorld {
                 let next = self.chain.next(after: self.source.snapshot, maxSections: 5)
                 if let plan = try? self.source.apply(next) { self.nestedPlans.append(plan) }
             }
+            source.reorderingHandlers.didReorder = { [unowned self] snapshot in
+                guard self.chance(40) else { return }
+                // The app stores the new order and shows what it stored, or newer data.
+                self.log.append("(didReorder applies)")
+                let next = self.chance(50) ? snapshot : self.chain.next(after: snapshot, maxSections: 5)
+                if let plan = try? self.source.apply(next) { self.nestedPlans.append(plan) }
+            }
         }
         let first = chain.start(maxSections: 4, maxItems: 14)
         _ = try? source.apply(first, animated: false)
@@ -211,6 +218,7 @@ private final class InteractionWorld {
             log.append("end")
             let plan = try view.endInteractiveMovement()
             movingView = nil
+            keepExisting()
             return [plan]
         case 48..<52:
             guard view.indexPathForInteractivelyMovingItem != nil else { return [] }
