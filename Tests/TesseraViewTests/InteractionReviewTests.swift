@@ -426,4 +426,21 @@ struct InteractionReviewTests {
         #expect(try view.endTouch() == false)
         #expect(view.indexPathsForSelectedItems == [])
     }
+
+    @Test func aDataSourceThatReloadsWhenTheDragEndsKeepsTheMove() throws {
+        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        source.reorderingHandlers.didReorder = { _ in view.reloadData() }
+        try view.selectItem(at: IndexPath(item: 1, section: 0))
+        try view.beginInteractiveMovementForItem(at: IndexPath(item: 1, section: 0))
+        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 6, section: 0)))
+        try view.updateInteractiveMovementTargetPosition(target.center)
+        let plan = try view.endInteractiveMovement()
+        #expect(view.indexPathForInteractivelyMovingItem == nil)
+        #expect(source.snapshot.items(inSection: 0).map(\.id) == [0, 2, 3, 4, 5, 6, 1, 7, 8, 9])
+        #expect(source.selectedItemIDs == [1])
+        #expect(plan.elements.allSatisfy { $0.indexPathBefore == $0.indexPathAfter })
+        for element in plan.elements where element.category == .cell {
+            #expect(element.itemID == "\(source.snapshot[try #require(element.indexPathAfter)].id)")
+        }
+    }
 }
