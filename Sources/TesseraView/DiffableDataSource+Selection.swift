@@ -12,15 +12,18 @@ extension DiffableDataSource {
     /// performs the diff as a batch update, and the collection view moves
     /// its selection with the batch's moves, so an item stays selected
     /// wherever it goes and leaves the selection when its id leaves the
-    /// snapshot.
+    /// snapshot. During an interactive movement the view's index paths
+    /// name the order it presents; each is read through
+    /// ``CollectionView/dataSourceIndexPath(forPresentedIndexPath:)``.
     ///
     /// - Complexity: O(*s*) for *s* selected items.
     public var selectedItemIDs: [Item.ID] {
-        collectionView.indexPathsForSelectedItems.map { snapshot[$0].id }
+        collectionView.indexPathsForSelectedItems.map { snapshot[collectionView.dataSourceIndexPath(forPresentedIndexPath: $0)].id }
     }
 
     /// Selects the item with an id, as ``CollectionView/selectItem(at:)``
-    /// does at its index path (without telling the view's delegate).
+    /// does at its index path (without telling the view's delegate; during
+    /// an interactive movement, at the index path the view presents it at).
     ///
     /// - Throws: ``SelectionError/unknownItemID(_:)`` when the snapshot has
     ///   no item with the id, and what ``CollectionView/selectItem(at:)``
@@ -29,11 +32,12 @@ extension DiffableDataSource {
     ///   snapshot), plus O(*s*) for *s* selected items.
     public func selectItem(withID id: Item.ID) throws(SelectionError) {
         guard let indexPath = snapshot.indexPath(ofItemWithID: id) else { throw .unknownItemID("\(id)") }
-        try collectionView.selectItem(at: indexPath)
+        try collectionView.selectItem(at: collectionView.presentedIndexPath(forDataSourceIndexPath: indexPath))
     }
 
     /// Deselects the item with an id, as ``CollectionView/deselectItem(at:)``
-    /// does at its index path (without telling the view's delegate).
+    /// does at its index path (without telling the view's delegate; during
+    /// an interactive movement, at the index path the view presents it at).
     ///
     /// - Throws: ``SelectionError/unknownItemID(_:)`` when the snapshot has
     ///   no item with the id; the selection is unchanged.
@@ -41,7 +45,7 @@ extension DiffableDataSource {
     ///   items.
     public func deselectItem(withID id: Item.ID) throws(SelectionError) {
         guard let indexPath = snapshot.indexPath(ofItemWithID: id) else { throw .unknownItemID("\(id)") }
-        try collectionView.deselectItem(at: indexPath)
+        try collectionView.deselectItem(at: collectionView.presentedIndexPath(forDataSourceIndexPath: indexPath))
     }
 }
 

@@ -65,23 +65,27 @@ public final class DiffableDataSource<Section: Identifiable & Equatable, Item: I
     /// Shows a snapshot at a time (see ``apply(_:animated:at:)``), or as
     /// ``apply(_:animated:)`` does when `time` is `nil`.
     func apply(_ newSnapshot: Snapshot<Section, Item>, animated: Bool, time: Double?) throws -> AnimationPlan {
-        if let time { try collectionView.checkTime(time) }
-        let old = snapshot
-        let changeset = try diff(from: old, to: newSnapshot)
-        let (items, contentChanged) = CollectionView.updateItems(for: changeset)
-        snapshot = newSnapshot
-        do {
-            var plan = try collectionView.carryingSelection(by: Self.reinsertedIndexPath(old: old, new: newSnapshot, changeset: changeset)) {
-                try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
-                    "\(old[path].id)"
+        try collectionView.reportingSelectionAfterwards {
+            if let time { try collectionView.checkTime(time) }
+            let old = snapshot
+            let changeset = try diff(from: old, to: newSnapshot)
+            let (items, contentChanged) = CollectionView.updateItems(for: changeset)
+            snapshot = newSnapshot
+            do {
+                var plan = try collectionView.carryingSelection(by: Self.reinsertedIndexPath(old: old, new: newSnapshot, changeset: changeset)) {
+                    try collectionView.forgettingFittedSizes(ofItemsChangedBy: changeset) {
+                        try collectionView.performBatchUpdates(items, animated: animated, time: time) { path in
+                            "\(old[path].id)"
+                        }
+                    }
                 }
+                CollectionView.markContentChanged(&plan, contentChanged)
+                if time != nil { collectionView.updatePlayingPlan(plan) }
+                return plan
+            } catch {
+                snapshot = old
+                throw error
             }
-            CollectionView.markContentChanged(&plan, contentChanged)
-            if time != nil { collectionView.updatePlayingPlan(plan) }
-            return plan
-        } catch {
-            snapshot = old
-            throw error
         }
     }
 

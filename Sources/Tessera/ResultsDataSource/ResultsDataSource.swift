@@ -159,6 +159,11 @@ public final class ResultsDataSource<Result: SectionedResult> {
     /// Applies a report at a time (see ``apply(_:animated:at:)``), or as
     /// ``apply(_:animated:)`` does when `time` is `nil`.
     func apply<Report: SectionedResultReport>(_ report: Report, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
+        // The delegate hears of deleted selected items once the plan is complete.
+        try collectionView.reportingSelectionAfterwards { try applyNow(report, animated: animated, time: time) }
+    }
+
+    private func applyNow<Report: SectionedResultReport>(_ report: Report, animated: Bool, time: Double?) throws -> AnimationPlan where Report.Result == Result {
         if let time { try collectionView.checkTime(time) }
         if let deferred = try deferOrCatchUp(report, animated: animated, time: time) { return deferred }
         if let base = report.resultBeforeUserDrivenChange {

@@ -83,7 +83,8 @@ struct _FittedSizes {
 struct _SizingAnchor {
     /// The context whose adjustments the next pass fills in.
     let context: InvalidationContext
-    /// The first visible item, and its frame's start on the scroll axis.
+    /// The first visible item, and its frame's leading edge on the scroll
+    /// axis (its right edge when a horizontal layout is flipped).
     let indexPath: IndexPath?
     let minS: Double
     /// The content size then.
@@ -100,13 +101,22 @@ extension FrameStorageLayout {
         }
         return _SizingAnchor(
             context: context, indexPath: first?.indexPath,
-            minS: first.map { store.direction.minS($0.frame) } ?? 0, contentSize: collectionViewContentSize
+            minS: first.map { leadingS($0.frame) } ?? 0, contentSize: collectionViewContentSize
         )
+    }
+
+    /// Where a returned frame starts along the scroll axis, on the side the
+    /// content starts from: its right edge when a horizontal layout is
+    /// flipped right to left, its left or top edge otherwise.
+    func leadingS(_ frame: Rect) -> Double {
+        store.direction == .horizontal && isFlippedHorizontally ? frame.maxX : store.direction.minS(frame)
     }
 
     /// Ends a pass that followed contexts for preferred sizes: the anchored
     /// context's ``InvalidationContext/contentOffsetAdjustment`` becomes how
-    /// far the anchor item moved on the scroll axis, and its
+    /// far the anchor item's leading edge moved on the scroll axis (its
+    /// right edge for a horizontal layout flipped right to left, so that the
+    /// item keeps its place on screen on the side the content starts), and its
     /// ``InvalidationContext/contentSizeAdjustment`` how much the content
     /// grew. Layouts that support self-sizing call it at the end of
     /// `prepare()`.
@@ -120,7 +130,7 @@ extension FrameStorageLayout {
             width: size.width - anchor.contentSize.width, height: size.height - anchor.contentSize.height
         )
         guard let path = anchor.indexPath, let frame = layoutAttributesForItem(at: path)?.frame else { return }
-        let delta = store.direction.minS(frame) - anchor.minS
+        let delta = leadingS(frame) - anchor.minS
         anchor.context.contentOffsetAdjustment = store.direction == .vertical ? Point(x: 0, y: delta) : Point(x: delta, y: 0)
     }
 

@@ -70,7 +70,9 @@ extension CollectionView {
     @discardableResult
     public func performBatchUpdates(_ changeset: Changeset, animated: Bool = true) throws(BatchValidationError) -> AnimationPlan {
         let (items, changedInPlace) = Self.updateItems(for: changeset)
-        var plan = try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
+        var plan = try forgettingFittedSizes(ofItemsChangedBy: changeset) { () throws(BatchValidationError) in
+            try performBatchUpdates(items, animated: animated, itemIDsBefore: nil)
+        }
         Self.markContentChanged(&plan, changedInPlace)
         return plan
     }
@@ -181,7 +183,13 @@ extension CollectionView {
         markSelection(&elements, before: selectionBefore)
         let views = assignViews(to: &elements, visibleAfter: after.count)
         layout.finalizeCollectionViewUpdates()
-        defer { reportDeletedSelection(deselected: leaving.deselected, unhighlighted: leaving.unhighlighted) }
+        defer {
+            if postponedSelectionReports != nil {
+                postponedSelectionReports?.append((leaving.deselected, leaving.unhighlighted))
+            } else {
+                reportDeletedSelection(deselected: leaving.deselected, unhighlighted: leaving.unhighlighted)
+            }
+        }
         return AnimationPlan(
             elements: elements,
             contentSizeBefore: contentSizeBefore,

@@ -60,7 +60,9 @@ extension CollectionView {
     /// there; elements leaving there (deleted, or only visible before) keep
     /// going to where they were going, with their views; the content offset
     /// starts where the playing plan has it at `time`. See
-    /// <doc:UpdatesDuringAnimations>.
+    /// <doc:UpdatesDuringAnimations>. The ``delegate`` hears of deleted
+    /// selected items once the plan is recorded as ``playingPlan``, so a
+    /// change it makes then begins from this plan.
     ///
     /// - Parameters:
     ///   - items: The update items.
@@ -106,12 +108,14 @@ extension CollectionView {
     @discardableResult
     public func performBatchUpdates(_ batch: BatchUpdate, animated: Bool = true, at time: Double) throws -> [AnimationPlan] {
         try checkTime(time)
-        var plans: [AnimationPlan] = []
-        for items in batch.batches {
-            plans.append(try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil))
+        return try reportingSelectionAfterwards {
+            var plans: [AnimationPlan] = []
+            for items in batch.batches {
+                plans.append(try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil))
+            }
+            clock.lastTime = time
+            return plans
         }
-        clock.lastTime = time
-        return plans
     }
 
     /// Changes the visible rectangle at `time` (see
@@ -144,11 +148,15 @@ extension CollectionView {
 
     /// A changeset performed at a time, or as today when `time` is `nil`.
     package func performBatchUpdates(_ changeset: Changeset, animated: Bool, time: Double?) throws -> AnimationPlan {
-        let (items, changedInPlace) = Self.updateItems(for: changeset)
-        var plan = try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil)
-        Self.markContentChanged(&plan, changedInPlace)
-        if time != nil { updatePlayingPlan(plan) }
-        return plan
+        try reportingSelectionAfterwards {
+            let (items, changedInPlace) = Self.updateItems(for: changeset)
+            var plan = try forgettingFittedSizes(ofItemsChangedBy: changeset) {
+                try performBatchUpdates(items, animated: animated, time: time, itemIDsBefore: nil)
+            }
+            Self.markContentChanged(&plan, changedInPlace)
+            if time != nil { updatePlayingPlan(plan) }
+            return plan
+        }
     }
 
     /// Replaces the plan playing by the same plan with more said about its
@@ -165,6 +173,22 @@ extension CollectionView {
         itemIDsBefore: ((IndexPath) -> String?)?
     ) throws -> AnimationPlan {
         guard let time else { return try performBatchUpdates(items, animated: animated, itemIDsBefore: itemIDsBefore) }
+        return try reportingSelectionAfterwards { () throws -> AnimationPlan in
+            try performTimedBatchUpdates(items, animated: animated, time: time, itemIDsBefore: itemIDsBefore)
+        }
+    }
+
+    /// Update items performed at a time, composed with the plan playing.
+    private func performTimedBatchUpdates(
+        _ items: [UpdateItem],
+        animated: Bool,
+        time: Double,
+        itemIDsBefore: ((IndexPath) -> String?)?
+    ) throws -> AnimationPlan {
+        try checkTime(time)
+        // The batch begins from the data source's order before a movement
+        // in progress, and so does the plan playing.
+        abandonInteractiveMovement()
         let composition = try beginChange(at: time)
         let countsBefore = itemCounts
         let plan: AnimationPlan

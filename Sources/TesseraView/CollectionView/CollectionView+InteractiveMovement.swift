@@ -23,6 +23,9 @@ struct _InteractiveMovement {
     var position: Point
     /// The attributes the item was last shown with.
     var attributes: LayoutAttributes
+    /// Whether the data source is being told to move the item: the order
+    /// the view presents is the data source's own from then on.
+    var isEnding = false
 
     init(original: IndexPath, counts: [Int], position: Point, attributes: LayoutAttributes) {
         self.original = original
@@ -132,7 +135,9 @@ extension CollectionView {
     ///   ``InteractiveMovementError/indexPathOutOfRange(_:itemCounts:)``,
     ///   ``InteractiveMovementError/noDataSource``, or
     ///   ``InteractiveMovementError/itemCannotMove(_:)`` when the data
-    ///   source's `collectionView(_:canMoveItemAt:)` says no; nothing changes.
+    ///   source's `collectionView(_:canMoveItemAt:)` says no, or runs a batch
+    ///   update or ``reloadData()`` while asked (its answer was about the
+    ///   state before); nothing else changes.
     /// - Complexity: O(*s*) for *s* sections.
     public func beginInteractiveMovementForItem(at indexPath: IndexPath) throws(InteractiveMovementError) {
         if let movement = interactiveMovement { throw .movementInProgress(movement.original) }
@@ -140,7 +145,11 @@ extension CollectionView {
             throw .indexPathOutOfRange(indexPath, itemCounts: itemCounts)
         }
         guard let dataSource else { throw .noDataSource }
-        guard dataSource.collectionView(self, canMoveItemAt: indexPath) else { throw .itemCannotMove(indexPath) }
+        let generationBefore = generation
+        guard dataSource.collectionView(self, canMoveItemAt: indexPath),
+              // A data source that changed the view while asked answered for an item no longer there.
+              generation == generationBefore, interactiveMovement == nil
+        else { throw .itemCannotMove(indexPath) }
         let layout = collectionViewLayout
         let resting = layout.layoutAttributesForItem(at: indexPath) ?? .cell(at: indexPath, frame: .zero)
         // Lifted where it is: the first step starts it there.
@@ -173,13 +182,16 @@ extension CollectionView {
     ///
     /// - Throws: ``InteractiveMovementError/noMovementInProgress(operation:)``
     ///   or ``InteractiveMovementError/positionNotFinite(_:)``; nothing
-    ///   changes.
+    ///   changes. Also ``InteractiveMovementError/noMovementInProgress(operation:)``
+    ///   when the delegate, asked for the target, runs a batch update or
+    ///   ``reloadData()``: that change ended the movement, as it does at any
+    ///   other time.
     /// - Complexity: what a batch update that moves one item costs (for
     ///   Tessera's layouts, laying out the one or two sections it touches
     ///   again), plus the layout's target query.
     @discardableResult
     public func updateInteractiveMovementTargetPosition(_ position: Point) throws(InteractiveMovementError) -> AnimationPlan {
-        guard let movement = interactiveMovement else { throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)") }
+        guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)") }
         guard position.x.isFinite, position.y.isFinite else { throw .positionNotFinite(position) }
         let layout = collectionViewLayout
         let previous = movement.target
@@ -189,6 +201,10 @@ extension CollectionView {
         if let delegate {
             let chosen = delegate.collectionView(self, targetIndexPathForMoveOfItemFromOriginalIndexPath: movement.original, atCurrentIndexPath: previous, toProposedIndexPath: target)
             if canTake(chosen, from: previous, counts: movement.presentedCounts) { target = chosen }
+            // A batch update or reloadData the delegate ran ended the movement.
+            guard let current = interactiveMovement, current.original == movement.original, current.target == previous else {
+                throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)")
+            }
         }
         var next = movement
         next.setTarget(target)
@@ -215,6 +231,11 @@ extension CollectionView {
     /// its frame.
     ///
     /// Afterwards the data source must give the counts the view presented.
+    /// While it is told, the view presents the data source's new order as
+    /// its own: a batch update or ``reloadData()`` the data source runs then
+    /// (a ``DiffableDataSource`` whose `didReorder` applies a snapshot, say)
+    /// ends the movement in that order, and the plan returned is then
+    /// ``setBounds(_:animated:)``'s for the same bounds (nothing moves).
     /// The layout is invalidated with
     /// ``CollectionViewLayout/invalidationContextForEndingInteractiveMovementOfItems(toFinalIndexPaths:previousIndexPaths:movementCancelled:)``
     /// first.
@@ -228,11 +249,15 @@ extension CollectionView {
     ///   the item left and joined laid out again.
     @discardableResult
     public func endInteractiveMovement() throws(InteractiveMovementError) -> AnimationPlan {
-        guard let movement = interactiveMovement else { throw .noMovementInProgress(operation: "endInteractiveMovement()") }
+        guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "endInteractiveMovement()") }
         guard let dataSource else { throw .noDataSource }
         let layout = collectionViewLayout
         if movement.target != movement.original {
+            interactiveMovement?.isEnding = true
             dataSource.collectionView(self, moveItemAt: movement.original, to: movement.target)
+            // A batch update or reloadData the data source ran while told
+            // ended the movement in the order it has now.
+            if interactiveMovement == nil { return setBounds(bounds) }
         }
         interactiveMovement = nil
         let presented = movement.presentedCounts
@@ -262,7 +287,7 @@ extension CollectionView {
     /// - Complexity: what a batch update that moves one item costs.
     @discardableResult
     public func cancelInteractiveMovement() throws(InteractiveMovementError) -> AnimationPlan {
-        guard let movement = interactiveMovement else { throw .noMovementInProgress(operation: "cancelInteractiveMovement()") }
+        guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "cancelInteractiveMovement()") }
         let context = collectionViewLayout.invalidationContextForEndingInteractiveMovementOfItems(
             toFinalIndexPaths: [movement.original], previousIndexPaths: [movement.original], movementCancelled: true
         )
@@ -364,21 +389,25 @@ extension CollectionView {
 
     /// Ends an interactive movement in progress with no plan, putting the
     /// view and its layout back in the data source's order before the
-    /// movement (the views shown keep their elements). The data source is
-    /// not asked anything: it may already answer for a later state.
+    /// movement (the views shown, the selection, the highlight, the touch
+    /// and the elements of the plan playing keep their items); while the data source is told to move the
+    /// item, its order is the one the view presents, which stays. The data
+    /// source is not asked anything: it may already answer for a later
+    /// state.
     ///
     /// - Complexity: what the layout's `prepare()` costs for the one or two
     ///   sections the item left and joined.
     func abandonInteractiveMovement() {
         guard let movement = interactiveMovement else { return }
         interactiveMovement = nil
-        guard movement.target != movement.original,
+        guard !movement.isEnding, movement.target != movement.original,
               let mapping = try? BatchIndexMapping(
                   [.moveItem(from: movement.target, to: movement.original)],
                   itemCountsBefore: itemCounts, itemCountsAfter: movement.originalCounts
               )
         else { return }
         itemCounts = movement.originalCounts
+        _ = selection.remap(through: mapping, itemCountsAfter: movement.originalCounts)
         let context = InvalidationContext()
         context.invalidateSections(Array(Set([movement.target[0], movement.original[0]])).sorted(), updateIndexMapping: mapping)
         collectionViewLayout.invalidateLayout(with: context)
@@ -392,5 +421,13 @@ extension CollectionView {
             remapped[_ElementKey(category: .cell, indexPath: path)] = view
         }
         attachedViews = remapped
+        // The plan playing names its elements by index path too: a change
+        // composed with it finds them there.
+        if let plan = clock.playing?.plan {
+            for index in plan.elements.indices where plan.elements[index].category == .cell {
+                guard let path = plan.elements[index].indexPathAfter else { continue }
+                clock.playing?.plan.elements[index].indexPathAfter = mapping.indexPathAfter(path) ?? path
+            }
+        }
     }
 }

@@ -11,8 +11,10 @@ extension CollectionView {
     /// every element moves to its mirrored frame and the content offset
     /// keeps its distance from the leading edge: a view showing the start
     /// of a horizontal list shows its start after the change, now on the
-    /// right. Setting the direction the view already has changes nothing
-    /// and returns a plan in which nothing moves.
+    /// right. Then the visible items of a layout whose items size themselves
+    /// and have no fitted size yet are sized (see <doc:SelfSizing>).
+    /// Setting the direction the view already has changes nothing and
+    /// returns a plan in which nothing moves.
     ///
     /// - Parameters:
     ///   - direction: The new direction.
@@ -35,6 +37,7 @@ extension CollectionView {
             layout.invalidateLayout()
             layout.prepare()
             bounds.origin = clamped(offset(atLeadingEdge: edge))
+            sizingError = sizeVisibleItems()
         }
         let after = layout.layoutAttributesForElements(in: bounds)
         return samePathPlan(

@@ -130,7 +130,8 @@ extension CollectionView {
     /// `collectionView(_:shouldHighlightItemAt:)` and, when it agrees,
     /// highlights the item and calls `collectionView(_:didHighlightItemAt:)`.
     ///
-    /// A touch the delegate refuses to highlight still has to end with
+    /// A touch the delegate refuses to highlight, or whose delegate runs a
+    /// batch update or ``reloadData()`` while asked, still has to end with
     /// ``endTouch(selecting:)``, which then does nothing (UIKit skips the
     /// whole selection when an item may not be highlighted).
     ///
@@ -146,8 +147,11 @@ extension CollectionView {
         if let touch = selection.touch { throw .touchInProgress(touchedIndexPath: touch.item?.indexPath) }
         let position = try checkedPosition(indexPath)
         guard selection.allowsSelection else { throw .selectionNotAllowed(indexPath: indexPath) }
-        guard delegate?.collectionView(self, shouldHighlightItemAt: indexPath) ?? true else {
-            selection.touch = _SelectionState.Touch(item: nil)
+        let generationBefore = generation
+        // A delegate that changed the data while asked answered for the
+        // state before: the touch goes on without an item, as when refused.
+        guard delegate?.collectionView(self, shouldHighlightItemAt: indexPath) ?? true, generation == generationBefore, selection.touch == nil else {
+            if selection.touch == nil { selection.touch = _SelectionState.Touch(item: nil) }
             return false
         }
         selection.touch = _SelectionState.Touch(item: position)
@@ -168,6 +172,10 @@ extension CollectionView {
     /// `collectionView(_:didDeselectItemAt:)`. Last, the highlight ends
     /// with `collectionView(_:didUnhighlightItemAt:)`. Without `selecting`
     /// (the touch was cancelled or left the item) only the highlight ends.
+    /// When the delegate runs a batch update from one of these calls, the
+    /// item is selected (or deselected) where the batch moved it, or not at
+    /// all when the batch deleted it, and the highlight ends at its index
+    /// path after it.
     ///
     /// A touch whose item was not highlighted, was deleted by a batch
     /// update, or was cancelled by ``reloadData()`` or by turning
@@ -182,17 +190,21 @@ extension CollectionView {
     public func endTouch(selecting: Bool = true) throws(SelectionError) -> Bool {
         guard let touch = selection.touch else { throw .noTouchInProgress }
         selection.touch = nil
-        guard let position = touch.item else { return false }
-        let indexPath = position.indexPath
+        guard let touched = touch.item else { return false }
+        let indexPath = touched.indexPath
+        let generationBefore = generation
+        /// The touched item now: where its highlight is when the delegate,
+        /// asked, ran a batch update (`nil` when it deleted the item).
+        func stillTouched() -> _ItemPosition? { generation == generationBefore ? touched : selection.highlighted }
         var changed = false
         if selecting && selection.allowsSelection {
-            if selection.allowsMultipleSelection && selection.isSelected(position) {
-                if delegate?.collectionView(self, shouldDeselectItemAt: indexPath) ?? true {
+            if selection.allowsMultipleSelection && selection.isSelected(touched) {
+                if delegate?.collectionView(self, shouldDeselectItemAt: indexPath) ?? true, let position = stillTouched() {
                     selection.remove(position)
                     changed = true
-                    delegate?.collectionView(self, didDeselectItemAt: indexPath)
+                    delegate?.collectionView(self, didDeselectItemAt: position.indexPath)
                 }
-            } else if delegate?.collectionView(self, shouldSelectItemAt: indexPath) ?? true {
+            } else if delegate?.collectionView(self, shouldSelectItemAt: indexPath) ?? true, let position = stillTouched() {
                 var givenUp: [_ItemPosition] = []
                 if !selection.allowsMultipleSelection {
                     givenUp = selection.selected.filter { $0 != position }
@@ -200,12 +212,14 @@ extension CollectionView {
                 }
                 changed = selection.insert(position) || !givenUp.isEmpty
                 for other in givenUp { delegate?.collectionView(self, didDeselectItemAt: other.indexPath) }
-                delegate?.collectionView(self, didSelectItemAt: indexPath)
+                delegate?.collectionView(self, didSelectItemAt: position.indexPath)
             }
         }
-        if selection.highlighted == position {
+        // The touch's highlight, wherever a batch update the delegate ran
+        // moved it (unless a touch the delegate began highlights now).
+        if let highlighted = selection.highlighted, selection.touch?.item != highlighted {
             selection.highlighted = nil
-            delegate?.collectionView(self, didUnhighlightItemAt: indexPath)
+            delegate?.collectionView(self, didUnhighlightItemAt: highlighted.indexPath)
         }
         return changed
     }
@@ -270,6 +284,22 @@ extension CollectionView {
             elements[index].isSelected = state.isSelected(position)
             elements[index].isHighlighted = state.highlighted == position
         }
+    }
+
+    /// Runs `body` (a change made at a time, with what follows it: the
+    /// playing plan recorded and completed) and only then tells the
+    /// delegate about the selected and highlighted items its batches
+    /// deleted, so that a change the delegate makes then begins from the
+    /// plan `body` left playing. Within another such call, `body` just runs.
+    package func reportingSelectionAfterwards<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard postponedSelectionReports == nil else { return try body() }
+        postponedSelectionReports = []
+        defer {
+            let reports = postponedSelectionReports ?? []
+            postponedSelectionReports = nil
+            for report in reports { reportDeletedSelection(deselected: report.deselected, unhighlighted: report.unhighlighted) }
+        }
+        return try body()
     }
 
     /// Tells the delegate about the items a batch update deleted from the

@@ -119,11 +119,15 @@ extension CollectionView {
     }
 
     /// The attributes the data source prefers for an item: the layout's,
-    /// with the data source's size; `nil` when it gives none.
+    /// with the data source's size; `nil` when it gives none. During an
+    /// interactive movement the data source is asked with the item's index
+    /// path in its own order (as for its reuse identifier and id).
     ///
     /// - Throws: ``SelfSizingError/invalidSize(indexPath:size:)``.
     func preferredAttributes(for original: LayoutAttributes) throws(SelfSizingError) -> LayoutAttributes? {
-        guard let returned = dataSource?.collectionView(self, preferredLayoutAttributesFitting: original) else { return nil }
+        var asked = original
+        asked.indexPath = dataSourceIndexPath(forPresentedIndexPath: original.indexPath)
+        guard let returned = dataSource?.collectionView(self, preferredLayoutAttributesFitting: asked) else { return nil }
         let size = returned.frame.size
         guard size.isValid else { throw .invalidSize(indexPath: original.indexPath, size: size) }
         var preferred = original
@@ -146,13 +150,27 @@ extension CollectionView {
     }
 
     /// Forgets the fitted sizes of the items a batch reloads (index paths
-    /// before it), so that they are asked for again.
+    /// before it), and of those ``fittedSizesToForget`` names, so that they
+    /// are asked for again.
     func forgetFittedSizes(ofItemsReloadedBy items: [UpdateItem]) {
         guard let layout = collectionViewLayout as? FrameStorageLayout else { return }
-        let reloaded = items.compactMap { item -> IndexPath? in
+        var reloaded = items.compactMap { item -> IndexPath? in
             guard item.updateAction == .reload, let path = item.indexPathBeforeUpdate, path.count == 2 else { return nil }
             return path
         }
+        reloaded += fittedSizesToForget
         if !reloaded.isEmpty { layout._discardFittedSizes(forItemsAt: reloaded) }
+    }
+
+    /// Runs `body` (the batch of a changeset) so that it forgets the fitted
+    /// sizes of the items the changeset moves and changes: their content is
+    /// new, as a reloaded item's is, but the batch moves them.
+    ///
+    /// - Complexity: O(*u* + *m*) for *u* item updates and *m* item moves.
+    func forgettingFittedSizes<T, E: Error>(ofItemsChangedBy changeset: Changeset, _ body: () throws(E) -> T) throws(E) -> T {
+        let moved = Set(changeset.itemMoves.map(\.from))
+        fittedSizesToForget = moved.isEmpty ? [] : changeset.itemUpdates.map(\.from).filter { moved.contains($0) }
+        defer { fittedSizesToForget = [] }
+        return try body()
     }
 }

@@ -71,6 +71,18 @@ public final class CollectionView: LayoutEnvironment {
     /// The step of an interactive movement the batch-update core is running,
     /// or `nil`.
     var interactiveMovementStep: _InteractiveMovementStep?
+    /// Items (index paths before the batch about to run) whose fitted sizes
+    /// the batch forgets besides those of reloaded items: items a changeset
+    /// moves and changes.
+    var fittedSizesToForget: [IndexPath] = []
+    /// The deleted selection a change made at a time tells the delegate
+    /// about once it is recorded (``reportingSelectionAfterwards(_:)``), or
+    /// `nil` when changes tell it at once.
+    var postponedSelectionReports: [(deselected: [_ItemPosition], unhighlighted: [_ItemPosition])]?
+    /// How many times the view has shown another state (a reload, or any
+    /// change that made a plan): a call that asks the data source or the
+    /// delegate compares it to see whether they changed the view meanwhile.
+    var generation = 0
 
     /// Creates a collection view.
     ///
@@ -113,7 +125,8 @@ public final class CollectionView: LayoutEnvironment {
     /// the content's leading edge: the left one, or the right one when the
     /// layout is flipped right to left (so a view loaded right to left
     /// starts at the right end of its content). An interactive movement in
-    /// progress is cancelled first, with no plan, as in UIKit. Then the
+    /// progress is cancelled first, with no plan, as in UIKit (the
+    /// selection goes back to the data source's order with it). Then the
     /// visible items of a layout whose items size themselves are sized (see
     /// <doc:SelfSizing>).
     ///
@@ -130,7 +143,8 @@ public final class CollectionView: LayoutEnvironment {
     /// - Complexity: what the layout's `prepare()` costs, plus O(*s*) for
     ///   *s* selected items.
     public func reloadData() {
-        interactiveMovement = nil
+        // The selection goes back to the data source's order first.
+        abandonInteractiveMovement()
         do {
             itemCounts = try readCounts()
             dataSourceError = nil
@@ -144,6 +158,7 @@ public final class CollectionView: LayoutEnvironment {
         collectionViewLayout.prepare()
         bounds.origin = clamped(offset(atLeadingEdge: edge))
         sizingError = sizeVisibleItems()
+        generation += 1
         for view in attachedViews.values { pool.recycle(view) }
         attachedViews = [:]
         clock.playing = nil
@@ -201,14 +216,17 @@ public final class CollectionView: LayoutEnvironment {
 
     /// Gives every element visible after a change a view (keeping the one it
     /// had), and returns the views of elements no longer visible to the pool.
+    /// An element visible before only that had no view is left out.
     func assignViews(
         to elements: inout [AnimationPlan.Element],
         visibleAfter: Int
     ) -> (dequeued: [ViewIdentity], recycled: [ViewIdentity]) {
+        generation += 1
         clock.playing = nil
         var next: [_ElementKey: ViewIdentity] = [:]
         var dequeued: [ViewIdentity] = []
         var kept = Set<ViewIdentity>()
+        var unshown: [Int] = []
         for index in elements.indices {
             let element = elements[index]
             let oldKey = element.indexPathBefore.map { _ElementKey(category: element.category, indexPath: $0) }
@@ -220,8 +238,15 @@ public final class CollectionView: LayoutEnvironment {
                 elements[index].view = view
                 dequeued.append(view)
                 kept.insert(view)
+            } else if index >= visibleAfter {
+                // Visible before only, with no view: it was never shown (it
+                // came into view when a batch update put back the order an
+                // interactive movement changed, and the data source, which
+                // answers for the state after, cannot name its kind), so it
+                // has nothing to animate.
+                unshown.append(index)
+                continue
             } else {
-                // Visible before only, with no view yet: give it one for the animation.
                 let view = pool.dequeue(reuseIdentifier(for: oldKey ?? _ElementKey(category: element.category, indexPath: element.indexPathAfter ?? IndexPath())))
                 elements[index].view = view
                 dequeued.append(view)
@@ -231,6 +256,7 @@ public final class CollectionView: LayoutEnvironment {
                 next[_ElementKey(category: element.category, indexPath: path)] = elements[index].view
             }
         }
+        for index in unshown.reversed() { elements.remove(at: index) }
         let stillShown = Set(next.values)
         var recycled = Set(attachedViews.values).subtracting(stillShown)
         for element in elements where !stillShown.contains(element.view) { recycled.insert(element.view) }
