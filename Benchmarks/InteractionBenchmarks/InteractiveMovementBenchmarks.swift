@@ -25,11 +25,28 @@ func interactiveMovementBenchmarks() {
     } setup: {
         try MovementFixture()
     }
+
+    // The same drag with a FlowLayoutDelegate giving every item its size:
+    // the layout keeps every frame and lays the section out again on each
+    // step, so a step costs the section's million items.
+    Benchmark("Interactive movement: one drag update in a 1M-item FlowLayout with a delegate", configuration: configuration) { (benchmark: Benchmark, fixture: MovementFixture) in
+        for _ in benchmark.scaledIterations {
+            blackHole(try fixture.view.updateInteractiveMovementTargetPosition(fixture.nextPosition()))
+        }
+    } setup: {
+        try MovementFixture(withDelegate: true)
+    }
 }
 
-/// One section of 1,000,000 items in a FlowLayout without a delegate
-/// (390×844, 90×90 items, four to a line), with item 5 being dragged.
+/// One section of 1,000,000 items in a FlowLayout (390×844, 90×90 items,
+/// four to a line), without a delegate unless asked, with item 5 being
+/// dragged.
 final class MovementFixture {
+    /// Every item's size, asked item by item.
+    final class Sizes: FlowLayoutDelegate {
+        func flowLayout(_ layout: FlowLayout, sizeForItemAt indexPath: IndexPath) -> Size? { Size(width: 90, height: 90) }
+    }
+
     /// Counts only; every item may move.
     final class Source: CollectionViewDataSource {
         var count = 1_000_000
@@ -39,14 +56,16 @@ final class MovementFixture {
     }
 
     let source = Source()
+    let sizes = Sizes()
     let view: CollectionView
     private var step = 0
     /// Centres of visible items, visited in turn.
     private let positions: [Point]
 
-    init() throws {
+    init(withDelegate: Bool = false) throws {
         let layout = FlowLayout()
         layout.itemSize = Size(width: 90, height: 90)
+        if withDelegate { layout.delegate = sizes }
         view = CollectionView(layout: layout, size: Size(width: 390, height: 844))
         view.dataSource = source
         view.reloadData()
