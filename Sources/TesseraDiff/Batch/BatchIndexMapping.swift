@@ -315,9 +315,12 @@ public struct BatchIndexMapping: Sendable {
         // The answer p satisfies p − |taken below p| == rank with p not taken;
         // it lies in rank...rank + taken.count.
         var low = rank
-        var high = rank + taken.count
+        // Halving the distance, not the sum, and keeping `high` below
+        // Int.max, so that items near Int.max do not overflow.
+        let (sum, overflow) = rank.addingReportingOverflow(taken.count)
+        var high = overflow ? Int.max - 1 : min(sum, Int.max - 1)
         while low < high {
-            let mid = (low + high) / 2
+            let mid = low + (high - low) / 2
             if mid - _Placement.count(below: mid + 1, in: taken) >= rank { high = mid } else { low = mid + 1 }
         }
         return low

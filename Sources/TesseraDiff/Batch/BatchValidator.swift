@@ -403,8 +403,11 @@ struct _BatchPlan {
         for s in sectionReloads { reloaded[s] = true }
         for s in 0..<before.count where !reloaded[s] {
             guard let t = sectionTarget[s] else { continue }
-            let expected = before[s] - deleted[s] + inserted[t] - movedOut[s] + movedIn[t]
-            if expected != after[t] {
+            // Removals first: they name distinct items of the section, so
+            // they cannot go below zero; an addition past Int.max cannot
+            // match any count.
+            let (expected, overflow) = (before[s] - deleted[s] - movedOut[s]).addingReportingOverflow(inserted[t] + movedIn[t])
+            if overflow || expected != after[t] {
                 throw .invalidItemCount(
                     section: t, sectionBefore: s, before: before[s], after: after[t],
                     inserted: inserted[t], deleted: deleted[s], movedIn: movedIn[t], movedOut: movedOut[s]
