@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TesseraDiff
+import TesseraTestSupport
 
 /// Batches on sections whose item counts come near `Int.max`: the checks and
 /// the mapping answer with the exact counts, never trapping on overflow.
@@ -51,4 +52,49 @@ struct BatchPerfReviewTests {
         #expect(deleting.indexPathBefore(IndexPath(item: Int.max - 2, section: 0)) == IndexPath(item: Int.max - 1, section: 0))
         #expect(deleting.indexPathAfter(IndexPath(item: Int.max - 1, section: 0)) == IndexPath(item: Int.max - 2, section: 0))
     }
+
+    @Test("A reloaded item's landing in a section of Int.max items is checked without a list as long as the section")
+    func reloadLandingInAHugeSection() throws {
+        // Item 7 survives an insert at 0 and a delete at 3: it lands at 7.
+        let items: [UpdateItem] = [
+            .insertItem(at: IndexPath(item: 0, section: 0)),
+            .deleteItem(at: IndexPath(item: 3, section: 0)),
+            .reloadItem(at: IndexPath(item: 7, section: 0), landing: IndexPath(item: 7, section: 0)),
+        ]
+        try BatchValidator.validate(items, itemCountsBefore: [Int.max], itemCountsAfter: [Int.max])
+        var wrong = items
+        wrong[2] = .reloadItem(at: IndexPath(item: 7, section: 0), landing: IndexPath(item: 8, section: 0))
+        #expect(throws: BatchValidationError.reloadLandsElsewhere(
+            indexPath: IndexPath(item: 7, section: 0), claimed: IndexPath(item: 8, section: 0), actual: IndexPath(item: 7, section: 0)
+        )) {
+            try BatchValidator.validate(wrong, itemCountsBefore: [Int.max], itemCountsAfter: [Int.max])
+        }
+    }
+
+    @Test("One survivor's target equals the target the whole section's placement gives it, for random operations")
+    func survivorPlacementMatchesTheWholeSection() {
+        let seed = testSeed(default: 0x5_0B71)
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<2_000 {
+            let countBefore = Int.random(in: 0...40, using: &generator)
+            let removedCount = Int.random(in: 0...countBefore, using: &generator)
+            let removed = Array((0..<countBefore).shuffled(using: &generator).prefix(removedCount))
+            // Usually as many free positions as survivors; sometimes not.
+            let placedCount = Int.random(in: 0...12, using: &generator)
+            var countAfter = countBefore - removedCount + placedCount
+            if Int.random(in: 0..<8, using: &generator) == 0 { countAfter += Int.random(in: -1...1, using: &generator) }
+            countAfter = max(countAfter, placedCount)
+            let placed = Array((0..<countAfter).shuffled(using: &generator).prefix(placedCount))
+            let operations = _ItemOperationsBySection(
+                deletes: removed.map { IndexPath(item: $0, section: 0) },
+                inserts: placed.map { IndexPath(item: $0, section: 0) }
+            )
+            let whole = operations.survivorTargets(oldSection: 0, countBefore: countBefore, newSection: 0, countAfter: countAfter)
+            let placement = operations.survivorPlacement(oldSection: 0, countBefore: countBefore, newSection: 0, countAfter: countAfter)
+            for item in 0..<countBefore {
+                #expect(placement.target(of: item) == (whole?[item] ?? nil), "seed \(seed), round \(round), item \(item)")
+            }
+        }
+    }
 }
+

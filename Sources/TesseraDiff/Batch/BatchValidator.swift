@@ -373,15 +373,16 @@ struct _BatchPlan {
         }
         guard !landingPairs.isEmpty else { return }
         let operations = _ItemOperationsBySection(self)
-        var survivorTargets: [Int: [Int?]] = [:]
+        // Each landing section's removed and taken positions, not a list as
+        // long as the section: counts come from the data source.
+        var placements: [Int: _SurvivorPlacement] = [:]
         for landing in itemReloadLandings {
             let s = landing.from[0]
             guard let t = sectionTarget[s] else { continue }
-            if survivorTargets[s] == nil {
-                survivorTargets[s] = operations.survivorTargets(oldSection: s, countBefore: before[s], newSection: t, countAfter: after[t])
-                    ?? [Int?](repeating: nil, count: before[s])
+            if placements[s] == nil {
+                placements[s] = operations.survivorPlacement(oldSection: s, countBefore: before[s], newSection: t, countAfter: after[t])
             }
-            let actual = IndexPath(item: survivorTargets[s]?[landing.from[1]] ?? -1, section: t)
+            let actual = IndexPath(item: placements[s]?.target(of: landing.from[1]) ?? -1, section: t)
             if actual != landing.to {
                 throw .reloadLandsElsewhere(indexPath: landing.from, claimed: landing.to, actual: actual)
             }

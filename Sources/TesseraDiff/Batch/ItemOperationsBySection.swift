@@ -58,6 +58,23 @@ struct _ItemOperationsBySection {
         return result
     }
 
+    /// What places the survivors of old section `s` in new section `t`: its
+    /// removed items and the new section's taken positions, sorted and
+    /// without repeats, and whether the survivors fill the free positions
+    /// exactly. ``_SurvivorPlacement/target(of:)`` then places one survivor
+    /// by the same rule as ``survivorTargets(oldSection:countBefore:newSection:countAfter:)``
+    /// without a list as long as the sections.
+    ///
+    /// - Complexity: O(*r* log *r*) for the *r* operations of the two
+    ///   sections; nothing per item.
+    func survivorPlacement(oldSection s: Int, countBefore: Int, newSection t: Int, countAfter: Int) -> _SurvivorPlacement {
+        let removed = Array(Set((deletes[s] ?? []) + (movesOut[s] ?? []).map(\.item))).sorted()
+        let placed = Array(Set((inserts[t] ?? []) + (movesIn[t] ?? []).map(\.item))).sorted()
+        let (survivors, overflowBefore) = countBefore.subtractingReportingOverflow(removed.count)
+        let (free, overflowAfter) = countAfter.subtractingReportingOverflow(placed.count)
+        return _SurvivorPlacement(removed: removed, placed: placed, fills: !overflowBefore && !overflowAfter && survivors == free)
+    }
+
     /// Where each item of old section `s` goes in new section `t` by UIKit's
     /// rule (see `_Placement.survivorTargets`), `nil` for an item removed, or
     /// `nil` altogether when the survivors do not fill the free positions.
@@ -72,5 +89,49 @@ struct _ItemOperationsBySection {
         for item in inserts[t] ?? [] { placed[item] = true }
         for move in movesIn[t] ?? [] { placed[move.item] = true }
         return _Placement.survivorTargets(countBefore: countBefore, removed: removed, placed: placed)
+    }
+}
+
+/// Where survivors of one section land in another: see
+/// ``_ItemOperationsBySection/survivorPlacement(oldSection:countBefore:newSection:countAfter:)``.
+struct _SurvivorPlacement {
+    /// Old items that leave their place, ascending, each once.
+    var removed: [Int]
+    /// New positions an insert or a move takes, ascending, each once.
+    var placed: [Int]
+    /// Whether the survivors fill the free positions exactly.
+    var fills: Bool
+
+    /// The new index of old item `item`: the free position whose rank among
+    /// free positions is the item's rank among survivors; `nil` for a
+    /// removed item, or when the survivors do not fill the free positions.
+    ///
+    /// - Complexity: O(log *r*) for *r* removed and placed items.
+    func target(of item: Int) -> Int? {
+        guard fills else { return nil }
+        let removedBelow = Self.count(in: removed) { $0 < item }
+        if removedBelow < removed.count && removed[removedBelow] == item { return nil }
+        let rank = item - removedBelow
+        // placed[j] - j does not decrease: the taken positions before the
+        // answer are those with placed[j] - j <= rank.
+        var low = 0
+        var high = placed.count
+        while low < high {
+            let mid = low + (high - low) / 2
+            if placed[mid] - mid <= rank { low = mid + 1 } else { high = mid }
+        }
+        return rank + low
+    }
+
+    /// The number of leading elements of an ascending list that satisfy
+    /// `isBelow`.
+    private static func count(in sorted: [Int], where isBelow: (Int) -> Bool) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = low + (high - low) / 2
+            if isBelow(sorted[mid]) { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }
