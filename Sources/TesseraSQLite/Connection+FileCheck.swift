@@ -23,7 +23,8 @@ extension Connection {
     ///   than its header says, or not a whole number of pages) or
     ///   `SQLITE_NOTADB` (the header is not SQLite's), naming the file.
     /// - Complexity: one read of the file's first 100 bytes, through
-    ///   SQLite's own file handle.
+    ///   SQLite's own file handle; a file that looks cut short is read again
+    ///   up to five times, over about 31 ms, before the error.
     package func checkFileIsDatabase() throws(SQLiteError) {
         guard path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return }
         // Through SQLite's own file handle: opening and closing the file
@@ -33,18 +34,52 @@ extension Connection {
               let file = pointer?.assumingMemoryBound(to: sqlite3_file.self),
               let methods = file.pointee.pMethods, let fileSize = methods.pointee.xFileSize, let readFile = methods.pointee.xRead
         else { return }
+        // Another process's checkpoint writes the header (page 1) before the
+        // pages that extend the file, so for a moment the file can be
+        // shorter than its header says. Damage lasts; a checkpoint ends: a
+        // file that looks cut short is looked at again a few times, a few
+        // milliseconds apart, before it is called cut short.
+        var attempt = 0
+        while true {
+            switch try inspectFile(file, fileSize: fileSize, readFile: readFile) {
+            case .looksFine:
+                return
+            case let .cutShort(size, expected):
+                attempt += 1
+                guard attempt < 6 else {
+                    throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was cut short under the open connection: \(size) bytes, where its header says \(expected)")
+                }
+                usleep(UInt32(1_000 << (attempt - 1)))
+            }
+        }
+    }
+
+    /// What one look at the file's size and header finds.
+    private enum _FileLook {
+        case looksFine
+        case cutShort(size: Int64, expected: Int64)
+    }
+
+    /// Reads the file's size, then its header, through SQLite's handle.
+    ///
+    /// - Throws: for an emptied file, an unreadable or foreign header.
+    private func inspectFile(
+        _ file: UnsafeMutablePointer<sqlite3_file>,
+        fileSize: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<sqlite3_int64>?) -> Int32,
+        readFile: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32
+    ) throws(SQLiteError) -> _FileLook {
         var size: sqlite3_int64 = 0
-        guard fileSize(file, &size) == SQLITE_OK else { return }
+        guard fileSize(file, &size) == SQLITE_OK else { return .looksFine }
         // An empty file is a database with no pages yet, or one whose pages
         // are all still in its WAL; it was emptied when the WAL is empty
         // too and the connection knows pages it had.
         guard size > 0 else {
             var walStatus = stat()
-            if stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0 { return }
+            if stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0 { return .looksFine }
             if let pages = try database.rows("PRAGMA page_count").first?.first?.int64, pages > 0 {
                 throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was emptied under the open connection, which holds \(pages) pages of it")
             }
-            return
+            return .looksFine
         }
         var header = [UInt8](repeating: 0, count: 100)
         let read = header.withUnsafeMutableBytes { readFile(file, $0.baseAddress, 100, 0) }
@@ -67,7 +102,8 @@ extension Connection {
         let pageCount = bigEndian(28..<32)
         let headerCountValid = bigEndian(24..<28) == bigEndian(92..<96)
         if size % pageSize != 0 || (headerCountValid && size < pageCount * pageSize) {
-            throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was cut short under the open connection: \(size) bytes, where its header says \(headerCountValid ? pageCount * pageSize : size / pageSize * pageSize + pageSize)")
+            return .cutShort(size: size, expected: headerCountValid ? pageCount * pageSize : size / pageSize * pageSize + pageSize)
         }
+        return .looksFine
     }
 }

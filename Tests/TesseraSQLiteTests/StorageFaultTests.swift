@@ -175,7 +175,7 @@ struct StorageFaultTests {
         try Self.expectRecovered(library, "busy")
     }
 
-    @Test("The file truncated or overwritten under an open controller: a typed error and the last good result; restored, a refresh recovers", arguments: ["truncated", "overwritten", "replaced by another database"])
+    @Test("The file truncated or overwritten under an open controller: a typed error and the last good result; restored, a refresh recovers", arguments: ["truncated", "cut to its first page", "overwritten", "replaced by another database"])
     func fileDamaged(damage: String) throws {
         let library = try Library()
         // Everything in the main file, so the damage reaches all of it.
@@ -189,6 +189,16 @@ struct StorageFaultTests {
         switch damage {
         case "truncated":
             try handle.truncate(atOffset: 0)
+        case "cut to its first page":
+            // Shorter than its header says, for good: looked at again, it
+            // stays cut short (a checkpoint in progress would not).
+            let pageSize = try library.connection.read { db in
+                _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+                return try db.rows("PRAGMA page_size").first?.first?.int64 ?? 4096
+            }
+            let size = try handle.seekToEnd()
+            try #require(size > UInt64(pageSize), "the file holds more than its first page once checkpointed")
+            try handle.truncate(atOffset: UInt64(pageSize))
         case "overwritten":
             var generator = SplitMix64(seed: 0xDA3A)
             try handle.write(contentsOf: Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) }))
