@@ -302,19 +302,6 @@ extension CollectionView {
                 return key
             }
         }
-        func newKey(of key: _ElementKey) -> _ElementKey? {
-            switch key.category {
-            case .cell:
-                return mapping.indexPathAfter(key.indexPath).map { _ElementKey(category: .cell, indexPath: $0) }
-            case .supplementaryView:
-                guard let section = mapping.sectionAfter(key.indexPath[0]) else { return nil }
-                var path = key.indexPath
-                path[0] = section
-                return _ElementKey(category: key.category, indexPath: path)
-            case .decorationView:
-                return key
-            }
-        }
         func isReloaded(_ old: _ElementKey) -> Bool {
             mapping.isSectionReloaded(old.indexPath[0]) || (old.category == .cell && reloadedItems.contains(old.indexPath))
         }
@@ -396,7 +383,7 @@ extension CollectionView {
             // A header, footer or decoration view the layout says
             // disappears, or that the layout no longer has, names nothing
             // after, even in a section that stays.
-            var new = newKey(of: key)
+            var new = Self.key(after: key, mapping)
             if key.category != .cell, let path = new, deletedSupplementary.contains(key) || current(path) == nil { new = nil }
             let disposition: AnimationPlan.Disposition
             var to: LayoutAttributes
