@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TesseraSQLite
 import Testing
 
 @Suite("tessera demo, end to end")
@@ -109,7 +109,7 @@ struct DemoTests {
         )
         process.standardError = FileHandle(fileDescriptor: pty.terminal, closeOnDealloc: true)
         // The terminal is read as it fills, or the demo would block on it.
-        let written = Mutex(Data())
+        let written = PThreadMutex(Data())
         let reader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {

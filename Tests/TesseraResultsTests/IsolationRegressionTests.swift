@@ -358,7 +358,7 @@ extension ReviewReproTests {
 /// on Linux the main actor does not run on the main thread, so
 /// `Thread.isMainThread` cannot tell.)
 final class ReviewThreadNotes: Sendable {
-    let writerThread = Mutex<pthread_t?>(nil)
+    let writerThread = PThreadMutex<pthread_t?>(nil)
     let onWriterThread = Atomic<Int>(0)
     let reports = Atomic<Int>(0)
 }

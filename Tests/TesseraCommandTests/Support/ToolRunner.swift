@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TesseraSQLite
 
 /// Runs the built `tessera` executable and collects what it prints.
 enum Tool {
@@ -42,7 +42,7 @@ enum Tool {
         try process.run()
         // Each pipe is read to its end on its own thread, so neither fills
         // up while the other is read, and nothing is lost to a busy machine.
-        let output = Mutex((out: Data(), err: Data()))
+        let output = PThreadMutex((out: Data(), err: Data()))
         let group = DispatchGroup()
         for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
             group.enter()

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Synchronization
+import TesseraSQLite
 
 /// A VFS for tests that passes everything to SQLite's default VFS and fails
 /// the operations it is told to, on the files it is told to: a disk that
@@ -31,11 +31,11 @@ enum FaultVFS {
     }
 
     /// Armed faults by database path.
-    private static let faults = Mutex<[String: Set<Fault>]>([:])
+    private static let faults = PThreadMutex<[String: Set<Fault>]>([:])
     /// The path each open file belongs to, by its address.
-    private static let files = Mutex<[UInt: String]>([:])
+    private static let files = PThreadMutex<[UInt: String]>([:])
     /// Operations failed so far, by database path.
-    private static let failures = Mutex<[String: Int]>([:])
+    private static let failures = PThreadMutex<[String: Int]>([:])
 
     static func arm(_ fault: Fault, path: String) { faults.withLock { _ = $0[path, default: []].insert(fault) } }
     static func disarm(path: String) { faults.withLock { $0[path] = nil } }
@@ -77,8 +77,8 @@ enum FaultVFS {
 nonisolated(unsafe) private var realVFS: UnsafeMutablePointer<sqlite3_vfs>!
 /// The default VFS's methods for a file, and ours that wrap them, by the
 /// address of the default's methods (files of one VFS share a few).
-private let wrappedMethods = Mutex<[UInt: UInt]>([:])
-private let realMethodsOf = Mutex<[UInt: UInt]>([:])
+private let wrappedMethods = PThreadMutex<[UInt: UInt]>([:])
+private let realMethodsOf = PThreadMutex<[UInt: UInt]>([:])
 
 private func real(_ file: UnsafeMutablePointer<sqlite3_file>?) -> UnsafePointer<sqlite3_io_methods> {
     let ours = UInt(bitPattern: file!.pointee.pMethods)
