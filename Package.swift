@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "TesseraView", targets: ["TesseraView"]),
         .library(name: "TesseraSQLite", targets: ["TesseraSQLite"]),
         .library(name: "TesseraResults", targets: ["TesseraResults"]),
+        .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
         .library(name: "Tessera", targets: ["Tessera"]),
         .executable(name: "tessera", targets: ["tessera"]),
     ],
@@ -22,6 +23,9 @@ let package = Package(
         // Only the `tessera` executable uses it; the library modules stay
         // free of dependencies.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only TesseraPostgres (and the command, which follows PostgreSQL
+        // too) uses it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -54,6 +58,16 @@ let package = Package(
             dependencies: ["TesseraDiff", "TesseraSQLite"],
             swiftSettings: internalChecks
         ),
+        // The results controllers over PostgreSQL: the one library product
+        // that depends on postgres-nio.
+        .target(
+            name: "TesseraPostgres",
+            dependencies: [
+                "TesseraResults", "TesseraSQLite", "TesseraDiff",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: internalChecks
+        ),
         .target(
             name: "Tessera",
             dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
@@ -62,7 +76,7 @@ let package = Package(
         // TesseraCommandKit (no argument parsing), so tests can call it too.
         .target(
             name: "TesseraCommandKit",
-            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
+            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres"]
         ),
         .executableTarget(
             name: "tessera",
@@ -118,6 +132,17 @@ let package = Package(
             name: "TesseraResultsTestSupport",
             dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],
             path: "Tests/TesseraResultsTestSupport"
+        ),
+        // The controllers over a real PostgreSQL server (see
+        // Tests/TesseraPostgresTests/Support/TestServer.swift for how the
+        // tests find or start one).
+        .testTarget(
+            name: "TesseraPostgresTests",
+            dependencies: [
+                "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: internalChecks
         ),
         .testTarget(
             name: "TesseraResultsTests",

@@ -7,6 +7,12 @@ public struct Row: Sendable {
     /// The values, in column order.
     public internal(set) var values: [DatabaseValue]
 
+    /// A row with the given columns and values (as many of each).
+    package init(columnNames: [String], values: [DatabaseValue]) {
+        self.columnNames = columnNames
+        self.values = values
+    }
+
     /// The value of a named column (NULL when there is no such column).
     ///
     /// - Complexity: O(*c*) for *c* columns.

@@ -45,7 +45,10 @@ struct SQLitePatchPlan: Sendable {
     static func make(for request: FetchRequest, readingTables tables: Set<String>, selects: Int, in db: Database) -> SQLitePatchPlan? {
         // One SELECT: a subquery in the predicate, even on the same table,
         // can make a change to one row move others in or out.
+        // NULLs placed where SQLite would not put them are not followed
+        // in Swift: such a request re-fetches.
         guard case let .table(table) = request.source, selects == 1,
+              request.sortKeys.allSatisfy({ $0.nullsFirst == nil || $0.nullsFirst == $0.ascending }),
               tables.count == 1, tables.first?.lowercased() == table.lowercased(),
               (try? db.rows("PRAGMA encoding").first?.first?.string) == "UTF-8",
               let type = try? db.rows("SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE", [.text(table)]).first?.first?.string,

@@ -52,7 +52,7 @@ func prepareNotingReadsAndSelects(_ sql: String, in db: Database) throws(Results
 }
 
 /// An SQL identifier in double quotes, inner quotes doubled.
-func quotedIdentifier(_ identifier: String) -> String {
+package func quotedIdentifier(_ identifier: String) -> String {
     "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
 }
 

@@ -20,11 +20,41 @@ package struct CommittedChanges: Sendable {
     /// located, or the result was read in a transaction that did not
     /// survive whole): the controller fetches again.
     package var mustRefetch: Bool
+    /// The touched rows of the request's result as they are after the
+    /// transaction, read by the change source itself, or `nil` when the
+    /// controller reads them from the store (SQLite: the store's state is
+    /// the one just after the commit when the controller takes it). A store
+    /// whose controllers take a commit after later ones may have landed
+    /// (PostgreSQL) reads them at the commit's own snapshot.
+    package var rowsAfter: RowsAfter?
+
+    /// Rows read by key, as a ``RowReader`` hands them over.
+    package struct RowsAfter: Sendable {
+        /// The record's columns.
+        package var columnNames: [String]
+        /// Each row in the result after the transaction, by key: its
+        /// leading values and its record's values. A touched key with no
+        /// row is not in the result after.
+        package var rows: [DatabaseValue: (leading: [DatabaseValue], values: [DatabaseValue])]
+
+        /// Rows with the given columns.
+        package init(columnNames: [String], rows: [DatabaseValue: (leading: [DatabaseValue], values: [DatabaseValue])] = [:]) {
+            self.columnNames = columnNames
+            self.rows = rows
+        }
+    }
 
     /// A change that touched the given rows.
-    package init(touched: [DatabaseValue: [DatabaseValue]?] = [:], mustRefetch: Bool = false) {
+    package init(touched: [DatabaseValue: [DatabaseValue]?] = [:], mustRefetch: Bool = false, rowsAfter: RowsAfter? = nil) {
         self.touched = touched
         self.mustRefetch = mustRefetch
+        self.rowsAfter = rowsAfter
+    }
+
+    /// The reads of the state after the change: `query` itself, or, when
+    /// the change carries its rows, those rows in front of it.
+    package func reading(_ query: any RowReader) -> any RowReader {
+        rowsAfter.map { OverlayRowReader(base: query, rows: $0) } ?? query
     }
 
     /// A change the controller must fetch again to follow.
@@ -39,10 +69,20 @@ package struct CommittedChanges: Sendable {
     ///
     /// - Complexity: O(*k*) for the *k* rows the later one touched.
     package mutating func merge(_ later: CommittedChanges) {
-        mustRefetch = mustRefetch || later.mustRefetch
+        // Rows carried by one and read from the store by the other cannot
+        // be told apart: such a pair is fetched again.
+        mustRefetch = mustRefetch || later.mustRefetch || (rowsAfter == nil) != (later.rowsAfter == nil)
         guard !mustRefetch else {
             touched = [:]
+            rowsAfter = nil
             return
+        }
+        if var rows = rowsAfter, let laterRows = later.rowsAfter {
+            // The later transaction's rows are the rows after both; a row
+            // only the earlier one touched is as it left it.
+            for key in later.touched.keys { rows.rows[key] = laterRows.rows[key] }
+            if !laterRows.columnNames.isEmpty { rows.columnNames = laterRows.columnNames }
+            rowsAfter = rows
         }
         for (key, tuple) in later.touched where touched[key] == nil {
             touched[key] = .some(tuple)

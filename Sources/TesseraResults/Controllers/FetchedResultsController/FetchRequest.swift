@@ -21,6 +21,10 @@ public struct SortKey: Hashable, Sendable {
     public var ascending: Bool
     /// The collation for text, or `nil` for the column's own.
     public var collation: Collation?
+    /// Where NULLs go: first (`true`), last (`false`), or the store's
+    /// default (`nil`): SQLite puts them first in ascending order,
+    /// PostgreSQL last.
+    public var nullsFirst: Bool?
 
     /// Creates a sort key.
     public init(_ expression: String, ascending: Bool = true, collation: Collation? = nil) {
@@ -29,10 +33,22 @@ public struct SortKey: Hashable, Sendable {
         self.collation = collation
     }
 
+    /// Creates a sort key that says where NULLs go (`NULLS FIRST` or
+    /// `NULLS LAST`).
+    public init(_ expression: String, ascending: Bool = true, collation: Collation? = nil, nullsFirst: Bool) {
+        self.init(expression, ascending: ascending, collation: collation)
+        self.nullsFirst = nullsFirst
+    }
+
+    /// `NULLS FIRST`, `NULLS LAST` or nothing, with a leading space.
+    package var nullsSQL: String {
+        nullsFirst.map { $0 ? " NULLS FIRST" : " NULLS LAST" } ?? ""
+    }
+
     var sql: String {
         var text = SQLFragment.spliced(expression)
         if let collation { text += " COLLATE \(collation.rawValue)" }
-        return text + (ascending ? " ASC" : " DESC")
+        return text + (ascending ? " ASC" : " DESC") + nullsSQL
     }
 }
 
@@ -42,7 +58,7 @@ public struct SortKey: Hashable, Sendable {
 ///
 /// - Throws: ``ResultsError/invalidSQL(part:sql:problem:)`` for the first
 ///   that does not.
-func checkFragments(predicate: String?, sortKeys: [SortKey]?, sectionKey: String? = nil, query: String? = nil) throws(ResultsError) {
+package func checkFragments(predicate: String?, sortKeys: [SortKey]?, sectionKey: String? = nil, query: String? = nil) throws(ResultsError) {
     var parts: [(String, String, SQLFragment.Kind)] = []
     if let query { parts.append(("query", query, .query)) }
     if let sectionKey { parts.append(("section key", sectionKey, .expression)) }
@@ -57,7 +73,7 @@ func checkFragments(predicate: String?, sortKeys: [SortKey]?, sectionKey: String
 
 /// `WHERE (<predicate>)`, the predicate closed off so that nothing in it
 /// (a `--` comment) reaches the rest of the statement.
-func whereClause(_ predicate: String?) -> String {
+package func whereClause(_ predicate: String?) -> String {
     predicate.map { " WHERE (\(SQLFragment.spliced($0)))" } ?? ""
 }
 

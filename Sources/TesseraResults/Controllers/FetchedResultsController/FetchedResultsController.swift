@@ -281,11 +281,19 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// data_version` moved). Its re-fetch is cancellable as
     /// ``performFetch(isolation:)`` is.
     ///
-    /// - Returns: Whether the data version had moved.
+    /// A controller with no home (fetched outside any actor) over a store
+    /// that follows commits in the background (PostgreSQL) takes the
+    /// commits that waited for it here too, and reports them.
+    ///
+    /// - Returns: Whether the data version had moved, or commits waited.
     /// - Throws: ``ResultsError``.
     @discardableResult
     public func checkForExternalChanges(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) -> Bool {
         let moved = try store.withReader(isolation: isolation) { reader throws(ResultsError) -> Bool in
+            if let waiting = delivery.takeWaiting() {
+                apply(waiting, from: reader)
+                return true
+            }
             guard try reader.externalVersion() != engine.externalVersion else { return false }
             try refetchAndReport(from: reader)
             return true
@@ -466,7 +474,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
             let outcome = engine.apply(
                 changes, isIncremental: isIncremental, touchedLimit: touchedLimit,
                 externalVersion: try? reader.externalVersion(), sectioned: request.sectionKey != nil,
-                rows: { () throws(ResultsError) in try reader.query(for: request) }
+                rows: { () throws(ResultsError) in changes.reading(try reader.query(for: request)) }
             )
             if case let .patched(report) = outcome {
                 lastUpdateMethod = .incremental

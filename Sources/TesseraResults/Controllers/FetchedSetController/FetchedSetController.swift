@@ -231,12 +231,13 @@ public final class FetchedSetController<Record: FetchableRecord> {
     }
 
     /// Reads each changed row back by key and applies what changed.
-    private func updateIncrementally(keys: [DatabaseValue], from reader: any StoreReader) throws(ResultsError) {
+    private func updateIncrementally(keys: [DatabaseValue], rowsAfter: CommittedChanges.RowsAfter?, from reader: any StoreReader) throws(ResultsError) {
         var inserted: [(DatabaseValue, Record)] = []
         var deleted: [(DatabaseValue, Record)] = []
         var updated: [(DatabaseValue, Record)] = []
         var current: [DatabaseValue: Record] = [:]
-        try reader.query(for: request).readRows(keys: keys) { (leading, row) throws(ResultsError) in
+        let query = try reader.query(for: request)
+        try (rowsAfter.map { OverlayRowReader(base: query, rows: $0) } ?? query).readRows(keys: keys) { (leading, row) throws(ResultsError) in
             current[leading.value(at: 0)] = try Self.decode(row, key: leading.value(at: 0))
         }
         for key in keys {
@@ -293,7 +294,7 @@ public final class FetchedSetController<Record: FetchableRecord> {
             if needsRefetch || changes.mustRefetch || changes.touched.count > touchedLimit {
                 try refetchAndReport(from: reader)
             } else {
-                try updateIncrementally(keys: Array(changes.touched.keys), from: reader)
+                try updateIncrementally(keys: Array(changes.touched.keys), rowsAfter: changes.rowsAfter, from: reader)
             }
             lastError = nil
         } catch {
