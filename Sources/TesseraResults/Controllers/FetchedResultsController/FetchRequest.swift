@@ -190,7 +190,7 @@ public struct FetchRequest: Hashable, Sendable {
     ///
     /// - Throws: ``ResultsError/invalidSQL(part:sql:problem:)`` or
     ///   ``ResultsError/sectionKeyNotFirstSortKey(sectionKey:firstSortKey:)``.
-    func validate() throws(ResultsError) {
+    package func validate() throws(ResultsError) {
         var query: String?
         if case let .query(text) = source { query = text }
         try checkFragments(predicate: predicate, sortKeys: sortKeys, sectionKey: sectionKey, query: query)

@@ -1,0 +1,458 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import TesseraResults
+
+/// A store's change capture: one temporary logical replication slot
+/// (`test_decoding`), read in rounds by a thread of its own, and handed to
+/// every controller's change source (see ``PostgresStore``).
+///
+/// A round:
+/// 1. opens a repeatable-read transaction *N* and reads its snapshot and
+///    the write-ahead log's position *L* just after it;
+/// 2. takes the slot's transactions that committed before *L*
+///    (`pg_logical_slot_get_changes` up to *L*): every transaction *N*
+///    sees that no earlier round took, in commit order, and perhaps a few
+///    that committed as *N* began, which *N* does not see yet (they wait
+///    for the next round);
+/// 3. for each source, takes the transactions its last state did not see
+///    and *N* sees, reads the rows they touched in its last state (where
+///    they were) and in *N* (where they are), and hands that over as one
+///    commit. The source's state is then *N*.
+///
+/// So each report goes from one snapshot of the database to a later one,
+/// both real states, and every committed transaction is reported once. A
+/// source that starts from a fetch's snapshot takes, from the rounds' kept
+/// history, the transactions that snapshot did not see.
+final class PostgresChangeFeed: @unchecked Sendable {
+    /// A transaction as the slot gave it.
+    struct Transaction {
+        var xid: UInt32
+        var changes: [DecodedChange]
+        /// A line of it could not be read: sources that watch any table
+        /// fetch again.
+        var unreadable = false
+    }
+
+    /// A reader admitted before its snapshot was taken: rounds up to
+    /// `round` had taken theirs by then. Kept alive by the reader; the
+    /// history it may need is kept until it goes.
+    final class ReaderTicket: @unchecked Sendable {
+        let round: Int
+        let epoch: Int
+        let id: Int
+        private weak var feed: PostgresChangeFeed?
+
+        init(round: Int, epoch: Int, id: Int, feed: PostgresChangeFeed) {
+            self.round = round
+            self.epoch = epoch
+            self.id = id
+            self.feed = feed
+        }
+
+        deinit { feed?.release(self) }
+    }
+
+    /// One controller's change source.
+    final class Source: ChangeSource, @unchecked Sendable {
+        let plans: [PostgresQueryPlan]
+        let tuples: Bool
+        let delivery: CommitDelivery?
+        /// Guarded by the feed's lock.
+        fileprivate var baseline: PostgresHeldSnapshot?
+        fileprivate var pending: [Transaction] = []
+        fileprivate var cancelled = false
+        /// A fetch must come first (the table changed shape, the slot was
+        /// lost): nothing more is handed over until a fetch replaces it.
+        fileprivate var awaitingFetch = false
+        private weak var feed: PostgresChangeFeed?
+
+        fileprivate init(plans: [PostgresQueryPlan], tuples: Bool, delivery: CommitDelivery?, baseline: PostgresHeldSnapshot?, feed: PostgresChangeFeed?) {
+            self.plans = plans
+            self.tuples = tuples
+            self.delivery = delivery
+            self.baseline = baseline
+            self.feed = feed
+        }
+
+        /// A source that hands nothing over.
+        static var inert: Source { Source(plans: [], tuples: false, delivery: nil, baseline: nil, feed: nil) }
+
+        func cancel() {
+            feed?.remove(self)
+        }
+
+        deinit { feed?.remove(self) }
+    }
+
+    private struct Entry {
+        var transaction: Transaction
+        /// The first round whose snapshot saw it.
+        var visibleRound: Int?
+    }
+
+    private struct State {
+        var round = 0
+        /// Moves when the slot is made again: what was admitted or
+        /// followed before cannot trust the history.
+        var epoch = 0
+        var nextTicket = 0
+        var tickets: [Int: Int] = [:]
+        var history: [Entry] = []
+        var sources: [Source] = []
+        var stopped = false
+    }
+
+    private weak var store: PostgresStore?
+    private let state = PThreadMutex(State())
+    private let slotName: String
+    /// Used by the feed's thread only (and by `start`).
+    private var slotSession: PostgresSession?
+    private var lastPosition = ""
+    private static let counter = PThreadMutex(0)
+
+    private init(store: PostgresStore, slotName: String, slotSession: PostgresSession) {
+        self.store = store
+        self.slotName = slotName
+        self.slotSession = slotSession
+    }
+
+    /// Makes the slot and starts the thread that reads it.
+    ///
+    /// - Throws: ``PostgresStoreError``; of kind `cannotFollow` when the
+    ///   server's `wal_level` is not `logical` or no slot is free.
+    static func start(store: PostgresStore) throws(PostgresStoreError) -> PostgresChangeFeed {
+        let number = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        let name = "tessera_\(getpid())_\(number)_\(UInt32.random(in: 0...UInt32.max))"
+        let session = try makeSlot(name, store: store)
+        let feed = PostgresChangeFeed(store: store, slotName: name, slotSession: session)
+        let thread = Thread { feed.run() }
+        thread.name = "tessera.postgres.feed"
+        thread.start()
+        return feed
+    }
+
+    private static func makeSlot(_ name: String, store: PostgresStore) throws(PostgresStoreError) -> PostgresSession {
+        let session = try PostgresSession.connect(store.endpoint, applicationName: store.applicationName + " (following)")
+        do throws(PostgresStoreError) {
+            let level = try session.query("SHOW wal_level", request: "read wal_level").rows.first?.first?.string ?? ""
+            guard level == "logical" else {
+                throw PostgresStoreError(
+                    kind: .cannotFollow, request: "follow commits on \(store.endpoint)",
+                    message: "the server's wal_level is \(level), and following commits needs logical: set wal_level = logical in postgresql.conf and restart the server"
+                )
+            }
+            try session.query(
+                "SELECT pg_create_logical_replication_slot($1, 'test_decoding', true)", [.text(name)],
+                request: "create the replication slot \(name)"
+            )
+        } catch {
+            session.close()
+            throw error
+        }
+        return session
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+    }
+
+    // MARK: Readers and sources
+
+    /// Admits a reader that is about to take its snapshot.
+    func admitReader() -> ReaderTicket {
+        let (round, epoch, id) = state.withLock { state -> (Int, Int, Int) in
+            state.nextTicket += 1
+            state.tickets[state.nextTicket] = state.round
+            return (state.round, state.epoch, state.nextTicket)
+        }
+        return ReaderTicket(round: round, epoch: epoch, id: id, feed: self)
+    }
+
+    fileprivate func release(_ ticket: ReaderTicket) {
+        state.withLock { _ = $0.tickets.removeValue(forKey: ticket.id) }
+    }
+
+    fileprivate func remove(_ source: Source) {
+        state.withLock { state in
+            source.cancelled = true
+            source.baseline = nil
+            state.sources.removeAll { $0 === source }
+        }
+    }
+
+    /// Starts a source from a reader's snapshot, stopping `previous` in
+    /// the same step.
+    func follow(
+        _ plans: [PostgresQueryPlan], tuples: Bool, delivery: CommitDelivery, from held: PostgresHeldSnapshot,
+        ticket: ReaderTicket?, replacing previous: Source?
+    ) -> Source {
+        let source = Source(plans: plans, tuples: tuples, delivery: delivery, baseline: held, feed: self)
+        let stale = state.withLock { state -> Bool in
+            if let previous {
+                previous.cancelled = true
+                previous.baseline = nil
+                state.sources.removeAll { $0 === previous }
+            }
+            guard let ticket, ticket.epoch == state.epoch, !state.stopped else { return true }
+            // What the snapshot did not see, of what rounds after the
+            // ticket's (or before it, not yet seen) took.
+            source.pending = state.history.compactMap { entry in
+                guard entry.visibleRound.map({ $0 > ticket.round }) ?? true, !held.snapshot.sees(entry.transaction.xid) else { return nil }
+                return entry.transaction
+            }
+            state.sources.append(source)
+            return false
+        }
+        if stale {
+            source.awaitingFetch = true
+            delivery.deliverLater(.refetch)
+        }
+        return source
+    }
+
+    // MARK: Rounds
+
+    private func run() {
+        var failures = 0
+        while !state.withLock({ $0.stopped }) && store != nil {
+            do throws(PostgresStoreError) {
+                if slotSession == nil { try remakeSlot() }
+                let moved = try positionMoved()
+                if moved {
+                    try round()
+                } else {
+                    pause()
+                }
+                failures = 0
+            } catch {
+                failures += 1
+                lost(error)
+                usleep(useconds_t(min(failures, 10) * 50_000))
+            }
+        }
+        slotSession?.close()
+        slotSession = nil
+        let sources = state.withLock { state -> [Source] in
+            defer { state.sources = [] }
+            return state.sources
+        }
+        for source in sources { source.baseline = nil }
+    }
+
+    private func pause() {
+        let interval = store?.pollInterval ?? 0.002
+        usleep(useconds_t(interval * 1_000_000))
+    }
+
+    /// Whether the log moved since the last round (the position is read on
+    /// the slot's session: one small query).
+    private func positionMoved() throws(PostgresStoreError) -> Bool {
+        guard let slotSession else { return false }
+        let position = try slotSession.query("SELECT pg_current_wal_lsn()::text", request: "poll for commits").rows.first?.first?.string ?? ""
+        defer { lastPosition = position }
+        return position != lastPosition
+    }
+
+    /// The slot's session (or the server) went away: every source fetches
+    /// again once a new slot exists, and until then hears of the failure
+    /// through that fetch.
+    private func lost(_ error: PostgresStoreError) {
+        guard error.kind == .serverGone || error.kind == .connection || slotSession?.isClosed != false else { return }
+        slotSession?.close()
+        slotSession = nil
+        refetchEverything()
+    }
+
+    private func remakeSlot() throws(PostgresStoreError) {
+        guard let store else { return }
+        slotSession = try Self.makeSlot(slotName, store: store)
+        lastPosition = ""
+        refetchEverything()
+    }
+
+    /// Asks every source for a fetch; the history no longer holds.
+    private func refetchEverything() {
+        let sources = state.withLock { state -> [Source] in
+            state.epoch += 1
+            state.history = []
+            for source in state.sources {
+                source.awaitingFetch = true
+                source.pending = []
+            }
+            return state.sources
+        }
+        for source in sources { source.delivery?.deliverLater(.refetch) }
+    }
+
+    /// One round (see the type's discussion).
+    private func round() throws(PostgresStoreError) {
+        guard let store, let slotSession else { return }
+        let next = try PostgresHeldSnapshot.open(store)
+        let round = state.withLock { state -> Int in
+            state.round += 1
+            return state.round
+        }
+        let lines = try slotSession.query(
+            "SELECT data FROM pg_logical_slot_get_changes($1, $2::pg_lsn, NULL, 'include-xids', '1', 'skip-empty-xacts', '1')",
+            [.text(slotName), .text(next.walPosition)], request: "read the replication slot \(slotName)"
+        )
+        let decoded = Self.transactions(lines.rows.compactMap { $0.first?.string })
+        let shapes = try currentShapes(in: next)
+
+        struct Work {
+            var source: Source
+            var ready: [Transaction]
+            var baseline: PostgresHeldSnapshot
+            var reshaped: Bool
+        }
+        let work = state.withLock { state -> [Work] in
+            for index in state.history.indices where state.history[index].visibleRound == nil && next.snapshot.sees(state.history[index].transaction.xid) {
+                state.history[index].visibleRound = round
+            }
+            for transaction in decoded {
+                state.history.append(Entry(transaction: transaction, visibleRound: next.snapshot.sees(transaction.xid) ? round : nil))
+            }
+            var work: [Work] = []
+            for source in state.sources where !source.cancelled && !source.awaitingFetch {
+                guard let baseline = source.baseline else { continue }
+                source.pending += decoded.filter { !baseline.snapshot.sees($0.xid) }
+                let ready = source.pending.filter { next.snapshot.sees($0.xid) }
+                source.pending.removeAll { next.snapshot.sees($0.xid) }
+                let reshaped = source.plans.contains { plan in
+                    plan.knownRelation.map { shapes[$0.oid] != $0.fingerprint } ?? false
+                }
+                work.append(Work(source: source, ready: ready, baseline: baseline, reshaped: reshaped))
+            }
+            // What no reader or source can need any more.
+            let oldest = state.tickets.values.min() ?? round
+            state.history.removeAll { entry in entry.visibleRound.map { $0 <= oldest } ?? false }
+            return work
+        }
+        for item in work {
+            let changes: CommittedChanges?
+            if item.reshaped {
+                changes = .refetch
+            } else {
+                changes = self.changes(for: item.source, ready: item.ready, from: item.baseline, to: next)
+            }
+            state.withLock { _ in
+                guard !item.source.cancelled else { return }
+                if item.reshaped { item.source.awaitingFetch = true }
+                item.source.baseline = next
+                if let changes { item.source.delivery?.deliverLater(changes) }
+            }
+        }
+    }
+
+    /// The shape of every relation a source reads, as ``PostgresRelation/fingerprint``
+    /// gives it, by OID (a relation dropped has none).
+    private func currentShapes(in held: PostgresHeldSnapshot) throws(PostgresStoreError) -> [Int64: String] {
+        let oids = state.withLock { state in
+            Set(state.sources.flatMap { $0.plans.compactMap { $0.knownRelation?.oid } })
+        }
+        guard !oids.isEmpty else { return [:] }
+        let rows = try held.session.query(
+            """
+            SELECT c.oid::int8, c.oid::text || '|' || string_agg(a.attname || ':' || a.atttypid::text, ',' ORDER BY a.attnum)
+            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+            WHERE c.oid = ANY($1::text[]::oid[]) GROUP BY c.oid
+            """,
+            [.text(PostgresSQL.textArray(oids.map(String.init)))], request: "check the followed tables' columns"
+        )
+        var shapes: [Int64: String] = [:]
+        for row in rows.rows {
+            if case let .integer(oid) = row[0], let shape = row[1].string { shapes[oid] = shape }
+        }
+        return shapes
+    }
+
+    /// Groups the slot's lines into transactions.
+    static func transactions(_ lines: [String]) -> [Transaction] {
+        var result: [Transaction] = []
+        var current: Transaction?
+        for line in lines {
+            do throws(TestDecodingError) {
+                switch try TestDecoding.parse(line) {
+                case let .begin(xid): current = Transaction(xid: xid, changes: [])
+                case let .commit(xid):
+                    if var done = current {
+                        done.xid = xid
+                        result.append(done)
+                    }
+                    current = nil
+                case let .change(change): current?.changes.append(change)
+                }
+            } catch {
+                current?.unreadable = true
+            }
+        }
+        return result
+    }
+
+    /// What `ready` did to a source's rows, read in the source's last state
+    /// and in `next`; `nil` when it touched none of them.
+    private func changes(for source: Source, ready: [Transaction], from baseline: PostgresHeldSnapshot, to next: PostgresHeldSnapshot) -> CommittedChanges? {
+        guard !ready.isEmpty else { return nil }
+        let relations = source.plans.map(\.knownRelation)
+        func reads(_ name: QualifiedName) -> Bool {
+            relations.contains { relation in relation.map { $0.schema == name.schema && $0.name == name.name } ?? true }
+        }
+        // Row by row: one request on a table whose primary key is the key.
+        guard source.plans.count == 1, let plan = source.plans.first, plan.followsRows(in: next.session),
+              let relation = plan.knownRelation, let keyIndex = relation.column(named: plan.keyColumn)
+        else {
+            let touches = ready.contains { transaction in
+                transaction.unreadable || transaction.changes.contains { $0.tables.contains(where: reads) }
+            }
+            return touches ? .refetch : nil
+        }
+        let keyName = relation.columns[keyIndex].name
+        var keyTexts: [String] = []
+        var seen = Set<String>()
+        func note(_ columns: [DecodedColumn]?) -> Bool {
+            guard let column = columns?.first(where: { $0.name == keyName }), case let .text(text) = column.value else { return false }
+            if seen.insert(text).inserted { keyTexts.append(text) }
+            return true
+        }
+        for transaction in ready {
+            if transaction.unreadable { return .refetch }
+            for change in transaction.changes where change.tables.contains(where: reads) {
+                switch change.kind {
+                case .truncate: return .refetch
+                case .insert: guard note(change.newTuple) else { return .refetch }
+                case .update:
+                    guard note(change.newTuple) else { return .refetch }
+                    if change.oldKey != nil { guard note(change.oldKey) else { return .refetch } }
+                case .delete: guard note(change.oldKey) else { return .refetch }
+                }
+            }
+        }
+        guard !keyTexts.isEmpty else { return nil }
+        if let limit = source.delivery?.touchedLimit, keyTexts.count > limit { return .refetch }
+        let before = PostgresRowReader(plan: plan, session: baseline.session)
+        let after = PostgresRowReader(plan: plan, session: next.session)
+        let patchPlan = source.tuples ? before.patchPlan : nil
+        var touched: [DatabaseValue: [DatabaseValue]?] = [:]
+        var rows = CommittedChanges.RowsAfter(columnNames: [])
+        do throws(ResultsError) {
+            try before.readRows(keyTexts: keyTexts) { (leading, row) throws(ResultsError) in
+                touched[leading.value(at: plan.keyLeadingIndex)] = .some(patchPlan?.tuple(row.values))
+            }
+            try after.readRows(keyTexts: keyTexts) { (leading, row) throws(ResultsError) in
+                let key = leading.value(at: plan.keyLeadingIndex)
+                if rows.columnNames.isEmpty { rows.columnNames = row.columnNames }
+                rows.rows[key] = ((0..<plan.leadingCount).map { leading.value(at: $0) }, row.values)
+                if touched[key] == nil { touched[key] = .some(nil) }
+            }
+        } catch {
+            return .refetch
+        }
+        guard !touched.isEmpty else { return nil }
+        return CommittedChanges(touched: touched, rowsAfter: rows)
+    }
+}

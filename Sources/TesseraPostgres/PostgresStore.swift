@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TesseraResults
+
+/// A PostgreSQL database that results controllers read and follow: the
+/// controllers of TesseraResults (``TesseraResults/FetchedResultsController``,
+/// ``TesseraResults/FetchedSetController``,
+/// ``TesseraResults/RelationalResultsController``) over a server instead of
+/// an SQLite file, with the same API and the same reports.
+///
+/// ```swift
+/// let store = try PostgresStore(url: "postgres://app@127.0.0.1:5432/photos")
+/// let controller = try FetchedResultsController<Photo>(
+///     store: store,
+///     request: FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("taken")], sectionKey: "album")
+/// )
+/// try controller.performFetch()
+/// ```
+///
+/// A store follows every commit to the tables its controllers read, made
+/// by any connection, process or machine, through one temporary logical
+/// replication slot of its own (PostgreSQL's `test_decoding` plugin): only
+/// committed transactions, in commit order, each once. The server needs
+/// `wal_level = logical`. The slot ends with the store's connection (the
+/// server drops a temporary slot when its session ends, a killed process
+/// included), so nothing is left behind. See "Following PostgreSQL" in
+/// the documentation for the guarantees and the costs.
+///
+/// Calls block the calling thread for the server's answers, as SQLite's
+/// calls do for the disk. Thread-safe.
+public final class PostgresStore: @unchecked Sendable {
+    let endpoint: PostgresEndpoint
+    /// `application_name` of the store's sessions.
+    let applicationName: String
+    /// Sessions not in use.
+    private let idle = PThreadMutex<[PostgresSession]>([])
+    /// The change capture, started by the first fetch that follows.
+    private let feedState = PThreadMutex<PostgresChangeFeed?>(nil)
+    private let closed = PThreadMutex(false)
+
+    /// How often the store asks the server whether anything committed, in
+    /// seconds (0.002 by default): the most a commit waits before its
+    /// changes are read. Each ask is one small query.
+    public var pollInterval: Double {
+        get { pollIntervalState.withLock { $0 } }
+        set { pollIntervalState.withLock { $0 = max(0.0005, min(newValue, 10)) } }
+    }
+    private let pollIntervalState = PThreadMutex(0.002)
+
+    /// Connects to the database a `postgres://user[:password]@host[:port]/database`
+    /// URL names (`?sslmode=disable|prefer|require`; TLS is off by default on
+    /// loopback and preferred elsewhere).
+    ///
+    /// - Parameter applicationName: How the server lists the store's
+    ///   sessions (`pg_stat_activity.application_name`).
+    /// - Throws: ``PostgresStoreError``: an invalid URL, a server that
+    ///   cannot be reached, a refused user or password.
+    public init(url: String, applicationName: String = "tessera") throws(PostgresStoreError) {
+        endpoint = try PostgresEndpoint(url: url)
+        self.applicationName = applicationName
+        let session = try PostgresSession.connect(endpoint, applicationName: applicationName)
+        idle.withLock { $0.append(session) }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Ends following and closes every connection (the replication slot
+    /// goes with them). Reads after it fail with ``PostgresStoreError/Kind/serverGone``.
+    public func close() {
+        closed.withLock { $0 = true }
+        let feed = feedState.withLock { state -> PostgresChangeFeed? in
+            defer { state = nil }
+            return state
+        }
+        feed?.stop()
+        for session in idle.withLock({ sessions -> [PostgresSession] in
+            defer { sessions = [] }
+            return sessions
+        }) {
+            session.close()
+        }
+    }
+
+    /// What the store reads, for messages: `user@host:port/database`.
+    public var source: String { endpoint.description }
+
+    // MARK: Sessions
+
+    /// A session not in use, connecting a new one when none is idle.
+    func takeSession() throws(PostgresStoreError) -> PostgresSession {
+        if closed.withLock({ $0 }) {
+            throw PostgresStoreError(kind: .serverGone, request: "read \(endpoint)", message: "the store is closed")
+        }
+        while let session = idle.withLock({ $0.popLast() }) {
+            if !session.isClosed { return session }
+        }
+        return try PostgresSession.connect(endpoint, applicationName: applicationName)
+    }
+
+    /// Takes back a session with no transaction open.
+    func giveBack(_ session: PostgresSession) {
+        guard !session.isClosed else { return }
+        let keep = !closed.withLock({ $0 }) && idle.withLock { sessions -> Bool in
+            guard sessions.count < 8 else { return false }
+            sessions.append(session)
+            return true
+        }
+        if !keep { session.close() }
+    }
+
+    /// The change capture, started on first need.
+    func feed() throws(PostgresStoreError) -> PostgresChangeFeed {
+        if let feed = feedState.withLock({ $0 }) { return feed }
+        let made = try PostgresChangeFeed.start(store: self)
+        let (kept, extra) = feedState.withLock { state -> (PostgresChangeFeed, PostgresChangeFeed?) in
+            if let state { return (state, made) }
+            state = made
+            return (made, nil)
+        }
+        extra?.stop()
+        return kept
+    }
+}
+
+/// A read-only transaction held open at one snapshot: a reader's, or the
+/// state a change source last reached. Committed (and its session given
+/// back) when the last holder lets go.
+final class PostgresHeldSnapshot: @unchecked Sendable {
+    let session: PostgresSession
+    let snapshot: PostgresXidSnapshot
+    /// The write-ahead log's position read just after the snapshot was
+    /// taken: every transaction it sees committed before it.
+    let walPosition: String
+    private let store: PostgresStore
+
+    private init(session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, store: PostgresStore) {
+        self.session = session
+        self.snapshot = snapshot
+        self.walPosition = walPosition
+        self.store = store
+    }
+
+    /// Begins a repeatable-read, read-only transaction and reads its
+    /// snapshot.
+    static func open(_ store: PostgresStore) throws(PostgresStoreError) -> PostgresHeldSnapshot {
+        let session = try store.takeSession()
+        do throws(PostgresStoreError) {
+            try session.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read")
+            let row = try session.query("SELECT pg_current_snapshot()::text, pg_current_wal_lsn()::text", request: "read the snapshot").rows.first
+            guard let text = row?[0].string, let snapshot = PostgresXidSnapshot(text), let position = row?[1].string else {
+                throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server answered \(row.map { "\($0)" } ?? "nothing")")
+            }
+            return PostgresHeldSnapshot(session: session, snapshot: snapshot, walPosition: position, store: store)
+        } catch {
+            session.close()
+            throw error
+        }
+    }
+
+    deinit {
+        if (try? session.query("COMMIT", request: "end a read")) != nil {
+            store.giveBack(session)
+        } else {
+            session.close()
+        }
+    }
+}
+
+// MARK: The seam
+
+extension PostgresStore: ResultsStore {
+    /// Runs `body` with a reader of one snapshot, in a repeatable-read
+    /// transaction of its own.
+    package func withReader<T>(
+        isolation: isolated (any Actor)?,
+        _ body: (any StoreReader) throws(ResultsError) -> T
+    ) throws(ResultsError) -> T {
+        if Task.isCancelled { throw .cancelled }
+        return try withSnapshot(body)
+    }
+
+    package func withRecordReader<T>(_ body: (any StoreReader, _ committed: Bool) throws(ResultsError) -> T) throws(ResultsError) -> T {
+        try withSnapshot { reader throws(ResultsError) in try body(reader, true) }
+    }
+
+    private func withSnapshot<T>(_ body: (any StoreReader) throws(ResultsError) -> T) throws(ResultsError) -> T {
+        let ticket: PostgresChangeFeed.ReaderTicket?
+        let held: PostgresHeldSnapshot
+        do throws(PostgresStoreError) {
+            // The capture starts before the snapshot: every commit the
+            // snapshot does not see is then decoded.
+            ticket = try feed().admitReader()
+            held = try PostgresHeldSnapshot.open(self)
+        } catch {
+            throw error.resultsError
+        }
+        return try body(PostgresStoreReader(store: self, held: held, ticket: ticket))
+    }
+}
+
+/// A reader of one snapshot (see ``TesseraResults/StoreReader``).
+struct PostgresStoreReader: StoreReader {
+    let store: PostgresStore
+    let held: PostgresHeldSnapshot
+    let ticket: PostgresChangeFeed.ReaderTicket?
+
+    /// PostgreSQL hands every commit over: nothing is missed that a
+    /// version would tell.
+    func externalVersion() throws(ResultsError) -> Int64? { nil }
+
+    func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
+        try reader(.fetch(request))
+    }
+
+    func query(for request: SetRequest) throws(ResultsError) -> any RowReader {
+        try reader(.set(request))
+    }
+
+    func queries(for parents: ParentRequest, _ children: ChildRequest) throws(ResultsError) -> (parents: any RowReader, children: any RowReader) {
+        (try reader(.parents(parents)), try reader(.children(children)))
+    }
+
+    private func reader(_ request: PostgresRequest) throws(ResultsError) -> PostgresRowReader {
+        PostgresRowReader(plan: try PostgresQueryPlan(request), session: held.session)
+    }
+
+    func follow(_ readers: [any RowReader], tuples: Bool, delivery: CommitDelivery, replacing previous: (any ChangeSource)?) -> any ChangeSource {
+        let plans = readers.compactMap { ($0 as? PostgresRowReader)?.plan }
+        let feed: PostgresChangeFeed
+        do throws(PostgresStoreError) { feed = try store.feed() } catch {
+            delivery.deliverLater(.refetch)
+            return PostgresChangeFeed.Source.inert
+        }
+        return feed.follow(plans, tuples: tuples, delivery: delivery, from: held, ticket: ticket, replacing: previous as? PostgresChangeFeed.Source)
+    }
+}

@@ -1,0 +1,288 @@
+import TesseraResults
+
+/// What a reader reads: one of the controllers' requests.
+enum PostgresRequest: Sendable {
+    case fetch(FetchRequest)
+    case set(SetRequest)
+    case parents(ParentRequest)
+    case children(ChildRequest)
+}
+
+/// The SQL of one request, and what the catalog says about its table,
+/// made once and shared by the readers of it in every transaction.
+final class PostgresQueryPlan: @unchecked Sendable {
+    let request: PostgresRequest
+    /// The table or view named, `nil` for a query of your own.
+    let table: String?
+    let keyColumn: String
+    /// How many leading values come before the record's columns, and which
+    /// one is the key.
+    let leadingCount: Int
+    let keyLeadingIndex: Int
+    /// The full sorted query, its rows' tuples (fetch requests), and the
+    /// read by key (its last parameter: the keys as `text[]`).
+    let sql: String
+    let tupleSQL: String?
+    private let pointSelect: String
+    let arguments: [DatabaseValue]
+    private let argumentCount: Int
+    let predicateHasSubquery: Bool
+    let sortKeys: [SortKey]?
+
+    /// What the catalog said, read on first need (`nil` inside: no such
+    /// relation, or a query of your own).
+    private let resolved = PThreadMutex<PostgresRelation??>(nil)
+
+    init(_ request: PostgresRequest) throws(ResultsError) {
+        self.request = request
+        let key: String, leading: [String], predicate: String?, sortKeys: [SortKey]?, from: String
+        switch request {
+        case let .fetch(fetch):
+            try fetch.validate()
+            key = fetch.keyColumn
+            leading = [fetch.sectionKey.map(SQLFragment.spliced) ?? "NULL", quotedIdentifier(key)]
+            predicate = fetch.predicate
+            sortKeys = fetch.sortKeys
+            switch fetch.source {
+            case let .table(name):
+                table = name
+                from = quotedIdentifier(name)
+            case let .query(query):
+                table = nil
+                from = "(\(SQLFragment.spliced(query))) AS tessera_query"
+            }
+            arguments = fetch.arguments
+        case let .set(set):
+            try checkFragments(predicate: set.predicate, sortKeys: nil)
+            key = set.keyColumn
+            leading = [quotedIdentifier(key)]
+            predicate = set.predicate
+            sortKeys = nil
+            table = set.table
+            from = quotedIdentifier(set.table)
+            arguments = set.arguments
+        case let .parents(parents):
+            try checkFragments(predicate: parents.predicate, sortKeys: parents.sortKeys)
+            key = parents.keyColumn
+            leading = [quotedIdentifier(key)]
+            predicate = parents.predicate
+            sortKeys = parents.sortKeys
+            table = parents.table
+            from = quotedIdentifier(parents.table)
+            arguments = parents.arguments
+        case let .children(children):
+            try checkFragments(predicate: children.predicate, sortKeys: children.sortKeys)
+            key = children.keyColumn
+            leading = [quotedIdentifier(key), quotedIdentifier(children.foreignKeyColumn)]
+            predicate = children.predicate
+            sortKeys = children.sortKeys
+            table = children.table
+            from = quotedIdentifier(children.table)
+            arguments = children.arguments
+        }
+        keyColumn = key
+        self.sortKeys = sortKeys
+        leadingCount = leading.count
+        if case .fetch = request { keyLeadingIndex = 1 } else { keyLeadingIndex = 0 }
+        predicateHasSubquery = predicate?.lowercased().contains("select") ?? false
+        let select = "SELECT " + leading.enumerated().map { "\($1) AS tessera_\($0)" }.joined(separator: ", ") + ", * FROM " + from
+        let condition = whereClause(predicate)
+        var order = ""
+        if let sortKeys {
+            var terms: [String] = []
+            for sortKey in sortKeys { terms.append(try PostgresSQL.orderTerm(sortKey)) }
+            order = " ORDER BY " + (terms + ["\(quotedIdentifier(key)) ASC"]).joined(separator: ", ")
+        }
+        let numbered = PostgresSQL.numbered(select + condition + order)
+        sql = numbered.sql
+        argumentCount = numbered.count
+        guard argumentCount == arguments.count else {
+            throw .invalidSQL(
+                part: "predicate", sql: predicate ?? "",
+                problem: "it has \(argumentCount) parameter\(argumentCount == 1 ? "" : "s") (?) and \(arguments.count) argument\(arguments.count == 1 ? "" : "s") were given"
+            )
+        }
+        pointSelect = PostgresSQL.numbered(select + (predicate == nil ? " WHERE " : condition + " AND ")).sql
+        if case .fetch = request, let sortKeys {
+            let quotedKey = quotedIdentifier(key)
+            var columns = [leading[0] + " AS tessera_0", quotedKey + " AS tessera_1"]
+            if !sortKeys.contains(where: { $0.expression.contains("?") }) {
+                columns += sortKeys.map { SQLFragment.spliced($0.expression) }
+            }
+            columns.append(quotedKey)
+            tupleSQL = PostgresSQL.numbered("SELECT " + columns.joined(separator: ", ") + " FROM " + from + condition + order).sql
+        } else {
+            tupleSQL = nil
+        }
+    }
+
+    /// The relation, read from the catalog once.
+    func relation(in session: PostgresSession) throws(PostgresStoreError) -> PostgresRelation? {
+        if let known = resolved.withLock({ $0 }) { return known }
+        guard let table else {
+            resolved.withLock { $0 = .some(nil) }
+            return nil
+        }
+        let loaded = try PostgresRelation.load(table, in: session)
+        resolved.withLock { $0 = .some(loaded) }
+        return loaded
+    }
+
+    /// The relation if it was read already.
+    var knownRelation: PostgresRelation? { resolved.withLock { $0 ?? nil } }
+
+    /// The read by key: `key = ANY(<keys>)`, cast to the key's type when the
+    /// catalog knows it, compared as text otherwise.
+    func pointSQL(in session: PostgresSession) throws(PostgresStoreError) -> String {
+        let parameter = "$\(argumentCount + 1)"
+        let quotedKey = quotedIdentifier(keyColumn)
+        if let relation = try relation(in: session), let index = relation.column(named: keyColumn) {
+            return pointSelect + "\(quotedKey) = ANY(\(parameter)::text[]::\(relation.columns[index].typeName)[])"
+        }
+        return pointSelect + "\(quotedKey)::text = ANY(\(parameter)::text[])"
+    }
+
+    /// How a commit patches a fetch request's result, or `nil`: every
+    /// sort key a column of the table whose values order in Swift exactly as
+    /// the server orders them (see ``PostgresSortOrdering``), the key the
+    /// table's primary key, and a predicate that reads no other row.
+    func patchPlan(in session: PostgresSession) -> PatchPlan? {
+        guard case .fetch = request, let sortKeys, !predicateHasSubquery,
+              let relation = try? relation(in: session), relation.kind == "r",
+              let keyIndex = relation.column(named: keyColumn), relation.columns[keyIndex].isSoleKey
+        else { return nil }
+        var positions: [Int] = []
+        var orderings: [any SortOrdering] = []
+        for (sortKey, collation) in sortKeys.map({ ($0, $0.collation) }) + [(SortKey(keyColumn), nil)] {
+            guard let index = relation.column(named: sortKey.expression) else { return nil }
+            let kind = PostgresColumnKind(typeOID: relation.columns[index].typeOID)
+            guard PostgresSortOrdering.supports(kind), kind != .text || relation.ordersByBytes(index, collation: collation) else { return nil }
+            positions.append(index)
+            orderings.append(PostgresSortOrdering(kind: kind, ascending: sortKey.ascending, nullsFirst: sortKey.nullsFirst))
+        }
+        return PatchPlan(tuplePositions: positions, orderings: orderings)
+    }
+
+    /// Whether the row-by-row capture can follow this request: a table
+    /// whose primary key is the key, read by a predicate that reads no
+    /// other row.
+    func followsRows(in session: PostgresSession) -> Bool {
+        guard !predicateHasSubquery, let relation = try? relation(in: session), relation.kind == "r",
+              let keyIndex = relation.column(named: keyColumn)
+        else { return false }
+        return relation.columns[keyIndex].isSoleKey
+    }
+}
+
+/// A request's reads in one transaction (see ``TesseraResults/RowReader``).
+final class PostgresRowReader: RowReader {
+    let plan: PostgresQueryPlan
+    let session: PostgresSession
+    private static let cursors = PThreadMutex(0)
+
+    init(plan: PostgresQueryPlan, session: PostgresSession) {
+        self.plan = plan
+        self.session = session
+    }
+
+    /// The same request read in another transaction.
+    func reading(in session: PostgresSession) -> PostgresRowReader {
+        PostgresRowReader(plan: plan, session: session)
+    }
+
+    var readTables: Set<String> {
+        guard let relation = try? plan.relation(in: session) else { return [] }
+        return [relation.name]
+    }
+
+    private lazy var cachedPlan: PatchPlan? = plan.patchPlan(in: session)
+    var patchPlan: PatchPlan? { cachedPlan }
+
+    var keysAreUnique: Bool {
+        guard let relation = try? plan.relation(in: session), let index = relation.column(named: plan.keyColumn) else { return false }
+        return relation.kind == "r" && relation.columns[index].isSoleKey
+    }
+
+    var keyOrdering: any SortOrdering {
+        let kind = (try? plan.relation(in: session)).flatMap { relation in
+            relation.column(named: plan.keyColumn).map { PostgresColumnKind(typeOID: relation.columns[$0].typeOID) }
+        } ?? .other
+        return PostgresSortOrdering(kind: kind, ascending: true, nullsFirst: nil)
+    }
+
+    func readAll(_ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        try readThroughCursor(plan.sql, leadingCount: plan.leadingCount, body)
+    }
+
+    func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        guard let tupleSQL = plan.tupleSQL else {
+            throw .invalidSQL(part: "request", sql: plan.sql, problem: "it has no read of rows without their records")
+        }
+        try readThroughCursor(tupleSQL, leadingCount: 2, body)
+    }
+
+    func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        try readRows(keyTexts: keys.compactMap(PostgresValue.parameterText), body)
+    }
+
+    /// The rows with the given keys, each key in the server's text form.
+    func readRows(keyTexts: [String], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        guard !keyTexts.isEmpty else { return }
+        let sql: String
+        do throws(PostgresStoreError) { sql = try plan.pointSQL(in: session) } catch { throw error.resultsError }
+        var start = 0
+        while start < keyTexts.count {
+            let end = min(keyTexts.count, start + 10_000)
+            let rows: PostgresRows
+            do throws(PostgresStoreError) {
+                rows = try session.query(sql, plan.arguments + [.text(PostgresSQL.textArray(Array(keyTexts[start..<end])))], request: "read rows by key: \(sql)")
+            } catch {
+                throw error.resultsError
+            }
+            try deliver(rows, leadingCount: plan.leadingCount, body)
+            start = end
+        }
+    }
+
+    /// Runs `sql` through a cursor, a batch of rows at a time, so that a
+    /// large result is never held whole.
+    private func readThroughCursor(_ sql: String, leadingCount: Int, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        let number = Self.cursors.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        let cursor = "tessera_cursor_\(number)"
+        do throws(PostgresStoreError) {
+            try session.query("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, plan.arguments, request: "fetch: \(sql)")
+        } catch {
+            throw error.resultsError
+        }
+        while true {
+            if Task.isCancelled {
+                _ = try? session.query("CLOSE \(cursor)", request: "close a cursor")
+                throw .cancelled
+            }
+            let rows: PostgresRows
+            do throws(PostgresStoreError) {
+                rows = try session.query("FETCH FORWARD 5000 FROM \(cursor)", request: "fetch: \(sql)")
+            } catch {
+                throw error.resultsError
+            }
+            try deliver(rows, leadingCount: leadingCount, body)
+            if rows.rows.count < 5000 { break }
+        }
+        do throws(PostgresStoreError) {
+            try session.query("CLOSE \(cursor)", request: "close a cursor")
+        } catch {
+            throw error.resultsError
+        }
+    }
+
+    private func deliver(_ rows: PostgresRows, leadingCount: Int, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        guard !rows.rows.isEmpty else { return }
+        let names = rows.columns.dropFirst(leadingCount).map(\.name)
+        for values in rows.rows {
+            try body(LeadingArray(values: Array(values.prefix(leadingCount))), Row(columnNames: names, values: Array(values.dropFirst(leadingCount))))
+        }
+    }
+}

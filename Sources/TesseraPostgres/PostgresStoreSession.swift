@@ -1,0 +1,183 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import TesseraResults
+
+/// Where a store connects: parsed from a `postgres://` URL.
+struct PostgresEndpoint: Sendable, CustomStringConvertible {
+    var host: String
+    var port: Int
+    var user: String
+    var password: String?
+    var database: String
+    /// TLS: off on loopback unless `sslmode` says otherwise; preferred
+    /// elsewhere.
+    var tls: TLSChoice
+
+    enum TLSChoice: Sendable { case disable, prefer, require }
+
+    /// `user@host:port/database`, never the password.
+    var description: String { "\(user)@\(host):\(port)/\(database)" }
+
+    /// Reads `postgres://user[:password]@host[:port]/database[?sslmode=…]`
+    /// (`postgresql://` too).
+    ///
+    /// - Throws: ``PostgresStoreError`` of kind `invalidURL`, naming what is wrong.
+    init(url: String) throws(PostgresStoreError) {
+        func invalid(_ problem: String) -> PostgresStoreError {
+            PostgresStoreError(kind: .invalidURL, request: "read the URL \(Self.redacted(url))", message: problem)
+        }
+        guard let components = URLComponents(string: url) else { throw invalid("it is not a URL") }
+        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw invalid("it must start with postgres:// or postgresql://")
+        }
+        guard let host = components.host, !host.isEmpty else { throw invalid("it names no host") }
+        self.host = host
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else { throw invalid("port \(port) is out of range") }
+        self.port = port
+        user = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
+        password = components.password.flatMap { $0.removingPercentEncoding }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = path.removingPercentEncoding ?? path
+        if database.isEmpty { database = user }
+        guard !database.contains("/") else { throw invalid("the database name holds a '/'") }
+        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        tls = loopback ? .disable : .prefer
+        for item in components.queryItems ?? [] {
+            switch (item.name, item.value) {
+            case ("sslmode", "disable"?): tls = .disable
+            case ("sslmode", "prefer"?), ("sslmode", "allow"?): tls = .prefer
+            case ("sslmode", "require"?): tls = .require
+            case ("sslmode", let value): throw invalid("sslmode \(value ?? "") is not one of disable, prefer, require")
+            default: throw invalid("unknown parameter \(item.name) (only sslmode is read)")
+            }
+        }
+    }
+
+    /// The URL with its password hidden.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+
+    func configuration() throws(PostgresStoreError) -> PostgresConnection.Configuration {
+        let tlsSetting: PostgresConnection.Configuration.TLS
+        do {
+            switch tls {
+            case .disable: tlsSetting = .disable
+            case .prefer: tlsSetting = .prefer(try .init(configuration: .makeClientConfiguration()))
+            case .require: tlsSetting = .require(try .init(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw PostgresStoreError(kind: .connection, request: "set up TLS for \(self)", message: "\(error)")
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tlsSetting
+        )
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+}
+
+/// Rows a query returned, with their values as ``TesseraSQLite/DatabaseValue``s.
+struct PostgresRows {
+    /// The column names and type OIDs, in order (empty when no row came).
+    var columns: [(name: String, type: UInt32)] = []
+    var rows: [[DatabaseValue]] = []
+}
+
+/// One connection to the server, used synchronously by one caller at a
+/// time: each call waits for the server's answer (on a thread that is not
+/// one of the event loop's).
+final class PostgresSession: @unchecked Sendable {
+    let connection: PostgresConnection
+    let endpoint: PostgresEndpoint
+    private static let logger = Logger(label: "tessera.postgres")
+    private static let ids = PThreadMutex(0)
+
+    private init(connection: PostgresConnection, endpoint: PostgresEndpoint) {
+        self.connection = connection
+        self.endpoint = endpoint
+    }
+
+    /// Connects, and names the session `application_name` (so that a
+    /// server's `pg_stat_activity` shows whose it is).
+    static func connect(_ endpoint: PostgresEndpoint, applicationName: String) throws(PostgresStoreError) -> PostgresSession {
+        let configuration = try endpoint.configuration()
+        let id = ids.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
+            ).wait()
+        } catch {
+            var failure = PostgresStoreError(error, request: "connect to \(endpoint)")
+            if failure.kind == .server { failure.kind = .connection }
+            throw failure
+        }
+        let session = PostgresSession(connection: connection, endpoint: endpoint)
+        _ = try session.query("SELECT set_config('application_name', $1, false)", [.text(applicationName)], request: "name the session")
+        return session
+    }
+
+    var isClosed: Bool { connection.isClosed }
+
+    /// Runs one statement (parameters `$1`, `$2`…, each sent as text for
+    /// the server to type) and returns its rows.
+    ///
+    /// - Throws: ``PostgresStoreError`` naming `request`.
+    @discardableResult
+    func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) throws(PostgresStoreError) -> PostgresRows {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments { bindings.append(argument) }
+        let result: PostgresQueryResult
+        do {
+            result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait()
+        } catch {
+            throw PostgresStoreError(error, request: request)
+        }
+        var rows = PostgresRows()
+        rows.rows.reserveCapacity(result.rows.count)
+        for row in result.rows {
+            if rows.columns.isEmpty {
+                rows.columns = row.map { ($0.columnName, $0.dataType.rawValue) }
+            }
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(rows.columns.count)
+            for cell in row { values.append(PostgresValue.databaseValue(cell)) }
+            rows.rows.append(values)
+        }
+        return rows
+    }
+
+    /// Runs statements that return nothing, one after another.
+    func execute(_ statements: String..., request: String) throws(PostgresStoreError) {
+        for sql in statements { try query(sql, request: request) }
+    }
+
+    private let closing = PThreadMutex(false)
+
+    /// Closes the connection (without waiting for the server). Once.
+    func close() {
+        let first = closing.withLock { closing -> Bool in
+            defer { closing = true }
+            return !closing
+        }
+        if first { connection.close().whenComplete { _ in } }
+    }
+
+    deinit {
+        close()
+    }
+}
