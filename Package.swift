@@ -154,7 +154,7 @@ let package = Package(
         // the copies still equal the documents.
         .testTarget(
             name: "TesseraDocumentationTests",
-            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "CalendarLayoutExample"],
+            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample"],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // The fuzz checks (see Fuzz/README.md): one oracle per fuzz

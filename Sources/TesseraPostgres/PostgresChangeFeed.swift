@@ -102,6 +102,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         var history: [Entry] = []
         var sources: [Source] = []
         var stopped = false
+        /// A round must run even if the log has not moved: a transaction
+        /// waits to be seen, or a new source has some to take.
+        var wake = false
     }
 
     private weak var store: PostgresStore?
@@ -206,6 +209,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 return entry.transaction
             }
             state.sources.append(source)
+            if !source.pending.isEmpty { state.wake = true }
             return false
         }
         if stale {
@@ -255,7 +259,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
         guard let slotSession else { return false }
         let position = try slotSession.query("SELECT pg_current_wal_lsn()::text", request: "poll for commits").rows.first?.first?.string ?? ""
         defer { lastPosition = position }
-        return position != lastPosition
+        let wake = state.withLock { state -> Bool in
+            defer { state.wake = false }
+            return state.wake
+        }
+        return wake || position != lastPosition
     }
 
     /// The slot's session (or the server) went away: every source fetches
@@ -331,6 +339,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
             // What no reader or source can need any more.
             let oldest = state.tickets.values.min() ?? round
             state.history.removeAll { entry in entry.visibleRound.map { $0 <= oldest } ?? false }
+            // A transaction this round's snapshot did not see yet is taken
+            // by the next round, whether or not the log moves.
+            if state.history.contains(where: { $0.visibleRound == nil }) { state.wake = true }
             return work
         }
         for item in work {

@@ -174,7 +174,11 @@ final class PostgresSession: @unchecked Sendable {
             defer { closing = true }
             return !closing
         }
-        if first { connection.close().whenComplete { _ in } }
+        guard first else { return }
+        // The connection must outlive its closing (postgres-nio checks
+        // that a connection is closed when it goes).
+        let connection = connection
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     deinit {
