@@ -47,3 +47,20 @@ struct FollowingPostgreSQLSampleTests {
         list.store.close()
     }
 }
+
+/// The README's sample, compiled (it names a server of its own).
+enum ReadmePostgresSample {
+    typealias Photo = FollowingPostgreSQLSample.Photo
+
+    static func open() throws -> FetchedResultsController<Photo> {
+        // sample: README.md
+        let store = try PostgresStore(url: "postgres://app@127.0.0.1:5432/photos")
+        let controller = try FetchedResultsController<Photo>(
+            store: store,
+            request: FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("title", collation: .binary)], sectionKey: "album")
+        )
+        try controller.performFetch()
+        // end of sample
+        return controller
+    }
+}
