@@ -157,6 +157,11 @@ package final class CommitDelivery: Sendable {
         }
     }
 
+    /// Whether changes wait.
+    package var hasWaiting: Bool {
+        state.withLock { $0.changes != nil }
+    }
+
     /// Keeps what waits as "re-fetch", to be taken with the next commit:
     /// the home could not take it (the store could not be read). No job is
     /// scheduled until then.
