@@ -76,6 +76,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
             self.feed = feed
         }
 
+        /// Whether a change to `name` touches what the source reads (a
+        /// relation not yet looked up: any).
+        func reads(_ name: QualifiedName) -> Bool {
+            plans.contains { plan in plan.knownRelation.map { $0.schema == name.schema && $0.name == name.name } ?? true }
+        }
+
         /// A source that hands nothing over.
         static var inert: Source { Source(plans: [], tuples: false, delivery: nil, baseline: nil, feed: nil) }
 
@@ -291,6 +297,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             for source in state.sources {
                 source.awaitingFetch = true
                 source.pending = []
+                source.baseline = nil
             }
             return state.sources
         }
@@ -326,6 +333,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 state.history.append(Entry(transaction: transaction, visibleRound: next.snapshot.sees(transaction.xid) ? round : nil))
             }
             var work: [Work] = []
+            for source in state.sources where !source.cancelled && source.awaitingFetch {
+                // Asked to fetch, and the fetch has not come (it failed: a
+                // table dropped, a server that was away): asked again when
+                // its tables change.
+                if decoded.contains(where: { transaction in
+                    transaction.changes.contains { change in change.tables.contains(where: source.reads) }
+                }) {
+                    source.delivery?.deliverLater(.refetch)
+                }
+            }
             for source in state.sources where !source.cancelled && !source.awaitingFetch {
                 guard let baseline = source.baseline else { continue }
                 source.pending += decoded.filter { !baseline.snapshot.sees($0.xid) }
@@ -353,8 +370,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
             }
             state.withLock { _ in
                 guard !item.source.cancelled else { return }
-                if item.reshaped { item.source.awaitingFetch = true }
-                item.source.baseline = next
+                if item.reshaped || changes?.mustRefetch == true {
+                    // The fetch the controller makes starts a source of
+                    // its own; this one holds no transaction meanwhile.
+                    item.source.awaitingFetch = true
+                    item.source.baseline = nil
+                } else {
+                    item.source.baseline = next
+                }
                 if let changes { item.source.delivery?.deliverLater(changes) }
             }
         }
@@ -409,12 +432,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// and in `next`; `nil` when it touched none of them.
     private func changes(for source: Source, ready: [Transaction], from baseline: PostgresHeldSnapshot, to next: PostgresHeldSnapshot) -> CommittedChanges? {
         guard !ready.isEmpty else { return nil }
-        let relations = source.plans.map(\.knownRelation)
-        func reads(_ name: QualifiedName) -> Bool {
-            relations.contains { relation in relation.map { $0.schema == name.schema && $0.name == name.name } ?? true }
-        }
+        let reads = source.reads
         // Row by row: one request on a table whose primary key is the key.
-        guard source.plans.count == 1, let plan = source.plans.first, plan.followsRows(in: next.session),
+        // (A fetch request without a patch plan is fetched again anyway.)
+        let fetchWithoutPlan = source.plans.first.map { if case .fetch = $0.request { !source.tuples } else { false } } ?? false
+        guard source.plans.count == 1, let plan = source.plans.first, !fetchWithoutPlan, plan.followsRows(in: next.session),
               let relation = plan.knownRelation, let keyIndex = relation.column(named: plan.keyColumn)
         else {
             let touches = ready.contains { transaction in

@@ -129,6 +129,9 @@ package final class CommitDelivery: Sendable {
             } else {
                 state.changes?.merge(changes)
             }
+            // What waits stays bounded: past the rows a patch would take,
+            // the controller fetches again anyway.
+            if let waiting = state.changes, waiting.touched.count > touchedLimit { state.changes = .refetch }
             guard !state.jobScheduled, let home = state.home else { return nil }
             state.jobScheduled = true
             return (state.generation, home)
