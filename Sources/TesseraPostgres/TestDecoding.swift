@@ -230,7 +230,9 @@ private struct Reader {
                 return DecodedChange(tables: tables, kind: .update, newTuple: try tupleToEnd(), oldKey: oldKey)
             }
         }
-        try expect(" TRUNCATE:")
+        guard skip(" TRUNCATE:") else {
+            throw fail(tables.count == 1 ? "\" INSERT:\", \" UPDATE:\", \" DELETE:\" or \" TRUNCATE:\"" : "\" TRUNCATE:\"")
+        }
         var change = DecodedChange(tables: tables, kind: .truncate)
         if !skip(" (no-flags)") {
             change.restartSequences = skip(" restart_seqs")
