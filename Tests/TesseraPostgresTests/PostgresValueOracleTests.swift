@@ -183,6 +183,22 @@ struct PostgresValueOracleTests {
         }
     }
 
+    @Test func otherTypesGiveTheirTextOrTheirBytes() async throws {
+        try await ValuesTestConnection.with { connection in
+            try await connection.run("DROP TYPE IF EXISTS pg_values_mood")
+            try await connection.run("CREATE TYPE pg_values_mood AS ENUM ('happy')")
+            let row = try await connection.values(
+                "SELECT '{\"a\": 1}'::json, '{\"a\": 1}'::jsonb, ARRAY[1]::int4[], 'happy'::pg_values_mood, '12:30'::time"
+            )[0]
+            #expect(row[0] == .text("{\"a\": 1}"))
+            #expect(row[1] == .text("{\"a\": 1}"))
+            guard case .blob = row[2] else { Issue.record("an int4[] reads as \(row[2])"); return }
+            #expect(row[3] == .blob(Array("happy".utf8)))
+            guard case .blob = row[4] else { Issue.record("a time reads as \(row[4])"); return }
+            try await connection.run("DROP TYPE pg_values_mood")
+        }
+    }
+
     static func check(_ column: ValueColumnCase, seed: UInt64, connection: PostgresConnection) async throws {
         let context = "type \(column.type), seed \(seed)"
         var generator = ValueGenerator(random: SplitMix64(seed: seed), column: column)
@@ -281,6 +297,22 @@ struct PostgresValueTests {
         #expect(PostgresValue.databaseValue(cell) == .blob([1, 2, 3]))
         let null = PostgresCell(bytes: nil, dataType: .int8, format: .binary, columnName: "v", columnIndex: 0)
         #expect(PostgresValue.databaseValue(null) == .null)
+    }
+
+    static func textCell(_ text: String, _ type: PostgresDataType) -> PostgresCell {
+        PostgresCell(bytes: ByteBuffer(string: text), dataType: type, format: .text, columnName: "v", columnIndex: 0)
+    }
+
+    @Test func textCellsReadAsTheirValues() {
+        #expect(PostgresValue.databaseValue(Self.textCell("-12", .int8)) == .integer(-12))
+        #expect(PostgresValue.databaseValue(Self.textCell("4294967295", .oid)) == .integer(4_294_967_295))
+        #expect(PostgresValue.databaseValue(Self.textCell("-Infinity", .float8)) == .real(-.infinity))
+        #expect(PostgresValue.databaseValue(Self.textCell("0.5", .float4)) == .real(0.5))
+        #expect(PostgresValue.databaseValue(Self.textCell("t", .bool)) == .integer(1))
+        #expect(PostgresValue.databaseValue(Self.textCell("ab  ", .bpchar)) == .text("ab"))
+        #expect(PostgresValue.databaseValue(Self.textCell("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", .uuid)) == .text("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"))
+        #expect(PostgresValue.databaseValue(Self.textCell("\\x0aFF", .bytea)) == .blob([0x0A, 0xFF]))
+        #expect(PostgresValue.databaseValue(Self.textCell("12.50", .numeric)) == .text("12.50"))
     }
 
     @Test func parameterTextIsWhatPostgreSQLReads() {

@@ -253,6 +253,10 @@ struct TestDecodingOracleTests {
             }
         }
 
+        #expect(
+            expected.contains { $0.newTuple?.contains { $0.value == .unchangedToast } == true },
+            "seed \(seed): no update left a TOASTed value unchanged"
+        )
         let lines = try await connection.values(
             "SELECT data FROM pg_logical_slot_get_changes('\(slot)', NULL, NULL, 'include-xids', '1', 'skip-empty-xacts', '1')"
         )
