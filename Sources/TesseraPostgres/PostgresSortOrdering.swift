@@ -6,7 +6,9 @@ import TesseraSQLite
 /// of one ``PostgresColumnKind``.
 ///
 /// - Integers, booleans (false before true), timestamps and dates (their
-///   integers, `-infinity` first and `infinity` last) order by value.
+///   integers, `-infinity` first and `infinity` last) order by value. The
+///   finite timestamps past 294247-01-10 UTC, which all read as
+///   `Int64.max - 1`, compare equal.
 /// - Reals order by value, with -0 equal to 0 and NaN after every number
 ///   (`Infinity` included) and equal to itself, as PostgreSQL's `float8`
 ///   comparisons do.
