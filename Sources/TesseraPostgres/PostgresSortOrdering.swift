@@ -83,9 +83,11 @@ package struct PostgresSortOrdering: SortOrdering {
         switch (a, b) {
         case let (.integer(x), .integer(y)): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.real(x), .real(y)): return compareReals(x, y)
-        case let (.text(x), .text(y)):
-            return kind == .numeric ? compareNumerics(x, y) : compareBytes(Array(x.utf8), Array(y.utf8))
-        case let (.blob(x), .blob(y)): return compareBytes(x, y)
+        case var (.text(x), .text(y)):
+            if kind == .numeric { return compareNumerics(x, y) }
+            return x.withUTF8 { x in y.withUTF8 { y in compareBytes(x, y) } }
+        case let (.blob(x), .blob(y)):
+            return x.withUnsafeBufferPointer { x in y.withUnsafeBufferPointer { y in compareBytes(x, y) } }
         default: return rank(a) - rank(b)
         }
     }
@@ -113,7 +115,7 @@ package struct PostgresSortOrdering: SortOrdering {
     }
 
     /// `memcmp` over the shorter length, then the lengths.
-    static func compareBytes(_ x: [UInt8], _ y: [UInt8]) -> Int {
+    static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
         for k in 0..<Swift.min(x.count, y.count) where x[k] != y[k] {
             return Int(x[k]) - Int(y[k])
         }
@@ -177,7 +179,7 @@ package struct PostgresSortOrdering: SortOrdering {
                 break
             }
             if magnitude == 0 {
-                magnitude = compareBytes(Array(a.fraction), Array(b.fraction)).signum()
+                magnitude = a.fraction.withUnsafeBufferPointer { x in b.fraction.withUnsafeBufferPointer { y in compareBytes(x, y) } }
             }
         }
         return a.sign < 0 ? -magnitude : magnitude

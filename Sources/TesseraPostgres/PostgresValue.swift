@@ -93,57 +93,64 @@ package enum PostgresValue {
     /// - Complexity: O(*m*) for a cell of *m* bytes.
     package static func databaseValue(_ cell: PostgresCell) -> DatabaseValue {
         guard let buffer = cell.bytes else { return .null }
-        let bytes = Array(buffer.readableBytesView)
         let oid = cell.dataType.rawValue
         let kind = PostgresColumnKind(typeOID: oid)
+        if cell.format == .binary, let value = fixedWidthValue(buffer, kind: kind, oid: oid) {
+            return value
+        }
+        let bytes = Array(buffer.readableBytesView)
         if cell.format == .text {
             return textValue(bytes, kind: kind, oid: oid)
         }
         return binaryValue(bytes, kind: kind, oid: oid) ?? .blob(bytes)
     }
 
+    /// A binary integer, real, boolean, timestamp or date read from the
+    /// buffer without copying its bytes; `nil` for any other cell.
+    private static func fixedWidthValue(_ buffer: ByteBuffer, kind: PostgresColumnKind, oid: UInt32) -> DatabaseValue? {
+        let at = buffer.readerIndex
+        switch (kind, buffer.readableBytes) {
+        case (.integer, 2): return buffer.getInteger(at: at, as: Int16.self).map { .integer(Int64($0)) }
+        case (.integer, 4) where oid == 26: return buffer.getInteger(at: at, as: UInt32.self).map { .integer(Int64($0)) }
+        case (.integer, 4): return buffer.getInteger(at: at, as: Int32.self).map { .integer(Int64($0)) }
+        case (.integer, 8): return buffer.getInteger(at: at, as: Int64.self).map { .integer($0) }
+        case (.real, 4): return buffer.getInteger(at: at, as: UInt32.self).map { .real(Double(Float(bitPattern: $0))) }
+        case (.real, 8): return buffer.getInteger(at: at, as: UInt64.self).map { .real(Double(bitPattern: $0)) }
+        case (.boolean, 1): return buffer.getInteger(at: at, as: UInt8.self).map { .integer($0 == 0 ? 0 : 1) }
+        case (.timestamp, 8): return buffer.getInteger(at: at, as: Int64.self).map(timestampValue)
+        case (.date, 4): return buffer.getInteger(at: at, as: Int32.self).map(dateValue)
+        default: return nil
+        }
+    }
+
+    /// Microseconds since 2000-01-01 as microseconds since 1970-01-01.
+    private static func timestampValue(_ raw: Int64) -> DatabaseValue {
+        if raw == .max || raw == .min { return .integer(raw) }
+        let (sum, overflow) = raw.addingReportingOverflow(epochMicroseconds)
+        return .integer(overflow ? .max - 1 : Swift.min(sum, .max - 1))
+    }
+
+    /// Days since 2000-01-01 as days since 1970-01-01.
+    private static func dateValue(_ raw: Int32) -> DatabaseValue {
+        if raw == .max { return .integer(.max) }
+        if raw == .min { return .integer(.min) }
+        return .integer(Int64(raw) + epochDays)
+    }
+
     /// A binary cell's value, or `nil` when its bytes are malformed.
     private static func binaryValue(_ bytes: [UInt8], kind: PostgresColumnKind, oid: UInt32) -> DatabaseValue? {
         switch kind {
-        case .integer:
-            switch bytes.count {
-            case 2: return .integer(Int64(Int16(bitPattern: UInt16(bigEndian: bytes, at: 0))))
-            case 4:
-                let raw = UInt32(bigEndian: bytes, at: 0)
-                // oid is unsigned; the others are signed.
-                return .integer(oid == 26 ? Int64(raw) : Int64(Int32(bitPattern: raw)))
-            case 8: return .integer(Int64(bitPattern: UInt64(bigEndian: bytes, at: 0)))
-            default: return nil
-            }
-        case .real:
-            switch bytes.count {
-            case 4: return .real(Double(Float(bitPattern: UInt32(bigEndian: bytes, at: 0))))
-            case 8: return .real(Double(bitPattern: UInt64(bigEndian: bytes, at: 0)))
-            default: return nil
-            }
+        case .integer, .real, .boolean, .timestamp, .date:
+            // Read by fixedWidthValue when their length is right.
+            return nil
         case .numeric:
             return numericText(bytes).map(DatabaseValue.text)
-        case .boolean:
-            guard bytes.count == 1 else { return nil }
-            return .integer(bytes[0] == 0 ? 0 : 1)
         case .text:
             guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
             return .text(oid == 1042 ? trimmingTrailingSpaces(text) : text)
         case .uuid:
             guard bytes.count == 16 else { return nil }
             return .text(uuidText(bytes))
-        case .timestamp:
-            guard bytes.count == 8 else { return nil }
-            let raw = Int64(bitPattern: UInt64(bigEndian: bytes, at: 0))
-            if raw == .max || raw == .min { return .integer(raw) }
-            let (sum, overflow) = raw.addingReportingOverflow(epochMicroseconds)
-            return .integer(overflow ? .max - 1 : Swift.min(sum, .max - 1))
-        case .date:
-            guard bytes.count == 4 else { return nil }
-            let raw = Int32(bitPattern: UInt32(bigEndian: bytes, at: 0))
-            if raw == .max { return .integer(.max) }
-            if raw == .min { return .integer(.min) }
-            return .integer(Int64(raw) + epochDays)
         case .bytea:
             return .blob(bytes)
         case .other:
