@@ -171,7 +171,10 @@ func identical(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
 
 @Suite("PostgreSQL values and ORDER BY, against a server", .serialized)
 struct PostgresValueOracleTests {
-    static let seeds: [UInt64] = [1, 0x5EED_CAFE, 20_261_124]
+    /// Three seeds, or the one `TESSERA_SEED` names to replay a failure.
+    static var seeds: [UInt64] {
+        ProcessInfo.processInfo.environment["TESSERA_SEED"] != nil ? [testSeed(default: 1)] : [1, 0x5EED_CAFE, 20_261_124]
+    }
 
     @Test(arguments: ValueColumnCase.all)
     func decodingOrderingAndParametersMatchTheServer(column: ValueColumnCase) async throws {
@@ -200,7 +203,7 @@ struct PostgresValueOracleTests {
     }
 
     static func check(_ column: ValueColumnCase, seed: UInt64, connection: PostgresConnection) async throws {
-        let context = "type \(column.type), seed \(seed)"
+        let context = "type \(column.type), seed \(seed) (set TESSERA_SEED to replay)"
         var generator = ValueGenerator(random: SplitMix64(seed: seed), column: column)
         try await connection.run("DROP TABLE IF EXISTS pg_values_oracle")
         try await connection.run("CREATE TEMP TABLE pg_values_oracle (i int PRIMARY KEY, v \(column.type))")

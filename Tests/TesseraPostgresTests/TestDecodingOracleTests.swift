@@ -131,6 +131,8 @@ struct TestDecodingOracleTests {
 
     @Test(arguments: [UInt64(7), 0xDEC0DE, 20_261_124])
     func everyChangeParsesAsWritten(seed: UInt64) async throws {
+        let seed = testSeed(default: seed)
+        print("TestDecodingOracleTests: seed \(seed) (set TESSERA_SEED to replay)")
         try await ValuesTestConnection.with { connection in
             try await Self.run(seed: seed, connection: connection)
         }
