@@ -121,7 +121,8 @@ private struct OracleTable {
     static let columns: [(name: String, sql: String, type: String)] = [
         ("id", "id", "integer"), ("Col A", "\"Col A\"", "text"), ("select", "\"select\"", "character varying"),
         ("n", "n", "numeric"), ("arr", "arr", "text[]"), ("flag", "flag", "boolean"), ("f", "f", "double precision"),
-        ("ts", "ts", "timestamp with time zone"), ("b", "b", "bytea"), ("big", "big", "text"),
+        ("ts", "ts", "timestamp with time zone"), ("b", "b", "bytea"), ("mood", "mood", "\"Tessera Sch\"\"ema\".\"we]:ird\""),
+        ("big", "big", "text"),
     ]
 }
 
@@ -147,13 +148,14 @@ struct TestDecodingOracleTests {
         try await connection.run("SET TimeZone = 'UTC'")
         try await connection.run("DROP SCHEMA IF EXISTS \(quoted(schema)) CASCADE")
         try await connection.run("CREATE SCHEMA \(quoted(schema))")
+        try await connection.run("CREATE TYPE \(quoted(schema)).\"we]:ird\" AS ENUM ('happy', 'it''s', 'new-tuple: x')")
         var tables = ["Mixed Case", "with space", "quo\"te", "plain_t", "日本"].enumerated().map { index, name in
             OracleTable(name: QualifiedName(schema: schema, name: name), sql: "\(quoted(schema)).\(quoted(name))", full: index % 2 == 1)
         }
         for table in tables {
             try await connection.run("""
                 CREATE TABLE \(table.sql) (id int PRIMARY KEY, "Col A" text, "select" varchar(20), n numeric, arr text[],
-                flag bool, f float8, ts timestamptz, b bytea, big text)
+                flag bool, f float8, ts timestamptz, b bytea, mood \(quoted(schema)).\"we]:ird\", big text)
                 """)
             if table.full { try await connection.run("ALTER TABLE \(table.sql) REPLICA IDENTITY FULL") }
         }
@@ -177,6 +179,7 @@ struct TestDecodingOracleTests {
                 maybe(.real([0.1, -0.0, .nan, .infinity, 1e300, .leastNonzeroMagnitude].randomElement(using: &random)!)),
                 maybe(.text(["2026-11-24 15:00:00.123456+00", "infinity", "0044-03-15 12:00:00+00 BC"].randomElement(using: &random)!)),
                 maybe(.blob((0..<Int.random(in: 0...4, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })),
+                maybe(.text(["happy", "it's", "new-tuple: x"].randomElement(using: &random)!)),
                 Int.random(in: 0..<3, using: &random) == 0 ? .text(String(big)) : maybe(.text(text(pieces))),
             ]
         }
