@@ -78,10 +78,9 @@ package enum PostgresValue {
     ///
     /// Cells in binary format (what postgres-nio asks for in results) are
     /// decoded from their bytes; cells in text format (a simple query's)
-    /// are read from their text where the kind's value is plain to read
-    /// from it (integers, reals, numerics, booleans, text, uuids, bytea),
-    /// and give their text otherwise. A cell whose bytes do not have the
-    /// length or layout its type has gives `.blob` of its bytes.
+    /// are read from their text as ``databaseValue(text:typeName:)`` reads
+    /// it. A cell whose bytes do not have the length or layout its type
+    /// has gives `.blob` of its bytes.
     ///
     /// A finite timestamp past 294247-01-10 04:00:54.775806 UTC (where
     /// microseconds since 1970 no longer fit an `Int64`) gives
@@ -171,31 +170,7 @@ package enum PostgresValue {
     /// A text cell's value.
     private static func textValue(_ bytes: [UInt8], kind: PostgresColumnKind, oid: UInt32) -> DatabaseValue {
         guard let text = String(validating: bytes, as: UTF8.self) else { return .blob(bytes) }
-        switch kind {
-        case .integer:
-            return Int64(text).map(DatabaseValue.integer) ?? .text(text)
-        case .real:
-            switch text {
-            case "NaN": return .real(.nan)
-            case "Infinity": return .real(.infinity)
-            case "-Infinity": return .real(-.infinity)
-            default: return Double(text).map(DatabaseValue.real) ?? .text(text)
-            }
-        case .boolean:
-            switch text {
-            case "t": return .integer(1)
-            case "f": return .integer(0)
-            default: return .text(text)
-            }
-        case .text:
-            return .text(oid == 1042 ? trimmingTrailingSpaces(text) : text)
-        case .uuid:
-            return .text(text.lowercased())
-        case .bytea:
-            return hexBytes(text).map(DatabaseValue.blob) ?? .text(text)
-        case .numeric, .timestamp, .date, .other:
-            return .text(text)
-        }
+        return databaseValue(text: text, kind: kind, padded: oid == 1042, single: oid == 700)
     }
 
     /// The text PostgreSQL reads back as the same value, for a bind

@@ -231,6 +231,19 @@ struct PostgresValueOracleTests {
             }
         }
 
+        // Text forms, in a zone with odd offsets: read as the binary values.
+        let typeName = try await connection.values(
+            "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'pg_values_oracle'::regclass AND attname = 'v'"
+        )[0][0]
+        guard case let .text(typeName) = typeName else { Issue.record("no type name, \(context)"); return }
+        try await connection.run("SET TimeZone = 'Asia/Kolkata'")
+        for row in try await connection.values("SELECT i, v::text FROM pg_values_oracle") {
+            guard case let .integer(i) = row[0], case let .text(text) = row[1], let value = values[Int(i)] else { continue }
+            let read = PostgresValue.databaseValue(text: text, typeName: typeName)
+            #expect(identical(read, value), "\(typeName) \(text.debugDescription) reads as \(read), in binary \(value); \(context)")
+        }
+        try await connection.run("SET TimeZone = 'UTC'")
+
         // Equality: compare is 0 exactly where the server says a = b.
         let ordering = PostgresSortOrdering(kind: column.kind, ascending: true, nullsFirst: nil)
         for row in try await connection.values("SELECT a.i, b.i, a.v = b.v FROM pg_values_oracle a, pg_values_oracle b") {

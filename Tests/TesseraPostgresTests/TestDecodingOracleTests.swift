@@ -145,7 +145,8 @@ struct TestDecodingOracleTests {
 
     static func run(seed: UInt64, connection: PostgresConnection) async throws {
         var random = SplitMix64(seed: seed)
-        try await connection.run("SET TimeZone = 'UTC'")
+        // A zone whose offsets have minutes, and seconds before 1941.
+        try await connection.run("SET TimeZone = 'Asia/Kolkata'")
         try await connection.run("DROP SCHEMA IF EXISTS \(quoted(schema)) CASCADE")
         try await connection.run("CREATE SCHEMA \(quoted(schema))")
         try await connection.run("CREATE TYPE \(quoted(schema)).\"we]:ird\" AS ENUM ('happy', 'it''s', 'new-tuple: x')")
@@ -163,6 +164,8 @@ struct TestDecodingOracleTests {
         try await connection.run("SELECT pg_create_logical_replication_slot('\(slot)', 'test_decoding', true)")
 
         var expected: [DecodedChange] = []
+        /// What each column text written reads as in binary, by type and text.
+        var binaryValues: [String: DatabaseValue] = [:]
         var nextID = 1
         func text(_ pieces: [String]) -> String {
             (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
@@ -186,9 +189,11 @@ struct TestDecodingOracleTests {
         func serverRow(_ table: OracleTable, id: Int) async throws -> [String?] {
             let list = OracleTable.columns.map { "\($0.sql)::text" }.joined(separator: ", ")
             let rows = try await connection.values("SELECT \(list) FROM \(table.sql) WHERE id = \(id)")
-            return rows[0].map { value -> String? in
-                if case let .text(text) = value { return text }
-                return nil
+            let binary = try await connection.values("SELECT \(OracleTable.columns.map(\.sql).joined(separator: ", ")) FROM \(table.sql) WHERE id = \(id)")
+            return rows[0].enumerated().map { c, value -> String? in
+                guard case let .text(text) = value else { return nil }
+                binaryValues[OracleTable.columns[c].type + "\u{0}" + text] = binary[0][c]
+                return text
             }
         }
         func columns(_ row: [String?], skippingNulls: Bool, toastFrom old: [String?]? = nil) -> [DecodedColumn] {
@@ -285,6 +290,15 @@ struct TestDecodingOracleTests {
             }
         }
         #expect(changes.count == expected.count, "seed \(seed): \(changes.count) changes, \(expected.count) written")
+        for change in changes {
+            for column in (change.newTuple ?? []) + (change.oldKey ?? []) {
+                guard case let .text(text) = column.value, PostgresColumnKind(typeName: column.type) != .other else { continue }
+                let read = PostgresValue.databaseValue(text: text, typeName: column.type)
+                let key = column.type + "\u{0}" + (column.type == "character" ? PostgresValue.trimmingTrailingSpaces(text) : text)
+                guard let binary = binaryValues[key] else { Issue.record("seed \(seed): \(column) was not written"); continue }
+                #expect(identical(read, binary), "seed \(seed): \(column.type) \(text.debugDescription) reads as \(read), in binary \(binary)")
+            }
+        }
         for (k, (change, want)) in zip(changes, expected).enumerated() where change != want {
             Issue.record("seed \(seed), change \(k): parsed \(change), written \(want)")
             break
