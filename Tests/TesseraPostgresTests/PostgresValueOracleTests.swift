@@ -331,6 +331,18 @@ struct PostgresValueTests {
         #expect(PostgresValue.databaseValue(Self.textCell("12.50", .numeric)) == .text("12.50"))
     }
 
+    @Test func textFormsReadAsTheirValues() {
+        #expect(PostgresValue.databaseValue(text: "1970-01-02 01:00:00+01", typeName: "timestamp with time zone") == .integer(86_400_000_000))
+        #expect(PostgresValue.databaseValue(text: "1969-12-31 23:59:59.5", typeName: "timestamp without time zone") == .integer(-500_000))
+        #expect(PostgresValue.databaseValue(text: "-infinity", typeName: "timestamp with time zone") == .integer(.min))
+        #expect(PostgresValue.databaseValue(text: "0001-12-31 BC", typeName: "date") == .integer(-719_163))
+        #expect(PostgresValue.databaseValue(text: "ab   ", typeName: "character") == .text("ab"))
+        #expect(PostgresValue.databaseValue(text: "true", typeName: "boolean") == .integer(1))
+        #expect(PostgresValue.databaseValue(text: "0.1", typeName: "real") == .real(Double(Float(0.1))))
+        #expect(PostgresValue.databaseValue(text: "1970-13-01 00:00:00", typeName: "timestamp without time zone") == .text("1970-13-01 00:00:00"))
+        #expect(PostgresValue.databaseValue(text: "{1,2}", typeName: "integer[]") == .text("{1,2}"))
+    }
+
     @Test func parameterTextIsWhatPostgreSQLReads() {
         #expect(PostgresValue.parameterText(.integer(-12)) == "-12")
         #expect(PostgresValue.parameterText(.real(.nan)) == "NaN")
