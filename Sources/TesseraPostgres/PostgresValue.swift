@@ -17,7 +17,7 @@ import TesseraSQLite
 /// | ``timestamp`` | `timestamptz`, `timestamp` | `.integer`: microseconds since 1970-01-01 UTC (a `timestamp` read as UTC); `infinity` is `Int64.max`, `-infinity` `Int64.min` |
 /// | ``date`` | `date` | `.integer`: days since 1970-01-01; `infinity` is `Int64.max`, `-infinity` `Int64.min` |
 /// | ``bytea`` | `bytea` | `.blob` |
-/// | ``other`` | any other type | `.text` of its text form where the cell carries one, else `.blob` of its bytes |
+/// | ``other`` | any other type | `.text` for `json`, `jsonb`, `xml` and a text-format cell (its text form), else `.blob` of its binary bytes |
 package enum PostgresColumnKind: Hashable, Sendable {
     /// `int2`, `int4`, `int8` and `oid`: an `.integer`.
     case integer
