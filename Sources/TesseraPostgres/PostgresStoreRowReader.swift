@@ -222,7 +222,12 @@ final class PostgresRowReader: RowReader {
     }
 
     func readRows(keys: [DatabaseValue], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
-        try readRows(keyTexts: keys.compactMap(PostgresValue.parameterText), body)
+        // Keys in the text the server reads back as the key's type (a
+        // timestamp's as ISO text, not its microseconds).
+        let kind = (try? plan.relation(in: session)).flatMap { relation in
+            relation.column(named: plan.keyColumn).map { PostgresColumnKind(typeOID: relation.columns[$0].typeOID) }
+        }
+        try readRows(keyTexts: keys.compactMap { key in kind.map { PostgresValue.parameterText(key, kind: $0) } ?? PostgresValue.parameterText(key) }, body)
     }
 
     /// The rows with the given keys, each key in the server's text form.
