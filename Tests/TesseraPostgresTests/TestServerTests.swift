@@ -92,6 +92,7 @@ struct TestServerTests {
         let url = try cluster.freshDatabase("restart")
         _ = try TestServer.psql(url, "CREATE TABLE shot (id int); INSERT INTO shot VALUES (7);")
         let started = try TestServer.psql(url, "SELECT pg_postmaster_start_time()")
+        #expect(try TestServer.psql(cluster.url(database: "postgres"), "SELECT current_database()") == "postgres")
 
         try cluster.restart()
         #expect(try TestServer.psql(url, "SELECT id FROM shot") == "7")
