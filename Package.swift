@@ -142,6 +142,7 @@ let package = Package(
                 "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
+            exclude: ["README.md"],
             swiftSettings: internalChecks
         ),
         .testTarget(
