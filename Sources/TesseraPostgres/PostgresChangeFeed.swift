@@ -263,7 +263,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// the slot's session: one small query).
     private func positionMoved() throws(PostgresStoreError) -> Bool {
         guard let slotSession else { return false }
-        let position = try slotSession.query("SELECT pg_current_wal_lsn()::text", request: "poll for commits").rows.first?.first?.string ?? ""
+        let position = try slotSession.query("SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits").rows.first?.first?.string ?? ""
         defer { lastPosition = position }
         let wake = state.withLock { state -> Bool in
             defer { state.wake = false }
@@ -311,6 +311,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
         let round = state.withLock { state -> Int in
             state.round += 1
             return state.round
+        }
+        if !next.flushed {
+            // A commit made with synchronous_commit = off is seen before it
+            // is flushed, and the slot reads only what is flushed: a
+            // transaction of ours, committed synchronously, flushes the log
+            // past every commit the snapshot sees.
+            try slotSession.execute(
+                "BEGIN", "SET LOCAL synchronous_commit = on", "SELECT pg_logical_emit_message(true, 'tessera', 'flush')", "COMMIT",
+                request: "flush the log"
+            )
         }
         let lines = try slotSession.query(
             "SELECT data FROM pg_logical_slot_get_changes($1, $2::pg_lsn, NULL, 'include-xids', '1', 'skip-empty-xacts', '1')",
@@ -409,7 +419,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
     static func transactions(_ lines: [String]) -> [Transaction] {
         var result: [Transaction] = []
         var current: Transaction?
-        for line in lines {
+        for line in lines where !line.hasPrefix("message:") {
             do throws(TestDecodingError) {
                 switch try TestDecoding.parse(line) {
                 case let .begin(xid): current = Transaction(xid: xid, changes: [])

@@ -131,15 +131,21 @@ public final class PostgresStore: @unchecked Sendable {
 final class PostgresHeldSnapshot: @unchecked Sendable {
     let session: PostgresSession
     let snapshot: PostgresXidSnapshot
-    /// The write-ahead log's position read just after the snapshot was
-    /// taken: every transaction it sees committed before it.
+    /// The write-ahead log's insert position read just after the snapshot
+    /// was taken: the commit record of every transaction it sees comes
+    /// before it (a commit is logged before it becomes visible).
     let walPosition: String
+    /// Whether the log was flushed up to ``walPosition`` then. With
+    /// `synchronous_commit = off` a transaction is seen before its commit
+    /// is flushed, and logical decoding reads only what is flushed.
+    let flushed: Bool
     private let store: PostgresStore
 
-    private init(session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, store: PostgresStore) {
+    private init(session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, flushed: Bool, store: PostgresStore) {
         self.session = session
         self.snapshot = snapshot
         self.walPosition = walPosition
+        self.flushed = flushed
         self.store = store
     }
 
@@ -149,11 +155,14 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
         let session = try store.takeSession()
         do throws(PostgresStoreError) {
             try session.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read")
-            let row = try session.query("SELECT pg_current_snapshot()::text, pg_current_wal_lsn()::text", request: "read the snapshot").rows.first
+            let row = try session.query(
+                "SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text, pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn()",
+                request: "read the snapshot"
+            ).rows.first
             guard let text = row?[0].string, let snapshot = PostgresXidSnapshot(text), let position = row?[1].string else {
                 throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server answered \(row.map { "\($0)" } ?? "nothing")")
             }
-            return PostgresHeldSnapshot(session: session, snapshot: snapshot, walPosition: position, store: store)
+            return PostgresHeldSnapshot(session: session, snapshot: snapshot, walPosition: position, flushed: row?[2] == .integer(1), store: store)
         } catch {
             session.close()
             throw error

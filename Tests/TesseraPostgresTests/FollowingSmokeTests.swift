@@ -16,7 +16,7 @@ struct SmokePhoto: FetchableRecord, Hashable {
 @Suite("PostgreSQL smoke")
 struct FollowingSmokeTests {
     @Test func followsCommits() throws {
-        let url = ProcessInfo.processInfo.environment["TESSERA_POSTGRES_URL"]!
+        let url = try TestServer.freshDatabase("smoke")
         let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
         try writer.execute("DROP TABLE IF EXISTS smoke", "CREATE TABLE smoke (id bigint PRIMARY KEY, album bigint, title text)", request: "setup")
         try writer.query("INSERT INTO smoke SELECT g, g % 7, 'photo ' || g FROM generate_series(1, 200) g", request: "fill")

@@ -147,6 +147,9 @@ struct TestDecodingOracleTests {
         var random = SplitMix64(seed: seed)
         // A zone whose offsets have minutes, and seconds before 1941.
         try await connection.run("SET TimeZone = 'Asia/Kolkata'")
+        // The slot reads only what is flushed; the test server commits
+        // without waiting for the flush unless asked.
+        try await connection.run("SET synchronous_commit = on")
         try await connection.run("DROP SCHEMA IF EXISTS \(quoted(schema)) CASCADE")
         try await connection.run("CREATE SCHEMA \(quoted(schema))")
         try await connection.run("CREATE TYPE \(quoted(schema)).\"we]:ird\" AS ENUM ('happy', 'it''s', 'new-tuple: x')")

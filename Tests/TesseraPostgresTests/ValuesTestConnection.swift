@@ -5,21 +5,17 @@ import Testing
 import TesseraSQLite
 @testable import TesseraPostgres
 
-// TODO-lead: switch to TestServer.url()
-/// A connection to the server `TESSERA_POSTGRES_URL` names
-/// (`postgres://user@host:port/database`), for the value, ordering and
-/// test_decoding oracles.
+/// A connection to a fresh database on the tests' server (see
+/// ``TestServer``), for the value, ordering and test_decoding oracles.
 enum ValuesTestConnection {
     struct MissingServer: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// Runs `body` with a new connection, closed after it.
+    /// Runs `body` with a new connection to a database of its own, closed
+    /// after it.
     static func with<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        guard let url = ProcessInfo.processInfo.environment["TESSERA_POSTGRES_URL"] else {
-            Issue.record("TESSERA_POSTGRES_URL is not set: these tests need a PostgreSQL server")
-            throw MissingServer(description: "TESSERA_POSTGRES_URL is not set")
-        }
+        let url = try TestServer.freshDatabase("values")
         guard let components = URLComponents(string: url), let host = components.host else {
             throw MissingServer(description: "TESSERA_POSTGRES_URL is not a postgres:// URL: \(url)")
         }
