@@ -22,7 +22,11 @@ import TesseraResults
 ///    commit. The source's state is then *N*.
 ///
 /// So each report goes from one snapshot of the database to a later one,
-/// both real states, and every committed transaction is reported once. A
+/// both real states, and every committed transaction is reported once.
+/// (A transaction committed with `synchronous_commit = off` is seen
+/// before its commit record is flushed, and so perhaps by a round's
+/// snapshot before the slot gives it: a source whose state is that
+/// round's then fetches again.) A
 /// source that starts from a fetch's snapshot takes, from the rounds' kept
 /// history, the transactions that snapshot did not see.
 final class PostgresChangeFeed: @unchecked Sendable {
@@ -66,6 +70,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// A fetch must come first (the table changed shape, the slot was
         /// lost): nothing more is handed over until a fetch replaces it.
         fileprivate var awaitingFetch = false
+        /// The baseline is a round's snapshot, not a fetch's: a
+        /// transaction it sees that the slot gives only later (committed
+        /// with `synchronous_commit = off`, seen before its commit record
+        /// was flushed) was left out of the report that reached it.
+        fileprivate var baselineIsRound = false
         private weak var feed: PostgresChangeFeed?
 
         fileprivate init(plans: [PostgresQueryPlan], tuples: Bool, delivery: CommitDelivery?, baseline: PostgresHeldSnapshot?, feed: PostgresChangeFeed?) {
@@ -351,7 +360,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 let reshaped = source.plans.contains { plan in
                     plan.knownRelation.map { shapes[$0.oid] != $0.fingerprint } ?? false
                 }
-                work.append(Work(source: source, ready: ready, baseline: baseline, reshaped: reshaped))
+                // Seen by the last round's snapshot, given by the slot only
+                // now: that round's report left its rows out.
+                let late = source.baselineIsRound && decoded.contains { transaction in
+                    baseline.snapshot.sees(transaction.xid)
+                        && (transaction.unreadable || transaction.changes.contains { $0.tables.contains(where: source.reads) })
+                }
+                work.append(Work(source: source, ready: ready, baseline: baseline, reshaped: reshaped || late))
             }
             // What no reader or source can need any more.
             let oldest = state.tickets.values.min() ?? round
@@ -377,6 +392,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                     item.source.baseline = nil
                 } else {
                     item.source.baseline = next
+                    item.source.baselineIsRound = true
                 }
                 if let changes { item.source.delivery?.deliverLater(changes) }
             }
