@@ -215,6 +215,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 previous.cancelled = true
                 previous.baseline = nil
                 state.sources.removeAll { $0 === previous }
+                // What `previous` handed over since the controller dropped
+                // what waited goes from its state to a round's, which the
+                // new snapshot may already include; what the new snapshot
+                // does not see is in `pending` below.
+                delivery.dropWaiting()
             }
             guard let ticket, ticket.epoch == state.epoch, !state.stopped else { return true }
             // What the snapshot did not see, of what rounds after the

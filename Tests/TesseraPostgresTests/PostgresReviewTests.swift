@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraResults
 import TesseraTestSupport
 @testable import TesseraPostgres
 
@@ -91,4 +92,47 @@ struct PostgresReviewTests {
         let followed = current == fresh
         #expect(followed, "seed 0x5eed_a5c: \(missing.count) rows not followed, e.g. \(Array(missing.sorted { $0.id < $1.id }.prefix(5)))")
     }
+
+    /// A controller that fetches again calls `dropWaiting()` and then
+    /// `follow(replacing:)`; a round may hand its old source a commit in
+    /// between. That commit went from the old state to a round's snapshot
+    /// the new fetch may already include: it must not wait for the new
+    /// source's controller. (The state the race leaves is made here in
+    /// order: the old source's commit waits, then the new fetch follows.)
+    @Test func followingAgainDropsWhatTheOldSourceHandedOver() throws {
+        let url = try ReviewServer.freshDatabase("refollow")
+        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        defer { writer.close() }
+        try writer.execute(
+            "CREATE TABLE items (id bigint PRIMARY KEY, value bigint)",
+            "INSERT INTO items SELECT g, g FROM generate_series(1, 10) g",
+            request: "setup"
+        )
+        let store = try PostgresStore(url: url)
+        defer { store.close() }
+        let receiver = IgnoringReceiver()
+        let delivery = CommitDelivery(to: receiver)
+        let request = FetchRequest(table: "items", sortKeys: [SortKey("value")])
+        let old = try store.withReader(isolation: nil) { reader throws(ResultsError) in
+            reader.follow([try reader.query(for: request)], tuples: true, delivery: delivery, replacing: nil)
+        }
+        try writer.query("UPDATE items SET value = 100 WHERE id = 3", request: "update")
+        let deadline = Date().addingTimeInterval(10)
+        while !delivery.hasWaiting && Date() < deadline { usleep(2000) }
+        let handed = delivery.hasWaiting
+        #expect(handed, "the old source was handed the update")
+        // The new fetch's snapshot sees the update.
+        let new = try store.withReader(isolation: nil) { reader throws(ResultsError) in
+            reader.follow([try reader.query(for: request)], tuples: true, delivery: delivery, replacing: old)
+        }
+        let stale = delivery.hasWaiting
+        #expect(!stale, "a commit the new fetch read waits to be applied on top of it")
+        withExtendedLifetime(new) {}
+    }
+}
+
+/// A controller's side that takes nothing.
+final class IgnoringReceiver: CommitReceiver {
+    func receive(_ changes: CommittedChanges, from reader: any StoreReader) {}
+    func takeWaitingChanges(isolation: isolated (any Actor)?) {}
 }
