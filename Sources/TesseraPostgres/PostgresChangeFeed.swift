@@ -326,12 +326,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
             state.round += 1
             return state.round
         }
+        // Everything that can fail comes before the slot's changes are
+        // taken: what the slot gave is gone from it.
+        let shapes = try currentShapes(in: next)
         let lines = try slotSession.query(
             "SELECT data FROM pg_logical_slot_get_changes($1, $2::pg_lsn, NULL, 'include-xids', '1', 'skip-empty-xacts', '1')",
             [.text(slotName), .text(next.walPosition)], request: "read the replication slot \(slotName)"
         )
         let decoded = Self.transactions(lines.rows.compactMap { $0.first?.string })
-        let shapes = try currentShapes(in: next)
 
         struct Work {
             var source: Source
