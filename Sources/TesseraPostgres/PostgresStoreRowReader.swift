@@ -165,9 +165,11 @@ final class PostgresQueryPlan: @unchecked Sendable {
 
     /// Whether the row-by-row capture can follow this request: a table
     /// whose primary key is the key, read by a predicate that reads no
-    /// other row.
+    /// other row, and whose replica identity is that key or every column
+    /// (else an UPDATE that changes the key does not log the old one).
     func followsRows(in session: PostgresSession) -> Bool {
         guard !predicateHasSubquery, let relation = try? relation(in: session), relation.kind == "r",
+              relation.replicaIdentity == "d" || relation.replicaIdentity == "f",
               let keyIndex = relation.column(named: keyColumn)
         else { return false }
         return relation.columns[keyIndex].isSoleKey

@@ -93,6 +93,35 @@ struct PostgresReviewTests {
         #expect(followed, "seed 0x5eed_a5c: \(missing.count) rows not followed, e.g. \(Array(missing.sorted { $0.id < $1.id }.prefix(5)))")
     }
 
+    /// An UPDATE that changes the primary key prints the old key only when
+    /// the replica identity holds it: under `REPLICA IDENTITY NOTHING` (or
+    /// an index on other columns) the row's old key is not in the log, and
+    /// the row under its old key must still leave the result.
+    @Test func primaryKeyChangeWithoutReplicaIdentityIsFollowed() throws {
+        for identity in ["NOTHING", "USING INDEX items_code"] {
+            let url = try ReviewServer.freshDatabase("identity")
+            let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+            defer { writer.close() }
+            try writer.execute(
+                "CREATE TABLE items (id bigint PRIMARY KEY, value bigint, code bigint NOT NULL)",
+                "CREATE UNIQUE INDEX items_code ON items (code)",
+                "ALTER TABLE items REPLICA IDENTITY \(identity)",
+                "INSERT INTO items SELECT g, g, g FROM generate_series(1, 10) g",
+                request: "setup"
+            )
+            let store = try PostgresStore(url: url)
+            defer { store.close() }
+            let controller = try FetchedResultsController<ReviewRow>(
+                store: store, request: FetchRequest(table: "items", sortKeys: [SortKey("value")])
+            )
+            try controller.performFetch()
+            try writer.query("UPDATE items SET id = 99 WHERE id = 1", request: "change a key")
+            let (current, fresh) = try converge(controller, writer, "SELECT id, value FROM items ORDER BY value, id")
+            let followed = current == fresh
+            #expect(followed, "REPLICA IDENTITY \(identity): \(current.map(\.id)) after the key changed, \(fresh.map(\.id)) in the table")
+        }
+    }
+
     /// A controller that fetches again calls `dropWaiting()` and then
     /// `follow(replacing:)`; a round may hand its old source a commit in
     /// between. That commit went from the old state to a round's snapshot
