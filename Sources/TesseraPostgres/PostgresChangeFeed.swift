@@ -86,9 +86,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
         }
 
         /// Whether a change to `name` touches what the source reads (a
-        /// relation not yet looked up: any).
+        /// relation not yet looked up, a view, a partitioned table, a
+        /// request with a subquery: any).
         func reads(_ name: QualifiedName) -> Bool {
-            plans.contains { plan in plan.knownRelation.map { $0.schema == name.schema && $0.name == name.name } ?? true }
+            plans.contains { plan in
+                guard let relation = plan.knownRelation, relation.kind == "r", !plan.readsOtherRelations else { return true }
+                return relation.schema == name.schema && relation.name == name.name
+            }
         }
 
         /// A source that hands nothing over.

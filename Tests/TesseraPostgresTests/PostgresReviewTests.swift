@@ -122,6 +122,54 @@ struct PostgresReviewTests {
         }
     }
 
+    /// A request whose rows come from other tables than the one it names
+    /// (a view, a partitioned table, whose changes the log names by their
+    /// partitions, a predicate or sort key with a subquery) fetches again
+    /// when those tables change.
+    @Test func requestsReadingOtherTablesFollowThem() throws {
+        let cases: [(label: String, setup: [String], request: FetchRequest, write: String)] = [
+            (
+                "view", ["CREATE VIEW shown AS SELECT id, value FROM items WHERE value > 0"],
+                FetchRequest(table: "shown", sortKeys: [SortKey("value")]), "UPDATE items SET value = 50 WHERE id = 2"
+            ),
+            (
+                "partitioned",
+                [
+                    "CREATE TABLE parts (id bigint, value bigint, PRIMARY KEY (id)) PARTITION BY RANGE (id)",
+                    "CREATE TABLE parts_low PARTITION OF parts FOR VALUES FROM (0) TO (100)",
+                    "INSERT INTO parts SELECT id, value FROM items",
+                ],
+                FetchRequest(table: "parts", sortKeys: [SortKey("value")]), "UPDATE parts SET value = 50 WHERE id = 2"
+            ),
+            (
+                "subquery", ["CREATE TABLE hidden (id bigint PRIMARY KEY)"],
+                FetchRequest(table: "items", predicate: "id NOT IN (SELECT id FROM hidden)", sortKeys: [SortKey("value")]),
+                "INSERT INTO hidden VALUES (2)"
+            ),
+        ]
+        for item in cases {
+            let url = try ReviewServer.freshDatabase(item.label)
+            let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+            defer { writer.close() }
+            try writer.execute("CREATE TABLE items (id bigint PRIMARY KEY, value bigint)", "INSERT INTO items SELECT g, g FROM generate_series(1, 10) g", request: "setup")
+            for statement in item.setup { try writer.execute(statement, request: "setup") }
+            let store = try PostgresStore(url: url)
+            defer { store.close() }
+            let controller = try FetchedResultsController<ReviewRow>(store: store, request: item.request)
+            try controller.performFetch()
+            try writer.query(item.write, request: "write")
+            let sql: String
+            switch item.label {
+            case "view": sql = "SELECT id, value FROM shown ORDER BY value, id"
+            case "partitioned": sql = "SELECT id, value FROM parts ORDER BY value, id"
+            default: sql = "SELECT id, value FROM items WHERE id NOT IN (SELECT id FROM hidden) ORDER BY value, id"
+            }
+            let (current, fresh) = try converge(controller, writer, sql)
+            let followed = current == fresh
+            #expect(followed, "\(item.label): \(current.map(\.id)) followed, \(fresh.map(\.id)) in the database")
+        }
+    }
+
     /// A controller that fetches again calls `dropWaiting()` and then
     /// `follow(replacing:)`; a round may hand its old source a commit in
     /// between. That commit went from the old state to a round's snapshot
