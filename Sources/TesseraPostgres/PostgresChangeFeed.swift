@@ -22,7 +22,13 @@ import TesseraResults
 ///    commit. The source's state is then *N*.
 ///
 /// So each report goes from one snapshot of the database to a later one,
-/// both real states, and every committed transaction is reported once. A
+/// both real states, and every committed transaction is reported once.
+/// (A transaction committed with `synchronous_commit = off` is seen
+/// before its commit record is flushed, and the slot gives only what is
+/// flushed: a round that finds the log not flushed as far as its snapshot
+/// flushes it first; should the slot still give a transaction later than
+/// a round that saw it, a source whose state is that round's fetches
+/// again.) A
 /// source that starts from a fetch's snapshot takes, from the rounds' kept
 /// history, the transactions that snapshot did not see.
 final class PostgresChangeFeed: @unchecked Sendable {
@@ -66,6 +72,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// A fetch must come first (the table changed shape, the slot was
         /// lost): nothing more is handed over until a fetch replaces it.
         fileprivate var awaitingFetch = false
+        /// The baseline is a round's snapshot, not a fetch's: a
+        /// transaction it sees that the slot gives only later (committed
+        /// with `synchronous_commit = off`, seen before its commit record
+        /// was flushed) was left out of the report that reached it.
+        fileprivate var baselineIsRound = false
         private weak var feed: PostgresChangeFeed?
 
         fileprivate init(plans: [PostgresQueryPlan], tuples: Bool, delivery: CommitDelivery?, baseline: PostgresHeldSnapshot?, feed: PostgresChangeFeed?) {
@@ -77,9 +88,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
         }
 
         /// Whether a change to `name` touches what the source reads (a
-        /// relation not yet looked up: any).
+        /// relation not yet looked up, a view, a partitioned table, a
+        /// request with a subquery: any).
         func reads(_ name: QualifiedName) -> Bool {
-            plans.contains { plan in plan.knownRelation.map { $0.schema == name.schema && $0.name == name.name } ?? true }
+            plans.contains { plan in
+                guard let relation = plan.knownRelation, relation.kind == "r", !plan.readsOtherRelations else { return true }
+                return relation.schema == name.schema && relation.name == name.name
+            }
         }
 
         /// A source that hands nothing over.
@@ -206,6 +221,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 previous.cancelled = true
                 previous.baseline = nil
                 state.sources.removeAll { $0 === previous }
+                // What `previous` handed over since the controller dropped
+                // what waited goes from its state to a round's, which the
+                // new snapshot may already include; what the new snapshot
+                // does not see is in `pending` below.
+                delivery.dropWaiting()
             }
             guard let ticket, ticket.epoch == state.epoch, !state.stopped else { return true }
             // What the snapshot did not see, of what rounds after the
@@ -312,6 +332,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
             state.round += 1
             return state.round
         }
+        // Everything that can fail comes before the slot's changes are
+        // taken: what the slot gave is gone from it.
+        let shapes = try currentShapes(in: next)
         if !next.flushed {
             // A commit made with synchronous_commit = off is seen before it
             // is flushed, and the slot reads only what is flushed: a
@@ -327,7 +350,6 @@ final class PostgresChangeFeed: @unchecked Sendable {
             [.text(slotName), .text(next.walPosition)], request: "read the replication slot \(slotName)"
         )
         let decoded = Self.transactions(lines.rows.compactMap { $0.first?.string })
-        let shapes = try currentShapes(in: next)
 
         struct Work {
             var source: Source
@@ -361,7 +383,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 let reshaped = source.plans.contains { plan in
                     plan.knownRelation.map { shapes[$0.oid] != $0.fingerprint } ?? false
                 }
-                work.append(Work(source: source, ready: ready, baseline: baseline, reshaped: reshaped))
+                // Seen by the last round's snapshot, given by the slot only
+                // now: that round's report left its rows out.
+                let late = source.baselineIsRound && decoded.contains { transaction in
+                    baseline.snapshot.sees(transaction.xid)
+                        && (transaction.unreadable || transaction.changes.contains { $0.tables.contains(where: source.reads) })
+                }
+                work.append(Work(source: source, ready: ready, baseline: baseline, reshaped: reshaped || late))
             }
             // What no reader or source can need any more.
             let oldest = state.tickets.values.min() ?? round
@@ -387,6 +415,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                     item.source.baseline = nil
                 } else {
                     item.source.baseline = next
+                    item.source.baselineIsRound = true
                 }
                 if let changes { item.source.delivery?.deliverLater(changes) }
             }

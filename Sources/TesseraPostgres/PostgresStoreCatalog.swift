@@ -23,6 +23,9 @@ struct PostgresRelation: Sendable, Equatable {
     var columns: [Column]
     /// The database's default collation (`C`, `en_US.UTF-8`…).
     var databaseCollation: String
+    /// `relreplident`: `d` the primary key, `f` every column, `i` an
+    /// index's columns, `n` none. What an UPDATE's `old-key:` holds.
+    var replicaIdentity = "d"
 
     /// What changes when the table is dropped and made again, or a column
     /// is added, dropped, renamed or changes type.
@@ -61,7 +64,7 @@ struct PostgresRelation: Sendable, Equatable {
         let found = try session.query(
             """
             SELECT c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text,
-                   (SELECT datcollate::text FROM pg_database WHERE datname = current_database())
+                   (SELECT datcollate::text FROM pg_database WHERE datname = current_database()), c.relreplident::text
             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE c.oid = to_regclass($1)
             """,
@@ -86,7 +89,7 @@ struct PostgresRelation: Sendable, Equatable {
                     collation: values[2].string ?? "", typeName: values[3].string ?? "", isSoleKey: values[4] == .integer(1)
                 )
             },
-            databaseCollation: row[4].string ?? ""
+            databaseCollation: row[4].string ?? "", replicaIdentity: row[5].string ?? ""
         )
     }
 }

@@ -27,6 +27,9 @@ final class PostgresQueryPlan: @unchecked Sendable {
     let arguments: [DatabaseValue]
     private let argumentCount: Int
     let predicateHasSubquery: Bool
+    /// The predicate, a sort key or the section key has a subquery: the
+    /// request reads other tables than its own.
+    let readsOtherRelations: Bool
     let sortKeys: [SortKey]?
 
     /// What the catalog said, read on first need (`nil` inside: no such
@@ -85,6 +88,9 @@ final class PostgresQueryPlan: @unchecked Sendable {
         leadingCount = leading.count
         if case .fetch = request { keyLeadingIndex = 1 } else { keyLeadingIndex = 0 }
         predicateHasSubquery = predicate?.lowercased().contains("select") ?? false
+        let expressions = (sortKeys ?? []).map(\.expression) + [leading[0]]
+        // A subquery is parenthesized: `(SELECT`, `( select`.
+        readsOtherRelations = predicateHasSubquery || expressions.contains { $0.lowercased().filter { !$0.isWhitespace }.contains("(select") }
         let select = "SELECT " + leading.enumerated().map { "\($1) AS tessera_\($0)" }.joined(separator: ", ") + ", * FROM " + from
         let condition = whereClause(predicate)
         var order = ""
@@ -165,9 +171,11 @@ final class PostgresQueryPlan: @unchecked Sendable {
 
     /// Whether the row-by-row capture can follow this request: a table
     /// whose primary key is the key, read by a predicate that reads no
-    /// other row.
+    /// other row, and whose replica identity is that key or every column
+    /// (else an UPDATE that changes the key does not log the old one).
     func followsRows(in session: PostgresSession) -> Bool {
         guard !predicateHasSubquery, let relation = try? relation(in: session), relation.kind == "r",
+              relation.replicaIdentity == "d" || relation.replicaIdentity == "f",
               let keyIndex = relation.column(named: keyColumn)
         else { return false }
         return relation.columns[keyIndex].isSoleKey
