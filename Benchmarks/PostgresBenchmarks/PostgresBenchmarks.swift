@@ -17,7 +17,8 @@
 // The tool runs each benchmark in a process of its own; each process makes
 // a database of its own (about 5 s for the fixture), on the server
 // TESSERA_POSTGRES_URL names or on a private cluster it starts, and drops it
-// (and stops the cluster) when its benchmark ends.
+// (and stops the cluster) when its benchmark ends. The database commits with
+// synchronous_commit on (see BenchServer.makeDatabase).
 
 import Benchmark
 import BenchmarkSupport
