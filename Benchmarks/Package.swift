@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // The peer for the results benchmarks; benchmarks only.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The PostgreSQL benchmarks' writer and their floor and peer.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "BenchmarkSupport"),
@@ -90,6 +92,40 @@ let package = Package(
             ],
             path: "InteractionBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "PostgresBenchmarks",
+            dependencies: [
+                .product(name: "TesseraPostgres", package: "Tessera"),
+                .product(name: "TesseraResults", package: "Tessera"),
+                .product(name: "TesseraDiff", package: "Tessera"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Benchmark", package: "benchmark"),
+                "PostgresBenchmarkSupport",
+                "BenchmarkSupport",
+            ],
+            path: "PostgresBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Several processes following one list while a writer commits; not
+        // an ordo-one benchmark (it runs processes of its own; see README.md),
+        // so not in a folder whose parent is named `Benchmarks`, where the
+        // benchmark plugin looks for its targets.
+        .executableTarget(
+            name: "PostgresFollowLoad",
+            dependencies: [
+                .product(name: "TesseraPostgres", package: "Tessera"),
+                .product(name: "TesseraResults", package: "Tessera"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "PostgresBenchmarkSupport",
+                "BenchmarkSupport",
+            ],
+            path: "Tools/PostgresFollowLoad"
+        ),
+        .target(
+            name: "PostgresBenchmarkSupport",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio"), "BenchmarkSupport"],
+            path: "PostgresBenchmarkSupport"
         ),
     ],
     swiftLanguageModes: [.v6]
