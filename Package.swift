@@ -89,7 +89,8 @@ let package = Package(
         // `swift build --build-tests` and `swift test` build it first.
         .testTarget(
             name: "TesseraCommandTests",
-            dependencies: ["TesseraCommandKit", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite"],
+            // TesseraPostgres for the sessions WatchPostgresTests write with.
+            dependencies: ["TesseraCommandKit", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres"],
             exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public

@@ -174,7 +174,10 @@ final class PostgresSession: @unchecked Sendable {
             defer { closing = true }
             return !closing
         }
-        if first { connection.close().whenComplete { _ in } }
+        // The connection is kept until it has closed: postgres-nio checks
+        // that a connection it frees is closed.
+        let connection = connection
+        if first { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
     }
 
     deinit {
