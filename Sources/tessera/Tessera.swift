@@ -240,7 +240,7 @@ struct Watch: ParsableCommand {
         change events have no "dataVersion" (an SQLite counter; PostgreSQL has none). \
         A commit that leaves the result as it was, and a transaction rolled back, print nothing. \
         Ctrl-C (or SIGTERM) stops it with status 0: at once on SQLite, during a fetch too; on PostgreSQL \
-        at the next poll, or when the query under way ends.
+        at the next poll, and within 2 s when the server holds a call up.
         """
     )
 
@@ -298,15 +298,41 @@ struct Watch: ParsableCommand {
             interval: interval ?? WatchRun.defaultInterval(for: database), busyTimeout: busyTimeout ?? 1
         )
         run.printRows = printRows
+        if run.isPostgres { Self.stopAfterGrace(table: table, json: json) }
         // SQLite checks the flag while a fetch runs, so even a slow query
         // stops at once.
         try run.run(print: emit, shouldStop: { interrupted.load(ordering: .relaxed) })
+        // Unless the grace period's end already said it and is exiting.
+        guard watchEnded.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+            while true { pause() }
+        }
         if !json { FileHandle.standardError.write(Data("tessera: stopped watching \(table)\n".utf8)) }
+    }
+
+    /// On PostgreSQL the run sees a stop between polls, but a call the
+    /// server holds up (a replication slot waits for every transaction
+    /// open on the server to end) cannot be cut short: two seconds after a
+    /// stop the process ends anyway, with status 0 and the usual message.
+    /// The server drops its sessions and their slot when the connections
+    /// close.
+    static func stopAfterGrace(table: String, json: Bool) {
+        Thread.detachNewThread {
+            while !interrupted.load(ordering: .relaxed) { usleep(20_000) }
+            usleep(2_000_000)
+            guard watchEnded.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+            fflush(nil)
+            if !json { FileHandle.standardError.write(Data("tessera: stopped watching \(table)\n".utf8)) }
+            _exit(0)
+        }
     }
 }
 
 /// Set by SIGINT and SIGTERM: `watch` stops at once.
 let interrupted = Atomic<Bool>(false)
+
+/// Set by whichever ends `watch` first: its run, or the grace period
+/// after a stop (PostgreSQL).
+let watchEnded = Atomic<Bool>(false)
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -342,6 +342,35 @@ struct WatchPostgresTests {
         #expect(try Server.eventually { try Server.watchSessions(url) == 0 })
     }
 
+    @Test("SIGTERM while the server holds watch up (its slot waits for another session's open transaction): status 0 within 5 s, nothing printed, nothing left")
+    func stopsWhileTheServerWaits() throws {
+        let url = try Server.freshDatabase("held")
+        defer { Server.drop(url) }
+        try Server.psql(url, Self.schema)
+        let holder = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "test holder")
+        defer { holder.close() }
+        try holder.execute("BEGIN", "SELECT txid_current()", request: "hold a transaction open")
+        let tool = try Tool.start(["watch", url, "--table", "photo", "--json"])
+        defer { if tool.process.isRunning { kill(tool.process.processIdentifier, SIGKILL) } }
+        let waiting = try Server.eventually {
+            Int(try Server.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tessera watch (following)' AND state = 'active'")) == 1
+        }
+        try #require(waiting, "watch never started making its slot")
+        try WatchTests().waitUntilCatching(SIGTERM, tool)
+        usleep(300_000)
+        #expect(tool.stdout() == "")
+        let sent = Date()
+        kill(tool.process.processIdentifier, SIGTERM)
+        let exited = WatchTests().waitForExit(tool, timeout: 10)
+        try #require(exited, "watch was still running 10 s after SIGTERM")
+        #expect(Date().timeIntervalSince(sent) < 5)
+        #expect(tool.process.terminationReason == .exit)
+        #expect(tool.process.terminationStatus == 0)
+        #expect(tool.stdout(waitingForEOF: true) == "")
+        try holder.execute("ROLLBACK", request: "let go")
+        #expect(try Server.eventually { try Server.slots(url) == 0 && Server.watchSessions(url) == 0 })
+    }
+
     @Test("two watch processes follow 300 random commits (and rollbacks) from three connections: each one's output replays, event by event, to a sorted result with the counts it states, and at the end to a fresh query")
     func twoProcessesReplayRandomTransactions() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
