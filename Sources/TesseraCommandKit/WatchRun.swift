@@ -25,7 +25,9 @@ package struct WatchedRow: FetchableRecord, Hashable {
 /// Commits by other connections are seen by polling `PRAGMA data_version`
 /// (every ``interval`` seconds) and refreshing the results controller;
 /// commits that leave the result unchanged print nothing. Two commits that
-/// land within one poll are one report.
+/// land within one poll are one report. A `postgres://` URL instead of a
+/// file is followed through PostgreSQL's change capture, with the same
+/// output (see ``isPostgres``).
 package struct WatchRun: Sendable {
     /// The database file, which must exist, or a `postgres://` (or
     /// `postgresql://`) URL (see ``isPostgres``).

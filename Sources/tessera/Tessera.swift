@@ -240,7 +240,10 @@ struct Watch: ParsableCommand {
         change events have no "dataVersion" (an SQLite counter; PostgreSQL has none). \
         A commit that leaves the result as it was, and a transaction rolled back, print nothing. \
         Ctrl-C (or SIGTERM) stops it with status 0: at once on SQLite, during a fetch too; on PostgreSQL \
-        at the next poll, and within 2 s when the server holds a call up.
+        at the next poll, and within 2 s when the server holds a call up. \
+        On PostgreSQL a URL watch cannot read, and --busy-timeout, are usage errors (64); a server it cannot \
+        reach or log in to, a table or column the database lacks, and a wal_level other than logical are \
+        database errors (2).
         """
     )
 
@@ -276,7 +279,7 @@ struct Watch: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds between polls, from 0.001 to 3600 (default: 0.1 for SQLite, 0.05 for PostgreSQL).")
     var interval: Double?
 
-    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up, from 0 to 86400 (SQLite only; default 1).")
+    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up, from 0 to 86400 (SQLite only: refused with a postgres:// URL; default 1).")
     var busyTimeout: Double?
 
     func run() throws {

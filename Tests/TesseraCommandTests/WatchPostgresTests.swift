@@ -305,6 +305,8 @@ struct WatchPostgresTests {
         try expectError(["watch", url, "--table", "photo", "--where", "taken >>> ?", "--arg", "1"], "--where \"taken >>> ?\": ", status: 64)
         try expectError(["watch", url, "--table", "photo", "--where", "nope = 1"], "--where \"nope = 1\": column \"nope\" does not exist", status: 2)
         try expectError(["watch", url, "--table", "photo", "--busy-timeout", "2"], "--busy-timeout applies to SQLite files only", status: 64)
+        try expectError(["watch", url, "--table", "photo", "--interval", "0"], "--interval 0: the seconds between polls must be from 0.001 to 3600", status: 64)
+        try expectError(["watch", url, "--table", "photo", "--print-rows"], "--print-rows adds the rows to the JSON lines: it needs --json", status: 64)
 
         var badPort = components
         badPort.port = 99_999
