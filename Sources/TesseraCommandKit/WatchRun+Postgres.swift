@@ -101,10 +101,15 @@ extension WatchRun {
     func checkInterval() throws(CommandError) {
         guard interval.isFinite, Self.intervalRange.contains(interval) else {
             throw CommandError(
-                "--interval \(Format.number(interval)): the seconds between polls must be from \(Format.number(Self.intervalRange.lowerBound)) to \(Format.number(Self.intervalRange.upperBound))",
+                "--interval \(Self.plain(interval)): the seconds between polls must be from \(Self.plain(Self.intervalRange.lowerBound)) to \(Self.plain(Self.intervalRange.upperBound))",
                 exitCode: CommandError.usageExitCode
             )
         }
+    }
+
+    /// `3600`, `0.001`: a number as written, without a needless `.0`.
+    private static func plain(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 
     private func followPostgres(_ store: PostgresStore, _ request: FetchRequest, print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
