@@ -28,7 +28,12 @@ enum WatchTestServer {
         guard let url, let name = URLComponents(string: databaseURL)?.path.dropFirst() else { return }
         guard let admin = try? PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "test admin") else { return }
         defer { admin.close() }
-        _ = try? admin.query("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", request: "drop \(name)")
+        // A slot of a watch that just ended can outlive it a moment, and
+        // holds the database until the server drops it.
+        for _ in 0..<40 {
+            if (try? admin.query("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", request: "drop \(name)")) != nil { return }
+            usleep(250_000)
+        }
     }
 
     /// Runs SQL with `psql` (another process, its own session), as one
