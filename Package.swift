@@ -89,7 +89,8 @@ let package = Package(
         // `swift build --build-tests` and `swift test` build it first.
         .testTarget(
             name: "TesseraCommandTests",
-            dependencies: ["TesseraCommandKit", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite"],
+            // TesseraPostgres for the sessions WatchPostgresTests write with.
+            dependencies: ["TesseraCommandKit", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport"],
             exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public
@@ -136,10 +137,17 @@ let package = Package(
         // The controllers over a real PostgreSQL server (see
         // Tests/TesseraPostgresTests/Support/TestServer.swift for how the
         // tests find or start one).
+        // How the PostgreSQL tests find or start their server (TestServer,
+        // TestCluster), shared by the store's tests and the command's.
+        .target(
+            name: "TesseraPostgresTestSupport",
+            dependencies: ["TesseraSQLite"],
+            path: "Tests/TesseraPostgresTestSupport"
+        ),
         .testTarget(
             name: "TesseraPostgresTests",
             dependencies: [
-                "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport",
+                "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraPostgresTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             exclude: ["README.md"],

@@ -12,10 +12,10 @@ package struct WatchedRow: FetchableRecord, Hashable {
     /// Every column's value, in table order.
     package var values: [DatabaseValue]
 
-    /// Reads a row whose first column is the key (see ``WatchRun``).
+    /// Reads a row whose first column is the key (see ``WatchRun``), or
+    /// whose column ``keyColumnName`` is, when it is set.
     package init(row: Row) throws {
-        id = row[0]
-        values = Array(row.values.dropFirst())
+        try self.init(row: row, keyColumn: Self.keyColumnName)
     }
 }
 
@@ -25,9 +25,12 @@ package struct WatchedRow: FetchableRecord, Hashable {
 /// Commits by other connections are seen by polling `PRAGMA data_version`
 /// (every ``interval`` seconds) and refreshing the results controller;
 /// commits that leave the result unchanged print nothing. Two commits that
-/// land within one poll are one report.
+/// land within one poll are one report. A `postgres://` URL instead of a
+/// file is followed through PostgreSQL's change capture, with the same
+/// output (see ``isPostgres``).
 package struct WatchRun: Sendable {
-    /// The database file, which must exist.
+    /// The database file, which must exist, or a `postgres://` (or
+    /// `postgresql://`) URL (see ``isPostgres``).
     package var databasePath: String
     /// The table or view.
     package var table: String
@@ -50,6 +53,11 @@ package struct WatchRun: Sendable {
     package var json: Bool
     /// Seconds between polls.
     package var interval: Double
+    /// With ``json``, the `fetched` event lists every section and row
+    /// (`state`), and each `change` event the rows the changeset places
+    /// (`insertedSections` and `placed`), so that the output alone replays
+    /// to the result.
+    package var printRows = false
     /// How long to wait for another process's lock, in seconds, within
     /// ``busyTimeoutRange``.
     package var busyTimeout: Double
@@ -85,8 +93,16 @@ package struct WatchRun: Sendable {
     ///   not exist, a `--where` SQLite refuses or whose placeholders do not
     ///   match the arguments, or a database locked past the busy timeout.
     package func run(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
+        if printRows && !json {
+            throw CommandError("--print-rows adds the rows to the JSON lines: it needs --json", exitCode: CommandError.usageExitCode)
+        }
+        if isPostgres {
+            try runPostgres(print: print, shouldStop: shouldStop)
+            return
+        }
         let path = databasePath
         try layout?.validate()
+        try checkInterval()
         guard Self.busyTimeoutRange.contains(busyTimeout) else {
             throw CommandError(
                 "--busy-timeout \(Format.number(busyTimeout)): the seconds to wait for a lock must be from \(Format.number(Self.busyTimeoutRange.lowerBound)) to \(Format.number(Self.busyTimeoutRange.upperBound))",
@@ -153,25 +169,11 @@ package struct WatchRun: Sendable {
         guard fetched != nil else { return }
         let collector = ReportCollector<WatchedRow>()
         controller.delegate = collector
+        var reporter = WatchReporter(
+            table: table, database: path, json: json, printRows: printRows, layout: layout, result: controller.result
+        )
+        print(reporter.fetched(controller.result))
 
-        // Each report's changeset is performed as it is, with no second diff.
-        var source: ResultsDataSource<FetchedResult<WatchedRow>>?
-        if let layout {
-            let view = CollectionView(layout: layout.makeLayout(), size: layout.size)
-            view.anchorsScrollPosition = false
-            source = ResultsDataSource(collectionView: view, result: controller.result)
-        }
-        let summary = "\(controller.numberOfSections) section\(controller.numberOfSections == 1 ? "" : "s"), \(controller.snapshot.numberOfItems) row\(controller.snapshot.numberOfItems == 1 ? "" : "s")"
-        if json {
-            print(JSON.object([
-                ("event", .string("fetched")), ("database", .string(path)), ("table", .string(table)),
-                ("sections", .int(controller.numberOfSections)), ("rows", .int(controller.snapshot.numberOfItems)),
-            ]).compactText)
-        } else {
-            print("watching \(table) in \(path): \(summary) (Ctrl-C to stop)")
-        }
-
-        var reportNumber = 0
         while !shouldStop() {
             usleep(useconds_t(max(interval, 0.001) * 1_000_000))
             collector.reports.removeAll()
@@ -181,32 +183,7 @@ package struct WatchRun: Sendable {
             guard let moved else { return }
             guard moved else { continue }
             let current = try dataVersion(connection)
-            for report in collector.reports {
-                reportNumber += 1
-                var description = ChangeDescription(
-                    changeset: report.changeset, batch: BatchUpdate(report.changeset, policy: .moveThenReload),
-                    staged: nil, plan: nil, labels: []
-                )
-                if let source {
-                    do {
-                        let plan = try source.apply(report)
-                        description.plan = plan
-                        description.labels = ChangeDescription.labels(for: plan, old: report.oldSnapshot, new: report.newSnapshot)
-                    } catch {
-                        throw CommandError("cannot lay out the change to \(table): \(error)")
-                    }
-                }
-                let sections = report.new.numberOfSections, rows = report.new.count
-                if json {
-                    guard case let .object(members)? = try? description.json() else { throw CommandError("cannot encode report \(reportNumber)") }
-                    print(JSON.object([
-                        ("event", .string("change")), ("report", .int(reportNumber)), ("dataVersion", .number(String(current))),
-                        ("sections", .int(sections)), ("rows", .int(rows)),
-                    ] + members).compactText)
-                } else {
-                    print("report \(reportNumber): \(sections) section\(sections == 1 ? "" : "s"), \(rows) row\(rows == 1 ? "" : "s")\n" + description.text())
-                }
-            }
+            for report in collector.reports { print(try reporter.report(report, dataVersion: current)) }
         }
     }
 

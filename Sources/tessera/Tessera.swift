@@ -227,12 +227,27 @@ struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Follow a database that other processes write: one report per commit that changes the result.",
         discussion: """
-        Polls PRAGMA data_version every 100 ms and re-fetches when another connection commits. \
-        Ctrl-C (or SIGTERM) stops it at once, during a fetch too, with status 0.
+        The database is an SQLite file or a PostgreSQL URL, postgres://user[:password]@host[:port]/database \
+        (postgresql:// too; ?sslmode=disable|prefer|require). \
+        An SQLite file is polled (PRAGMA data_version, every --interval, 100 ms by default) and re-fetched \
+        when another connection commits. \
+        A PostgreSQL server must run with wal_level = logical: watch reads every commit from a temporary \
+        logical replication slot of its own (the server drops it when watch's connection ends, even when \
+        the process is killed) and takes the commits every --interval (50 ms by default); rows are changed \
+        row by row where the sort allows, re-fetched otherwise. Its sessions are named "tessera watch" \
+        (pg_stat_activity.application_name). The URL's password is never printed: the output and the \
+        errors show the URL without it. With --json, the fetched event's "database" is that URL, and \
+        change events have no "dataVersion" (an SQLite counter; PostgreSQL has none). \
+        A commit that leaves the result as it was, and a transaction rolled back, print nothing. \
+        Ctrl-C (or SIGTERM) stops it with status 0: at once on SQLite, during a fetch too; on PostgreSQL \
+        at the next poll, and within 2 s when the server holds a call up. \
+        On PostgreSQL a URL watch cannot read, and --busy-timeout, are usage errors (64); a server it cannot \
+        reach or log in to, a table or column the database lacks, and a wal_level other than logical are \
+        database errors (2).
         """
     )
 
-    @Argument(help: "The SQLite database file.")
+    @Argument(help: "The SQLite database file, or a postgres:// URL.")
     var database: String
 
     @Option(help: "The table or view to follow.")
@@ -247,10 +262,10 @@ struct Watch: ParsableCommand {
     @Option(name: .customLong("where"), help: "An SQL condition, with a ? for each --arg.")
     var predicate: String?
 
-    @Option(parsing: .unconditionalSingleValue, help: "A value for the condition's next ?; repeat for more (numbers bind as numbers, anything else as text).")
+    @Option(parsing: .unconditionalSingleValue, help: "A value for the condition's next ?; repeat for more (on SQLite numbers bind as numbers, anything else as text; PostgreSQL types each value as its place asks).")
     var arg: [String] = []
 
-    @Option(help: "The key column: unique in the table, or rowid for the row id of a table without one.")
+    @Option(help: "The key column: unique in the table, or (SQLite) rowid for the row id of a table without one.")
     var key: String = "id"
 
     @OptionGroup var layout: LayoutOptions
@@ -258,8 +273,14 @@ struct Watch: ParsableCommand {
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
-    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up, from 0 to 86400.")
-    var busyTimeout: Double = 1
+    @Flag(help: "With --json, add the rows: every section and row to the fetched event (\"state\"), and to each change event the sections it inserts and the rows it inserts, moves or updates (\"insertedSections\", \"placed\"), so that the output replays to the result.")
+    var printRows = false
+
+    @Option(parsing: .unconditional, help: "Seconds between polls, from 0.001 to 3600 (default: 0.1 for SQLite, 0.05 for PostgreSQL).")
+    var interval: Double?
+
+    @Option(parsing: .unconditional, help: "Seconds to wait for another process's lock before giving up, from 0 to 86400 (SQLite only: refused with a postgres:// URL; default 1).")
+    var busyTimeout: Double?
 
     func run() throws {
         signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
@@ -271,19 +292,50 @@ struct Watch: ParsableCommand {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
-        let run = WatchRun(
+        if busyTimeout != nil, WatchRun.isPostgresURL(database) {
+            throw CommandError("--busy-timeout applies to SQLite files only: a PostgreSQL server does not lock readers out", exitCode: CommandError.usageExitCode)
+        }
+        var run = WatchRun(
             databasePath: database, table: table, sortKeys: sort, section: section, predicate: predicate,
-            arguments: arg, keyColumn: key, layout: try layout.choice(), json: json, busyTimeout: busyTimeout
+            arguments: arg, keyColumn: key, layout: try layout.choice(), json: json,
+            interval: interval ?? WatchRun.defaultInterval(for: database), busyTimeout: busyTimeout ?? 1
         )
+        run.printRows = printRows
+        if run.isPostgres { Self.stopAfterGrace(table: table, json: json) }
         // SQLite checks the flag while a fetch runs, so even a slow query
         // stops at once.
         try run.run(print: emit, shouldStop: { interrupted.load(ordering: .relaxed) })
+        // Unless the grace period's end already said it and is exiting.
+        guard watchEnded.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+            while true { pause() }
+        }
         if !json { FileHandle.standardError.write(Data("tessera: stopped watching \(table)\n".utf8)) }
+    }
+
+    /// On PostgreSQL the run sees a stop between polls, but a call the
+    /// server holds up (a replication slot waits for every transaction
+    /// open on the server to end) cannot be cut short: two seconds after a
+    /// stop the process ends anyway, with status 0 and the usual message.
+    /// The server drops its sessions and their slot when the connections
+    /// close.
+    static func stopAfterGrace(table: String, json: Bool) {
+        Thread.detachNewThread {
+            while !interrupted.load(ordering: .relaxed) { usleep(20_000) }
+            usleep(2_000_000)
+            guard watchEnded.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+            fflush(nil)
+            if !json { FileHandle.standardError.write(Data("tessera: stopped watching \(table)\n".utf8)) }
+            _exit(0)
+        }
     }
 }
 
 /// Set by SIGINT and SIGTERM: `watch` stops at once.
 let interrupted = Atomic<Bool>(false)
+
+/// Set by whichever ends `watch` first: its run, or the grace period
+/// after a stop (PostgreSQL).
+let watchEnded = Atomic<Bool>(false)
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

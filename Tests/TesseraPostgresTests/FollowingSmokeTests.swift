@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraPostgresTestSupport
 @testable import TesseraPostgres
 
 struct SmokePhoto: FetchableRecord, Hashable {

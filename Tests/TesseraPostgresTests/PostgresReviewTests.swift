@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraPostgresTestSupport
 import TesseraResults
 import TesseraTestSupport
 @testable import TesseraPostgres

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraPostgresTestSupport
 
 @Suite("PostgreSQL: the test server")
 struct TestServerTests {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Testing
+import TesseraPostgresTestSupport
 import TesseraSQLite
 @testable import TesseraPostgres
 

@@ -19,15 +19,15 @@ import Musl
 /// Each test works in a database of its own (``freshDatabase(_:)``), so the
 /// tests run in parallel on one server. A test that restarts or stops the
 /// server owns a ``TestCluster`` instead.
-enum TestServer {
+package enum TestServer {
     /// Why the server or a command on it failed.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
     /// Where the shared server comes from, given the environment.
-    enum Source: Equatable {
+    package enum Source: Equatable {
         /// `TESSERA_POSTGRES_URL`.
         case url(String)
         /// CI is set and `TESSERA_POSTGRES_URL` is not: an error.
@@ -39,7 +39,7 @@ enum TestServer {
     /// Where the shared server comes from: `TESSERA_POSTGRES_URL` when it is
     /// set and not empty, else an error when `CI` is set and not empty,
     /// else a private cluster.
-    static func source(environment: [String: String]) -> Source {
+    package static func source(environment: [String: String]) -> Source {
         if let url = environment["TESSERA_POSTGRES_URL"], !url.isEmpty { return .url(url) }
         if let ci = environment["CI"], !ci.isEmpty { return .missingUnderCI }
         return .privateCluster
@@ -50,7 +50,7 @@ enum TestServer {
     /// - Throws: ``Failure`` when `CI` is set without `TESSERA_POSTGRES_URL`,
     ///   when PostgreSQL is not installed (saying how to get it), or when the
     ///   private cluster does not start (with the end of its log).
-    static func url() throws -> String {
+    package static func url() throws -> String {
         switch source(environment: ProcessInfo.processInfo.environment) {
         case .url(let url):
             return url
@@ -90,7 +90,7 @@ enum TestServer {
     /// underscores kept, lowercased), and ends with the process, a counter
     /// and a random number, so no two calls, in this process or another,
     /// share one.
-    static func freshDatabase(_ label: String) throws -> String {
+    package static func freshDatabase(_ label: String) throws -> String {
         let server = try url()
         let name = uniqueDatabaseName(label)
         try createDatabase(name, on: server)
@@ -99,7 +99,7 @@ enum TestServer {
 
     /// A database name unique to this call: at most 63 bytes, made of
     /// lowercase letters, digits and underscores.
-    static func uniqueDatabaseName(_ label: String) -> String {
+    package static func uniqueDatabaseName(_ label: String) -> String {
         let kept = label.lowercased().unicodeScalars
             .map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" }
         let number = databaseCounter.withLock { counter in
@@ -115,7 +115,7 @@ enum TestServer {
     /// Creates a database on the server of `serverURL`. Two `CREATE
     /// DATABASE` at once can find the template busy; the statement is
     /// tried again then.
-    static func createDatabase(_ name: String, on serverURL: String) throws {
+    package static func createDatabase(_ name: String, on serverURL: String) throws {
         var attempt = 0
         while true {
             do {
@@ -129,7 +129,7 @@ enum TestServer {
     }
 
     /// `serverURL` with its database replaced by `database`.
-    static func url(_ serverURL: String, database: String) throws -> String {
+    package static func url(_ serverURL: String, database: String) throws -> String {
         guard var components = URLComponents(string: serverURL) else {
             throw Failure("\(serverURL) is not a URL")
         }
@@ -141,7 +141,7 @@ enum TestServer {
     }
 
     /// `url` with its user and password replaced.
-    static func url(_ url: String, user: String) throws -> String {
+    package static func url(_ url: String, user: String) throws -> String {
         guard var components = URLComponents(string: url) else {
             throw Failure("\(url) is not a URL")
         }
@@ -165,7 +165,7 @@ enum TestServer {
     ///
     /// - Throws: ``Failure`` with what `psql` printed on standard error
     ///   when it fails, or when no `psql` is found.
-    static func psql(_ url: String, _ sql: String, password: String? = nil) throws -> String {
+    package static func psql(_ url: String, _ sql: String, password: String? = nil) throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["PGPASSWORD"] = password
         // A file that does not exist: libpq reads none (and warns that
@@ -193,7 +193,7 @@ enum TestServer {
 
     /// The `psql` binary: in `TESSERA_POSTGRES_BIN`, else in
     /// `pg_config --bindir`, else on `PATH`.
-    static let psqlPath: Result<String, any Error> = Result {
+    package static let psqlPath: Result<String, any Error> = Result {
         let environment = ProcessInfo.processInfo.environment
         let fileManager = FileManager.default
         if let folder = environment["TESSERA_POSTGRES_BIN"], !folder.isEmpty {
@@ -222,14 +222,14 @@ enum TestServer {
     // MARK: What a test leaves behind
 
     /// The names of the replication slots on the server of `url`, sorted.
-    static func replicationSlots(_ url: String) throws -> [String] {
+    package static func replicationSlots(_ url: String) throws -> [String] {
         let text = try psql(url, "SELECT slot_name FROM pg_replication_slots ORDER BY slot_name")
         return text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
     }
 
     /// How many connections to the server of `url` (the one asking left
     /// out) have the application name `applicationName`.
-    static func activeConnections(_ url: String, applicationName: String) throws -> Int {
+    package static func activeConnections(_ url: String, applicationName: String) throws -> Int {
         let text = try psql(url, """
             SELECT count(*) FROM pg_stat_activity
             WHERE application_name = \(literal(applicationName)) AND pid <> pg_backend_pid()
@@ -242,7 +242,7 @@ enum TestServer {
     /// out) with the application name `applicationName`, as a lost network
     /// would, and returns how many it ended.
     @discardableResult
-    static func terminateConnections(_ url: String, applicationName: String) throws -> Int {
+    package static func terminateConnections(_ url: String, applicationName: String) throws -> Int {
         // The connections are chosen first (a materialized CTE): in one
         // WHERE clause, the planner may call pg_terminate_backend before it
         // has left the asking connection out.
@@ -258,21 +258,21 @@ enum TestServer {
     }
 
     /// A string as an SQL literal.
-    static func literal(_ text: String) -> String {
+    package static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     // MARK: Clusters
 
     /// A cluster `.ci/postgres` started: its folder and its URL.
-    struct Cluster: Sendable {
-        let folder: String
-        let url: String
+    package struct Cluster: Sendable {
+        package let folder: String
+        package let url: String
     }
 
     /// The package's root: the first folder above this file with
     /// Package.swift and .ci/postgres.
-    static let packageRoot: URL = {
+    package static let packageRoot: URL = {
         var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while folder.path != "/" {
             let manifest = folder.appendingPathComponent("Package.swift").path
@@ -287,19 +287,19 @@ enum TestServer {
     }()
 
     /// `.ci/postgres`.
-    static var script: URL { packageRoot.appendingPathComponent(".ci/postgres") }
+    package static var script: URL { packageRoot.appendingPathComponent(".ci/postgres") }
 
     /// The folder the clusters' folders go in: the temporary folder, or
     /// /tmp when that path is long (a unix socket's path has at most 107
     /// bytes).
-    static let clustersFolder: String = {
+    package static let clustersFolder: String = {
         let temporary = FileManager.default.temporaryDirectory.path
         return temporary.utf8.count <= 40 ? temporary : "/tmp"
     }()
 
     /// The prefix of a cluster folder's name; the process that started it
     /// follows.
-    static let clusterPrefix = "tessera-postgres-"
+    package static let clusterPrefix = "tessera-postgres-"
 
     /// Starts a cluster with `.ci/postgres start` in a new folder.
     ///
@@ -308,7 +308,7 @@ enum TestServer {
     /// - Throws: ``Failure``, saying how to install PostgreSQL when the
     ///   script finds no server binaries (status 69), else with what the
     ///   script printed.
-    static func startCluster(label: String, environment: [String: String] = [:]) throws -> Cluster {
+    package static func startCluster(label: String, environment: [String: String] = [:]) throws -> Cluster {
         _ = sweptAbandonedClusters
         let kept = String(label.unicodeScalars
             .map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" }
@@ -336,13 +336,13 @@ enum TestServer {
     }
 
     /// Runs `.ci/postgres` with arguments.
-    static func runScript(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+    package static func runScript(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         return try run("/usr/bin/env", ["bash", script.path] + arguments, environment: merged)
     }
 
     /// Runs `.ci/postgres` and throws with what it printed when it fails.
-    static func runScriptOrThrow(_ arguments: [String]) throws {
+    package static func runScriptOrThrow(_ arguments: [String]) throws {
         let output = try runScript(arguments)
         guard output.status == 0 else {
             throw Failure("`.ci/postgres \(arguments.joined(separator: " "))` failed (status \(output.status)):\n\(output.stderr)")
@@ -366,15 +366,15 @@ enum TestServer {
     // MARK: Processes
 
     /// What a process printed and how it ended.
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    package struct Output {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
     }
 
     /// Runs an executable with arguments (its standard input empty) and
     /// waits (at most `timeout` seconds) for it to exit.
-    static func run(
+    package static func run(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String],
@@ -433,12 +433,12 @@ enum TestServer {
 /// A private PostgreSQL cluster one test owns, for a test that restarts,
 /// halts or stops the server. It stops, and its folder goes, when it is
 /// stopped or released.
-final class TestCluster: Sendable {
+package final class TestCluster: Sendable {
     /// The folder that holds its data, log and socket.
-    let folder: String
+    package let folder: String
 
     /// The URL of its `tessera` database, as its superuser `postgres`.
-    let url: String
+    package let url: String
 
     /// Whether ``stop()`` has run.
     private let stopped = PThreadMutex(false)
@@ -447,7 +447,7 @@ final class TestCluster: Sendable {
     ///
     /// - Parameter label: a word for the folder's name.
     /// - Throws: ``TestServer/Failure`` when it does not start.
-    init(label: String) throws {
+    package init(label: String) throws {
         let cluster = try TestServer.startCluster(label: label)
         folder = cluster.folder
         url = cluster.url
@@ -456,14 +456,14 @@ final class TestCluster: Sendable {
     deinit { stop() }
 
     /// The URL of one of its databases, as its superuser.
-    func url(database: String) -> String {
+    package func url(database: String) -> String {
         // `url` is what .ci/postgres printed: postgres://postgres@127.0.0.1:PORT/tessera.
         let server = url[..<(url.lastIndex(of: "/") ?? url.endIndex)]
         return server + "/" + database
     }
 
     /// Creates a database of its own for a test and returns its URL.
-    func freshDatabase(_ label: String) throws -> String {
+    package func freshDatabase(_ label: String) throws -> String {
         let name = TestServer.uniqueDatabaseName(label)
         try TestServer.createDatabase(name, on: url)
         return url(database: name)
@@ -471,7 +471,7 @@ final class TestCluster: Sendable {
 
     /// Stops the server (fast mode: connections end at once) and starts it
     /// again on the same port.
-    func restart() throws {
+    package func restart() throws {
         try TestServer.runScriptOrThrow(["restart", folder])
     }
 
@@ -479,18 +479,18 @@ final class TestCluster: Sendable {
     ///
     /// - Parameter immediately: stop as a crash would (no shutdown
     ///   checkpoint; the next start recovers) rather than in fast mode.
-    func halt(immediately: Bool = false) throws {
+    package func halt(immediately: Bool = false) throws {
         try TestServer.runScriptOrThrow(immediately ? ["halt", "--immediate", folder] : ["halt", folder])
     }
 
     /// Starts a halted server again on the same port.
-    func resume() throws {
+    package func resume() throws {
         try TestServer.runScriptOrThrow(["resume", folder])
     }
 
     /// Stops the server and removes its folder. Calling it again does
     /// nothing.
-    func stop() {
+    package func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped

@@ -1,0 +1,261 @@
+import Foundation
+import TesseraPostgres
+import TesseraResults
+import TesseraSQLite
+
+/// `tessera watch postgres://…`: the same command over a PostgreSQL table.
+///
+/// The store (``TesseraPostgres/PostgresStore``) follows every commit
+/// through a temporary logical replication slot of its own, which the
+/// server drops when the store's connection ends, a killed process
+/// included. The controller has no home: every ``WatchRun/interval``
+/// seconds the command calls `checkForExternalChanges()`, which takes the
+/// commits the store read since, and prints one report per change. A
+/// commit that leaves the result as it was, and a transaction rolled back,
+/// print nothing.
+extension WatchRun {
+    /// Whether ``databasePath`` is a PostgreSQL URL (`postgres://` or
+    /// `postgresql://`) rather than an SQLite file.
+    package var isPostgres: Bool { Self.isPostgresURL(databasePath) }
+
+    /// Whether `text` is a PostgreSQL URL (`postgres://` or
+    /// `postgresql://`, in any case).
+    package static func isPostgresURL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
+
+    /// Seconds between polls when none is given: 0.1 for an SQLite file,
+    /// 0.05 for PostgreSQL.
+    package static func defaultInterval(for database: String) -> Double {
+        isPostgresURL(database) ? 0.05 : 0.1
+    }
+
+    /// The polls `--interval` takes, in seconds.
+    package static let intervalRange: ClosedRange<Double> = 0.001...3600
+
+    /// `application_name` of the command's sessions on the server (the
+    /// session that reads the replication slot adds " (following)").
+    package static let postgresApplicationName = "tessera watch"
+
+    /// The URL without its password: `postgres://user@host:port/db`.
+    ///
+    /// - Complexity: O(*n*) for *n* characters.
+    package static func urlWithoutPassword(_ url: String) -> String {
+        guard let parts = passwordRange(in: url) else { return url }
+        return String(url[..<parts.colon]) + String(url[parts.at...])
+    }
+
+    /// Where the password is: from the `:` after the user to the `@`.
+    private static func passwordRange(in url: String) -> (colon: String.Index, at: String.Index)? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let rest = url[scheme.upperBound...]
+        let authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        return (colon, at)
+    }
+
+    /// `message` with the URL's password (as written, and decoded) hidden,
+    /// on one line.
+    func scrubbed(_ message: String) -> String {
+        var text = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        if let parts = Self.passwordRange(in: databasePath) {
+            let written = String(databasePath[databasePath.index(after: parts.colon)..<parts.at])
+            for password in [written, written.removingPercentEncoding ?? written] where !password.isEmpty {
+                text = text.replacingOccurrences(of: password, with: "***")
+            }
+        }
+        return text
+    }
+
+    /// Follows the PostgreSQL table until `shouldStop` returns true (see
+    /// ``run(print:shouldStop:)``); the store is closed on the way out.
+    func runPostgres(print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
+        try layout?.validate()
+        try checkInterval()
+        if predicate == nil, !arguments.isEmpty {
+            throw CommandError("--arg: \(arguments.count) value\(arguments.count == 1 ? "" : "s") but no --where with ? placeholders to bind \(arguments.count == 1 ? "it" : "them") to", exitCode: CommandError.usageExitCode)
+        }
+        let store: PostgresStore
+        do {
+            store = try PostgresStore(url: databasePath, applicationName: Self.postgresApplicationName)
+        } catch {
+            throw postgresError(error)
+        }
+        defer { store.close() }
+        // The store's thread asks the server for commits twice per poll.
+        store.pollInterval = interval / 2
+        let (request, key) = try postgresRequest(store)
+        do {
+            try WatchedRow.$keyColumnName.withValue(key) {
+                try followPostgres(store, request, print: print, shouldStop: shouldStop)
+            }
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError("\(Self.urlWithoutPassword(databasePath)): \(scrubbed("\(error)"))", exitCode: CommandError.databaseExitCode)
+        }
+    }
+
+    /// Checks ``interval`` against ``intervalRange``.
+    func checkInterval() throws(CommandError) {
+        guard interval.isFinite, Self.intervalRange.contains(interval) else {
+            throw CommandError(
+                "--interval \(Self.plain(interval)): the seconds between polls must be from \(Self.plain(Self.intervalRange.lowerBound)) to \(Self.plain(Self.intervalRange.upperBound))",
+                exitCode: CommandError.usageExitCode
+            )
+        }
+    }
+
+    /// `3600`, `0.001`: a number as written, without a needless `.0`.
+    private static func plain(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+
+    private func followPostgres(_ store: PostgresStore, _ request: FetchRequest, print: (String) -> Void, shouldStop: () -> Bool) throws(CommandError) {
+        let controller: FetchedResultsController<WatchedRow>
+        do {
+            controller = try FetchedResultsController<WatchedRow>(store: store, request: request)
+            try controller.performFetch()
+        } catch {
+            if shouldStop() { return }
+            throw postgresError(error)
+        }
+        let collector = ReportCollector<WatchedRow>()
+        controller.delegate = collector
+        var reporter = WatchReporter(
+            table: table, database: Self.urlWithoutPassword(databasePath), json: json, printRows: printRows,
+            layout: layout, result: controller.result
+        )
+        print(reporter.fetched(controller.result))
+        while !shouldStop() {
+            usleep(useconds_t(interval * 1_000_000))
+            collector.reports.removeAll()
+            let took: Bool
+            do {
+                // The commits the store's feed read since the last poll.
+                took = try controller.checkForExternalChanges()
+            } catch {
+                if shouldStop() { return }
+                throw postgresError(error)
+            }
+            if let failure = collector.failures.first { throw postgresError(failure) }
+            guard took else { continue }
+            for report in collector.reports { print(try reporter.report(report)) }
+        }
+    }
+
+    /// Checks the table, the columns and the server, and makes the request
+    /// and the key column's name.
+    private func postgresRequest(_ store: PostgresStore) throws(CommandError) -> (FetchRequest, String) {
+        let shown = Self.urlWithoutPassword(databasePath)
+        let names: [String]
+        let columns: [String]
+        do {
+            let level = try store.walLevel()
+            guard level == "logical" else {
+                throw CommandError(
+                    "\(shown): cannot follow commits: the server's wal_level is \(level), and watch needs logical: set wal_level = logical in postgresql.conf and restart the server",
+                    exitCode: CommandError.databaseExitCode
+                )
+            }
+            names = try store.relationNames()
+            guard let match = Self.match(table, in: names) else {
+                throw CommandError("no such table: \(table) in \(shown) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))", exitCode: CommandError.databaseExitCode)
+            }
+            guard let found = try store.columnNames(ofRelation: match) else {
+                throw CommandError("no such table: \(table) in \(shown) (it has: \(names.joined(separator: ", ")))", exitCode: CommandError.databaseExitCode)
+            }
+            columns = found
+            return try makePostgresRequest(table: match, columns: columns)
+        } catch let error as CommandError {
+            throw error
+        } catch let error as PostgresStoreError {
+            throw postgresError(error)
+        } catch {
+            throw CommandError("\(shown): \(scrubbed("\(error)"))", exitCode: CommandError.databaseExitCode)
+        }
+    }
+
+    /// A name as written, or the one name it matches ignoring case.
+    private static func match(_ name: String, in names: [String]) -> String? {
+        if names.contains(name) { return name }
+        let matches = names.filter { $0.caseInsensitiveCompare(name) == .orderedSame }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    private func makePostgresRequest(table: String, columns: [String]) throws(CommandError) -> (FetchRequest, String) {
+        func column(_ name: String, _ option: String) throws(CommandError) -> String {
+            if let match = Self.match(name, in: columns) { return match }
+            let hint = option == "--key" && Self.rowIDNames.contains(name.lowercased()) ? "; PostgreSQL tables have no row id: --key names a unique column" : ""
+            throw CommandError("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", "))\(hint))", exitCode: CommandError.databaseExitCode)
+        }
+        let key = try column(keyColumn, "--key")
+        var keys: [SortKey] = []
+        for spec in sortKeys {
+            let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard (1...2).contains(words.count) else {
+                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
+            }
+            var ascending = true
+            if words.count == 2 {
+                switch words[1].lowercased() {
+                case "asc": ascending = true
+                case "desc": ascending = false
+                default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: CommandError.usageExitCode)
+                }
+            }
+            keys.append(SortKey(Self.quoted(try column(words[0], "--sort")), ascending: ascending))
+        }
+        var sectionKey: String?
+        if let section {
+            let name = Self.quoted(try column(section, "--section"))
+            sectionKey = name
+            if keys.first?.expression != name { keys.insert(SortKey(name), at: 0) }
+        }
+        // Each value goes as text, and the server gives it the type its
+        // place in the condition asks for.
+        let values: [DatabaseValue] = arguments.map { .text($0) }
+        let request = FetchRequest(table: table, keyColumn: key, predicate: predicate, arguments: values, sortKeys: keys, sectionKey: sectionKey)
+        return (request, key)
+    }
+
+    private static func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A controller's error as one line naming the URL (never the password).
+    private func postgresError(_ error: ResultsError) -> CommandError {
+        if case let .invalidSQL(part, sql, problem) = error, part == "predicate" {
+            return CommandError("--where \"\(sql)\" is refused: \(scrubbed(problem))", exitCode: CommandError.usageExitCode)
+        }
+        if case let .store(storeError) = error, let underlying = storeError.underlying as? PostgresStoreError {
+            if let predicate, underlying.kind == .badSQL || underlying.kind == .unknownColumn || underlying.kind == .unknownTable {
+                let status = underlying.kind == .badSQL ? CommandError.usageExitCode : CommandError.databaseExitCode
+                return CommandError("--where \"\(predicate)\": \(scrubbed(underlying.message))\(underlying.code.map { " (\($0))" } ?? "")", exitCode: status)
+            }
+            return postgresError(underlying)
+        }
+        return CommandError("\(Self.urlWithoutPassword(databasePath)): \(scrubbed("\(error)"))", exitCode: CommandError.databaseExitCode)
+    }
+
+    /// A store's error as one line naming the URL (never the password).
+    private func postgresError(_ error: PostgresStoreError) -> CommandError {
+        let shown = Self.urlWithoutPassword(databasePath)
+        let cause = scrubbed(error.message) + (error.code.map { " (\($0))" } ?? "")
+        switch error.kind {
+        case .invalidURL:
+            return CommandError("\(shown): not a PostgreSQL URL watch can use: \(cause) (expected postgres://user[:password]@host[:port]/database)", exitCode: CommandError.usageExitCode)
+        case .connection:
+            return CommandError("\(shown): cannot connect: \(cause)", exitCode: CommandError.databaseExitCode)
+        case .authentication:
+            return CommandError("\(shown): the server refused the login: \(cause)", exitCode: CommandError.databaseExitCode)
+        case .cannotFollow:
+            return CommandError("\(shown): cannot follow commits: \(cause)", exitCode: CommandError.databaseExitCode)
+        case .serverGone:
+            return CommandError("\(shown): the connection ended: \(cause)", exitCode: CommandError.databaseExitCode)
+        case .unknownTable, .unknownColumn, .badSQL, .server:
+            return CommandError("\(shown): cannot \(scrubbed(error.request)): \(cause)", exitCode: CommandError.databaseExitCode)
+        }
+    }
+}
