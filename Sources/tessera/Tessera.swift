@@ -9,7 +9,7 @@ import TesseraDiff
 struct Tessera: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
-        abstract: "Lists backed by SQLite: follow a database, diff snapshots, and watch animation plans.",
+        abstract: "Lists backed by a database (SQLite or PostgreSQL): follow a database, diff snapshots, and watch animation plans.",
         discussion: """
         With no subcommand, runs `demo`.
 
