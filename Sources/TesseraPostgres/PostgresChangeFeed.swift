@@ -209,7 +209,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
             return false
         }
         if stale {
-            source.awaitingFetch = true
+            state.withLock { _ in
+                source.awaitingFetch = true
+                source.baseline = nil
+            }
             delivery.deliverLater(.refetch)
         }
         return source
@@ -219,12 +222,21 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     private func run() {
         var failures = 0
+        // Whether the sources' snapshots read a table in the last round,
+        // and so hold its lock until the next round lets them go.
+        var holdingLocks = false
+        var lastRound = ContinuousClock.now
         while !state.withLock({ $0.stopped }) && store != nil {
             do throws(PostgresStoreError) {
                 if slotSession == nil { try remakeSlot() }
                 let moved = try positionMoved()
-                if moved {
-                    try round()
+                // A TRUNCATE or ALTER TABLE waits for those locks, and
+                // every later writer waits behind it, so the log stands
+                // still: a round soon after the last one moves the sources
+                // to snapshots that read nothing yet.
+                if moved || (holdingLocks && ContinuousClock.now - lastRound > .milliseconds(50)) {
+                    holdingLocks = try round()
+                    lastRound = .now
                 } else {
                     pause()
                 }
@@ -283,16 +295,21 @@ final class PostgresChangeFeed: @unchecked Sendable {
             for source in state.sources {
                 source.awaitingFetch = true
                 source.pending = []
+                source.baseline = nil
             }
             return state.sources
         }
         for source in sources { source.delivery?.deliverLater(.refetch) }
     }
 
-    /// One round (see the type's discussion).
-    private func round() throws(PostgresStoreError) {
-        guard let store, let slotSession else { return }
-        let next = try PostgresHeldSnapshot.open(store)
+    /// One round (see the type's discussion); whether it read rows for a
+    /// source.
+    private func round() throws(PostgresStoreError) -> Bool {
+        guard let store, let slotSession else { return false }
+        // Reads that wait for a table's lock give up soon (the sources
+        // that needed them fetch again), so that the snapshots the sources
+        // hold now are let go (see PostgresHeldSnapshot.open).
+        let next = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms")
         let round = state.withLock { state -> Int in
             state.round += 1
             return state.round
@@ -333,20 +350,26 @@ final class PostgresChangeFeed: @unchecked Sendable {
             state.history.removeAll { entry in entry.visibleRound.map { $0 <= oldest } ?? false }
             return work
         }
+        var read = false
         for item in work {
             let changes: CommittedChanges?
             if item.reshaped {
                 changes = .refetch
             } else {
                 changes = self.changes(for: item.source, ready: item.ready, from: item.baseline, to: next)
+                read = read || !item.ready.isEmpty
             }
             state.withLock { _ in
                 guard !item.source.cancelled else { return }
                 if item.reshaped { item.source.awaitingFetch = true }
-                item.source.baseline = next
+                // A source that waits for a fetch holds no snapshot: its
+                // locks would keep a TRUNCATE or ALTER TABLE waiting, and
+                // the fetch waiting behind that.
+                item.source.baseline = item.reshaped ? nil : next
                 if let changes { item.source.delivery?.deliverLater(changes) }
             }
         }
+        return read
     }
 
     /// The shape of every relation a source reads, as ``PostgresRelation/fingerprint``

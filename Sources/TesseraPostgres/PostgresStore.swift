@@ -145,10 +145,19 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
 
     /// Begins a repeatable-read, read-only transaction and reads its
     /// snapshot.
-    static func open(_ store: PostgresStore) throws(PostgresStoreError) -> PostgresHeldSnapshot {
+    ///
+    /// - Parameter lockTimeout: How long its reads may wait for a table's
+    ///   lock (`100ms`), `nil` for the server's setting. A change-capture
+    ///   round's snapshot sets one: its reads would otherwise queue behind
+    ///   a `TRUNCATE` or `ALTER TABLE` that itself waits for the lock the
+    ///   sources' previous snapshots hold, which only the round releases.
+    static func open(_ store: PostgresStore, lockTimeout: String? = nil) throws(PostgresStoreError) -> PostgresHeldSnapshot {
         let session = try store.takeSession()
         do throws(PostgresStoreError) {
             try session.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read")
+            if let lockTimeout {
+                try session.query("SELECT set_config('lock_timeout', $1, true)", [.text(lockTimeout)], request: "set the lock timeout of a read")
+            }
             let row = try session.query("SELECT pg_current_snapshot()::text, pg_current_wal_lsn()::text", request: "read the snapshot").rows.first
             guard let text = row?[0].string, let snapshot = PostgresXidSnapshot(text), let position = row?[1].string else {
                 throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server answered \(row.map { "\($0)" } ?? "nothing")")

@@ -169,12 +169,18 @@ final class PostgresSession: @unchecked Sendable {
     private let closing = PThreadMutex(false)
 
     /// Closes the connection (without waiting for the server). Once.
+    ///
+    /// The connection is kept until its channel has closed: postgres-nio
+    /// asserts that a connection it releases is closed, and a session
+    /// released just after `close()` would otherwise release it first.
     func close() {
         let first = closing.withLock { closing -> Bool in
             defer { closing = true }
             return !closing
         }
-        if first { connection.close().whenComplete { _ in } }
+        guard first else { return }
+        let connection = connection
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     deinit {
