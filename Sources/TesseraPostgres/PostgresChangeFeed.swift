@@ -102,6 +102,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         var history: [Entry] = []
         var sources: [Source] = []
         var stopped = false
+        /// A source started from a fetch's snapshot since the last round:
+        /// that snapshot read the source's tables and holds their locks.
+        var fetchedBaselines = false
     }
 
     private weak var store: PostgresStore?
@@ -206,6 +209,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 return entry.transaction
             }
             state.sources.append(source)
+            state.fetchedBaselines = true
             return false
         }
         if stale {
@@ -234,7 +238,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 // every later writer waits behind it, so the log stands
                 // still: a round soon after the last one moves the sources
                 // to snapshots that read nothing yet.
-                if moved || (holdingLocks && ContinuousClock.now - lastRound > .milliseconds(50)) {
+                let locked = holdingLocks || state.withLock { $0.fetchedBaselines }
+                if moved || (locked && ContinuousClock.now - lastRound > .milliseconds(50)) {
                     holdingLocks = try round()
                     lastRound = .now
                 } else {
@@ -328,6 +333,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             var reshaped: Bool
         }
         let work = state.withLock { state -> [Work] in
+            state.fetchedBaselines = false
             for index in state.history.indices where state.history[index].visibleRound == nil && next.snapshot.sees(state.history[index].transaction.xid) {
                 state.history[index].visibleRound = round
             }
