@@ -134,7 +134,10 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     /// The write-ahead log's position read just after the snapshot was
     /// taken: every transaction it sees committed before it.
     let walPosition: String
-    private let store: PostgresStore
+    /// Weak: the feed's sources keep snapshots, and the store keeps the
+    /// feed; a strong reference would keep a released store (and its
+    /// replication slot) alive.
+    private weak var store: PostgresStore?
 
     private init(session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, store: PostgresStore) {
         self.session = session
@@ -170,7 +173,7 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     }
 
     deinit {
-        if (try? session.query("COMMIT", request: "end a read")) != nil {
+        if let store, (try? session.query("COMMIT", request: "end a read")) != nil {
             store.giveBack(session)
         } else {
             session.close()

@@ -146,17 +146,21 @@ final class OracleCluster: @unchecked Sendable {
     }
 
     private static func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw OracleServer.Failure("\(command) failed: \(text)") }
+        // The output goes to a file, not a pipe: the server pg_ctl starts
+        // would keep a pipe open, and reading it would never end.
+        let output = "/tmp/tessera-oracle-output-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        // posix_spawn and waitpid rather than Process, whose wait on Linux
+        // does not end while the server pg_ctl started holds what it shares.
+        let arguments = ["/bin/sh", "-c", "(\(command)) </dev/null >'\(output)' 2>&1"]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw OracleServer.Failure("cannot run \(command)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw OracleServer.Failure("\(command) failed (\(status)): \(text)") }
         return text
     }
 }
