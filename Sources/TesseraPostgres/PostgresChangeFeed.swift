@@ -213,10 +213,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
             return false
         }
         if stale {
-            state.withLock { _ in
+            // Let go outside the lock: ending the snapshot's transaction
+            // is a round trip to the server.
+            let dropped = state.withLock { _ -> PostgresHeldSnapshot? in
                 source.awaitingFetch = true
-                source.baseline = nil
+                defer { source.baseline = nil }
+                return source.baseline
             }
+            withExtendedLifetime(dropped) {}
             delivery.deliverLater(.refetch)
         }
         return source
@@ -300,7 +304,6 @@ final class PostgresChangeFeed: @unchecked Sendable {
             for source in state.sources {
                 source.awaitingFetch = true
                 source.pending = []
-                source.baseline = nil
             }
             return state.sources
         }

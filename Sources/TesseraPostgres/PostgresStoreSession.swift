@@ -139,6 +139,11 @@ final class PostgresSession: @unchecked Sendable {
     /// - Throws: ``PostgresStoreError`` naming `request`.
     @discardableResult
     func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) throws(PostgresStoreError) -> PostgresRows {
+        // A query sent on a connection the server has ended may never be
+        // answered (postgres-nio leaves its future pending): fail at once.
+        if connection.isClosed {
+            throw PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")
+        }
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments { bindings.append(argument) }
         let result: PostgresQueryResult
