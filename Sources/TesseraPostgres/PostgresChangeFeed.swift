@@ -126,6 +126,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// A round must run even if the log has not moved: a transaction
         /// waits to be seen, or a new source has some to take.
         var wake = false
+        /// A source started from a fetch's snapshot since the last round:
+        /// that snapshot read the source's tables and holds their locks.
+        var fetchedBaselines = false
     }
 
     private weak var store: PostgresStore?
@@ -236,10 +239,18 @@ final class PostgresChangeFeed: @unchecked Sendable {
             }
             state.sources.append(source)
             if !source.pending.isEmpty { state.wake = true }
+            state.fetchedBaselines = true
             return false
         }
         if stale {
-            source.awaitingFetch = true
+            // Let go outside the lock: ending the snapshot's transaction
+            // is a round trip to the server.
+            let dropped = state.withLock { _ -> PostgresHeldSnapshot? in
+                source.awaitingFetch = true
+                defer { source.baseline = nil }
+                return source.baseline
+            }
+            withExtendedLifetime(dropped) {}
             delivery.deliverLater(.refetch)
         }
         return source
@@ -249,12 +260,22 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     private func run() {
         var failures = 0
+        // Whether the sources' snapshots read a table in the last round,
+        // and so hold its lock until the next round lets them go.
+        var holdingLocks = false
+        var lastRound = ContinuousClock.now
         while !state.withLock({ $0.stopped }) && store != nil {
             do throws(PostgresStoreError) {
                 if slotSession == nil { try remakeSlot() }
                 let moved = try positionMoved()
-                if moved {
-                    try round()
+                // A TRUNCATE or ALTER TABLE waits for those locks, and
+                // every later writer waits behind it, so the log stands
+                // still: a round soon after the last one moves the sources
+                // to snapshots that read nothing yet.
+                let locked = holdingLocks || state.withLock { $0.fetchedBaselines }
+                if moved || (locked && ContinuousClock.now - lastRound > .milliseconds(50)) {
+                    holdingLocks = try round()
+                    lastRound = .now
                 } else {
                     pause()
                 }
@@ -324,10 +345,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
         for source in sources { source.delivery?.deliverLater(.refetch) }
     }
 
-    /// One round (see the type's discussion).
-    private func round() throws(PostgresStoreError) {
-        guard let store, let slotSession else { return }
-        let next = try PostgresHeldSnapshot.open(store)
+    /// One round (see the type's discussion); whether it read rows for a
+    /// source.
+    private func round() throws(PostgresStoreError) -> Bool {
+        guard let store, let slotSession else { return false }
+        // Reads that wait for a table's lock give up soon (the sources
+        // that needed them fetch again), so that the snapshots the sources
+        // hold now are let go (see PostgresHeldSnapshot.open).
+        let next = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms")
         let round = state.withLock { state -> Int in
             state.round += 1
             return state.round
@@ -358,6 +383,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             var reshaped: Bool
         }
         let work = state.withLock { state -> [Work] in
+            state.fetchedBaselines = false
             for index in state.history.indices where state.history[index].visibleRound == nil && next.snapshot.sees(state.history[index].transaction.xid) {
                 state.history[index].visibleRound = round
             }
@@ -399,12 +425,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
             if state.history.contains(where: { $0.visibleRound == nil }) { state.wake = true }
             return work
         }
+        var read = false
         for item in work {
             let changes: CommittedChanges?
             if item.reshaped {
                 changes = .refetch
             } else {
                 changes = self.changes(for: item.source, ready: item.ready, from: item.baseline, to: next)
+                read = read || !item.ready.isEmpty
             }
             state.withLock { _ in
                 guard !item.source.cancelled else { return }
@@ -420,6 +448,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 if let changes { item.source.delivery?.deliverLater(changes) }
             }
         }
+        return read
     }
 
     /// The shape of every relation a source reads, as ``PostgresRelation/fingerprint``

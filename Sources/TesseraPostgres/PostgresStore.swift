@@ -139,7 +139,10 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     /// `synchronous_commit = off` a transaction is seen before its commit
     /// is flushed, and logical decoding reads only what is flushed.
     let flushed: Bool
-    private let store: PostgresStore
+    /// Weak: the feed's sources keep snapshots, and the store keeps the
+    /// feed; a strong reference would keep a released store (and its
+    /// replication slot) alive.
+    private weak var store: PostgresStore?
 
     private init(session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, flushed: Bool, store: PostgresStore) {
         self.session = session
@@ -151,10 +154,19 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
 
     /// Begins a repeatable-read, read-only transaction and reads its
     /// snapshot.
-    static func open(_ store: PostgresStore) throws(PostgresStoreError) -> PostgresHeldSnapshot {
+    ///
+    /// - Parameter lockTimeout: How long its reads may wait for a table's
+    ///   lock (`100ms`), `nil` for the server's setting. A change-capture
+    ///   round's snapshot sets one: its reads would otherwise queue behind
+    ///   a `TRUNCATE` or `ALTER TABLE` that itself waits for the lock the
+    ///   sources' previous snapshots hold, which only the round releases.
+    static func open(_ store: PostgresStore, lockTimeout: String? = nil) throws(PostgresStoreError) -> PostgresHeldSnapshot {
         let session = try store.takeSession()
         do throws(PostgresStoreError) {
             try session.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read")
+            if let lockTimeout {
+                try session.query("SELECT set_config('lock_timeout', $1, true)", [.text(lockTimeout)], request: "set the lock timeout of a read")
+            }
             let row = try session.query(
                 "SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text, pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn()",
                 request: "read the snapshot"
@@ -170,7 +182,7 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     }
 
     deinit {
-        if (try? session.query("COMMIT", request: "end a read")) != nil {
+        if let store, (try? session.query("COMMIT", request: "end a read")) != nil {
             store.giveBack(session)
         } else {
             session.close()

@@ -139,6 +139,11 @@ final class PostgresSession: @unchecked Sendable {
     /// - Throws: ``PostgresStoreError`` naming `request`.
     @discardableResult
     func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) throws(PostgresStoreError) -> PostgresRows {
+        // A query sent on a connection the server has ended may never be
+        // answered (postgres-nio leaves its future pending): fail at once.
+        if connection.isClosed {
+            throw PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")
+        }
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments { bindings.append(argument) }
         let result: PostgresQueryResult
@@ -169,6 +174,10 @@ final class PostgresSession: @unchecked Sendable {
     private let closing = PThreadMutex(false)
 
     /// Closes the connection (without waiting for the server). Once.
+    ///
+    /// The connection is kept until its channel has closed: postgres-nio
+    /// asserts that a connection it releases is closed, and a session
+    /// released just after `close()` would otherwise release it first.
     func close() {
         let first = closing.withLock { closing -> Bool in
             defer { closing = true }
