@@ -124,7 +124,10 @@ let package = Package(
         ),
         .target(
             name: "PostgresBenchmarkSupport",
-            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio"), "BenchmarkSupport"],
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"), "BenchmarkSupport",
+                .product(name: "TesseraResults", package: "Tessera"),
+            ],
             path: "PostgresBenchmarkSupport"
         ),
     ],

@@ -193,19 +193,8 @@ extension WatchRun {
         let key = try column(keyColumn, "--key")
         var keys: [SortKey] = []
         for spec in sortKeys {
-            let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            guard (1...2).contains(words.count) else {
-                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
-            }
-            var ascending = true
-            if words.count == 2 {
-                switch words[1].lowercased() {
-                case "asc": ascending = true
-                case "desc": ascending = false
-                default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: CommandError.usageExitCode)
-                }
-            }
-            keys.append(SortKey(Self.quoted(try column(words[0], "--sort")), ascending: ascending))
+            let (name, ascending) = try Self.sortSpec(spec)
+            keys.append(SortKey(Self.quoted(try column(name, "--sort")), ascending: ascending))
         }
         var sectionKey: String?
         if let section {

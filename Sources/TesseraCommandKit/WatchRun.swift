@@ -220,6 +220,24 @@ package struct WatchRun: Sendable {
         return CommandError("\(databasePath): \(error)", exitCode: CommandError.databaseExitCode)
     }
 
+    /// A `--sort` value, `column`, `column asc` or `column desc`: the
+    /// column and the direction.
+    static func sortSpec(_ spec: String) throws(CommandError) -> (column: String, ascending: Bool) {
+        let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard (1...2).contains(words.count) else {
+            throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
+        }
+        var ascending = true
+        if words.count == 2 {
+            switch words[1].lowercased() {
+            case "asc": ascending = true
+            case "desc": ascending = false
+            default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: CommandError.usageExitCode)
+            }
+        }
+        return (words[0], ascending)
+    }
+
     /// Checks the table and columns and makes the request.
     func makeRequest(_ connection: Connection) throws(CommandError) -> FetchRequest {
         let path = databasePath
@@ -257,19 +275,8 @@ package struct WatchRun: Sendable {
         let key = try column(keyColumn, "--key")
         var keys: [SortKey] = []
         for spec in sortKeys {
-            let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            guard (1...2).contains(words.count) else {
-                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
-            }
-            var ascending = true
-            if words.count == 2 {
-                switch words[1].lowercased() {
-                case "asc": ascending = true
-                case "desc": ascending = false
-                default: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(words[1])", exitCode: CommandError.usageExitCode)
-                }
-            }
-            keys.append(SortKey(quoted(try column(words[0], "--sort")), ascending: ascending))
+            let (name, ascending) = try Self.sortSpec(spec)
+            keys.append(SortKey(quoted(try column(name, "--sort")), ascending: ascending))
         }
         var sectionKey: String?
         if let section {

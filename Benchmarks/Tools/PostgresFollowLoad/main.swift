@@ -25,21 +25,6 @@ import PostgresBenchmarkSupport
 import TesseraPostgres
 import TesseraResults
 
-struct Photo: FetchableRecord, Hashable {
-    var id: Int64
-    var album: Int64
-    var rank: Int64
-    var title: String
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        album = row["album"].int64 ?? -1
-        rank = row["rank"].int64 ?? -1
-        title = row["title"].string ?? ""
-    }
-}
-
-let photoRequest = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("rank")], sectionKey: "album")
 
 /// Writes a line to standard output at once.
 func emit(_ line: String) {
