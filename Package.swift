@@ -23,8 +23,8 @@ let package = Package(
         // Only the `tessera` executable uses it; the library modules stay
         // free of dependencies.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Only TesseraPostgres (and the command, which follows PostgreSQL
-        // too) uses it.
+        // Only TesseraPostgres (and TesseraCommandPostgres, the command's
+        // part that follows PostgreSQL) uses it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -76,12 +76,26 @@ let package = Package(
         // TesseraCommandKit (no argument parsing), so tests can call it too.
         .target(
             name: "TesseraCommandKit",
-            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres"]
+            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
+        ),
+        // `tessera watch postgres://…`: the command's one part that links
+        // postgres-nio, so that what else builds on TesseraCommandKit (the
+        // fuzz checks) does not.
+        .target(
+            name: "TesseraCommandPostgres",
+            dependencies: ["TesseraCommandKit", "TesseraResults", "TesseraSQLite", "TesseraPostgres"]
+        ),
+        // Counts the heap allocations of the `tessera` process for
+        // `tessera bench` (it defines malloc, so only the executable links it).
+        .target(
+            name: "CAllocationCount"
         ),
         .executableTarget(
             name: "tessera",
             dependencies: [
                 "TesseraCommandKit",
+                "TesseraCommandPostgres",
+                "CAllocationCount",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

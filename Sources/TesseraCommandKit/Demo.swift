@@ -27,15 +27,17 @@ package struct DemoPhoto: FetchableRecord, Hashable {
 }
 
 /// Collects a results controller's reports.
-final class ReportCollector<Record: FetchableRecord>: FetchedResultsControllerDelegate {
-    var reports: [ChangeReport<Record>] = []
-    var failures: [ResultsError] = []
+package final class ReportCollector<Record: FetchableRecord>: FetchedResultsControllerDelegate {
+    package var reports: [ChangeReport<Record>] = []
+    package var failures: [ResultsError] = []
 
-    func controller(_ controller: FetchedResultsController<Record>, didChangeContentWith report: ChangeReport<Record>) {
+    package init() {}
+
+    package func controller(_ controller: FetchedResultsController<Record>, didChangeContentWith report: ChangeReport<Record>) {
         reports.append(report)
     }
 
-    func controller(_ controller: FetchedResultsController<Record>, didFailWith error: ResultsError) {
+    package func controller(_ controller: FetchedResultsController<Record>, didFailWith error: ResultsError) {
         failures.append(error)
     }
 }

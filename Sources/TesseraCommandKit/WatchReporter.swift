@@ -43,7 +43,7 @@ extension JSON {
 
 /// How `tessera watch` prints what it follows, whatever the database: the
 /// `fetched` line and one report per change, as text or JSON lines.
-struct WatchReporter {
+package struct WatchReporter {
     /// The table, as the output names it.
     var table: String
     /// The database, as the output names it (a path, or a URL without its
@@ -56,7 +56,7 @@ struct WatchReporter {
     private var source: ResultsDataSource<FetchedResult<WatchedRow>>?
     private var reportNumber = 0
 
-    init(table: String, database: String, json: Bool, printRows: Bool, layout: LayoutChoice?, result: FetchedResult<WatchedRow>) {
+    package init(table: String, database: String, json: Bool, printRows: Bool, layout: LayoutChoice?, result: FetchedResult<WatchedRow>) {
         self.table = table
         self.database = database
         self.json = json
@@ -70,7 +70,7 @@ struct WatchReporter {
     }
 
     /// The first line: what was fetched.
-    func fetched(_ result: FetchedResult<WatchedRow>) -> String {
+    package func fetched(_ result: FetchedResult<WatchedRow>) -> String {
         let sections = result.numberOfSections, rows = result.count
         if json {
             var members: [(key: String, value: JSON)] = [
@@ -87,7 +87,7 @@ struct WatchReporter {
 
     /// The lines of one report (numbered from 1); `dataVersion`, when the
     /// database has one, goes into the JSON.
-    mutating func report(_ report: ChangeReport<WatchedRow>, dataVersion: Int64? = nil) throws(CommandError) -> String {
+    package mutating func report(_ report: ChangeReport<WatchedRow>, dataVersion: Int64? = nil) throws(CommandError) -> String {
         reportNumber += 1
         var description = ChangeDescription(
             changeset: report.changeset, batch: BatchUpdate(report.changeset, policy: .moveThenReload),

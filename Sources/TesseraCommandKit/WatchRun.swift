@@ -62,6 +62,16 @@ package struct WatchRun: Sendable {
     /// ``busyTimeoutRange``.
     package var busyTimeout: Double
 
+    /// What follows a PostgreSQL URL: `run(print:shouldStop:)` calls it
+    /// with the run, the printer and the stop test.
+    package typealias PostgresFollower = @Sendable (WatchRun, (String) -> Void, () -> Bool) throws(CommandError) -> Void
+
+    /// Follows ``databasePath`` when it is a PostgreSQL URL. The `tessera`
+    /// executable sets it from the TesseraCommandPostgres module, the one
+    /// part of the command that links postgres-nio; without it, a URL is a
+    /// usage error.
+    package var followPostgres: PostgresFollower?
+
     /// The busy timeouts `--busy-timeout` takes: from none to a day.
     package static let busyTimeoutRange: ClosedRange<Double> = 0...86_400
 
@@ -97,7 +107,10 @@ package struct WatchRun: Sendable {
             throw CommandError("--print-rows adds the rows to the JSON lines: it needs --json", exitCode: CommandError.usageExitCode)
         }
         if isPostgres {
-            try runPostgres(print: print, shouldStop: shouldStop)
+            guard let followPostgres else {
+                throw CommandError("\(Self.urlWithoutPassword(databasePath)): this build follows SQLite files only (the tessera command follows PostgreSQL)", exitCode: CommandError.usageExitCode)
+            }
+            try followPostgres(self, print, shouldStop)
             return
         }
         let path = databasePath
@@ -222,7 +235,7 @@ package struct WatchRun: Sendable {
 
     /// A `--sort` value, `column`, `column asc` or `column desc`: the
     /// column and the direction.
-    static func sortSpec(_ spec: String) throws(CommandError) -> (column: String, ascending: Bool) {
+    package static func sortSpec(_ spec: String) throws(CommandError) -> (column: String, ascending: Bool) {
         let words = spec.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard (1...2).contains(words.count) else {
             throw CommandError("--sort \"\(spec)\": expected \"column\", \"column asc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
@@ -298,7 +311,7 @@ package struct WatchRun: Sendable {
     }
 
     /// The names SQLite gives a table's row id.
-    static let rowIDNames: Set<String> = ["rowid", "oid", "_rowid_"]
+    package static let rowIDNames: Set<String> = ["rowid", "oid", "_rowid_"]
 
     /// Checks that SQLite reads the predicate over `query`, and that it has
     /// a parameter for each argument.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import TesseraCommandKit
+import TesseraCommandPostgres
 import TesseraDiff
 
 /// The `tessera` command.
@@ -301,6 +302,7 @@ struct Watch: ParsableCommand {
             interval: interval ?? WatchRun.defaultInterval(for: database), busyTimeout: busyTimeout ?? 1
         )
         run.printRows = printRows
+        run.followPostgres = WatchRun.postgresFollower
         if run.isPostgres { Self.stopAfterGrace(table: table, json: json) }
         // SQLite checks the flag while a fetch runs, so even a slow query
         // stops at once.
