@@ -27,18 +27,14 @@ package struct BenchInput: Sendable {
         old.numberOfSections == 1 && new.numberOfSections == 1 && old.sections[0] == new.sections[0]
     }
 
-    /// The input scaled `copies` times: every section keeps its id, its
-    /// content and its place, and its items are repeated `copies` times in
-    /// a row, the ids of copy *c* (from 1) ending in `#c` (copy 0 keeps the
-    /// file's ids). The change between the snapshots is then the files'
-    /// change made `copies` times over, once in each copy.
+    /// Checks that the input can be scaled `copies` times: the scaled
+    /// snapshots are at most ``BenchRun/maximumCount`` items, and no id of
+    /// a copy is already an id of the files.
     ///
-    /// - Throws: ``CommandError`` when a copy's id is already an id of the
-    ///   files, or when a scaled snapshot would be above
-    ///   ``BenchRun/maximumCount`` items.
+    /// - Throws: ``CommandError`` naming `option` and the id.
     /// - Complexity: O(*copies* · *n*).
-    package func tiled(_ copies: Int, option: String) throws(CommandError) -> BenchInput {
-        guard copies > 1 else { return self }
+    package func checkCopies(_ copies: Int, option: String) throws(CommandError) {
+        guard copies > 1 else { return }
         let largest = max(old.numberOfItems, new.numberOfItems)
         guard largest <= BenchRun.maximumCount / copies else {
             throw CommandError("\(option): \(copies) copies of \(largest) items is above the most, \(BenchRun.maximumCount)", exitCode: CommandError.usageExitCode)
@@ -46,11 +42,24 @@ package struct BenchInput: Sendable {
         var ids = Set<String>(minimumCapacity: old.numberOfItems + new.numberOfItems)
         for item in old.allItems { ids.insert(item.id) }
         for item in new.allItems { ids.insert(item.id) }
-        for id in ids {
+        for id in ids.sorted() {
             for copy in 1..<copies where ids.contains("\(id)#\(copy)") {
                 throw CommandError("\(option): the id \"\(id)#\(copy)\" of copy \(copy) of \"\(id)\" is already an id in \(label)", exitCode: CommandError.usageExitCode)
             }
         }
+    }
+
+    /// The input scaled `copies` times: every section keeps its id, its
+    /// content and its place, and its items are repeated `copies` times in
+    /// a row, the ids of copy *c* (from 1) ending in `#c` (copy 0 keeps the
+    /// file's ids). The change between the snapshots is then the files'
+    /// change made `copies` times over, once in each copy.
+    ///
+    /// - Throws: ``CommandError`` as ``checkCopies(_:option:)`` does.
+    /// - Complexity: O(*copies* · *n*).
+    package func tiled(_ copies: Int, option: String) throws(CommandError) -> BenchInput {
+        guard copies > 1 else { return self }
+        try checkCopies(copies, option: option)
         func tile(_ snapshot: SnapshotDocument.DocumentSnapshot) -> SnapshotDocument.DocumentSnapshot {
             var result = SnapshotDocument.DocumentSnapshot()
             for (index, section) in snapshot.sections.enumerated() {

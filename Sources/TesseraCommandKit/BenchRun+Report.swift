@@ -69,10 +69,15 @@ extension BenchRun {
         /// Lines that explain the figures.
         var notes: [String] {
             var notes: [String] = []
-            for step in steps {
-                guard let tessera = results.first(where: { $0.size == step.step.size }), let sections = tessera.counts.sections,
-                      sections.contains(where: { $0 != 0 }) else { continue }
-                notes.append("\(steps.count > 1 ? "at \(step.step.size): " : "")Tessera's changeset also has \(sections[0]) section deletes, \(sections[1]) section inserts, "
+            // Scaling repeats items, not sections: the section changes are
+            // usually the same at every size, and then said once.
+            let sectionCounts = steps.compactMap { step in
+                results.first(where: { $0.size == step.step.size })?.counts.sections.map { (size: step.step.size, counts: $0) }
+            }.filter { $0.counts.contains { $0 != 0 } }
+            let same = Set(sectionCounts.map(\.counts)).count == 1 && sectionCounts.count == steps.count
+            for entry in same ? Array(sectionCounts.prefix(1)) : sectionCounts {
+                let sections = entry.counts
+                notes.append("\(steps.count > 1 && !same ? "at \(entry.size): " : "")Tessera's changeset also has \(sections[0]) section deletes, \(sections[1]) section inserts, "
                     + "\(sections[2]) section moves and \(sections[3]) section updates (the items of a deleted or inserted section go with it)")
             }
             if results.contains(where: { $0.allocations == nil }) {

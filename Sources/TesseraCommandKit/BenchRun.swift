@@ -222,9 +222,11 @@ package struct BenchRun: Sendable {
                     steps.append(Plan.Step(size: base * copies, copies: copies, asked: [size]))
                 }
             }
+            if let last = steps.last { try input.checkCopies(last.copies, option: "--sweep") }
             return Plan(steps: steps)
         }
         let copies = scale ?? 1
+        try input.checkCopies(copies, option: "--scale \(copies)")
         return Plan(steps: [Plan.Step(size: base * copies, copies: copies, asked: [base * copies])])
     }
 

@@ -433,7 +433,14 @@ struct BenchDiff: ParsableCommand {
         run.htmlPath = html
         run.commandLine = BenchRun.shellLine(CommandLine.arguments)
         let bar = ProgressBar()
-        let output = try run.run(progress: bar.show)
+        let output: String
+        do {
+            output = try run.run(progress: bar.show)
+        } catch {
+            // The error's line starts clean.
+            bar.clear()
+            throw error
+        }
         bar.finish()
         emit(output)
     }
