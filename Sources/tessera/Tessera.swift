@@ -339,7 +339,7 @@ let watchEnded = Atomic<Bool>(false)
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure Tessera's diff against Swift's difference(from:) and a Dictionary floor.",
+        abstract: "Measure Tessera's diff against a Dictionary floor, Swift's difference(from:) and OrderedSet's, on generated lists or your own snapshots.",
         subcommands: [BenchDiff.self]
     )
 }
@@ -372,7 +372,7 @@ struct BenchDiff: ParsableCommand {
     @Option(parsing: .unconditional, help: "Generated data: the share of elements changed, as 10% or 10, split evenly into deletes, inserts, moves and updates (default: 10%).")
     var changes: String?
 
-    @Option(help: "Generated data: the kind of ids.")
+    @Option(help: "Generated data: the kind of ids (ignored with snapshots).")
     var ids: BenchRun.IDKind = .int
 
     @Option(parsing: .unconditional, help: "Generated data: the number of sections, 1 for a flat list (default: 1).")
@@ -387,13 +387,13 @@ struct BenchDiff: ParsableCommand {
     @Option(parsing: .unconditional, help: "Leave Swift's difference(from:) (O(n·d)) out above this many elements.")
     var swiftLimit: Int = 20_000
 
-    @Option(help: "Sizes to measure, as 1k,10k,100k,1M (k: thousands, M: millions; each from 1 to \(BenchRun.maximumCount)). Generated data: the old list's element counts (in place of --count). Snapshots: the old snapshot's item count each is scaled to, by repeating it a whole number of times (the number of copies nearest to size ÷ items, at least 1; see --scale).")
+    @Option(help: ArgumentHelp("Sizes to measure, as 1k,10k,100k,1M (k: thousands, M: millions; each from 1 to \(BenchRun.maximumCount)). Generated data: the old list's element counts (in place of --count). Snapshots: the old snapshot's item count each is scaled to, by repeating it a whole number of times (the number of copies nearest to size ÷ items, at least 1; see --scale).", valueName: "sizes"))
     var sweep: String?
 
-    @Option(parsing: .unconditional, help: "Snapshots only: measure the snapshots scaled N times. Every section keeps its id, content and place, and its items are repeated N times in a row; the ids of copy c (from 1) end in #c (copy 0 keeps the file's ids), so the change is the files' change made once in each copy.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Snapshots only: measure the snapshots scaled N times. Every section keeps its id, content and place, and its items are repeated N times in a row; the ids of copy c (from 1) end in #c (copy 0 keeps the file's ids), so the change is the files' change made once in each copy.", valueName: "N"))
     var scale: Int?
 
-    @Option(help: "A database file: measure a table's snapshots before and after --script (with --table, --sort and --script).")
+    @Option(help: ArgumentHelp("A database file: measure a table's snapshots before and after --script (with --table, --sort and --script).", valueName: "file"))
     var database: String?
 
     @Option(help: "With --database: the table or view.")
@@ -405,13 +405,13 @@ struct BenchDiff: ParsableCommand {
     @Option(help: "With --database: the column rows are grouped into sections by.")
     var section: String?
 
-    @Option(help: "With --database: an SQL file of the change, run in a transaction that is rolled back.")
+    @Option(help: ArgumentHelp("With --database: an SQL file of the change, run in a transaction that is rolled back.", valueName: "file"))
     var script: String?
 
-    @Option(help: "Write a page with a log-log chart of time against size for each method here.")
+    @Option(help: ArgumentHelp("Write a page with a log-log chart of time against size for each method, with the machine and this command line, here.", valueName: "file"))
     var html: String?
 
-    @Flag(help: "Print JSON instead of a table.")
+    @Flag(help: "Print one JSON object instead of a table: input, runs, build, swiftLimit, sizes, results (per method and size: name, size, medianSeconds, p90Seconds, ratio, allocations or null, counts), leftOut, exponents (name, exponent, sizes), notes, notices.")
     var json = false
 
     func run() throws {
