@@ -26,6 +26,10 @@ let package = Package(
         // Only TesseraPostgres (and TesseraCommandPostgres, the command's
         // part that follows PostgreSQL) uses it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Only the command uses it (`tessera bench diff` measures
+        // OrderedSet's difference); postgres-nio already resolves it, so
+        // the libraries carry nothing new.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         .target(
@@ -76,7 +80,10 @@ let package = Package(
         // TesseraCommandKit (no argument parsing), so tests can call it too.
         .target(
             name: "TesseraCommandKit",
-            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
+            dependencies: [
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         // `tessera watch postgres://…`: the command's one part that links
         // postgres-nio, so that what else builds on TesseraCommandKit (the

@@ -341,7 +341,7 @@ let watchEnded = Atomic<Bool>(false)
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure Tessera's diff against Swift's difference(from:) and a Dictionary floor.",
+        abstract: "Measure Tessera's diff against a Dictionary floor, Swift's difference(from:) and OrderedSet's, on generated lists or your own snapshots.",
         subcommands: [BenchDiff.self]
     )
 }
@@ -349,44 +349,127 @@ struct Bench: ParsableCommand {
 struct BenchDiff: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
-        abstract: "Generate two lists, diff them with each method, and print the medians and ratios."
+        abstract: "Diff two lists or snapshots with each method (Tessera, a Dictionary floor, Swift's difference(from:), OrderedSet's difference(from:)) and print their times, allocations and changes.",
+        discussion: """
+        The data: generated lists (--count, --changes, --ids, --sections, --seed), two snapshot files (the format \
+        `tessera diff` reads), or a table before and after a change script (--database, --table, --sort, --script, \
+        and optionally --section). Snapshots of one section, the same in both, are diffed as flat lists; others as \
+        sectioned snapshots. Tessera's changeset is checked first: it must replay the old snapshot to the new one. \
+        Each method runs once untimed, once more to count its allocations (when this build of tessera can count \
+        them), then --runs times; the median and the 90th percentile are reported, with the deletes, inserts, moves \
+        and updates it found (– where a method does not tell). Swift's difference(from:).inferringMoves() runs over \
+        the item ids (arrays made before timing), up to --swift-limit elements; OrderedSet(ids).difference(from:) \
+        (swift-collections) builds an OrderedSet of each side's item ids and diffs them, which is timed. \
+        With --sweep, every method runs at every size, and the growth exponent k (time ∝ size^k, the least-squares \
+        slope of log time on log size) is printed for each method that ran at two sizes or more.
+        """
     )
 
-    @Option(parsing: .unconditional, help: "Elements in the old list, from 1 to \(BenchRun.maximumCount).")
-    var count: Int = 10_000
+    @Argument(help: "Two snapshot files, before and after (the format `tessera diff` reads); without them, generated lists are measured.")
+    var files: [String] = []
 
-    @Option(parsing: .unconditional, help: "The share of elements changed, as 10% or 10 (split evenly into deletes, inserts, moves and updates).")
-    var changes: String = "10%"
+    @Option(parsing: .unconditional, help: "Generated data: elements in the old list, from 1 to \(BenchRun.maximumCount) (default: 10000).")
+    var count: Int?
 
-    @Option(help: "The kind of ids.")
+    @Option(parsing: .unconditional, help: "Generated data: the share of elements changed, as 10% or 10, split evenly into deletes, inserts, moves and updates (default: 10%).")
+    var changes: String?
+
+    @Option(help: "Generated data: the kind of ids (ignored with snapshots).")
     var ids: BenchRun.IDKind = .int
 
-    @Option(parsing: .unconditional, help: "The number of sections (1: a flat list).")
-    var sections: Int = 1
+    @Option(parsing: .unconditional, help: "Generated data: the number of sections, 1 for a flat list (default: 1).")
+    var sections: Int?
 
-    @Option(parsing: .unconditional, help: "The generator's seed: the same seed gives the same data.")
-    var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Generated data: the generator's seed; the same seed gives the same data (default: 1).")
+    var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Runs per method; the median is reported.")
+    @Option(parsing: .unconditional, help: "Runs per method; the median and the 90th percentile are reported.")
     var runs: Int = 7
 
-    @Option(parsing: .unconditional, help: "Leave Swift's difference(from:) out above this many elements.")
+    @Option(parsing: .unconditional, help: "Leave Swift's difference(from:) (O(n·d)) out above this many elements.")
     var swiftLimit: Int = 20_000
 
-    @Flag(help: "Print JSON instead of a table.")
+    @Option(help: ArgumentHelp("Sizes to measure, as 1k,10k,100k,1M (k: thousands, M: millions; each from 1 to \(BenchRun.maximumCount)). Generated data: the old list's element counts (in place of --count). Snapshots: the old snapshot's item count each is scaled to, by repeating it a whole number of times (the number of copies nearest to size ÷ items, at least 1; see --scale).", valueName: "sizes"))
+    var sweep: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Snapshots only: measure the snapshots scaled N times. Every section keeps its id, content and place, and its items are repeated N times in a row; the ids of copy c (from 1) end in #c (copy 0 keeps the file's ids), so the change is the files' change made once in each copy.", valueName: "N"))
+    var scale: Int?
+
+    @Option(help: ArgumentHelp("A database file: measure a table's snapshots before and after --script (with --table, --sort and --script).", valueName: "file"))
+    var database: String?
+
+    @Option(help: "With --database: the table or view.")
+    var table: String?
+
+    @Option(help: "With --database: a sort key, \"column [asc|desc]\"; repeat for more.")
+    var sort: [String] = []
+
+    @Option(help: "With --database: the column rows are grouped into sections by.")
+    var section: String?
+
+    @Option(help: ArgumentHelp("With --database: an SQL file of the change, run in a transaction that is rolled back.", valueName: "file"))
+    var script: String?
+
+    @Option(help: ArgumentHelp("Write a page with a log-log chart of time against size for each method, with the machine and this command line, here.", valueName: "file"))
+    var html: String?
+
+    @Flag(help: "Print one JSON object instead of a table: input, runs, build, swiftLimit, sizes, results (per method and size: name, size, medianSeconds, p90Seconds, ratio, allocations or null, counts), leftOut, exponents (name, exponent, sizes), notes, notices.")
     var json = false
 
     func run() throws {
-        let text = changes.hasSuffix("%") ? String(changes.dropLast()) : changes
-        guard let percent = Double(text) else {
-            throw CommandError("--changes \(changes): expected a percentage such as 10%", exitCode: CommandError.usageExitCode)
-        }
-        let run = BenchRun(count: count, changesPercent: percent, ids: ids, sections: sections, seed: seed,
+        var run = BenchRun(count: count ?? 10_000, changesPercent: 10, ids: ids, sections: sections ?? 1, seed: seed ?? 1,
                            runs: runs, swiftLimit: swiftLimit, json: json)
+        if let changes {
+            let text = changes.hasSuffix("%") ? String(changes.dropLast()) : changes
+            guard let percent = Double(text) else {
+                throw CommandError("--changes \(changes): expected a percentage such as 10%", exitCode: CommandError.usageExitCode)
+            }
+            run.changesPercent = percent
+        }
+        run.input = try input()
+        if let sweep {
+            if count != nil { throw CommandError("--count and --sweep: give one (--sweep lists the counts)", exitCode: CommandError.usageExitCode) }
+            run.sweep = try BenchRun.sizes(sweep: sweep)
+        }
+        run.scale = scale
+        run.htmlPath = html
+        run.commandLine = BenchRun.shellLine(CommandLine.arguments)
         let bar = ProgressBar()
-        let output = try run.run(progress: bar.show)
+        let output: String
+        do {
+            output = try run.run(progress: bar.show)
+        } catch {
+            // The error's line starts clean.
+            bar.clear()
+            throw error
+        }
         bar.finish()
         emit(output)
+    }
+
+    /// The snapshot files or the database's snapshots; `nil` for generated
+    /// data.
+    func input() throws(CommandError) -> BenchInput? {
+        func usage(_ message: String) -> CommandError { CommandError(message, exitCode: CommandError.usageExitCode) }
+        let databaseOptions: [(String, Bool)] = [("--database", database != nil), ("--table", table != nil), ("--sort", !sort.isEmpty), ("--script", script != nil)]
+        let usesDatabase = databaseOptions.contains { $0.1 } || section != nil
+        guard files.isEmpty || files.count == 2 else {
+            throw usage("bench diff takes two snapshot files, before and after, or none; got \(files.count): \(files.joined(separator: " "))")
+        }
+        if usesDatabase, !files.isEmpty { throw usage("snapshot files and --database: give one") }
+        if usesDatabase {
+            let missing = databaseOptions.filter { !$0.1 }.map(\.0)
+            guard missing.isEmpty else { throw usage("--database, --table, --sort and --script go together: missing \(missing.joined(separator: ", "))") }
+        }
+        guard usesDatabase || !files.isEmpty else { return nil }
+        let generated: [(String, Bool)] = [("--count", count != nil), ("--changes", changes != nil), ("--sections", sections != nil), ("--seed", seed != nil)]
+        if let option = generated.first(where: \.1) {
+            throw usage("\(option.0) applies to generated data, not to \(usesDatabase ? "--database" : "snapshot files")")
+        }
+        if let database, let table, let script {
+            return try BenchDatabase(path: database, table: table, sort: sort, section: section, scriptPath: script).snapshots()
+        }
+        return try BenchInput.files(old: files[0], new: files[1])
     }
 }
 

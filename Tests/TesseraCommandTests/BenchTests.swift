@@ -9,12 +9,12 @@ struct BenchTests {
         return values.compactMap { if case let .string(name)? = $0["name"] { name } else { nil } }
     }
 
-    @Test("a small run measures all three methods, reports medians and ratios, and shows progress")
+    @Test("a small run measures all four methods, reports medians and ratios, and shows progress")
     func smallRun() throws {
         let result = try Tool.run(["bench", "diff", "--count", "2000", "--changes", "10%", "--runs", "3", "--seed", "7", "--json"])
         try #require(result.status == 0, "stderr: \(result.stderr)")
         let json = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(results(json) == ["Tessera diff(from:to:)", "Dictionary floor", "Swift difference(from:).inferringMoves()"])
+        #expect(results(json) == ["Tessera diff(from:to:)", "Dictionary floor", "Swift difference(from:).inferringMoves()", "OrderedSet(ids).difference(from:)"])
         #expect(json["deletes"] == .int(50))
         #expect(json["inserts"] == .int(50))
         #expect(json["moves"] == .int(50))
