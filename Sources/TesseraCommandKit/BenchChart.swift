@@ -329,15 +329,15 @@ package enum BenchChart {
         }
     }
 
-    /// The gridlines (decades, and the 2…9 multiples between them when
-    /// there is room) and the tick labels.
+    /// The gridlines (decades, and the 2…9 multiples between them when a
+    /// decade is at least 100 pixels long) and the tick labels.
     private static func grid(x: Axis, y: Axis) -> String {
         func px(_ log: Double) -> Double { Geometry.plotX + (log - x.minLog10) / (x.maxLog10 - x.minLog10) * Geometry.plotWidth }
         func py(_ log: Double) -> Double { Geometry.plotY + Geometry.plotHeight - (log - y.minLog10) / (y.maxLog10 - y.minLog10) * Geometry.plotHeight }
         let left = number(Geometry.plotX), right = number(Geometry.plotX + Geometry.plotWidth)
         let top = number(Geometry.plotY), bottom = number(Geometry.plotY + Geometry.plotHeight)
         func minor(_ axis: Axis, length: Double) -> [Double] {
-            guard length / Double(axis.decades.count - 1) >= 48 else { return [] }
+            guard length / Double(axis.decades.count - 1) >= 100 else { return [] }
             return axis.decades.flatMap { k in (2...9).map { Double(k) + log10(Double($0)) } }.filter { $0 < axis.maxLog10 }
         }
         var minorLines = ""

@@ -82,32 +82,39 @@ enum ChartDOM {
     }
 }
 
-/// Seeded random series: methods whose times grow as n^k with noise, sizes
-/// over several decades, some with few points, some with points that
-/// cannot be drawn.
-func randomChartSeries(_ random: inout SplitMix64, methods: Int) -> [BenchChart.Series] {
-    let names = ["Tessera", "Dictionary floor", "Swift difference(from:)", "OrderedSet difference", "<b>\"A&B\"</b>", "it's"]
-    return (0..<methods).map { m in
-        let base = Double.random(in: 1e-9...1e-6, using: &random)
-        let k = Double.random(in: 0.5...2.2, using: &random)
-        let firstDecade = Int.random(in: 0...3, using: &random)
-        let count = Int.random(in: 1...9, using: &random)
-        var points = (0..<count).map { i -> BenchChart.Point in
-            let size = Int((pow(10, Double(firstDecade) + Double(i) * Double.random(in: 0.3...1, using: &random))).rounded())
-            return BenchChart.Point(size: max(size, 1), seconds: base * pow(Double(size), k) * Double.random(in: 0.8...1.25, using: &random))
+/// What the chart tests generate and where they run.
+enum ChartFixtures {
+    /// Seeded random series: methods whose times grow as n^k with noise, sizes
+    /// over several decades, some with few points, some with points that
+    /// cannot be drawn.
+    static func randomSeries(_ random: inout SplitMix64, methods: Int) -> [BenchChart.Series] {
+        let names = ["Tessera", "Dictionary floor", "Swift difference(from:)", "OrderedSet difference", "<b>\"A&B\"</b>", "it's"]
+        return (0..<methods).map { m in
+            let base = Double.random(in: 1e-9...1e-6, using: &random)
+            let k = Double.random(in: 0.5...2.2, using: &random)
+            let firstDecade = Int.random(in: 0...3, using: &random)
+            let count = Int.random(in: 1...9, using: &random)
+            var points = (0..<count).map { i -> BenchChart.Point in
+                let size = Int((pow(10, Double(firstDecade) + Double(i) * Double.random(in: 0.3...1, using: &random))).rounded())
+                return BenchChart.Point(size: max(size, 1), seconds: base * pow(Double(size), k) * Double.random(in: 0.8...1.25, using: &random))
+            }
+            if Bool.random(using: &random) {
+                points.append(BenchChart.Point(size: 5000, seconds: [0, -1, .nan, .infinity][Int.random(in: 0...3, using: &random)]))
+            }
+            return BenchChart.Series(method: names[m % names.count] + (m < names.count ? "" : " \(m)"), points: points.shuffled(using: &random),
+                                     exponent: Bool.random(using: &random) ? k : nil)
         }
-        if Bool.random(using: &random) {
-            points.append(BenchChart.Point(size: 5000, seconds: [0, -1, .nan, .infinity][Int.random(in: 0...3, using: &random)]))
-        }
-        return BenchChart.Series(method: names[m % names.count] + (m < names.count ? "" : " \(m)"), points: points.shuffled(using: &random),
-                                 exponent: Bool.random(using: &random) ? k : nil)
     }
-}
 
-/// The seed of a randomized test: `TESSERA_SEED` when set, to replay a
-/// failure, else the default.
-func chartSeed(default value: UInt64) -> UInt64 {
-    ProcessInfo.processInfo.environment["TESSERA_SEED"].flatMap { UInt64($0) } ?? value
+    /// The seed of a randomized test: `TESSERA_SEED` when set, to replay a
+    /// failure, else the default.
+    static func seed(default value: UInt64) -> UInt64 {
+        ProcessInfo.processInfo.environment["TESSERA_SEED"].flatMap { UInt64($0) } ?? value
+    }
+
+    /// Whether the tests run under CI (the `CI` variable set and not empty):
+    /// there, a missing Chromium fails the browser tests instead of skipping them.
+    static let underCI = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
 }
 
 @Suite("The log-log chart page of tessera bench diff --html")
@@ -133,7 +140,7 @@ struct BenchChartTests {
 
     @Test("the decade gridlines cover the data, one per decade, with labels that do not crowd")
     func decadesCoverTheData() {
-        let seed = chartSeed(default: 0xDECADE)
+        let seed = ChartFixtures.seed(default: 0xDECADE)
         var random = SplitMix64(seed: seed)
         for round in 0..<500 {
             let low = Double.random(in: -12...8, using: &random)
@@ -183,10 +190,10 @@ struct BenchChartTests {
 
     @Test("every drawable point is on the page once with its data, where the log-log mapping puts it; the others are counted in a note")
     func everyPointWithItsData() throws {
-        let seed = chartSeed(default: 0xC4A27)
+        let seed = ChartFixtures.seed(default: 0xC4A27)
         var random = SplitMix64(seed: seed)
         for round in 0..<40 {
-            let series = randomChartSeries(&random, methods: Int.random(in: 1...7, using: &random))
+            let series = ChartFixtures.randomSeries(&random, methods: Int.random(in: 1...7, using: &random))
             let page = BenchChart.html(title: "Bench", machine: "machine", commandLine: "tessera bench diff", series: series, notes: ["given note"])
             let label = "seed \(seed), round \(round)"
             let points = try ChartDOM.points(page)
@@ -247,11 +254,7 @@ struct BenchChartTests {
     }
 }
 
-/// Whether the tests run under CI (the `CI` variable set and not empty):
-/// there, a missing Chromium fails the browser tests instead of skipping them.
-let underCI = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
-
-@Suite("The log-log chart page in a real browser", .enabled(if: Browser.path != nil || underCI, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
+@Suite("The log-log chart page in a real browser", .enabled(if: Browser.path != nil || ChartFixtures.underCI, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
 struct BenchChartBrowserTests {
     /// Chromium's path, or a failure that says how to get it.
     func chromium() throws -> String {
@@ -276,13 +279,13 @@ struct BenchChartBrowserTests {
 
     @Test("seeded random series: the browser draws every point within a pixel of where its size and time put it on log-log axes")
     func pointsSitWhereTheDataSays() throws {
-        let seed = chartSeed(default: 0xB20_75E2)
+        let seed = ChartFixtures.seed(default: 0xB20_75E2)
         var random = SplitMix64(seed: seed)
         let folder = try Tool.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         for round in 0..<3 {
             let label = "seed \(seed), round \(round)"
-            let series = randomChartSeries(&random, methods: 3 + round)
+            let series = ChartFixtures.randomSeries(&random, methods: 3 + round)
             let file = folder.appendingPathComponent("chart-\(round).html")
             try BenchChart.html(title: "Random \(round)", machine: BenchChart.machineDescription(), commandLine: "tessera bench diff --sweep 1k,10k --html chart.html",
                                 series: series, notes: []).write(to: file, atomically: true, encoding: .utf8)
