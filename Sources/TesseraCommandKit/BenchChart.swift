@@ -7,7 +7,8 @@ import Foundation
 /// and the command line, an SVG chart with the size in elements on x and the
 /// median time on y, both on decade (log10) scales, one colour and marker per
 /// method with its points joined by lines, a legend with each method's fitted
-/// growth exponent, and the notes.
+/// growth exponent, a table of the median times (a row per size, a column
+/// per method), and the notes.
 ///
 /// Every plotted point is an element of class `point` carrying its data
 /// (`data-method`, `data-size`, `data-seconds`) and the position the page
@@ -208,7 +209,32 @@ package enum BenchChart {
 
         let notesHTML = allNotes.isEmpty ? "" : "<section class=\"notes\"><h2>Notes</h2><ul>\n" + allNotes.map { "<li>\(escape($0))</li>\n" }.joined() + "</ul></section>\n"
 
-        return page(title: escape(title), machine: escape(machine), command: escape(commandLine), svg: svg, legend: legend, notes: notesHTML)
+        return page(title: escape(title), machine: escape(machine), command: escape(commandLine), svg: svg, legend: legend,
+                    table: table(drawn), notes: notesHTML)
+    }
+
+    /// The figures as a table: a row per size, a column per method, the
+    /// median time in each cell (the first, when a method has several at
+    /// one size), `–` where a method has none.
+    private static func table(_ drawn: [(Series, [Point])]) -> String {
+        let sizes = Set(drawn.flatMap { $0.1.map(\.size) }).sorted()
+        guard !sizes.isEmpty else { return "" }
+        var html = "<section class=\"card figures\"><h2>Median times</h2><table>\n<thead><tr><th scope=\"col\">elements</th>"
+        for (index, (entry, _)) in drawn.enumerated() {
+            html += "<th scope=\"col\" style=\"--colour: \(Style(index: index).colour)\">\(escape(entry.method))</th>"
+        }
+        html += "</tr></thead>\n<tbody>\n"
+        let times = drawn.map { _, points in
+            Dictionary(points.map { ($0.size, $0.seconds) }, uniquingKeysWith: { first, _ in first })
+        }
+        for size in sizes {
+            html += "<tr><th scope=\"row\">\(grouped(size))</th>"
+            for column in times {
+                html += column[size].map { "<td>\(duration($0))</td>" } ?? "<td class=\"none\">–</td>"
+            }
+            html += "</tr>\n"
+        }
+        return html + "</tbody></table></section>\n"
     }
 
     /// Whether a point can be drawn on log scales: a size of at least 1 and
@@ -412,7 +438,7 @@ package enum BenchChart {
     }
 
     /// The page around its parts, which are HTML already.
-    private static func page(title: String, machine: String, command: String, svg: String, legend: String, notes: String) -> String {
+    private static func page(title: String, machine: String, command: String, svg: String, legend: String, table: String, notes: String) -> String {
         #"""
 <!DOCTYPE html>
 <html lang="en">
@@ -457,6 +483,12 @@ package enum BenchChart {
   .legend .exponent { color: #1d1d22; font-variant-numeric: tabular-nums; white-space: nowrap; }
   .legend .extent { grid-column: 2 / span 2; color: #6b6d76; font-size: 12.5px; }
   .hint { margin: 10px 0 0; color: #6b6d76; font-size: 12.5px; }
+  .figures { margin-top: 20px; display: inline-block; padding: 12px 16px 10px; }
+  .figures table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+  .figures th, .figures td { padding: 4px 12px; text-align: right; border-top: 1px solid #eceef2; white-space: nowrap; }
+  .figures thead th { border-top: none; border-bottom: 2px solid var(--colour, #c9cbd2); font-weight: 600; }
+  .figures tbody th { font-weight: 500; color: #4a4c55; }
+  .figures td.none { color: #aaa; }
   .notes { margin-top: 20px; }
   .notes ul { margin: 0; padding-left: 20px; color: #33353d; }
   .notes li { margin: 2px 0; overflow-wrap: anywhere; }
@@ -475,7 +507,7 @@ package enum BenchChart {
 <h2>Methods</h2>
 \#(legend)</aside>
 </div>
-\#(notes)</div>
+\#(table)\#(notes)</div>
 <script>
 // Records where the browser drew each point, relative to the plot
 // rectangle, so that a check can read the positions back from the DOM.

@@ -219,6 +219,10 @@ struct BenchChartTests {
                 }
             }
             #expect(page.contains("<li>given note</li>"))
+            // The table of figures: a row per size, a cell per method.
+            let rows = page.components(separatedBy: "<tr><th scope=\"row\">").dropFirst()
+            #expect(rows.count == Set(drawable.map(\.size)).count, "\(label)")
+            #expect(rows.allSatisfy { $0.prefix { $0 != "\n" }.components(separatedBy: "<td").count - 1 == series.count }, "\(label)")
         }
     }
 
