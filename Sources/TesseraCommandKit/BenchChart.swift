@@ -176,7 +176,10 @@ package enum BenchChart {
             let style = Style(index: index)
             svg += "<g class=\"series\" data-method=\"\(escape(entry.method))\" style=\"--colour: \(style.colour)\">\n"
             if points.count > 1 {
-                let coordinates = points.map { "\(number(position(of: $0, x: x, y: y).x)),\(number(position(of: $0, x: x, y: y).y))" }
+                let coordinates = points.map { point in
+                    let (px, py) = position(of: point, x: x, y: y)
+                    return "\(number(px)),\(number(py))"
+                }
                 svg += "<polyline class=\"line\" points=\"\(coordinates.joined(separator: " "))\"/>\n"
             }
             for point in points {
