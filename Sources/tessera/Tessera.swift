@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocationCount
 import Foundation
 import Synchronization
 import TesseraCommandKit
@@ -434,6 +435,9 @@ struct BenchDiff: ParsableCommand {
         run.scale = scale
         run.htmlPath = html
         run.commandLine = BenchRun.shellLine(CommandLine.arguments)
+        // The process's malloc calls, counted by CAllocationCount (-1, "not
+        // measured", under a sanitizer).
+        run.allocationCount = { tessera_allocation_count() }
         let bar = ProgressBar()
         let output: String
         do {

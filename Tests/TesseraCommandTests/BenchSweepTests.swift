@@ -51,15 +51,44 @@ struct BenchSweepTests {
         #expect(result.stderr.contains("2000: OrderedSet(ids).difference(from:), run 1 of 1"))
     }
 
-    @Test("when everything changes, Swift's O(n·d) difference grows faster than Tessera's linear diff")
-    func exponentsOrder() throws {
-        let result = try Tool.run(["bench", "diff", "--sweep", "250,500,1k,2k", "--changes", "100%", "--runs", "3", "--json"])
+    @Test("each exponent is the least-squares slope of log median time on log size, over the sizes its method ran at")
+    func exponentsFitTheMedians() throws {
+        let result = try Tool.run(["bench", "diff", "--sweep", "250,500,1k,2k", "--changes", "100%", "--runs", "3", "--swift-limit", "1000", "--json"])
         try #require(result.status == 0, "stderr: \(result.stderr)")
         let json = try Self.json(result)
-        let tessera = try #require(Self.exponent(json, "Tessera diff(from:to:)"))
-        let swift = try #require(Self.exponent(json, "Swift difference(from:).inferringMoves()"))
-        #expect(tessera.isFinite && swift.isFinite)
-        #expect(swift > tessera, "Swift \(swift), Tessera \(tessera)")
+        guard case let .array(rows)? = json["results"], case let .array(exponents)? = json["exponents"] else {
+            Issue.record("no results or exponents in \(json.compactText)")
+            return
+        }
+        var medians: [String: [(size: Double, seconds: Double)]] = [:]
+        for row in rows {
+            guard case let .string(name)? = row["name"], case let .number(size)? = row["size"], case let .number(median)? = row["medianSeconds"],
+                  let n = Double(size), let t = Double(median) else {
+                Issue.record("a result without name, size or median: \(row.compactText)")
+                continue
+            }
+            medians[name, default: []].append((n, t))
+        }
+        #expect(medians.count == 4 && exponents.count == 4, "\(json.compactText)")
+        for entry in exponents {
+            guard case let .string(name)? = entry["name"], case let .number(text)? = entry["exponent"], let reported = Double(text),
+                  case let .array(sizes)? = entry["sizes"], let points = medians[name] else {
+                Issue.record("a malformed exponent: \(entry.compactText)")
+                continue
+            }
+            #expect(sizes == points.map { JSON.int(Int($0.size)) }, "\(name): fitted on \(sizes), ran at \(points.map(\.size))")
+            let xs = points.map { log($0.size) }, ys = points.map { log($0.seconds) }
+            let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
+            var covariance = 0.0, variance = 0.0
+            for (x, y) in zip(xs, ys) {
+                covariance += (x - mx) * (y - my)
+                variance += (x - mx) * (x - mx)
+            }
+            let slope = covariance / variance
+            #expect(abs(slope - reported) < 0.01, "\(name): reported \(reported), the medians' slope is \(slope)")
+        }
+        // Swift's difference ran at the two sizes within its limit only.
+        #expect(medians["Swift difference(from:).inferringMoves()"]?.map(\.size) == [250, 500, 1000])
     }
 
     @Test("the table is aligned, and prints the exponents after it")
