@@ -122,8 +122,9 @@ package struct BenchDatabase: Sendable {
         // Why the authorizer refused the statement being prepared.
         var refusal: String?
         db.authorizer = { request in
-            refusal = Self.refusal(of: request)
-            return refusal == nil
+            guard let reason = Self.refusal(of: request) else { return true }
+            refusal = refusal ?? reason
+            return false
         }
         defer { db.authorizer = nil }
         let bytes = Array(script.utf8)
@@ -132,6 +133,7 @@ package struct BenchDatabase: Sendable {
         do {
             try db.executeStatements(of: script) { place in
                 number += 1
+                refusal = nil
                 guard db.isInTransaction else {
                     ended = place
                     return false
@@ -140,7 +142,7 @@ package struct BenchDatabase: Sendable {
             }
         } catch {
             let statement = Self.describe(statement: number + 1, at: error.bytes, in: bytes)
-            if let refusal, error.error.code == 23 /* SQLITE_AUTH */ {
+            if let refusal {
                 throw CommandError("\(scriptPath): \(statement) is forbidden: \(refusal)", exitCode: CommandError.inputExitCode)
             }
             if DatabaseErrors.isLocked(error.error) { throw locked() }
@@ -362,12 +364,15 @@ package struct BenchDatabase: Sendable {
     // MARK: Naming statements
 
     /// `statement 3 (line 7: "UPDATE photo SET …")`: the statement's number,
-    /// the line where its text starts, and the text on one line, shortened
-    /// to 60 characters.
+    /// the line where its text starts, and the text on one line, without
+    /// its `;`, shortened to 60 characters.
     static func describe(statement number: Int, at place: Range<Int>, in bytes: [UInt8]) -> String {
         let start = statementStart(in: bytes, from: place.lowerBound) ?? place.lowerBound
         let line = 1 + bytes[..<start].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        let end = max(start, min(place.upperBound, bytes.count))
+        // To its first `;`: the end of the statement, unless SQLite could
+        // not read it (or the `;` is inside a literal: the text is cut short).
+        var end = max(start, min(place.upperBound, bytes.count))
+        end = bytes[start..<end].firstIndex(of: UInt8(ascii: ";")) ?? end
         let words = String(decoding: bytes[start..<end], as: UTF8.self).split(whereSeparator: \.isWhitespace)
         var text = words.joined(separator: " ")
         if text.count > 60 { text = String(text.prefix(59)) + "…" }
