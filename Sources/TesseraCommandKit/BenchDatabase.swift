@@ -221,11 +221,11 @@ package struct BenchDatabase: Sendable {
             let names = try rows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").compactMap { $0.first?.string }
             throw fail("no such table: \(table) in \(path) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))")
         }
-        let info = try rows(db, "SELECT name, pk FROM pragma_table_info(?)", [.text(table)])
+        let info = try rows(db, "SELECT name, pk FROM pragma_table_info(?, 'main')", [.text(table)])
         let columns = info.compactMap { $0.first?.string }
         let primaryKey = info.filter { ($0[1].int64 ?? 0) > 0 }.sorted { ($0[1].int64 ?? 0) < ($1[1].int64 ?? 0) }.compactMap { $0[0].string }
         // Views and WITHOUT ROWID tables have none.
-        let hasRowID = kind == "table" && (try? db.prepare("SELECT rowid FROM \(Self.quoted(table))")) != nil
+        let hasRowID = kind == "table" && (try? db.prepare("SELECT rowid FROM main.\(Self.quoted(table))")) != nil
         let keys: [String]
         if !primaryKey.isEmpty {
             keys = primaryKey.map(Self.quoted)
@@ -252,7 +252,7 @@ package struct BenchDatabase: Sendable {
         let orderTerms = order.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC")" } + keys
         let selected = keys + (sectionExpression.map { [$0] } ?? []) + ["*"]
         return Shape(
-            query: "SELECT \(selected.joined(separator: ", ")) FROM \(Self.quoted(table)) ORDER BY \(orderTerms.joined(separator: ", "))",
+            query: "SELECT \(selected.joined(separator: ", ")) FROM main.\(Self.quoted(table)) ORDER BY \(orderTerms.joined(separator: ", "))",
             keyCount: keys.count, hasSection: sectionExpression != nil
         )
     }

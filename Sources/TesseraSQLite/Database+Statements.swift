@@ -6,8 +6,8 @@ package struct ScriptStatementError: Error, Sendable {
     /// SQLite's error, with the statement's SQL when SQLite could read it.
     package var error: SQLiteError
     /// The statement's place in the script's UTF-8 bytes: from the end of
-    /// the statement before it (so white space and comments before it are
-    /// included) to the end of its `;`, or to the end of the script when
+    /// the statement before it (so white space, comments and empty `;`
+    /// statements before it are included) to the end of its `;`, or to the end of the script when
     /// SQLite could not read it.
     package var bytes: Range<Int>
 
@@ -22,7 +22,8 @@ extension Database {
     /// Runs the statements of a script one at a time, as ``execute(_:)``
     /// does, and calls `didRun` once each statement has run, with its place
     /// in the script's UTF-8 bytes (from the end of the statement before,
-    /// so white space and comments before it are included); the script
+    /// so white space, comments and empty `;` statements before it are
+    /// included); the script
     /// stops when `didRun` returns false. Each statement is prepared only
     /// once the ones before it have run, so a statement may use a table a
     /// statement before it created.

@@ -476,7 +476,7 @@ struct BenchDatabaseTests {
         try witness.check("errors")
     }
 
-    @Test("pragmas that read and savepoints are allowed in a script; a sort or section on the row id works; NULL sections are their own")
+    @Test("pragmas that read and savepoints are allowed in a script; a temporary table of the same name does not hide the table; a sort on the row id works; NULL sections are their own")
     func allowedStatementsAndRowIDSorts() throws {
         let (folder, path) = try Self.errorFixture()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -485,6 +485,7 @@ struct BenchDatabaseTests {
             SELECT * FROM pragma_index_list('photo');
             SAVEPOINT a; UPDATE photo SET album = NULL WHERE id = 1; RELEASE a;
             SAVEPOINT b; DELETE FROM photo; ROLLBACK TO b; RELEASE b;
+            CREATE TEMP TABLE photo (x); INSERT INTO temp.photo VALUES (1);
             """, in: folder)
         let input = try BenchDatabase(path: path, table: "photo", sort: ["rowid desc"], section: "album", scriptPath: script).snapshots()
         #expect(input.new.allItems.count == 5)
