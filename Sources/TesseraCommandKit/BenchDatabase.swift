@@ -350,6 +350,7 @@ package struct BenchDatabase: Sendable {
         }
     }
 
+    /// The bytes in upper-case hexadecimal, two digits each.
     private static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789ABCDEF")
         var text = ""
@@ -430,6 +431,7 @@ package struct BenchDatabase: Sendable {
     /// column hides one.
     static let rowIDNames = ["rowid", "_rowid_", "oid"]
 
+    /// An identifier in double quotes, its own double quotes doubled.
     private static func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
