@@ -438,16 +438,18 @@ struct BenchDiff: ParsableCommand {
         // The process's malloc calls, counted by CAllocationCount (-1, "not
         // measured", under a sanitizer).
         run.allocationCount = { tessera_allocation_count() }
-        let bar = ProgressBar()
+        // The progress bar is drawn on a terminal only: into a pipe or a
+        // file it would be noise.
+        let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         let output: String
         do {
-            output = try run.run(progress: bar.show)
+            output = try run.run(progress: { fraction, label in bar?.show(fraction, label) })
         } catch {
             // The error's line starts clean.
-            bar.clear()
+            bar?.clear()
             throw error
         }
-        bar.finish()
+        bar?.finish()
         emit(output)
     }
 

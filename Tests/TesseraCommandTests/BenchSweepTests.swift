@@ -20,7 +20,7 @@ struct BenchSweepTests {
 
     @Test("a sweep of generated data: one row per size and method, Swift's left out above its limit, a finite exponent per method")
     func generatedSweep() throws {
-        let result = try Tool.run(["bench", "diff", "--sweep", "500,1k,2000", "--runs", "1", "--swift-limit", "1000", "--json"])
+        let result = try Tool.runOnTerminal(["bench", "diff", "--sweep", "500,1k,2000", "--runs", "1", "--swift-limit", "1000", "--json"])
         try #require(result.status == 0, "stderr: \(result.stderr)")
         let json = try Self.json(result)
         #expect(json["sizes"] == .array([.int(500), .int(1000), .int(2000)]))
@@ -115,6 +115,29 @@ struct BenchSweepTests {
         try #require(result.status == 0, "stderr: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("chart.html").path))
         #expect(result.stdout.contains("wrote the chart to chart.html"))
+
+        // A sweep with --json and --html: the chart has a point for every
+        // method and size, at the median the JSON reports, and the command line.
+        let both = try Tool.run(["bench", "diff", "--sweep", "200,400", "--runs", "1", "--json", "--html", "sweep.html"], in: folder)
+        try #require(both.status == 0, "stderr: \(both.stderr)")
+        let json = try Self.json(both)
+        let page = try String(contentsOf: folder.appendingPathComponent("sweep.html"), encoding: .utf8)
+        guard case let .array(rows)? = json["results"] else {
+            Issue.record("no results in \(json.compactText)")
+            return
+        }
+        #expect(rows.count == 8)
+        for row in rows {
+            guard case let .string(name)? = row["name"], case let .number(size)? = row["size"], case let .number(median)? = row["medianSeconds"],
+                  let seconds = Double(median) else {
+                Issue.record("a malformed result: \(row.compactText)")
+                continue
+            }
+            let point = "data-method=\"\(BenchChart.escape(name))\" data-size=\"\(size)\" data-seconds=\"\(seconds)\""
+            #expect(page.components(separatedBy: point).count == 2, "\(name) at \(size): no single point \(point) in the chart")
+        }
+        #expect(page.components(separatedBy: "class=\"point").count - 1 == rows.count)
+        #expect(page.contains("tessera bench diff --sweep 200,400 --runs 1 --json --html sweep.html"))
         let unwritable = try Tool.run(["bench", "diff", "--count", "200", "--runs", "1", "--html", "no/such/folder/chart.html"], in: folder)
         #expect(unwritable.status == 1)
         #expect(unwritable.stderr == "tessera: error: cannot write no/such/folder/chart.html: no such folder no/such/folder\n")

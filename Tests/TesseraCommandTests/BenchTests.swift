@@ -11,7 +11,7 @@ struct BenchTests {
 
     @Test("a small run measures all four methods, reports medians and ratios, and shows progress")
     func smallRun() throws {
-        let result = try Tool.run(["bench", "diff", "--count", "2000", "--changes", "10%", "--runs", "3", "--seed", "7", "--json"])
+        let result = try Tool.runOnTerminal(["bench", "diff", "--count", "2000", "--changes", "10%", "--runs", "3", "--seed", "7", "--json"])
         try #require(result.status == 0, "stderr: \(result.stderr)")
         let json = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(results(json) == ["Tessera diff(from:to:)", "Dictionary floor", "Swift difference(from:).inferringMoves()", "OrderedSet(ids).difference(from:)"])
@@ -44,6 +44,8 @@ struct BenchTests {
         #expect(lines.contains { $0.hasPrefix("Dictionary floor") })
         #expect(!lines.contains { $0.hasPrefix("Swift difference") })
         #expect(lines.last == "Swift's difference(from:) left out: 3000 elements is above --swift-limit 1000 (it is O(n·d) and would take too long)")
+        // Into a pipe, no progress bar.
+        #expect(result.stderr.isEmpty, "standard error: \(result.stderr.debugDescription)")
     }
 
     @Test("bad options are named")

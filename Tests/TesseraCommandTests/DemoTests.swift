@@ -99,35 +99,16 @@ struct DemoTests {
     func seedingProgressOnATerminal() throws {
         let folder = try Tool.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pty = try PseudoTerminal()
-        let master = pty.master
-        defer { close(master) }
-        let (process, outPipe, _) = try Tool.makeProcess(
+        let result = try Tool.runOnTerminal(
             ["demo", "--photos", "2000", "--database", folder.appendingPathComponent("photos.sqlite").path,
              "--html", folder.appendingPathComponent("page.html").path],
             in: folder
         )
-        process.standardError = FileHandle(fileDescriptor: pty.terminal, closeOnDealloc: true)
-        // The terminal is read as it fills, or the demo would block on it.
-        let written = PThreadMutex(Data())
-        let reader = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
-                guard count > 0 else { return }
-                written.withLock { $0.append(contentsOf: buffer[..<count]) }
-            }
-        }
-        reader.start()
-        try process.run()
-        let stdout = outPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let output = String(decoding: stdout, as: UTF8.self)
+        #expect(result.status == 0)
+        let output = result.stdout
         #expect(output.hasPrefix("Tessera demo\n"))
         #expect(output.contains("seeded with 2000 photos"))
-        usleep(200_000)
-        let progress = written.withLock { String(decoding: $0, as: UTF8.self) }
+        let progress = result.stderr
         #expect(progress.contains("seeding photos"), "standard error: \(progress.debugDescription)")
         #expect(progress.contains("100%"), "standard error: \(progress.debugDescription)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraSQLite
 
 /// A pseudo-terminal: a child process writing to ``terminal`` sees a
 /// terminal (`isatty` is true), and what it writes is read from ``master``.
@@ -26,5 +27,36 @@ struct PseudoTerminal {
         }
         terminal = open(name, O_RDWR | O_NOCTTY)
         guard terminal >= 0 else { throw ToolError("cannot open \(String(cString: name)): \(String(cString: strerror(errno)))") }
+    }
+}
+
+extension Tool {
+    /// Runs `tessera` with its standard error on a pseudo-terminal and
+    /// waits: `stderr` is what the terminal received.
+    static func runOnTerminal(_ arguments: [String], in folder: URL? = nil) throws -> Result {
+        let pty = try PseudoTerminal()
+        let master = pty.master
+        defer { close(master) }
+        let (process, outPipe, _) = try makeProcess(arguments, in: folder)
+        process.standardError = FileHandle(fileDescriptor: pty.terminal, closeOnDealloc: true)
+        // The terminal is read as it fills, or the command would block on it.
+        let written = PThreadMutex(Data())
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+                guard count > 0 else { return }
+                written.withLock { $0.append(contentsOf: buffer[..<count]) }
+            }
+        }
+        reader.start()
+        try process.run()
+        let stdout = outPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        // What the command wrote last may still be on its way through the
+        // terminal.
+        usleep(200_000)
+        let terminal = written.withLock { String(decoding: $0, as: UTF8.self) }
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: terminal)
     }
 }
