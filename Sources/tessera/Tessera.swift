@@ -355,7 +355,8 @@ struct BenchDiff: ParsableCommand {
         The data: generated lists (--count, --changes, --ids, --sections, --seed), two snapshot files (the format \
         `tessera diff` reads), or a table before and after a change script (--database, --table, --sort, --script, \
         and optionally --section). Snapshots of one section, the same in both, are diffed as flat lists; others as \
-        sectioned snapshots. Tessera's changeset is checked first: it must replay the old snapshot to the new one. \
+        sectioned snapshots; an item's (or section's) content is compared through a number standing for it, made \
+        before timing. Tessera's changeset is checked first: it must replay the old snapshot to the new one. \
         Each method runs once untimed, once more to count its allocations (when this build of tessera can count \
         them), then --runs times; the median and the 90th percentile are reported, with the deletes, inserts, moves \
         and updates it found (– where a method does not tell). Swift's difference(from:).inferringMoves() runs over \
@@ -399,7 +400,7 @@ struct BenchDiff: ParsableCommand {
     @Option(help: ArgumentHelp("A database file: measure a table's snapshots before and after --script (with --table, --sort and --script).", valueName: "file"))
     var database: String?
 
-    @Option(help: "With --database: the table or view.")
+    @Option(help: "With --database: the table (rows are items, told apart by its primary key, or its row id when it declares none; a view has neither).")
     var table: String?
 
     @Option(help: "With --database: a sort key, \"column [asc|desc]\"; repeat for more.")
