@@ -198,7 +198,9 @@ package enum BenchChart {
             legend += "<li data-method=\"\(escape(entry.method))\" style=\"--colour: \(style.colour)\">"
             legend += "<svg class=\"swatch\" width=\"30\" height=\"14\" viewBox=\"0 0 30 14\" aria-hidden=\"true\"><line x1=\"1\" y1=\"7\" x2=\"29\" y2=\"7\"/>"
             legend += "<path class=\"\(style.hollow ? "hollow" : "")\" d=\"\(marker(style.shape, x: 15, y: 7, radius: 4.5))\"/></svg>"
-            legend += "<span class=\"name\">\(escape(entry.method))</span>"
+            // A long name breaks after a dot or a parenthesis, not inside a word.
+            let breakable = escape(entry.method).replacingOccurrences(of: ".", with: ".<wbr>").replacingOccurrences(of: "(", with: "(<wbr>")
+            legend += "<span class=\"name\">\(breakable)</span>"
             if let exponent = entry.exponent, exponent.isFinite {
                 let text = String(format: "%.2f", exponent)
                 legend += "<span class=\"exponent\" data-exponent=\"\(text)\" title=\"fitted growth: time ∝ n^\(text)\">n<sup>\(text)</sup></span>"
@@ -482,7 +484,7 @@ package enum BenchChart {
   .swatch line { stroke: currentColor; stroke-width: 2; }
   .swatch path { fill: currentColor; stroke: #fff; stroke-width: 1.25; }
   .swatch path.hollow { fill: #fff; stroke: currentColor; stroke-width: 1.75; }
-  .legend .name { color: #1d1d22; font-weight: 600; overflow-wrap: anywhere; }
+  .legend .name { color: #1d1d22; font-weight: 600; overflow-wrap: break-word; }
   .legend .exponent { color: #1d1d22; font-variant-numeric: tabular-nums; white-space: nowrap; }
   .legend .extent { grid-column: 2 / span 2; color: #6b6d76; font-size: 12.5px; }
   .hint { margin: 10px 0 0; color: #6b6d76; font-size: 12.5px; }
