@@ -310,6 +310,26 @@ struct BenchReviewTests {
         #expect(results[BenchFileTests.swift] == nil, "Swift's difference ran on 1 → 500 items above --swift-limit 100")
     }
 
+    /// Edge cases of snapshot files that work (regressions): empty
+    /// snapshots, one item swept up, and an id that a copy would repeat.
+    @Test("empty snapshots, a one-item sweep, and a copy's id already in the files")
+    func snapshotEdges() throws {
+        let (empty, emptyJSON) = try BenchFileTests.run(old: "[]", new: "[]")
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(emptyJSON?["sizes"] == .array([.int(0)]))
+        let one = BenchFileTests.document([("list", [("a", 1)])])
+        let moved = BenchFileTests.document([("list", [("b", 2), ("a", 2)])])
+        let (sweep, sweepJSON) = try BenchFileTests.run(old: one, new: moved, ["--sweep", "1,3,3,10"])
+        #expect(sweep.status == 0, "\(sweep.stderr)")
+        #expect(sweepJSON?["sizes"] == .array([.int(1), .int(3), .int(10)]))
+        let tessera = BenchFileTests.results(sweepJSON)["Tessera diff(from:to:)"]
+        #expect(tessera != nil)
+        let clash = BenchFileTests.document([("list", [("a", 1), ("a#2", 1)])])
+        let (collision, _) = try BenchFileTests.run(old: clash, new: clash, ["--sweep", "2,6"])
+        #expect(collision.status == 64)
+        #expect(collision.stderr == "tessera: error: --sweep: the id \"a#2\" of copy 2 of \"a\" is already an id in old.json → new.json\n")
+    }
+
     /// --scale applies to --database as well (BenchRun.validate says "snapshot
     /// files or a database", and the run works), but its help says
     /// "Snapshots only".
