@@ -47,6 +47,13 @@ package struct BenchDatabase: Sendable {
     package var busyTimeout: Double = 5
 
     /// Creates a run.
+    /// Whether to stop: checked while the script and the reads run (and
+    /// while waiting for another process's lock); when it returns true,
+    /// the statement under way stops, the transaction is rolled back, and
+    /// ``snapshots()`` throws an error with status 130. The command sets
+    /// it from Ctrl-C and SIGTERM.
+    package var shouldStop: @Sendable () -> Bool = { false }
+
     package init(path: String, table: String, sort: [String], section: String?, scriptPath: String) {
         self.path = path
         self.table = table
@@ -81,7 +88,12 @@ package struct BenchDatabase: Sendable {
             throw CommandError("\(path): cannot be read: permission denied", exitCode: CommandError.databaseExitCode)
         }
         let script = try InputFile.text(at: scriptPath)
-        guard Self.statementStart(in: Array(script.utf8), from: 0) != nil else {
+        let scriptBytes = Array(script.utf8)
+        if let nul = scriptBytes.firstIndex(of: 0) {
+            let line = scriptBytes[..<nul].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw CommandError("\(scriptPath): line \(line) holds a NUL character (byte \(nul)): a script is SQL text", exitCode: CommandError.inputExitCode)
+        }
+        guard Self.statementStart(in: scriptBytes, from: 0) != nil else {
             throw CommandError("\(scriptPath): holds no SQL statement (only white space and comments)", exitCode: CommandError.inputExitCode)
         }
         let connection: Connection
@@ -92,7 +104,17 @@ package struct BenchDatabase: Sendable {
             throw DatabaseErrors.opening(path, error)
         }
         return try connection.withDatabase { db throws(CommandError) in
-            try measure(db, sortKeys: sortKeys, script: script)
+            // The transaction is rolled back here, outside the interrupted
+            // part, so that a stop request cannot stop the rollback too.
+            defer { if db.isInTransaction { try? db.execute("ROLLBACK") } }
+            do throws(CommandError) {
+                return try db.interrupting(when: shouldStop) { db throws(CommandError) in
+                    try measure(db, sortKeys: sortKeys, script: script)
+                }
+            } catch {
+                guard shouldStop() else { throw error }
+                throw CommandError("interrupted: the change of \(scriptPath) is rolled back, and \(path) is as it was", exitCode: CommandError.interruptedExitCode)
+            }
         }
     }
 
@@ -105,8 +127,7 @@ package struct BenchDatabase: Sendable {
         } catch {
             throw databaseError(error)
         }
-        // Closing the connection would roll back too; this says so first.
-        defer { if db.isInTransaction { try? db.execute("ROLLBACK") } }
+        // The caller rolls back (closing the connection would too).
         let old = try read(db, try shape(db, sortKeys: sortKeys, afterScript: false))
         try run(script, in: db)
         let new = try read(db, try shape(db, sortKeys: sortKeys, afterScript: true))

@@ -34,7 +34,9 @@ extension BenchRun {
         }
 
         /// The sizes at which Swift's difference was left out.
-        var swiftLeftOut: [Int] { sizes.filter { $0 > run.swiftLimit } }
+        var swiftLeftOut: [Int] {
+            steps.filter { !$0.methods.contains(BenchRun.swiftName) }.map(\.step.size)
+        }
 
         /// The ratio of a result's median to Tessera's at the same size.
         func ratio(_ result: Result) -> Double {
@@ -92,7 +94,9 @@ extension BenchRun {
         var notices: [String] {
             guard !swiftLeftOut.isEmpty else { return [] }
             if sizes.count == 1 {
-                return ["Swift's difference(from:) left out: \(sizes[0]) elements is above --swift-limit \(run.swiftLimit) (it is O(n·d) and would take too long)"]
+                let shape = steps[0].shape
+                let elements = shape.newItems > shape.oldItems ? "\(shape.oldItems) → \(shape.newItems) elements are" : "\(sizes[0]) elements is"
+                return ["Swift's difference(from:) left out: \(elements) above --swift-limit \(run.swiftLimit) (it is O(n·d) and would take too long)"]
             }
             return ["Swift's difference(from:) left out at \(swiftLeftOut.map(String.init).joined(separator: ", ")) elements: above --swift-limit \(run.swiftLimit) "
                 + "(it is O(n·d) and would take too long); its exponent is fitted on the sizes it ran"]

@@ -122,22 +122,7 @@ package struct BenchRun: Sendable {
     ///
     /// - Throws: ``CommandError`` naming the bad option.
     package func validate() throws(CommandError) {
-        guard runs >= 1 else { throw CommandError("--runs \(runs): must be at least 1", exitCode: CommandError.usageExitCode) }
-        guard swiftLimit >= 0 else { throw CommandError("--swift-limit \(swiftLimit): must be at least 0", exitCode: CommandError.usageExitCode) }
-        if let scale {
-            guard input != nil else {
-                throw CommandError("--scale applies to snapshot files or a database; generated data takes --count or --sweep", exitCode: CommandError.usageExitCode)
-            }
-            guard sweep == nil else { throw CommandError("--scale and --sweep: give one (--sweep scales the snapshots to each size)", exitCode: CommandError.usageExitCode) }
-            guard scale >= 1, scale <= Self.maximumCount else {
-                throw CommandError("--scale \(scale): must be between 1 and \(Self.maximumCount)", exitCode: CommandError.usageExitCode)
-            }
-        }
-        if let sweep {
-            guard !sweep.isEmpty, sweep.allSatisfy({ $0 >= 1 && $0 <= Self.maximumCount }) else {
-                throw CommandError("--sweep: every size must be between 1 and \(Self.maximumCount)", exitCode: CommandError.usageExitCode)
-            }
-        }
+        try validateOptions(hasInput: input != nil)
         if let input {
             if sweep != nil, input.old.numberOfItems == 0 {
                 throw CommandError("--sweep: \(input.label) has no items before the change, so there is nothing to scale", exitCode: CommandError.usageExitCode)
@@ -155,6 +140,33 @@ package struct BenchRun: Sendable {
         guard sections >= 1, sections <= smallest else {
             let bound = sweep == nil ? "--count (\(count))" : "the smallest --sweep size (\(smallest))"
             throw CommandError("--sections \(sections): must be between 1 and \(bound)", exitCode: CommandError.usageExitCode)
+        }
+    }
+
+    /// Checks the options that do not depend on the data: the runs, the
+    /// limit, `--scale` and `--sweep`. The command checks them before it
+    /// reads any input, so that a mistyped option is found before a change
+    /// script runs.
+    ///
+    /// - Parameter hasInput: Whether snapshot files or a database give the
+    ///   data (rather than the generator).
+    /// - Throws: ``CommandError`` naming the bad option.
+    package func validateOptions(hasInput: Bool) throws(CommandError) {
+        guard runs >= 1 else { throw CommandError("--runs \(runs): must be at least 1", exitCode: CommandError.usageExitCode) }
+        guard swiftLimit >= 0 else { throw CommandError("--swift-limit \(swiftLimit): must be at least 0", exitCode: CommandError.usageExitCode) }
+        if let scale {
+            guard hasInput else {
+                throw CommandError("--scale applies to snapshot files or a database; generated data takes --count or --sweep", exitCode: CommandError.usageExitCode)
+            }
+            guard sweep == nil else { throw CommandError("--scale and --sweep: give one (--sweep scales the snapshots to each size)", exitCode: CommandError.usageExitCode) }
+            guard scale >= 1, scale <= Self.maximumCount else {
+                throw CommandError("--scale \(scale): must be between 1 and \(Self.maximumCount)", exitCode: CommandError.usageExitCode)
+            }
+        }
+        if let sweep {
+            guard !sweep.isEmpty, sweep.allSatisfy({ $0 >= 1 && $0 <= Self.maximumCount }) else {
+                throw CommandError("--sweep: every size must be between 1 and \(Self.maximumCount)", exitCode: CommandError.usageExitCode)
+            }
         }
     }
 
@@ -231,15 +243,17 @@ package struct BenchRun: Sendable {
     }
 
     func prepare(_ step: Plan.Step) throws(CommandError) -> Prepared {
-        let includeSwift = step.size <= swiftLimit
         if let input {
             let scaled = try input.tiled(step.copies, option: sweep == nil ? "--scale \(step.copies)" : "--sweep")
+            // O(n·d): the larger snapshot decides.
+            let includeSwift = max(scaled.old.numberOfItems, scaled.new.numberOfItems) <= swiftLimit
             let flat = scaled.isFlat
             let name = flat ? "Tessera diff(from:to:)" : Self.sectionedName(scaled.old.numberOfSections, scaled.new.numberOfSections)
             let (old, new) = Self.interned(scaled.old, scaled.new)
             let methods = try Self.methods(old: old, new: new, flat: flat, tesseraName: name, includeSwift: includeSwift)
             return Prepared(methods: methods, made: nil, shape: (scaled.old.numberOfItems, scaled.new.numberOfItems, scaled.old.numberOfSections, scaled.new.numberOfSections))
         }
+        let includeSwift = step.size <= swiftLimit
         switch ids {
         case .int: return try generated(size: step.size, includeSwift: includeSwift) { (random: inout SplitMix64) in Int(truncatingIfNeeded: random.next()) }
         case .uuid: return try generated(size: step.size, includeSwift: includeSwift) { (random: inout SplitMix64) in Self.uuid(&random) }
@@ -362,7 +376,7 @@ package struct BenchRun: Sendable {
             }),
         ]
         if includeSwift {
-            methods.append(Method(name: "Swift difference(from:).inferringMoves()", run: { newIDs.difference(from: oldIDs).inferringMoves().count }, counts: {
+            methods.append(Method(name: swiftName, run: { newIDs.difference(from: oldIDs).inferringMoves().count }, counts: {
                 counts(of: newIDs.difference(from: oldIDs).inferringMoves())
             }))
         }
@@ -371,6 +385,16 @@ package struct BenchRun: Sendable {
         }))
         return methods
     }
+
+    /// The median of sorted times: the middle one, or the mean of the two
+    /// middle ones for an even count.
+    static func median(_ sorted: [Duration]) -> Duration {
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The name of Swift's method in the output.
+    static let swiftName = "Swift difference(from:).inferringMoves()"
 
     /// The name of swift-collections' method in the output.
     static let orderedSetName = "OrderedSet(ids).difference(from:)"
@@ -465,7 +489,7 @@ package struct BenchRun: Sendable {
             for (m, method) in prepared.methods.enumerated() {
                 let sorted = times[m].sorted()
                 let rank = max(0, Int((0.9 * Double(sorted.count)).rounded(.up)) - 1)
-                results.append(Result(name: method.name, size: step.size, median: sorted[sorted.count / 2], p90: sorted[rank],
+                results.append(Result(name: method.name, size: step.size, median: Self.median(sorted), p90: sorted[rank],
                                       times: times[m], allocations: allocations[m], counts: method.counts()))
             }
             measured.append(Measured(step: step, made: prepared.made, shape: prepared.shape, methods: prepared.methods.map(\.name)))

@@ -31,4 +31,7 @@ extension CommandError {
     /// missing or out-of-range value, a `--where` SQLite cannot read or
     /// whose placeholders do not match the `--arg` values.
     package static let usageExitCode: Int32 = 64
+    /// 130: `bench diff --script` stopped by Ctrl-C or SIGTERM (128 +
+    /// SIGINT, as a shell reports it); the script's change is rolled back.
+    package static let interruptedExitCode: Int32 = 130
 }

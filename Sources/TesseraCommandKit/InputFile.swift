@@ -3,7 +3,7 @@ import Foundation
 /// Reads input files and writes output files, with errors that name them
 /// and say plainly what is wrong (from the system's error number, not a
 /// guess).
-enum InputFile {
+package enum InputFile {
     /// The file's text.
     ///
     /// - Throws: ``CommandError`` naming the path when it is missing, a
@@ -54,7 +54,7 @@ enum InputFile {
     /// not a folder, and its folder exists and is writable.
     ///
     /// - Throws: ``CommandError`` naming the path and the reason.
-    static func checkWritable(_ path: String) throws(CommandError) {
+    package static func checkWritable(_ path: String) throws(CommandError) {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw cannotWrite(path, EISDIR) }
         let folder = folder(of: path)

@@ -78,7 +78,10 @@ struct Tessera: ParsableCommand {
     /// Prints `tessera: error: <message>` on standard error and exits.
     static func fail(_ message: String, status: Int32) -> Never {
         fflush(nil)
-        FileHandle.standardError.write(Data("tessera: error: \(message)\n".utf8))
+        // One line, even when a message from SQLite or the server holds
+        // line breaks.
+        let line = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        FileHandle.standardError.write(Data("tessera: error: \(line)\n".utf8))
         Foundation.exit(status)
     }
 }
@@ -285,15 +288,7 @@ struct Watch: ParsableCommand {
     var busyTimeout: Double?
 
     func run() throws {
-        signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
-        // A parent may start us with these blocked (the mask is inherited):
-        // unblock them, or Ctrl-C would never arrive.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        catchStopSignals()
         if busyTimeout != nil, WatchRun.isPostgresURL(database) {
             throw CommandError("--busy-timeout applies to SQLite files only: a PostgreSQL server does not lock readers out", exitCode: CommandError.usageExitCode)
         }
@@ -335,6 +330,19 @@ struct Watch: ParsableCommand {
 
 /// Set by SIGINT and SIGTERM: `watch` stops at once.
 let interrupted = Atomic<Bool>(false)
+
+/// Makes SIGINT and SIGTERM set ``interrupted`` instead of ending the
+/// process. A parent may start us with them blocked (the mask is
+/// inherited): they are unblocked, or Ctrl-C would never arrive.
+func catchStopSignals() {
+    signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
+    signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    sigaddset(&stopSignals, SIGINT)
+    sigaddset(&stopSignals, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+}
 
 /// Set by whichever ends `watch` first: its run, or the grace period
 /// after a stop (PostgreSQL).
@@ -394,7 +402,7 @@ struct BenchDiff: ParsableCommand {
     @Option(help: ArgumentHelp("Sizes to measure, as 1k,10k,100k,1M (k: thousands, M: millions; each from 1 to \(BenchRun.maximumCount)). Generated data: the old list's element counts (in place of --count). Snapshots: the old snapshot's item count each is scaled to, by repeating it a whole number of times (the number of copies nearest to size ÷ items, at least 1; see --scale).", valueName: "sizes"))
     var sweep: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Snapshots only: measure the snapshots scaled N times. Every section keeps its id, content and place, and its items are repeated N times in a row; the ids of copy c (from 1) end in #c (copy 0 keeps the file's ids), so the change is the files' change made once in each copy.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Snapshot files or a database only: measure the snapshots scaled N times. Every section keeps its id, content and place, and its items are repeated N times in a row; the ids of copy c (from 1) end in #c (copy 0 keeps the file's ids), so the change is the files' change made once in each copy.", valueName: "N"))
     var scale: Int?
 
     @Option(help: ArgumentHelp("A database file: measure a table's snapshots before and after --script (with --table, --sort and --script).", valueName: "file"))
@@ -409,7 +417,7 @@ struct BenchDiff: ParsableCommand {
     @Option(help: "With --database: the column rows are grouped into sections by.")
     var section: String?
 
-    @Option(help: ArgumentHelp("With --database: an SQL file of the change, run in a transaction that is rolled back.", valueName: "file"))
+    @Option(help: ArgumentHelp("With --database: an SQL file of the change, run in a transaction that is always rolled back (Ctrl-C stops it and rolls back too, status 130).", valueName: "file"))
     var script: String?
 
     @Option(help: ArgumentHelp("Write a page with a log-log chart of time against size for each method, with the machine and this command line, here.", valueName: "file"))
@@ -428,13 +436,16 @@ struct BenchDiff: ParsableCommand {
             }
             run.changesPercent = percent
         }
-        run.input = try input()
         if let sweep {
             if count != nil { throw CommandError("--count and --sweep: give one (--sweep lists the counts)", exitCode: CommandError.usageExitCode) }
             run.sweep = try BenchRun.sizes(sweep: sweep)
         }
         run.scale = scale
         run.htmlPath = html
+        // Every option is checked before a change script runs.
+        try run.validateOptions(hasInput: !files.isEmpty || database != nil)
+        if let html { try InputFile.checkWritable(html) }
+        run.input = try input()
         run.commandLine = BenchRun.shellLine(CommandLine.arguments)
         // The process's malloc calls, counted by CAllocationCount (-1, "not
         // measured", under a sanitizer).
@@ -474,7 +485,21 @@ struct BenchDiff: ParsableCommand {
             throw usage("\(option.0) applies to generated data, not to \(usesDatabase ? "--database" : "snapshot files")")
         }
         if let database, let table, let script {
-            return try BenchDatabase(path: database, table: table, sort: sort, section: section, scriptPath: script).snapshots()
+            var reader = BenchDatabase(path: database, table: table, sort: sort, section: section, scriptPath: script)
+            reader.shouldStop = { interrupted.load(ordering: .relaxed) }
+            // Ctrl-C and SIGTERM stop the script and roll it back, rather
+            // than end the process inside the transaction; afterwards
+            // they end it as usual.
+            catchStopSignals()
+            defer {
+                signal(SIGINT, SIG_DFL)
+                signal(SIGTERM, SIG_DFL)
+            }
+            let input = try reader.snapshots()
+            if interrupted.load(ordering: .relaxed) {
+                throw CommandError("interrupted: the change of \(script) is rolled back, and \(database) is as it was", exitCode: CommandError.interruptedExitCode)
+            }
+            return input
         }
         return try BenchInput.files(old: files[0], new: files[1])
     }
