@@ -113,9 +113,15 @@ package struct BenchDatabase: Sendable {
                 }
             } catch {
                 guard shouldStop() else { throw error }
-                throw CommandError("interrupted: the change of \(scriptPath) is rolled back, and \(path) is as it was", exitCode: CommandError.interruptedExitCode)
+                throw interruptedError()
             }
         }
+    }
+
+    /// The error of a run stopped by ``shouldStop``: the script's change
+    /// is rolled back (status 130).
+    package func interruptedError() -> CommandError {
+        CommandError("interrupted: the change of \(scriptPath) is rolled back, and \(path) is as it was", exitCode: CommandError.interruptedExitCode)
     }
 
     // MARK: The transaction

@@ -241,33 +241,11 @@ public final class Database {
     ///   committed); a transaction the script opened stays open.
     /// - Complexity: O(*s*) for *s* statements, plus their own work.
     public func execute(_ sql: String) throws(SQLiteError) {
-        try SQLiteError.checkNoNUL(in: sql)
-        var failure: SQLiteError?
-        sql.withCString { start in
-            var next: UnsafePointer<CChar>? = start
-            while let current = next, current.pointee != 0 {
-                var statement: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle, current, -1, &statement, &tail)
-                guard code == SQLITE_OK else {
-                    failure = error(code, sql: String(cString: current))
-                    return
-                }
-                next = tail
-                // Only white space or a comment was left.
-                guard let statement else { continue }
-                var result: Int32
-                repeat { result = sqlite3_step(statement) } while result == SQLITE_ROW
-                let failed = result == SQLITE_DONE ? nil : error(result, sql: String(cString: sqlite3_sql(statement)).trimmingSQLWhitespace())
-                sqlite3_finalize(statement)
-                notifyCommitIfNeeded()
-                if let failed {
-                    failure = failed
-                    return
-                }
-            }
+        do {
+            try executeStatements(of: sql) { _ in true }
+        } catch {
+            throw error.error
         }
-        if let failure { throw failure }
     }
 
     /// Runs one statement with arguments bound in order.

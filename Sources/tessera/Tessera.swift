@@ -497,7 +497,7 @@ struct BenchDiff: ParsableCommand {
             }
             let input = try reader.snapshots()
             if interrupted.load(ordering: .relaxed) {
-                throw CommandError("interrupted: the change of \(script) is rolled back, and \(database) is as it was", exitCode: CommandError.interruptedExitCode)
+                throw reader.interruptedError()
             }
             return input
         }

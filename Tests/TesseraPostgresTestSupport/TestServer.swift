@@ -388,9 +388,16 @@ package enum TestServer {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
+        return try runToEnd(process, out: outPipe, err: errPipe, timeout: timeout, name: "\(executable) \(arguments.joined(separator: " "))")
+    }
+
+    /// Starts `process`, whose standard output and error go to `out` and
+    /// `err`, and waits (at most `timeout` seconds) for it to exit; `name`
+    /// says which process timed out.
+    package static func runToEnd(_ process: Process, out outPipe: Pipe, err errPipe: Pipe, timeout: Double, name: String) throws -> Output {
         try process.run()
         // Each pipe is read to its end on its own thread, so neither fills up
-        // while the other is read.
+        // while the other is read, and nothing is lost to a busy machine.
         let output = PThreadMutex((out: Data(), err: Data()))
         let group = DispatchGroup()
         for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
@@ -403,7 +410,7 @@ package enum TestServer {
         }
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
-            throw Failure("\(executable) \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
+            throw Failure("\(name) did not exit within \(timeout) s")
         }
         process.waitUntilExit()
         let (out, err) = output.withLock { ($0.out, $0.err) }

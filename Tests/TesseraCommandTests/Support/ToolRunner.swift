@@ -1,4 +1,5 @@
 import Foundation
+import TesseraPostgresTestSupport
 import TesseraSQLite
 
 /// Runs the built `tessera` executable and collects what it prints.
@@ -39,26 +40,8 @@ enum Tool {
     /// `timeout` seconds) for it to exit.
     static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 120) throws -> Result {
         let (process, outPipe, errPipe) = try makeProcess(arguments, in: folder)
-        try process.run()
-        // Each pipe is read to its end on its own thread, so neither fills
-        // up while the other is read, and nothing is lost to a busy machine.
-        let output = PThreadMutex((out: Data(), err: Data()))
-        let group = DispatchGroup()
-        for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = handle.readDataToEndOfFile()
-                output.withLock { if isOut { $0.out = data } else { $0.err = data } }
-                group.leave()
-            }
-        }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            throw ToolError("tessera \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
-        }
-        process.waitUntilExit()
-        let (out, err) = output.withLock { ($0.out, $0.err) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        let output = try TestServer.runToEnd(process, out: outPipe, err: errPipe, timeout: timeout, name: "tessera \(arguments.joined(separator: " "))")
+        return Result(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// A process for `tessera` with its output and error on pipes, not
