@@ -3,6 +3,7 @@ import Testing
 import TesseraDiff
 import TesseraResults
 import TesseraSQLite
+import TesseraPostgresTestSupport
 import TesseraTestSupport
 @testable import TesseraPostgres
 #if canImport(Glibc)
@@ -70,6 +71,16 @@ struct PostgresFaultTests {
             return false
         }
 
+        /// What the server's sessions of this database are doing (their
+        /// names, states and wait events), for a failure message: a store
+        /// that does not catch up is waiting somewhere.
+        func activity() -> String {
+            (try? TestServer.psql(url, """
+                SELECT string_agg(coalesce(application_name, '') || ' ' || coalesce(state, '') || ' ' || coalesce(wait_event_type, '') || ':' || coalesce(wait_event, '') || ' ' || left(query, 80), ' | ')
+                FROM pg_stat_activity WHERE datname = current_database()
+                """)) ?? "(pg_stat_activity could not be read)"
+        }
+
         /// Every report replays, from the first result to the last.
         func checkReports(_ label: String) {
             PostgresOracleTests.checkChain(
@@ -97,13 +108,13 @@ struct PostgresFaultTests {
             #expect(killed >= 1, "round \(round): no session of the store to end")
             try fixture.insert(Int64(100_000 + round * 2 + 1), album: 2)
             try fixture.writer.query("UPDATE photo SET album = 3 WHERE id = $1", [.integer(Int64(round + 1))], request: "move")
-            #expect(try fixture.settle(), "round \(round): the controller did not catch up with a fresh query after its sessions ended (errors: \(fixture.log.errors + fixture.thrown))")
+            #expect(try fixture.settle(), "round \(round): the controller did not catch up with a fresh query after its sessions ended (errors: \(fixture.log.errors + fixture.thrown); sessions: \(fixture.activity()))")
         }
         fixture.checkReports("terminated sessions")
         // Following goes on: a new slot exists.
         let deadline = ContinuousClock.now + .seconds(5)
         while try OracleServer.replicationSlots(fixture.url).isEmpty && ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(try !OracleServer.replicationSlots(fixture.url).isEmpty, "no replication slot 5 s after the sessions were ended")
+        #expect(try !OracleServer.replicationSlots(fixture.url).isEmpty, "no replication slot 5 s after the sessions were ended (sessions: \(fixture.activity()))")
         // And it still follows.
         try fixture.insert(200_000)
         #expect(try fixture.settle(), "the controller stopped following after its sessions were ended")
