@@ -501,6 +501,21 @@ struct PostgresOracleTests {
             }
         }
 
+        // The last probe's commit reaches the followers on the actor too,
+        // and the reports of the one fed by an AsyncSequence come after its
+        // snapshot changes: wait until each has caught up before the
+        // chains are compared.
+        let finalDeadline = ContinuousClock.now + .seconds(20)
+        let finalFiltered = try Self.fresh(checker, Self.filteredSQL + " " + Self.orderBy)
+        let finalSet = Set(try Self.fresh(checker, "WHERE album = 3"))
+        while ContinuousClock.now < finalDeadline {
+            let state = await home.state()
+            let reportsCaughtUp = (state.reports.last?.newSnapshot ?? homedInitial) == state.snapshot
+            if state.snapshot.allItems == finalFiltered && Set(state.setRecords) == finalSet && reportsCaughtUp { break }
+            pump()
+            try await Task.sleep(for: .milliseconds(10))
+        }
+
         // Every report replays, from each follower's first snapshot to its
         // last.
         Self.checkChain("sectioned", seed: seed, from: plainInitial, reports: plainLog.reports.map { ($0.changeset, $0.oldSnapshot, $0.newSnapshot) }, to: plain.snapshot, rolledBack: \.isRolledBack)
