@@ -7,6 +7,13 @@ let internalChecks: [SwiftSetting] = [
     .define("TESSERA_INTERNAL_CHECKS", .when(configuration: .debug)),
 ]
 
+/// The live list (`tessera serve`, TesseraServe) builds on Hummingbird and
+/// SwiftNIO. `.ci/sanitizers` sets TESSERA_NO_SERVE so that the
+/// AddressSanitizer and ThreadSanitizer builds leave it out (they would
+/// spend most of their time building the server's dependencies); every
+/// other build has it.
+let buildsServer = Context.environment["TESSERA_NO_SERVE"] == nil
+
 let package = Package(
     name: "Tessera",
     products: [
@@ -30,6 +37,9 @@ let package = Package(
         // OrderedSet's difference); postgres-nio already resolves it, so
         // the libraries carry nothing new.
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // Only TesseraServe (the live list of `tessera serve`) uses them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .target(
@@ -76,12 +86,18 @@ let package = Package(
             name: "Tessera",
             dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults"]
         ),
+        // What the command and the live server share: the plan JSON, the
+        // change descriptions and the HTML player.
+        .target(
+            name: "TesseraRender",
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite"]
+        ),
         // The `tessera` command: the work of each subcommand lives in
         // TesseraCommandKit (no argument parsing), so tests can call it too.
         .target(
             name: "TesseraCommandKit",
             dependencies: [
-                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -90,7 +106,7 @@ let package = Package(
         // fuzz checks) does not.
         .target(
             name: "TesseraCommandPostgres",
-            dependencies: ["TesseraCommandKit", "TesseraResults", "TesseraSQLite", "TesseraPostgres"]
+            dependencies: ["TesseraCommandKit", "TesseraRender", "TesseraResults", "TesseraSQLite", "TesseraPostgres"]
         ),
         // Counts the heap allocations of the `tessera` process for
         // `tessera bench` (it defines malloc, so only the executable links it).
@@ -104,14 +120,14 @@ let package = Package(
                 "TesseraCommandPostgres",
                 "CAllocationCount",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ] + (buildsServer ? ["TesseraServe"] : [])
         ),
         // End-to-end tests run the built `tessera`; listing it here makes
         // `swift build --build-tests` and `swift test` build it first.
         .testTarget(
             name: "TesseraCommandTests",
             // TesseraPostgres for the sessions WatchPostgresTests write with.
-            dependencies: ["TesseraCommandKit", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport"],
+            dependencies: ["TesseraCommandKit", "TesseraRender", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport"],
             exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public
@@ -192,7 +208,7 @@ let package = Package(
         // over the committed seed corpora by TesseraFuzzCorpusTests.
         .target(
             name: "TesseraFuzzChecks",
-            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraCommandKit", "TesseraTestSupport"],
+            dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraCommandKit", "TesseraRender", "TesseraTestSupport"],
             path: "Fuzz/Checks"
         ),
         .testTarget(
@@ -210,6 +226,33 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if buildsServer {
+    package.targets += [
+        // The live list: a Hummingbird server that follows a table with a
+        // results controller and sends every connected browser the plan of
+        // each commit for its own viewport.
+        .target(
+            name: "TesseraServe",
+            dependencies: [
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            exclude: ["TesseraServe.docc"]
+        ),
+        .testTarget(
+            name: "TesseraServeTests",
+            dependencies: [
+                "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
+                "tessera",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
+    ]
+}
 
 // The libFuzzer targets exist only when TESSERA_FUZZ is set (Fuzz/run sets
 // it and builds them with -sanitize=fuzzer,address): libFuzzer supplies

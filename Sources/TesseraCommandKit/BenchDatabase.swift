@@ -1,6 +1,7 @@
 import Foundation
 import TesseraDiff
 import TesseraSQLite
+import TesseraRender
 
 /// Snapshots of a table before and after a change script, read in one
 /// transaction that is rolled back: the database is left unchanged.

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraRender
 
 extension BenchRun {
     /// The output of a run: a table, JSON, or a chart page.

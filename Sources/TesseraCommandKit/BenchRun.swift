@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import TesseraDiff
+import TesseraRender
 
 /// `tessera bench diff`: diffs two lists or sectioned snapshots (generated
 /// with a share of changes, or the user's own) with Tessera, with the least

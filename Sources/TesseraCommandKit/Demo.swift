@@ -5,6 +5,7 @@ import TesseraLayout
 import TesseraResults
 import TesseraSQLite
 import TesseraView
+import TesseraRender
 
 /// A photo of the demo's library.
 package struct DemoPhoto: FetchableRecord, Hashable {

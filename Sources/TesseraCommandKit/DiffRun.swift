@@ -2,6 +2,7 @@ import Foundation
 import TesseraDiff
 import TesseraLayout
 import TesseraView
+import TesseraRender
 
 /// `tessera diff`: two snapshot files → changeset, batch or stages, and
 /// optionally the animation plan and its page.

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraRender
 
 /// Reads input files and writes output files, with errors that name them
 /// and say plainly what is wrong (from the system's error number, not a

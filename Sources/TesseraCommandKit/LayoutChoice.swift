@@ -1,4 +1,5 @@
 import TesseraLayout
+import TesseraRender
 
 /// The layouts the commands can lay a snapshot out with, and the viewport.
 package struct LayoutChoice: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import TesseraDiff
+import TesseraRender
 
 /// A section of a snapshot file: an id and any JSON content.
 package struct DocumentSection: Identifiable, Hashable, Sendable {

@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraResults
 import TesseraSQLite
 import TesseraView
+import TesseraRender
 
 extension WatchedRow {
     /// The key column of the rows being read, when a record's columns are

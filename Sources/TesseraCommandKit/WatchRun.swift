@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraResults
 import TesseraSQLite
 import TesseraView
+import TesseraRender
 
 /// A row of any table: its key and its values, compared for content.
 package struct WatchedRow: FetchableRecord, Hashable {

@@ -5,6 +5,7 @@ import Synchronization
 import TesseraCommandKit
 import TesseraCommandPostgres
 import TesseraDiff
+import TesseraRender
 
 /// The `tessera` command.
 @main

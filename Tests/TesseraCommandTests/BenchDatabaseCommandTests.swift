@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraSQLite
+import TesseraRender
 
 /// `tessera bench diff --database … --script …` through the command: the
 /// counts are the script's change, and the database is left as it was.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraSQLite
+import TesseraRender
 
 /// `BenchDatabase`: the snapshots of a table before and after a change
 /// script, and the database left as it was.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCommandKit
+import TesseraRender
 
 /// `tessera bench diff old.json new.json`: the user's snapshot files, as
 /// they are and scaled.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraSQLite
+import TesseraRender
 
 /// `tessera bench diff`, end to end, on hostile change scripts and option
 /// mistakes: the database is left as it was, every error is one line with

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCommandKit
+import TesseraRender
 
 /// `tessera bench diff --sweep`, the table, the chart page and the usage
 /// errors.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCommandKit
+import TesseraRender
 
 @Suite("tessera bench diff, end to end")
 struct BenchTests {

@@ -3,6 +3,7 @@ import Testing
 import TesseraCommandKit
 import TesseraLayout
 import TesseraView
+import TesseraRender
 
 /// Chromium, headless: the page of a plan must put every box where the plan
 /// says, at the start, the end, and on the way (with the plan's timing).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraDiff
+import TesseraRender
 
 /// `tessera diff` on checked-in snapshots against checked-in expected
 /// output. Set `TESSERA_RECORD=1` to re-record the expected files (then

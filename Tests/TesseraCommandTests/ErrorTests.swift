@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraSQLite
+import TesseraRender
 
 /// Every error the commands report: one line on standard error naming the
 /// culprit, a non-zero exit status, never a stack trace.

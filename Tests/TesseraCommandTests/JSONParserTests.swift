@@ -1,5 +1,6 @@
 import Testing
 import TesseraCommandKit
+import TesseraRender
 
 /// The JSON reader the command's snapshot and plan files go through, on
 /// escapes a hostile file may hold.

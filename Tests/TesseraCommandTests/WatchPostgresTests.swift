@@ -4,6 +4,7 @@ import TesseraPostgresTestSupport
 import TesseraCommandKit
 import TesseraSQLite
 @testable import TesseraPostgres
+import TesseraRender
 
 /// The PostgreSQL server the tests use (``TestServer``): a
 /// superuser's URL on a server with `wal_level = logical`. Each test works

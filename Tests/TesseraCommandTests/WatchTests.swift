@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraSQLite
+import TesseraRender
 
 /// `tessera watch` following commits made by another process (this test).
 @Suite("tessera watch, end to end")

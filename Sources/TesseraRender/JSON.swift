@@ -89,7 +89,7 @@ package enum JSON: Hashable, Sendable {
         }
     }
 
-    static func writeString(_ value: String, to text: inout String) {
+    package static func writeString(_ value: String, to text: inout String) {
         text += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -52,12 +52,12 @@ package struct ChangeDescription: Sendable {
     }
 
     /// An id as text; database text values without their SQL quotes.
-    static func plainText(_ id: some Hashable) -> String {
+    package static func plainText(_ id: some Hashable) -> String {
         if let value = id as? DatabaseValue { return value.string ?? value.description }
         return "\(id)"
     }
 
-    static func shortKind(_ kind: String) -> String {
+    package static func shortKind(_ kind: String) -> String {
         switch kind {
         case ElementKind.sectionHeader: "header"
         case ElementKind.sectionFooter: "footer"
@@ -150,7 +150,7 @@ package struct ChangeDescription: Sendable {
 
 extension JSON {
     /// A value's `Codable` form (keys sorted), as JSON.
-    static func encoding<T: Encodable>(_ value: T) throws -> JSON {
+    package static func encoding<T: Encodable>(_ value: T) throws -> JSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
@@ -159,9 +159,9 @@ extension JSON {
 }
 
 /// Number and geometry formatting shared by the reports.
-enum Format {
+package enum Format {
     /// `12`, `12.5`, `0.33`: at most two decimals, no trailing zeros.
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         guard value.isFinite else { return "\(value)" }
         let rounded = (value * 100).rounded() / 100
         // Whole numbers print without decimals while they fit exactly.
@@ -172,17 +172,17 @@ enum Format {
         return text
     }
 
-    static func rect(_ r: Rect) -> String {
+    package static func rect(_ r: Rect) -> String {
         "(\(number(r.origin.x)), \(number(r.origin.y)), \(number(r.size.width))×\(number(r.size.height)))"
     }
 
-    static func size(_ s: Size) -> String { "\(number(s.width))×\(number(s.height))" }
+    package static func size(_ s: Size) -> String { "\(number(s.width))×\(number(s.height))" }
 
-    static func point(_ p: Point) -> String { "(\(number(p.x)), \(number(p.y)))" }
+    package static func point(_ p: Point) -> String { "(\(number(p.x)), \(number(p.y)))" }
 
-    static func indexPath(_ path: IndexPath) -> String { "[" + path.map(String.init).joined(separator: ", ") + "]" }
+    package static func indexPath(_ path: IndexPath) -> String { "[" + path.map(String.init).joined(separator: ", ") + "]" }
 
-    static func timing(_ timing: AnimationTiming) -> String {
+    package static func timing(_ timing: AnimationTiming) -> String {
         switch timing {
         case .linear: "linear"
         case .easeInOut: "ease-in-out"
@@ -190,7 +190,7 @@ enum Format {
         }
     }
 
-    static func pad(_ text: String, _ width: Int) -> String {
+    package static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -89,7 +89,7 @@ package enum PlanPage {
         ])
     }
 
-    static func escapeHTML(_ text: String) -> String {
+    package static func escapeHTML(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

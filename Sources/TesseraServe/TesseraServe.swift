@@ -1,0 +1,1 @@
+// The live list of `tessera serve`: see TesseraServe.docc.

@@ -1,0 +1,1 @@
+// The live list's tests: protocol, edits, safety and the browser.
