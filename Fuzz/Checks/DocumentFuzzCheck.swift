@@ -6,6 +6,7 @@ import Foundation
 import TesseraCommandKit
 import TesseraDiff
 import TesseraView
+import TesseraRender
 
 /// Snapshot and plan JSON as the `tessera` command reads them, from
 /// arbitrary bytes.
