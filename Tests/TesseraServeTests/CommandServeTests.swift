@@ -115,13 +115,15 @@ final class ServeProcess: Sendable {
     final class Output: Sendable {
         let state = Mutex((data: Data(), ended: false))
 
-        func read(_ handle: FileHandle) {
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
+        /// Reads the pipe to its end, on a thread of its own.
+        func start(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    state.withLock { $0.data.append(chunk) }
+                }
                 state.withLock { $0.ended = true }
-            } else {
-                state.withLock { $0.data.append(chunk) }
             }
         }
 
@@ -156,9 +158,10 @@ final class ServeProcess: Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        outPipe.fileHandleForReading.readabilityHandler = { [out] handle in out.read(handle) }
-        errPipe.fileHandleForReading.readabilityHandler = { [err] handle in err.read(handle) }
+        process.standardInput = FileHandle.nullDevice
         try process.run()
+        out.start(outPipe.fileHandleForReading)
+        err.start(errPipe.fileHandleForReading)
     }
 
     var stdout: String { out.text }
