@@ -19,13 +19,23 @@ struct CommandServeTests {
         let page = try await ServerTestSupport.blocking { try RawClient(port: port).get("/", host: "127.0.0.1:\(port)") }
         #expect(page.status == 200)
         #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
-        let snapshot = try await ServerTestSupport.blocking {
+        let database = folder.appendingPathComponent("tessera-serve/photos.sqlite").path
+        let (snapshot, plan) = try await ServerTestSupport.blocking {
             let client = try RawClient(port: port)
             _ = try client.upgrade(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
             try client.sendText(#"{"type":"hello","layout":"flow","viewport":[0,0,800,600]}"#)
-            return try client.readMessage(ofType: "snapshot")
+            let snapshot = try client.readMessage(ofType: "snapshot")
+            // Another process commits: the client gets the plan.
+            try ServerTestSupport.sqlite3(database, "DELETE FROM photo WHERE id = (SELECT id FROM photo ORDER BY album, position LIMIT 1)")
+            return (snapshot, try client.readMessage(ofType: "plan"))
         }
         #expect(snapshot["editable"] == .bool(true))
+        #expect(plan["fromSeq"] == .int(0) && plan["seq"] == .int(1), "\(plan.compactText)")
+        let deleted = plan["elements"].flatMap { elements -> [JSON]? in
+            guard case let .array(elements) = elements else { return nil }
+            return elements.filter { $0["disposition"] == .string("deleted") }
+        }
+        #expect(deleted?.count == 1, "\(plan.compactText)")
         let (status, _, stderr) = try await serve.stop(signal: SIGINT)
         #expect(status == 130)
         #expect(stderr == "tessera: stopped serving\n")

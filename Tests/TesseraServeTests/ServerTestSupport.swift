@@ -226,6 +226,19 @@ enum ServerTestSupport {
         }
     }
 
+    /// Runs `sqlite3` (Debian's) on a database, as another process.
+    static func sqlite3(_ database: String, _ sql: String) throws {
+        guard let path = ["/usr/bin/sqlite3", "/bin/sqlite3", "/usr/local/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw ServerTestError("sqlite3 is not installed")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [database, sql]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ServerTestError("sqlite3 \(sql) failed with status \(process.terminationStatus)") }
+    }
+
     /// A fresh temporary folder.
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-tests-\(UUID().uuidString)")

@@ -181,10 +181,6 @@ struct ServerTests {
 
     @Test("a commit by a separate sqlite3 process reaches a connected client as a plan")
     func externalCommit() async throws {
-        guard let sqlite3 = ["/usr/bin/sqlite3", "/bin/sqlite3", "/usr/local/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            Issue.record("sqlite3 is not installed")
-            return
-        }
         let configuration = try ServerTestSupport.library(photos: 200)
         let hub = try ServeHub(configuration: configuration)
         let server = ServeServer(hub: hub, host: "127.0.0.1", port: 0)
@@ -196,12 +192,7 @@ struct ServerTests {
             _ = try client.upgrade(host: "127.0.0.1:\(port)")
             try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
             let snapshot = try client.readMessage(ofType: "snapshot")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sqlite3)
-            process.arguments = [configuration.databasePath, "UPDATE photo SET title = 'Renamed by sqlite3' WHERE id = 1"]
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw ServerTestError("sqlite3 failed with \(process.terminationStatus)") }
+            try ServerTestSupport.sqlite3(configuration.databasePath, "UPDATE photo SET title = 'Renamed by sqlite3' WHERE id = 1")
             let plan = try client.readMessage(ofType: "plan")
             return (snapshot["seq"], plan)
         }
