@@ -273,7 +273,12 @@ package final class ServeServer: Sendable {
                 }
                 await hub.disconnect(id)
                 group.cancelAll()
-                try await group.waitForAll()
+                do {
+                    try await group.waitForAll()
+                } catch is CancellationError {
+                    // The reader stopped because the writer ended: a close
+                    // as usual, not a failure.
+                }
             }
     }
 
