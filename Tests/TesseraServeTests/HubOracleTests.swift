@@ -28,6 +28,7 @@ struct HubOracleTests {
                 id: id, outbox: outbox, label: "seed \(seed), client \(index)",
                 layout: ServeLayoutKind.allCases.randomElement(using: &random)!, viewport: Self.randomViewport(using: &random)
             )
+            client.readsInTen = [1, 5, 10].randomElement(using: &random)!
             await hub.receive(Self.hello(client), from: id)
             try await client.drain()
             clients.append(client)
@@ -72,8 +73,8 @@ struct HubOracleTests {
             }
             for client in clients {
                 client.forbiddenIDs = rolledBack
-                // Clients read at their own pace: some fall behind.
-                if Int.random(in: 0..<3, using: &random) > 0 {
+                // Clients read at their own pace: slow ones fall behind.
+                if Int.random(in: 0..<10, using: &random) < client.readsInTen {
                     do { try await client.drain() } catch { Issue.record("\(label): \(error)") ; return }
                 }
             }

@@ -186,6 +186,8 @@ final class HubTestClient {
     var errors: [JSON] = []
     var dones: [JSON] = []
     var plans = 0
+    /// How often, in ten steps, the client reads its outbox (oracle).
+    var readsInTen = 10
     /// Ids that must never appear (rows of rolled-back transactions).
     var forbiddenIDs: Set<String> = []
 
