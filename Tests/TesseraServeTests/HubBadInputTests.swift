@@ -58,6 +58,8 @@ struct HubBadInputTests {
             #"{"type":"hello","viewport":"big"}"#,
             #"{"type":"hello","viewport":[0,0,100]}"#,
             #"{"type":"hello","viewport":[0,0,"100",100]}"#,
+            #"{"type":"hello","viewport":[0,0,NaN,100]}"#,
+            #"{"type":"hello","viewport":[0,0,Infinity,100]}"#,
             #"{"type":"hello","viewport":[0,0,100,100],"ids":"yes"}"#,
             #"{"type":"hello","viewport":[0,0,100,100],"resume":3}"#,
         ] {

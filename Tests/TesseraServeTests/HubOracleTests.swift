@@ -101,6 +101,7 @@ struct HubOracleTests {
             #expect(unexpected.isEmpty, "\(client.label): \(unexpected.map(\.compactText))")
         }
         #expect(clients.contains { $0.plans > 0 }, "seed \(seed): no plan was sent")
+        #expect(clients.contains { !$0.dones.isEmpty }, "seed \(seed): no edit committed")
         await hub.stop()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TesseraServe
 import TesseraLayout
@@ -94,6 +95,39 @@ struct HubSlowClientTests {
         await hub.stop()
     }
 
+    @Test("an outbox hands messages over in order, closes past its limit, and a cancelled reader closes it")
+    func outboxBoundsAndCloses() async throws {
+        let drained = DrainCounter()
+        let outbox = ClientOutbox(capacity: 2) { drained.increment() }
+        #expect(outbox.hasRoomOrMarkBehind())
+        outbox.push("a")
+        outbox.push("b")
+        #expect(!outbox.hasRoomOrMarkBehind())
+        #expect(await outbox.next() == "a")
+        #expect(drained.value == 0)
+        #expect(await outbox.next() == "b")
+        #expect(drained.value == 1)
+        // Replies go in past the capacity, up to the limit.
+        for index in 0..<outbox.limit { #expect(outbox.push("\(index)")) }
+        #expect(!outbox.push("one too many"))
+        #expect(outbox.isClosed)
+        #expect(await outbox.next() == nil)
+        // A reader waiting when its task is cancelled gets nil.
+        let waiting = ClientOutbox(capacity: 2) {}
+        let reader = Task { await waiting.next() }
+        reader.cancel()
+        #expect(await reader.value == nil)
+        #expect(waiting.isClosed)
+        // A message pushed to a waiting reader reaches it.
+        let live = ClientOutbox(capacity: 2) {}
+        let next = Task { await live.next() }
+        while live.count == 0 && !live.isClosed {
+            live.push("hello")
+            await Task.yield()
+        }
+        #expect(await next.value == "hello")
+    }
+
     @Test("start() follows another connection's commits until stop()")
     func followsOtherConnections() async throws {
         let library = try HubLibrary(photos: 8, albums: 2)
@@ -113,4 +147,11 @@ struct HubSlowClientTests {
         #expect(await outbox.next() == nil)
         #expect(await hub.clientCount == 0)
     }
+}
+
+/// Counts drain notices.
+final class DrainCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

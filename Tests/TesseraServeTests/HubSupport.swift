@@ -252,6 +252,10 @@ final class HubTestClient {
             }
             elements = HubReplica.array(message["settled"])
             elementsViewport = Rect(origin: Self.point(message["contentOffsetAfter"]), size: elementsViewport.size)
+            // The rolled-back transactions of the oracle rename rows "never".
+            for element in HubReplica.array(message["elements"]) + elements where element["title"] == .string("never") {
+                throw HubReplica.ReplayFailure(description: "\(label): a title of a rolled-back transaction appeared at seq \(newSeq): \(element.compactText)")
+            }
         case "done":
             guard Self.int(message["seq"]) <= seq else {
                 throw HubReplica.ReplayFailure(description: "\(label): done at seq \(Self.int(message["seq"])) before the plan (client at \(seq))")
