@@ -246,6 +246,8 @@ if buildsServer {
             dependencies: [
                 "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
                 "tessera",
+                // SplitMix64 for the seeded browser tests of the page.
+                "TesseraTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -28,8 +28,9 @@
 /// shows), `animating`, `connected`, `layout`, `selection` (item ids),
 /// `elementFrames()` (every element in the DOM by key, as
 /// `[x, y, width, height]` in content coordinates), `items()` (the item
-/// cells in the DOM with their index paths, titles and frames) and
-/// `sent` (the number of messages sent).
+/// cells in the DOM with their index paths, titles and frames), `plans`
+/// (the last plans received: `fromSeq`, `seq`, `animated`) and `sent`
+/// (the number of messages sent).
 package enum LivePage {
     /// The page's HTML.
     package static let html: String = #"""
@@ -123,6 +124,7 @@ const pending = new Map();        // request -> what it asked
 const insertedBySeq = new Map();  // seq -> [keys inserted by that plan]
 let editing = null;               // { id, input, original }
 let sentCount = 0, statusTimer = null, synthetic = null;
+const plans = [];                 // the last plans received: { fromSeq, seq, animated }
 
 const idOf = (key) => key.slice(2);
 const isItem = (el) => el.kind === "item";
@@ -150,7 +152,7 @@ function fraction(timing, p, duration, plan) {
 }
 
 // ---- connection ----
-function url() {
+function socketAddress() {
   const token = new URLSearchParams(location.search).get("token");
   return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/live" + (token ? "?token=" + encodeURIComponent(token) : "");
 }
@@ -158,7 +160,7 @@ function connect() {
   reconnectTimer = null;
   setStatus("Connecting…");
   let socket;
-  try { socket = new WebSocket(url()); } catch (e) { scheduleReconnect(); return; }
+  try { socket = new WebSocket(socketAddress()); } catch (e) { scheduleReconnect(); return; }
   ws = socket;
   socket.onopen = () => {
     if (ws !== socket) return;
@@ -385,7 +387,7 @@ function handle(message) {
   case "elements":
     if (message.seq !== seq) break;
     if (anim) { anim.settled = message.elements; anim.sizeAfter = message.contentSize; break; }
-    if (layoutSwitching) { layoutSwitching = false; morphTo(message.elements, message.contentSize); break; }
+    if (layoutSwitching) { const anchor = layoutSwitching; layoutSwitching = null; morphTo(message.elements, message.contentSize, anchor); break; }
     setContentSize(message.contentSize);
     render(message.elements);
     break;
@@ -411,6 +413,7 @@ function handle(message) {
 // ---- animation ----
 function play(plan, local) {
   seq = plan.seq;
+  if (!local) { plans.push({ fromSeq: plan.fromSeq, seq: plan.seq, animated: plan.animated !== false }); if (plans.length > 100) plans.shift(); }
   if (plan.sections) sections = plan.sections;
   const inserted = [];
   for (const pe of local ? [] : plan.elements || []) {
@@ -458,8 +461,9 @@ function play(plan, local) {
   updateSelectionUI();
   showLive();
 }
-function step(now) {
+function step() {
   if (!anim) return;
+  const now = performance.now();
   const p = Math.min(1, Math.max(0, (now - anim.start) / anim.duration));
   const f = fraction(anim.timing, p, anim.duration / 1000, anim.plan);
   for (const t of anim.tracks) {
@@ -484,19 +488,30 @@ function finishAnimation() {
 }
 /// A layout switch: every element the two layouts share goes from where it
 /// is to where the new layout puts it (0.3 s, ease-in-out); the others fade.
-let layoutSwitching = false;
-function morphTo(elements, size) {
+let layoutSwitching = null;
+/// The item at the top of the screen keeps its place on screen when it is
+/// among the new elements; otherwise the scroll position keeps its
+/// proportion of the content's height.
+function morphTo(elements, size, anchor) {
+  const top = scroller.scrollTop, height = scroller.clientHeight;
+  const found = anchor && elements.find((el) => el.key === "i:" + anchor.id);
+  let target = found ? found.frame[1] - anchor.offset : contentSize[1] > 0 ? top * size[1] / contentSize[1] : 0;
+  target = Math.round(Math.max(0, Math.min(target, size[1] - height)));
+  const delta = target - top;
+  const shifted = (f) => [f[0], f[1] + delta, f[2], f[3]];
   const elementsPlan = [];
   const next = new Set(elements.map((el) => el.key));
   for (const el of elements) {
     const node = nodes.get(el.key);
-    const from = node && node._cur ? node._cur.slice(0, 4) : el.frame;
+    const from = node && node._cur ? shifted(node._cur) : el.frame;
     elementsPlan.push(Object.assign({}, el, { from, fromAlpha: node ? 1 : 0, toAlpha: 1, disposition: node ? "shift" : "insert" }));
   }
   for (const [key, node] of nodes) {
     if (next.has(key) || !node._cur) continue;
-    elementsPlan.push(Object.assign({}, node._el, { from: node._cur.slice(0, 4), frame: node._cur.slice(0, 4), fromAlpha: 1, toAlpha: 0, disposition: "delete" }));
+    elementsPlan.push(Object.assign({}, node._el, { from: shifted(node._cur), frame: shifted(node._cur), fromAlpha: 1, toAlpha: 0, disposition: "delete" }));
   }
+  setContentSize([Math.max(size[0], contentSize[0]), Math.max(size[1], contentSize[1], target + height)]);
+  scroller.scrollTop = target;
   play({ type: "plan", fromSeq: seq, seq, animated: true, duration: 0.3, timing: "easeInOut", contentSizeBefore: contentSize, contentSizeAfter: size,
          contentOffsetBefore: [0, 0], contentOffsetAfter: [0, 0], elements: elementsPlan, settled: elements, sections }, true);
 }
@@ -745,7 +760,9 @@ function switchLayout(name) {
   content.className = "layout-" + name;
   for (const b of document.querySelectorAll(".switch button")) b.setAttribute("aria-checked", b.dataset.layout === name ? "true" : "false");
   finishAnimation();
-  layoutSwitching = true;
+  const top = scroller.scrollTop;
+  const first = itemNodes().find((n) => n._cur[1] + n._cur[3] > top + 40);
+  layoutSwitching = first ? { id: first.dataset.id, offset: first._cur[1] - top } : {};
   sendViewport(true, name);
 }
 
@@ -757,6 +774,7 @@ window.tessera = {
   get layout() { return layout; },
   get selection() { return [...selection].sort(); },
   get sent() { return sentCount; },
+  get plans() { return plans.slice(); },
   elementFrames() {
     const out = {};
     for (const [key, node] of nodes) if (node._cur) out[key] = node._cur.slice(0, 4);
