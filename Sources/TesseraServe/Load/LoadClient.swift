@@ -87,6 +87,13 @@ final class LoadClientRecord: Sendable {
         return #"{"type":"viewport","viewport":[0,\#(y),\#(Int(size.width)),\#(Int(size.height))]}"#
     }
 
+    /// Fails the client if it is not ready yet (its time to get ready ran
+    /// out).
+    func timeOut(_ reason: String) {
+        guard !stats.withLock({ $0.ready }) else { return }
+        fail(reason)
+    }
+
     /// Ends the connection with an error message.
     func fail(_ reason: String) {
         stats.withLock { stats in

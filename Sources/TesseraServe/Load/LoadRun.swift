@@ -180,7 +180,7 @@ struct LoadSession {
                 channel.whenSuccess { channel in record.channel.withLock { $0 = channel } }
                 channel.whenFailure { error in record.fail("cannot connect: \(error)") }
                 loop.scheduleTask(in: .seconds(LoadRun.readyTimeout)) {
-                    record.fail("no snapshot and elements within \(LoadRun.readyTimeout) s")
+                    record.timeOut("no snapshot and elements within \(LoadRun.readyTimeout) s")
                 }
                 futures.append(record.ready.futureResult)
             }
