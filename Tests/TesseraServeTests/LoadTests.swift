@@ -70,7 +70,7 @@ struct LoadTests {
         (["--clients", "0"], "--clients"), (["--clients", "50001"], "--clients"), (["--rate", "0"], "--rate"),
         (["--rate", "nan"], "--rate"), (["--rate", "5000"], "--rate"), (["--seconds", "0"], "--seconds"),
         (["--seconds", "inf"], "--seconds"), (["--ramp", "10,abc"], "--ramp"), (["--ramp", "0,10"], "--ramp"),
-        (["--ramp", "10,20", "--clients", "5"], "--clients and --ramp"), (["--photos", "10"], "--photos"),
+        (["--ramp", "10,20", "--clients", "5"], "--clients and --ramp"), (["--photos", "0"], "--photos"),
         (["--url", "ws://127.0.0.1:9/live", "--photos", "2000"], "--photos"), (["--server-pid", "1"], "--server-pid"),
         (["--url", "ws://127.0.0.1:9/live", "--server-pid", "0"], "--server-pid"), (["--clients"], "--clients"),
     ])

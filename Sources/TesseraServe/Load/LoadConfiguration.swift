@@ -143,7 +143,7 @@ package struct LoadConfiguration: Sendable {
     /// The durations allowed, in seconds.
     package static let secondsRange = 1.0...3_600.0
     /// The demo library's sizes (those `tessera serve --photos` accepts).
-    package static let photoRange = 2_000...1_000_000
+    package static let photoRange = 1...1_000_000
 
     /// The running executable (`/proc/self/exe`), or the first argument.
     package static var currentExecutable: String {

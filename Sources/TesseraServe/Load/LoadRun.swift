@@ -149,7 +149,7 @@ struct LoadSession {
         })
         channel.whenSuccess { channel in record.channel.withLock { $0 = channel } }
         let url = connector.target.url
-        channel.whenFailure { error in record.ready.fail(LoadError("cannot connect to \(url): \(error)")) }
+        channel.whenFailure { error in record.ready.fail(LoadError("cannot connect to \(url): \(LoadRun.reason(error))")) }
         loop.scheduleTask(in: .seconds(LoadRun.readyTimeout)) {
             record.ready.fail(LoadError("the writer got no snapshot within \(LoadRun.readyTimeout) s"))
         }
@@ -178,7 +178,7 @@ struct LoadSession {
                 clients.append(record)
                 let channel = connector.connect(makeHandler: { LoadClientHandler(record: record) }, onFailure: { reason in record.fail(reason) })
                 channel.whenSuccess { channel in record.channel.withLock { $0 = channel } }
-                channel.whenFailure { error in record.fail("cannot connect: \(error)") }
+                channel.whenFailure { error in record.fail("cannot connect: \(LoadRun.reason(error))") }
                 loop.scheduleTask(in: .seconds(LoadRun.readyTimeout)) {
                     record.timeOut("no snapshot and elements within \(LoadRun.readyTimeout) s")
                 }
@@ -310,6 +310,15 @@ struct LoadSession {
 }
 
 extension LoadRun {
+    /// A connection failure in a few words: the system's message for its
+    /// errno when there is one ("Connection refused").
+    static func reason(_ error: any Error) -> String {
+        var error = error
+        if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first?.error { error = first }
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return "\(error)"
+    }
+
     /// `text` as the inside of a JSON string.
     static func escaped(_ text: String) -> String {
         var out = ""
