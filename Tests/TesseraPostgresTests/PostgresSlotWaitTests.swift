@@ -74,6 +74,49 @@ struct PostgresSlotWaitTests {
         #expect(try fixture.settle(), "the controller stopped following after the slot was made again")
     }
 
+    @MainActor
+    @Test("a controller with an actor hears of the held-up slot through its delegate and lastError, with no call of its own, and lastError clears once the slot is made")
+    func heldUpSlotReportedToTheDelegate() async throws {
+        let cluster = try OracleCluster(label: "slotwaitactor")
+        defer { cluster.stop() }
+        let url = try cluster.freshDatabase("followed")
+        try PostgresOracleTests.setUp(url, seed: 11)
+        let writer = try OracleServer.session(url)
+        defer { writer.close() }
+        let store = try PostgresStore(url: url)
+        defer { store.close() }
+        let controller = try FetchedResultsController<OraclePhoto>(store: store, request: PostgresFaultTests.request)
+        let log = OracleFetchedLog()
+        controller.delegate = log
+        try controller.performFetch()
+        let blocker = try OracleServer.session(try cluster.freshDatabase("blocker"), applicationName: "blocker")
+        defer { blocker.close() }
+        try blocker.execute("BEGIN", "SELECT txid_current()", request: "hold a transaction ID open")
+
+        try writer.query(
+            "SELECT count(pg_terminate_backend(pid))::int8 FROM pg_stat_activity WHERE application_name LIKE 'tessera%' AND datname = current_database()",
+            request: "end the store's sessions"
+        )
+        try writer.query("INSERT INTO photo VALUES (800000, 2, 1, 'inserted', now(), 0.5, true)", request: "insert")
+
+        var deadline = ContinuousClock.now + .seconds(60)
+        func heard() -> Bool {
+            log.errors.contains { Self.storeError($0)?.message.contains("could not be made again") == true }
+        }
+        while !heard() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(heard(), "the delegate heard \(log.errors)")
+        #expect(controller.lastError.flatMap(Self.storeError)?.kind == .cannotFollow, "lastError is \(controller.lastError.map { "\($0)" } ?? "nil")")
+
+        try blocker.execute("ROLLBACK", request: "let go")
+        let expected = try PostgresOracleTests.fresh(writer, PostgresFaultTests.orderBy)
+        deadline = ContinuousClock.now + .seconds(120)
+        while (controller.lastError != nil || controller.snapshot.allItems != expected) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(controller.lastError == nil, "lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
+        #expect(controller.snapshot.allItems == expected, "the controller differs from a fresh query once the slot was made again")
+    }
+
     @Test("the slot's making is bounded: 5 s, then twice as long at each try, up to 80 s")
     func slotTimeouts() {
         let seconds = (1...7).map { PostgresChangeFeed.slotTimeout(attempt: $0).components.seconds }
