@@ -361,7 +361,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// the slot's session: one small query).
     private func positionMoved() throws(PostgresStoreError) -> Bool {
         guard let slotSession else { return false }
-        let position = try slotSession.query("SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits").rows.first?.first?.string ?? ""
+        // Bounded: a server, or a network, that stops answering must not
+        // leave the sources silently where they are (the session is then
+        // closed, and the slot made again).
+        let position = try slotSession.query(
+            "SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits", timeout: .seconds(30)
+        ).rows.first?.first?.string ?? ""
         defer { lastPosition = position }
         let wake = state.withLock { state -> Bool in
             defer { state.wake = false }
