@@ -201,7 +201,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 // The server's own timeout comes first; this one is for a
                 // server, or a network, that answers nothing at all.
                 try session.query(create, [.text(name)], request: request, timeout: timeout + .seconds(10))
-                try session.query("SELECT set_config('statement_timeout', '0', false)", request: "unbound the slot's session")
+                try session.query("RESET statement_timeout", request: "unbound the slot's session")
             } else {
                 try session.query(create, [.text(name)], request: request)
             }
