@@ -198,6 +198,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
             if let timeout {
                 let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
                 try session.query("SELECT set_config('statement_timeout', $1, false)", [.text("\(milliseconds)ms")], request: "bound the slot's making")
+                // A store closed meanwhile closes this session: the server
+                // then ends the wait within a second, not at the timeout
+                // (PostgreSQL 14 and later; older servers refuse the
+                // setting, and end it at the timeout).
+                _ = try? session.query("SELECT set_config('client_connection_check_interval', '1000', false)", request: "watch the client")
                 // The server's own timeout comes first; this one is for a
                 // server, or a network, that answers nothing at all.
                 try session.query(create, [.text(name)], request: request, timeout: timeout + .seconds(10))
