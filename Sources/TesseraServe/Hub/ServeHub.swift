@@ -66,7 +66,9 @@ package actor ServeHub {
         guard FileManager.default.fileExists(atPath: path) else { throw ServeError("\(path): no such database file") }
         let connection: Connection
         do {
-            connection = try Connection(path: path, mode: .readWrite, busyTimeout: 5)
+            // The file keeps its journal mode (WAL lets readers and the
+            // writer of other processes go on at once; the file decides).
+            connection = try Connection(path: path, mode: .readWrite, busyTimeout: 5, journalModeWAL: false)
         } catch {
             throw ServeError("\(path): \(error.message)")
         }
