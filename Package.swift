@@ -245,8 +245,7 @@ if buildsServer {
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-            ],
-            exclude: ["TesseraServe.docc"]
+            ]
         ),
         .testTarget(
             name: "TesseraServeTests",
