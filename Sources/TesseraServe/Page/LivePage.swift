@@ -62,7 +62,7 @@ button:focus-visible, .switch button:focus-visible { outline: 2px solid var(--ac
 #scroller:focus-visible { box-shadow: inset 0 0 0 2px rgba(47,111,223,.35); }
 #content { position: relative; margin: 0; }
 .el { position: absolute; will-change: left, top; }
-.cell { display: flex; flex-direction: column; gap: 4px; padding: 0; cursor: default; user-select: none; border-radius: 8px; touch-action: none; }
+.cell { display: flex; flex-direction: column; gap: 4px; padding: 0; cursor: default; user-select: none; border-radius: 8px; }
 .cell .thumb { flex: 1; min-height: 0; border-radius: 8px; background-image: linear-gradient(150deg, rgba(255,255,255,.38), rgba(255,255,255,0) 45%, rgba(0,0,0,.22)); box-shadow: inset 0 0 0 1px rgba(0,0,0,.08); }
 .cell .title { flex: none; height: 22px; line-height: 22px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; padding: 0 2px; font-size: 13px; }
 .cell .title input { width: 100%; font: inherit; padding: 0 4px; height: 22px; border: 1px solid var(--accent); border-radius: 4px; outline: none; }
@@ -255,7 +255,7 @@ function makeNode(el) {
     node.setAttribute("role", "presentation");
     const name = document.createElement("span"); name.className = "name"; name.setAttribute("role", "heading"); name.setAttribute("aria-level", "2");
     const count = document.createElement("span"); count.className = "count";
-    const add = document.createElement("button"); add.className = "add"; add.type = "button"; add.textContent = "+"; add.tabIndex = -1;
+    const add = document.createElement("button"); add.className = "add"; add.type = "button"; add.textContent = "+";
     add.addEventListener("pointerdown", (e) => e.stopPropagation());
     add.addEventListener("click", (e) => { e.stopPropagation(); addItem(node._el); });
     node.append(name, count, add);
@@ -348,7 +348,7 @@ function updatePins() {
       synthetic = document.createElement("div");
       synthetic.className = "el header pinned";
       synthetic.setAttribute("role", "presentation");
-      synthetic.innerHTML = '<span class="name" role="heading" aria-level="2"></span><span class="count"></span><button type="button" class="add" tabindex="-1">+</button>';
+      synthetic.innerHTML = '<span class="name" role="heading" aria-level="2"></span><span class="count"></span><button type="button" class="add">+</button>';
       synthetic.querySelector(".add").addEventListener("click", (e) => { e.stopPropagation(); addItem(synthetic._el); });
       synthetic.querySelector(".add").addEventListener("pointerdown", (e) => e.stopPropagation());
       content.appendChild(synthetic);
@@ -357,6 +357,7 @@ function updatePins() {
     synthetic._el = { kind: "header", section: s, title: String(section.id) };
     synthetic.querySelector(".name").textContent = section.id;
     synthetic.querySelector(".count").textContent = section.count + (section.count === 1 ? " photo" : " photos");
+    synthetic.querySelector(".add").setAttribute("aria-label", "Add a photo to " + section.id);
     const st = synthetic.style;
     st.left = "0px"; st.width = contentSize[0] + "px"; st.height = h + "px"; st.zIndex = "600";
     st.top = Math.min(top, bottom - h) + "px";
