@@ -62,7 +62,7 @@ button:focus-visible, .switch button:focus-visible { outline: 2px solid var(--ac
 #scroller:focus-visible { box-shadow: inset 0 0 0 2px rgba(47,111,223,.35); }
 #content { position: relative; margin: 0; }
 .el { position: absolute; will-change: left, top; }
-.cell { display: flex; flex-direction: column; gap: 4px; padding: 0; cursor: default; user-select: none; border-radius: 8px; touch-action: none; }
+.cell { display: flex; flex-direction: column; gap: 4px; padding: 0; cursor: default; user-select: none; border-radius: 8px; }
 .cell .thumb { flex: 1; min-height: 0; border-radius: 8px; background-image: linear-gradient(150deg, rgba(255,255,255,.38), rgba(255,255,255,0) 45%, rgba(0,0,0,.22)); box-shadow: inset 0 0 0 1px rgba(0,0,0,.08); }
 .cell .title { flex: none; height: 22px; line-height: 22px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; padding: 0 2px; font-size: 13px; }
 .cell .title input { width: 100%; font: inherit; padding: 0 4px; height: 22px; border: 1px solid var(--accent); border-radius: 4px; outline: none; }
@@ -255,7 +255,7 @@ function makeNode(el) {
     node.setAttribute("role", "presentation");
     const name = document.createElement("span"); name.className = "name"; name.setAttribute("role", "heading"); name.setAttribute("aria-level", "2");
     const count = document.createElement("span"); count.className = "count";
-    const add = document.createElement("button"); add.className = "add"; add.type = "button"; add.textContent = "+"; add.tabIndex = -1;
+    const add = document.createElement("button"); add.className = "add"; add.type = "button"; add.textContent = "+";
     add.addEventListener("pointerdown", (e) => e.stopPropagation());
     add.addEventListener("click", (e) => { e.stopPropagation(); addItem(node._el); });
     node.append(name, count, add);
@@ -348,7 +348,7 @@ function updatePins() {
       synthetic = document.createElement("div");
       synthetic.className = "el header pinned";
       synthetic.setAttribute("role", "presentation");
-      synthetic.innerHTML = '<span class="name" role="heading" aria-level="2"></span><span class="count"></span><button type="button" class="add" tabindex="-1">+</button>';
+      synthetic.innerHTML = '<span class="name" role="heading" aria-level="2"></span><span class="count"></span><button type="button" class="add">+</button>';
       synthetic.querySelector(".add").addEventListener("click", (e) => { e.stopPropagation(); addItem(synthetic._el); });
       synthetic.querySelector(".add").addEventListener("pointerdown", (e) => e.stopPropagation());
       content.appendChild(synthetic);
@@ -357,6 +357,7 @@ function updatePins() {
     synthetic._el = { kind: "header", section: s, title: String(section.id) };
     synthetic.querySelector(".name").textContent = section.id;
     synthetic.querySelector(".count").textContent = section.count + (section.count === 1 ? " photo" : " photos");
+    synthetic.querySelector(".add").setAttribute("aria-label", "Add a photo to " + section.id);
     const st = synthetic.style;
     st.left = "0px"; st.width = contentSize[0] + "px"; st.height = h + "px"; st.zIndex = "600";
     st.top = Math.min(top, bottom - h) + "px";
@@ -639,28 +640,49 @@ content.addEventListener("pointerdown", (e) => {
   const node = e.target.closest(".cell");
   if (!node || editing && node.dataset.id === editing.id) return;
   const r = content.getBoundingClientRect();
-  drag = { node, id: node.dataset.id, x0: e.clientX - r.left, y0: e.clientY - r.top, started: false, pointer: e.pointerId,
+  drag = { node, id: node.dataset.id, x0: e.clientX - r.left, y0: e.clientY - r.top, clientX: e.clientX, clientY: e.clientY, started: false, pointer: e.pointerId,
            mods: { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }, target: null, slots: null, origin: null, others: null };
   node.setPointerCapture(e.pointerId);
 });
 content.addEventListener("pointermove", (e) => {
   if (!drag || e.pointerId !== drag.pointer) return;
-  const r = content.getBoundingClientRect();
-  const x = e.clientX - r.left, y = e.clientY - r.top;
+  drag.clientX = e.clientX; drag.clientY = e.clientY;
   if (!drag.started) {
-    if (Math.hypot(x - drag.x0, y - drag.y0) < 5 || !editable || drag.mods.shift || drag.mods.toggle || anim) return;
+    const r = content.getBoundingClientRect();
+    if (Math.hypot(e.clientX - r.left - drag.x0, e.clientY - r.top - drag.y0) < 5 || !editable || drag.mods.shift || drag.mods.toggle || anim) return;
     beginDrag();
+    requestAnimationFrame(autoScroll);
   }
+  followPointer();
+});
+/// The dragged cell under the pointer, and the others out of its way.
+function followPointer() {
+  const r = content.getBoundingClientRect();
+  const x = drag.clientX - r.left, y = drag.clientY - r.top;
   const o = drag.origin;
   place(drag.node, [o[0] + x - drag.x0, o[1] + y - drag.y0, o[2], o[3]], 1, 900);
-  const cx = x, cy = y;
   let best = 0, bestDistance = Infinity;
   drag.slots.forEach((slot, i) => {
-    const f = slot.frame, d = Math.hypot(f[0] + f[2] / 2 - cx, f[1] + f[3] / 2 - cy);
+    const f = slot.frame, d = Math.hypot(f[0] + f[2] / 2 - x, f[1] + f[3] / 2 - y);
     if (d < bestDistance) { bestDistance = d; best = i; }
   });
   if (best !== drag.target) { drag.target = best; layoutDrag(); }
-});
+}
+/// Near the top or bottom edge, a drag scrolls the list, as far as the
+/// album's cells in the DOM go.
+function autoScroll() {
+  if (!drag || !drag.started) return;
+  const box = scroller.getBoundingClientRect(), edge = 48;
+  const speed = drag.clientY < box.top + edge ? -(box.top + edge - drag.clientY) / 3 : drag.clientY > box.bottom - edge ? (drag.clientY - box.bottom + edge) / 3 : 0;
+  if (speed) {
+    const first = drag.slots[0].frame, last = drag.slots[drag.slots.length - 1].frame;
+    const low = Math.max(0, first[1] - edge), high = Math.max(low, last[1] + last[3] + edge - scroller.clientHeight);
+    const top = scroller.scrollTop;
+    const next = speed > 0 ? Math.min(top + speed, Math.max(top, high)) : Math.max(top + speed, Math.min(top, low));
+    if (Math.abs(next - scroller.scrollTop) >= 0.5) { scroller.scrollTop = next; followPointer(); }
+  }
+  requestAnimationFrame(autoScroll);
+}
 function beginDrag() {
   const el = drag.node._el;
   drag.started = true;
