@@ -45,7 +45,7 @@ struct Serve: ParsableCommand {
     @Argument(help: "The SQLite database file (default: the demo photo library).")
     var database: String?
 
-    @Option(help: "With DATABASE: the table or view to serve.")
+    @Option(help: "With DATABASE: the table to serve (not a view: the list edits its rows).")
     var table: String?
 
     @Option(help: "With DATABASE: the column rows are grouped into sections by (default: one section).")
@@ -75,9 +75,7 @@ struct Serve: ParsableCommand {
         do {
             hub = try ServeHub(configuration: configuration)
         } catch {
-            let message = error.description
-            let locked = message.contains("locked") || message.contains("busy")
-            throw CommandError(message, exitCode: locked ? CommandError.lockedExitCode : CommandError.databaseExitCode)
+            throw Self.commandError(error)
         }
         let server = ServeServer(hub: hub, host: host, port: port)
         catchStopSignals()
@@ -109,6 +107,18 @@ struct Serve: ParsableCommand {
         fflush(nil)
         FileHandle.standardError.write(Data("tessera: stopped serving\n".utf8))
         Foundation.exit(CommandError.interruptedExitCode)
+    }
+
+    /// The hub's failure as the command says it: the option that names a
+    /// missing column (`--sort: no such column: …`), status 3 for a
+    /// database another process keeps locked, 2 for the others.
+    static func commandError(_ error: ServeError) -> CommandError {
+        var message = error.description
+        for (role, option) in [("section column", "--section"), ("sort column", "--sort"), ("title column", "--title"), ("order column", "--order")] where message.hasPrefix(role + ":") {
+            message = option + message.dropFirst(role.count)
+        }
+        let locked = message.contains("database is locked") || message.contains("database table is locked")
+        return CommandError(message, exitCode: locked ? CommandError.lockedExitCode : CommandError.databaseExitCode)
     }
 
     /// Prints what is served, where, and the token.

@@ -88,13 +88,24 @@ struct CommandServeTests {
         }
     }
 
-    @Test("a table the database lacks is status 2, one line")
+    @Test("a table or column the database lacks is status 2, one line naming it")
     func missingTable() async throws {
         let database = try ServerTestSupport.library(photos: 10).databasePath
-        let result = try await ServeProcess.run(["serve", database, "--table", "nothing", "--sort", "id", "--title", "title"])
-        #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("tessera: error: "))
-        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+        let table = try await ServeProcess.run(["serve", database, "--table", "nothing", "--sort", "id", "--title", "title"])
+        #expect(table.status == 2, "\(table.stderr)")
+        #expect(table.stderr.hasPrefix("tessera: error: no such table: nothing in \(database)"), "\(table.stderr)")
+        #expect(table.stderr.filter { $0 == "\n" }.count == 1)
+        let columns = "(its columns: id, album, title, taken, position)"
+        for (option, arguments) in [
+            ("--sort", ["--sort", "nope", "--title", "title"]),
+            ("--title", ["--sort", "id", "--title", "nope"]),
+            ("--section", ["--sort", "id", "--title", "title", "--section", "nope"]),
+            ("--order", ["--sort", "id", "--title", "title", "--order", "nope"]),
+        ] {
+            let result = try await ServeProcess.run(["serve", database, "--table", "photo"] + arguments)
+            #expect(result.status == 2, "\(option): \(result.stderr)")
+            #expect(result.stderr == "tessera: error: \(option): no such column: nope in table photo of \(database) \(columns)\n")
+        }
     }
 
     @Test("help lists every option")
