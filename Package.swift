@@ -40,6 +40,9 @@ let package = Package(
         // Only TesseraServe (the live list of `tessera serve`) uses them.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // Only TesseraServe uses it directly (the WebSocket clients of
+        // `tessera bench serve`); Hummingbird already resolves it.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         .target(
@@ -238,14 +241,19 @@ if buildsServer {
                 "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            ],
-            exclude: ["TesseraServe.docc"]
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "TesseraServeTests",
             dependencies: [
                 "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
                 "tessera",
+                // SplitMix64 for the seeded tests.
+                "TesseraTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

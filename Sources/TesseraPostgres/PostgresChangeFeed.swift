@@ -129,6 +129,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// A source started from a fetch's snapshot since the last round:
         /// that snapshot read the source's tables and holds their locks.
         var fetchedBaselines = false
+        /// Why no slot exists (its session ended, making it again failed);
+        /// `nil` while one does. Readers are refused meanwhile: a fetch
+        /// then would start a source that nothing follows.
+        var slotProblem: PostgresStoreError?
+        /// The session making the slot again, which `stop()` closes: the
+        /// server may hold that call up for a long time.
+        var making: PostgresSession?
     }
 
     private weak var store: PostgresStore?
@@ -163,8 +170,21 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return feed
     }
 
-    private static func makeSlot(_ name: String, store: PostgresStore) throws(PostgresStoreError) -> PostgresSession {
+    /// Connects and makes the slot.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long the server may take to make the slot (`nil`:
+    ///     no limit). It makes a logical slot only once every transaction
+    ///     that holds a transaction ID when it starts has ended, in every
+    ///     database of the server: one left open holds it up.
+    ///   - connected: Told of the session as soon as it exists (`nil` once
+    ///     done), so that it can be closed from another thread meanwhile.
+    private static func makeSlot(
+        _ name: String, store: PostgresStore, timeout: Duration? = nil, connected: (PostgresSession?) -> Void = { _ in }
+    ) throws(PostgresStoreError) -> PostgresSession {
         let session = try PostgresSession.connect(store.endpoint, applicationName: store.applicationName + " (following)")
+        connected(session)
+        defer { connected(nil) }
         do throws(PostgresStoreError) {
             let level = try session.query("SHOW wal_level", request: "read wal_level").rows.first?.first?.string ?? ""
             guard level == "logical" else {
@@ -173,10 +193,23 @@ final class PostgresChangeFeed: @unchecked Sendable {
                     message: "the server's wal_level is \(level), and following commits needs logical: set wal_level = logical in postgresql.conf and restart the server"
                 )
             }
-            try session.query(
-                "SELECT pg_create_logical_replication_slot($1, 'test_decoding', true)", [.text(name)],
-                request: "create the replication slot \(name)"
-            )
+            let create = "SELECT pg_create_logical_replication_slot($1, 'test_decoding', true)"
+            let request = "create the replication slot \(name)"
+            if let timeout {
+                let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+                try session.query("SELECT set_config('statement_timeout', $1, false)", [.text("\(milliseconds)ms")], request: "bound the slot's making")
+                // A store closed meanwhile closes this session: the server
+                // then ends the wait within a second, not at the timeout
+                // (PostgreSQL 14 and later; older servers refuse the
+                // setting, and end it at the timeout).
+                _ = try? session.query("SELECT set_config('client_connection_check_interval', '1000', false)", request: "watch the client")
+                // The server's own timeout comes first; this one is for a
+                // server, or a network, that answers nothing at all.
+                try session.query(create, [.text(name)], request: request, timeout: timeout + .seconds(10))
+                try session.query("RESET statement_timeout", request: "unbound the slot's session")
+            } else {
+                try session.query(create, [.text(name)], request: request)
+            }
         } catch {
             session.close()
             throw error
@@ -185,18 +218,37 @@ final class PostgresChangeFeed: @unchecked Sendable {
     }
 
     func stop() {
-        state.withLock { $0.stopped = true }
+        let making = state.withLock { state -> PostgresSession? in
+            state.stopped = true
+            return state.making
+        }
+        making?.close()
+    }
+
+    /// How long the server may take to make the slot again, at the
+    /// `attempt`th try since it was lost: 5 s, then twice as long at each
+    /// try, up to 80 s (the server waits for every transaction open when
+    /// it starts, and a shorter try than the longest of them never
+    /// succeeds).
+    static func slotTimeout(attempt: Int) -> Duration {
+        .seconds(5 << min(max(attempt - 1, 0), 4))
     }
 
     // MARK: Readers and sources
 
     /// Admits a reader that is about to take its snapshot.
-    func admitReader() -> ReaderTicket {
-        let (round, epoch, id) = state.withLock { state -> (Int, Int, Int) in
+    ///
+    /// - Throws: ``PostgresStoreError`` of kind `cannotFollow` while the
+    ///   store has no slot (it lost it, and has not made it again yet): a
+    ///   result read then would not be followed.
+    func admitReader() throws(PostgresStoreError) -> ReaderTicket {
+        let admitted = state.withLock { state -> Result<(Int, Int, Int), PostgresStoreError> in
+            if let problem = state.slotProblem { return .failure(problem) }
             state.nextTicket += 1
             state.tickets[state.nextTicket] = state.round
-            return (state.round, state.epoch, state.nextTicket)
+            return .success((state.round, state.epoch, state.nextTicket))
         }
+        let (round, epoch, id) = try admitted.get()
         return ReaderTicket(round: round, epoch: epoch, id: id, feed: self)
     }
 
@@ -260,13 +312,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     private func run() {
         var failures = 0
+        // Tries to make the slot again since it was lost.
+        var attempts = 0
         // Whether the sources' snapshots read a table in the last round,
         // and so hold its lock until the next round lets them go.
         var holdingLocks = false
         var lastRound = ContinuousClock.now
         while !state.withLock({ $0.stopped }) && store != nil {
             do throws(PostgresStoreError) {
-                if slotSession == nil { try remakeSlot() }
+                if slotSession == nil {
+                    attempts += 1
+                    try remakeSlot(timeout: Self.slotTimeout(attempt: attempts))
+                    attempts = 0
+                }
                 let moved = try positionMoved()
                 // A TRUNCATE or ALTER TABLE waits for those locks, and
                 // every later writer waits behind it, so the log stands
@@ -282,7 +340,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 failures = 0
             } catch {
                 failures += 1
-                lost(error)
+                if slotSession == nil && attempts > 0 {
+                    notMade(error)
+                } else {
+                    lost(error)
+                }
                 usleep(useconds_t(min(failures, 10) * 50_000))
             }
         }
@@ -304,7 +366,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// the slot's session: one small query).
     private func positionMoved() throws(PostgresStoreError) -> Bool {
         guard let slotSession else { return false }
-        let position = try slotSession.query("SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits").rows.first?.first?.string ?? ""
+        // Bounded: a server, or a network, that stops answering must not
+        // leave the sources silently where they are (the session is then
+        // closed, and the slot made again).
+        let position = try slotSession.query(
+            "SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits", timeout: .seconds(30)
+        ).rows.first?.first?.string ?? ""
         defer { lastPosition = position }
         let wake = state.withLock { state -> Bool in
             defer { state.wake = false }
@@ -313,26 +380,57 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return wake || position != lastPosition
     }
 
-    /// The slot's session (or the server) went away: every source fetches
-    /// again once a new slot exists, and until then hears of the failure
-    /// through that fetch.
+    /// The slot's session (or the server) went away: readers are refused
+    /// until a new slot exists, and every source then fetches again (see
+    /// ``notMade(_:)`` for a slot that cannot be made at once).
     private func lost(_ error: PostgresStoreError) {
         guard error.kind == .serverGone || error.kind == .connection || slotSession?.isClosed != false else { return }
         slotSession?.close()
         slotSession = nil
-        refetchEverything()
+        let problem = PostgresStoreError(
+            kind: .cannotFollow, request: "follow commits on \(endpointDescription)", code: error.code,
+            message: "the replication slot was lost (\(error)), and is being made again"
+        )
+        refetchEverything(problem: problem, deliver: false)
     }
 
-    private func remakeSlot() throws(PostgresStoreError) {
+    /// Making the slot again failed: every source is asked to fetch, which
+    /// fails with a `cannotFollow` error naming `error`, so that each
+    /// controller reports it (`didFailWith`, `lastError`) instead of
+    /// showing a result that nothing follows. The run loop tries again.
+    private func notMade(_ error: PostgresStoreError) {
+        let timedOut = error.code == "57014" || (error.kind == .serverGone && error.message.contains("did not answer"))
+        let why = timedOut
+            ? "the server did not make it in time: it waits until every transaction that was open when it started has ended, in every database of the server, and one is still open (\(error))"
+            : "\(error)"
+        let problem = PostgresStoreError(
+            kind: .cannotFollow, request: "follow commits on \(endpointDescription)", code: error.code,
+            message: "the replication slot was lost, and could not be made again yet: \(why); the store tries again"
+        )
+        refetchEverything(problem: problem, deliver: true)
+    }
+
+    private var endpointDescription: String { store?.endpoint.description ?? "the server" }
+
+    private func remakeSlot(timeout: Duration) throws(PostgresStoreError) {
         guard let store else { return }
-        slotSession = try Self.makeSlot(slotName, store: store)
+        slotSession = try Self.makeSlot(slotName, store: store, timeout: timeout) { session in
+            let stopped = state.withLock { state -> Bool in
+                state.making = session
+                return state.stopped
+            }
+            // Stopped before the session could be named: no wait for it.
+            if stopped { session?.close() }
+        }
         lastPosition = ""
-        refetchEverything()
+        refetchEverything(problem: nil, deliver: true)
     }
 
-    /// Asks every source for a fetch; the history no longer holds.
-    private func refetchEverything() {
+    /// Asks every source for a fetch (when `deliver`); the history no
+    /// longer holds. Readers are refused while `problem` is set.
+    private func refetchEverything(problem: PostgresStoreError?, deliver: Bool) {
         let sources = state.withLock { state -> [Source] in
+            state.slotProblem = problem
             state.epoch += 1
             state.history = []
             for source in state.sources {
@@ -342,7 +440,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
             }
             return state.sources
         }
-        for source in sources { source.delivery?.deliverLater(.refetch) }
+        if deliver {
+            for source in sources { source.delivery?.deliverLater(.refetch) }
+        }
     }
 
     /// One round (see the type's discussion); whether it read rows for a

@@ -23,7 +23,10 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         /// No such column.
         case unknownColumn
         /// The server cannot follow commits: its `wal_level` is not
-        /// `logical`, or no replication slot is free.
+        /// `logical`, or no replication slot is free; or the store lost
+        /// its replication slot and has not made it again yet (a read
+        /// then fails with this kind until it has, see "Following
+        /// PostgreSQL").
         case cannotFollow
         /// Anything else the server said.
         case server

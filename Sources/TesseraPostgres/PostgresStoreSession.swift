@@ -166,6 +166,35 @@ final class PostgresSession: @unchecked Sendable {
         return rows
     }
 
+    /// Runs one statement, as ``query(_:_:request:)`` does, and closes the
+    /// session when the server has not answered within `timeout`: the
+    /// call then fails with ``PostgresStoreError/Kind/serverGone``. For a
+    /// round trip that must not wait forever on a server, or a network,
+    /// that no longer answers (a statement the server itself cancels has
+    /// `statement_timeout`).
+    ///
+    /// - Throws: ``PostgresStoreError`` naming `request`.
+    @discardableResult
+    func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String, timeout: Duration) throws(PostgresStoreError) -> PostgresRows {
+        let expired = PThreadMutex(false)
+        let components = timeout.components
+        let nanoseconds = min(components.seconds, Int64.max / 1_000_000_000 - 1) * 1_000_000_000 + components.attoseconds / 1_000_000_000
+        let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(max(nanoseconds, 0))) { [weak self] in
+            expired.withLock { $0 = true }
+            self?.close()
+        }
+        defer { watchdog.cancel() }
+        do throws(PostgresStoreError) {
+            return try query(sql, arguments, request: request)
+        } catch {
+            guard expired.withLock({ $0 }) else { throw error }
+            throw PostgresStoreError(
+                kind: .serverGone, request: request,
+                message: "the server did not answer within \(timeout), and the connection was closed"
+            )
+        }
+    }
+
     /// Runs statements that return nothing, one after another.
     func execute(_ statements: String..., request: String) throws(PostgresStoreError) {
         for sql in statements { try query(sql, request: request) }

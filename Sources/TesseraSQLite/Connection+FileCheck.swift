@@ -22,9 +22,18 @@ extension Connection {
     /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` (the file is shorter
     ///   than its header says, or not a whole number of pages) or
     ///   `SQLITE_NOTADB` (the header is not SQLite's), naming the file.
+    /// A file that looks cut short is looked at again while no other
+    /// connection can write it (under the WAL's checkpoint lock in WAL
+    /// mode, in a read transaction otherwise): another connection's
+    /// checkpoint or commit writes the header (page 1) before the pages
+    /// that extend the file, so for a moment a sound file looks short.
+    /// While another connection holds that lock (a checkpoint or a commit
+    /// under way), the file is taken as sound: the next check looks again.
+    ///
     /// - Complexity: one read of the file's first 100 bytes, through
     ///   SQLite's own file handle; a file that looks cut short is read again
-    ///   up to five times, over about 31 ms, before the error.
+    ///   up to five times, over about 31 ms, under the lock, before the
+    ///   error.
     package func checkFileIsDatabase() throws(SQLiteError) {
         guard path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return }
         // Through SQLite's own file handle: opening and closing the file
@@ -41,7 +50,17 @@ extension Connection {
         // milliseconds apart, before it is called cut short.
         var attempt = 0
         while true {
-            switch try inspectFile(file, fileSize: fileSize, readFile: readFile) {
+            let look: _FileLook
+            if case .looksFine = try inspectFile(file, fileSize: fileSize, readFile: readFile) {
+                return
+            } else if let locked = try withWritersHeldOff(file, { () throws(SQLiteError) in try inspectFile(file, fileSize: fileSize, readFile: readFile) }) {
+                look = locked
+            } else {
+                // Another connection is writing the file now: a short look
+                // proves nothing.
+                look = .looksFine
+            }
+            switch look {
             case .looksFine:
                 return
             case let .cutShort(size, expected):
@@ -52,6 +71,57 @@ extension Connection {
                 usleep(UInt32(1_000 << (attempt - 1)))
             }
         }
+    }
+
+    /// Runs `body` while no other connection can write the main file, or
+    /// returns `nil` when one holds the lock that would keep it off (it is
+    /// writing the file now).
+    ///
+    /// In WAL mode only a checkpoint writes the main file, under the WAL's
+    /// checkpoint lock: `body` runs holding that lock (taken without
+    /// waiting, through the file's shared-memory methods, as SQLite takes
+    /// it). In rollback mode a commit writes it under an exclusive lock,
+    /// which a read transaction's shared lock keeps off: `body` runs in
+    /// one (SQLite waits up to the connection's busy timeout for it).
+    private func withWritersHeldOff<T>(
+        _ file: UnsafeMutablePointer<sqlite3_file>, _ body: () throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T? {
+        let mode = try database.rows("PRAGMA journal_mode").first?.first?.string?.lowercased()
+        if mode == "wal" {
+            // With locking_mode = EXCLUSIVE no other connection can open
+            // the file, and the WAL index is not shared memory.
+            if try database.rows("PRAGMA locking_mode").first?.first?.string?.lowercased() == "exclusive" { return try body() }
+            // A read maps the WAL index, whose locks the check takes (a
+            // connection in WAL mode keeps it mapped until it closes).
+            do throws(SQLiteError) {
+                _ = try database.rows("SELECT count(*) FROM sqlite_schema")
+            } catch {
+                if error.code == SQLITE_BUSY { return nil }
+                throw error
+            }
+            guard let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let shmLock = methods.pointee.xShmLock,
+                  let shmMap = methods.pointee.xShmMap
+            else { return try body() }
+            // Mapped already by the read above: this only returns the map.
+            var region: UnsafeMutableRawPointer?
+            guard shmMap(file, 0, 32_768, 0, &region) == SQLITE_OK, region != nil else { return try body() }
+            let checkpointLock: Int32 = 1  // WAL_CKPT_LOCK in SQLite's wal.c
+            guard shmLock(file, checkpointLock, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE) == SQLITE_OK else { return nil }
+            defer { _ = shmLock(file, checkpointLock, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) }
+            return try body()
+        }
+        // Inside a transaction already: its shared lock holds writers off.
+        guard sqlite3_get_autocommit(database.handle) != 0 else { return try body() }
+        do throws(SQLiteError) {
+            try database.execute("BEGIN DEFERRED")
+            _ = try database.rows("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            _ = try? database.execute("ROLLBACK")
+            if error.code == SQLITE_BUSY { return nil }
+            throw error
+        }
+        defer { _ = try? database.execute("ROLLBACK") }
+        return try body()
     }
 
     /// What one look at the file's size and header finds.

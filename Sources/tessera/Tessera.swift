@@ -351,8 +351,8 @@ let watchEnded = Atomic<Bool>(false)
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure Tessera's diff against a Dictionary floor, Swift's difference(from:) and OrderedSet's, on generated lists or your own snapshots.",
-        subcommands: [BenchDiff.self]
+        abstract: "Measure Tessera's diff against a Dictionary floor, Swift's difference(from:) and OrderedSet's, on generated lists or your own snapshots; and load the live list's server.",
+        subcommands: [BenchDiff.self] + benchServeSubcommands
     )
 }
 

@@ -381,8 +381,11 @@ struct WatchPostgresTests {
 
     @Test("SIGTERM while the server holds watch up (its slot waits for another session's open transaction): status 0 within 5 s, nothing printed, nothing left")
     func stopsWhileTheServerWaits() throws {
-        let url = try Server.freshDatabase("held")
-        defer { Server.drop(url) }
+        // A cluster of its own: the transaction it holds open holds up the
+        // making of every logical slot on its server, in every database.
+        let cluster = try TestCluster(label: "held")
+        defer { cluster.stop() }
+        let url = try cluster.freshDatabase("held")
         try Server.psql(url, Self.schema)
         let holder = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "test holder")
         defer { holder.close() }

@@ -9,22 +9,30 @@ import TesseraView
 /// `JSONEncoder`): numbers as integers when they are integral, strings
 /// escaped as ``JSON`` escapes them.
 struct ServeEncoder {
+    /// The list's state.
     typealias ListSnapshot = Snapshot<ResultSection, ServeRecord>
 
+    /// The message so far.
     private(set) var text = ""
 
+    /// An empty message with room for `capacity` bytes.
     init(capacity: Int = 256) {
         text.reserveCapacity(capacity)
     }
 
     // MARK: Scalars
 
+    /// Appends JSON text as it is.
     mutating func raw(_ part: String) { text += part }
 
+    /// Appends a string, escaped.
     mutating func string(_ value: String) { JSON.writeString(value, to: &text) }
 
+    /// Appends an integer.
     mutating func int(_ value: Int) { text += String(value) }
 
+    /// Appends a number: an integer when it is integral, 0 when it is not
+    /// finite.
     mutating func number(_ value: Double) {
         guard value.isFinite else { text += "0"; return }
         if value == value.rounded(), abs(value) < 1e15 {
@@ -34,8 +42,10 @@ struct ServeEncoder {
         }
     }
 
+    /// Appends `true` or `false`.
     mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
 
+    /// Appends `[x, y, width, height]`.
     mutating func rect(_ rect: Rect) {
         text += "["
         number(rect.origin.x); text += ","
@@ -45,6 +55,7 @@ struct ServeEncoder {
         text += "]"
     }
 
+    /// Appends `[width, height]`.
     mutating func size(_ size: Size) {
         text += "["
         number(size.width); text += ","
@@ -52,6 +63,7 @@ struct ServeEncoder {
         text += "]"
     }
 
+    /// Appends `[x, y]`.
     mutating func point(_ point: Point) {
         text += "["
         number(point.x); text += ","
@@ -59,6 +71,7 @@ struct ServeEncoder {
         text += "]"
     }
 
+    /// Appends `[section, item]`.
     mutating func path(_ path: IndexPath) {
         text += "["
         int(path.count > 0 ? path[0] : 0); text += ","
@@ -87,6 +100,7 @@ struct ServeEncoder {
         }
     }
 
+    /// What an Element shows besides its geometry.
     struct ElementContent {
         var key: String
         var isItem: Bool
@@ -110,6 +124,8 @@ struct ServeEncoder {
     }
 
     /// Writes an array of Elements for `attributes` in `snapshot`.
+    ///
+    /// - Complexity: O(*v*) for *v* attributes.
     mutating func elements(_ attributes: [LayoutAttributes], in snapshot: ListSnapshot) {
         text += "["
         var first = true
@@ -183,6 +199,8 @@ struct ServeEncoder {
     }
 
     /// Writes every item id, section by section.
+    ///
+    /// - Complexity: O(*n*).
     mutating func ids(_ snapshot: ListSnapshot) {
         text += "["
         for section in 0..<snapshot.numberOfSections {

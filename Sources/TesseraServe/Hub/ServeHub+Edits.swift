@@ -38,8 +38,9 @@ extension ServeHub {
                 return
             }
         } catch {
-            // A failed write was rolled back: nothing was reported.
-            collector.reports.removeAll()
+            // A failed write was rolled back and reported nothing; anything
+            // the controller did report is a real change, sent as usual.
+            broadcastReports(editor: nil)
             reply(to: session, Self.errorMessage(error))
             return
         }

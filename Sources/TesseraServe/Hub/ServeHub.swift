@@ -32,15 +32,21 @@ package actor ServeHub {
     package let configuration: ServeConfiguration
     /// The table as checked against the database.
     package let schema: ServeSchema
+    /// The hub's connection: the controller reads it and edits write it.
     let connection: Connection
+    /// The list, homed on the hub.
     let controller: FetchedResultsController<ServeRecord>
+    /// Where the controller's reports wait until they are sent.
     let collector = ServeReportCollector()
     /// Whether the controller was fetched on the actor (its home).
     private var isHome = false
     /// The number of reports so far: the state the current snapshot is.
     package private(set) var seq = 0
+    /// The connected clients.
     var sessions: [ServeClientID: ServeSession] = [:]
+    /// The number of the next client.
     private var nextClient = 1
+    /// The polling task of ``start()``.
     private var following: Task<Void, Never>?
 
     /// Opens the database, checks the table and columns, and fetches the
@@ -60,7 +66,9 @@ package actor ServeHub {
         guard FileManager.default.fileExists(atPath: path) else { throw ServeError("\(path): no such database file") }
         let connection: Connection
         do {
-            connection = try Connection(path: path, mode: .readWrite, busyTimeout: 5)
+            // The file keeps its journal mode (WAL lets readers and the
+            // writer of other processes go on at once; the file decides).
+            connection = try Connection(path: path, mode: .readWrite, busyTimeout: 5, journalModeWAL: false)
         } catch {
             throw ServeError("\(path): \(error.message)")
         }
@@ -130,6 +138,11 @@ package actor ServeHub {
 
     /// Reads `PRAGMA data_version` once and sends the change other
     /// connections made, if any.
+    ///
+    /// - Complexity: O(1) when nothing changed; otherwise a re-fetch of the
+    ///   table (O(*n* log *n*)) and, per up-to-date client, its view's batch
+    ///   update (O(*m* + *v* log *k*), see
+    ///   ``TesseraView/CollectionView/performBatchUpdates(_:animated:)-(Changeset,_)``).
     package func poll() {
         becomeHome()
         do {
@@ -142,7 +155,8 @@ package actor ServeHub {
 
     // MARK: Clients
 
-    /// Connects a client; it sends `hello` next.
+    /// Connects a client; it sends `hello` next. Its outbox holds
+    /// ``ServeConfiguration/outboxCapacity`` messages before it is behind.
     ///
     /// - Parameter canEdit: Whether its edits are allowed (otherwise they
     ///   get `forbidden`).
@@ -164,7 +178,12 @@ package actor ServeHub {
     }
 
     /// Handles one text frame from a client: every reply, change and error
-    /// goes to the outboxes.
+    /// goes to the outboxes. A client that is not connected is ignored.
+    ///
+    /// - Complexity: O(*t*) to parse *t* characters; `hello` lays out the
+    ///   client's view (O(*n*)); `viewport` queries it (O(log *n* + *v*));
+    ///   an edit costs its transaction plus what ``poll()`` costs for the
+    ///   change it makes.
     package func receive(_ text: String, from client: ServeClientID) {
         becomeHome()
         guard let session = sessions[client] else { return }
@@ -209,6 +228,8 @@ package actor ServeHub {
     ///
     /// - Parameter editor: The client whose edit made them, and whether it
     ///   sees them animated.
+    /// - Complexity: per report and up-to-date client, one batch update of
+    ///   its view and one plan message.
     func broadcastReports(editor: (id: ServeClientID, animated: Bool)?) {
         guard !collector.reports.isEmpty else { return }
         let reports = collector.reports
@@ -229,6 +250,8 @@ package actor ServeHub {
     /// Sends a client that was behind, once its outbox drained, one plan
     /// from the state it has to the current one, then the replies it
     /// waited for.
+    ///
+    /// - Complexity: O(*n* + *s*) for the diff, plus one batch update.
     func catchUp(_ client: ServeClientID) {
         guard let session = sessions[client], session.isBehind else { return }
         guard session.outbox.hasRoomOrMarkBehind() else { return }
@@ -274,6 +297,10 @@ package actor ServeHub {
 
     // MARK: Messages
 
+    /// The `snapshot` message of a client that just said `hello`.
+    ///
+    /// - Complexity: O(*v*) for *v* elements in the viewport, plus O(*n*)
+    ///   when the client wants ids.
     func snapshotMessage(for session: ServeSession) -> String {
         guard let view = session.view else { return "" }
         let snapshot = session.dataSource.snapshot
@@ -289,6 +316,9 @@ package actor ServeHub {
         return out.text
     }
 
+    /// The `elements` message for a client's viewport.
+    ///
+    /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport.
     func elementsMessage(for session: ServeSession) -> String {
         guard let view = session.view else { return "" }
         var out = ServeEncoder(capacity: 4096)
@@ -300,6 +330,11 @@ package actor ServeHub {
         return out.text
     }
 
+    /// The `plan` message of a change, with the elements of the plan and of
+    /// the viewport after it, and the changeset when the client wants ids.
+    ///
+    /// - Complexity: O(*e* + *v* + *s*) for *e* plan elements, *v* settled
+    ///   elements and *s* sections, plus the changeset's size.
     func planMessage(
         _ plan: AnimationPlan, changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>,
         fromSeq: Int, session: ServeSession
@@ -339,6 +374,7 @@ package actor ServeHub {
         }
     }
 
+    /// The `error` message of a refused message.
     static func errorMessage(_ error: ServeMessageError) -> String {
         var out = ServeEncoder()
         out.raw("{\"type\":\"error\"")
@@ -349,6 +385,8 @@ package actor ServeHub {
         return out.text
     }
 
+    /// The `done` message of an edit that committed as change `seq` (or
+    /// changed nothing visible, at the current `seq`).
     static func doneMessage(request: Int64, seq: Int) -> String {
         "{\"type\":\"done\",\"request\":\(request),\"seq\":\(seq)}"
     }
@@ -356,6 +394,7 @@ package actor ServeHub {
 
 /// Collects the controller's reports on the hub's actor.
 final class ServeReportCollector: FetchedResultsControllerDelegate {
+    /// The reports not sent yet, oldest first.
     var reports: [ChangeReport<ServeRecord>] = []
 
     func controller(_ controller: FetchedResultsController<ServeRecord>, didChangeContentWith report: ChangeReport<ServeRecord>) {

@@ -9,16 +9,20 @@ final class ServeDataSource: CollectionViewDataSource {
     /// The client's state.
     var snapshot: Snapshot<ResultSection, ServeRecord>
 
+    /// A data source showing `snapshot`.
     init(snapshot: Snapshot<ResultSection, ServeRecord>) {
         self.snapshot = snapshot
     }
 
+    /// The snapshot's sections.
     func numberOfSections(in collectionView: CollectionView) -> Int { snapshot.numberOfSections }
 
+    /// The snapshot's items in a section.
     func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
         snapshot.numberOfItems(inSection: section)
     }
 
+    /// The record's id.
     func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
         snapshot[indexPath].id
     }
@@ -31,16 +35,22 @@ extension ServeDataSource: Sendable {}
 /// layout, its viewport (the view's bounds), the state it was last sent and
 /// the sequence number of that state.
 final class ServeSession {
+    /// The client.
     let id: ServeClientID
+    /// Its messages waiting to be sent.
     let outbox: ClientOutbox
+    /// Whether its edits are allowed.
     let canEdit: Bool
 
     /// What the client asked for in `hello`, once it did.
     var isReady = false
+    /// The layout of its view.
     var layoutKind = ServeLayoutKind.flow
+    /// Whether it asked for ids (`ids: true`).
     var wantsIDs = false
     /// The client's view: its layout, its viewport, the state it shows.
     var view: CollectionView?
+    /// The state it was last sent, as its view's data source.
     var dataSource = ServeDataSource(snapshot: Snapshot())
     /// The `seq` of the state the client was last sent.
     var seq = 0
@@ -49,6 +59,7 @@ final class ServeSession {
     /// Replies that wait for the merged plan of a client that is behind.
     var heldReplies: [String] = []
 
+    /// A client that has not said `hello` yet.
     init(id: ServeClientID, outbox: ClientOutbox, canEdit: Bool) {
         self.id = id
         self.outbox = outbox
@@ -56,6 +67,8 @@ final class ServeSession {
     }
 
     /// Starts the client's view at `snapshot` (state `seq`).
+    ///
+    /// - Complexity: the layout's `prepare()`, O(*n*).
     func start(layout: ServeLayoutKind, viewport: Rect, snapshot: Snapshot<ResultSection, ServeRecord>, seq: Int, headers: Bool) {
         layoutKind = layout
         dataSource.snapshot = snapshot

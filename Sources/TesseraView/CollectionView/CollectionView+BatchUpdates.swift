@@ -134,6 +134,11 @@ extension CollectionView {
         animated: Bool,
         itemIDsBefore: ((IndexPath) -> String?)?
     ) throws(BatchValidationError) -> AnimationPlan {
+        // Until the plan is made: the delegate hears about the deleted
+        // selection after it, when it may begin a movement again.
+        updateDepth += 1
+        var updating = true
+        defer { if updating { updateDepth -= 1 } }
         if interactiveMovementStep == nil { abandonInteractiveMovement() }
         let layout = collectionViewLayout
         let countsBefore = itemCounts
@@ -184,6 +189,8 @@ extension CollectionView {
         let views = assignViews(to: &elements, visibleAfter: after.count)
         layout.finalizeCollectionViewUpdates()
         defer {
+            updateDepth -= 1
+            updating = false
             if postponedSelectionReports != nil {
                 postponedSelectionReports?.append((leaving.deselected, leaving.unhighlighted))
             } else {

@@ -131,7 +131,10 @@ extension CollectionView {
     /// the user's position with ``updateInteractiveMovementTargetPosition(_:)``,
     /// then ``endInteractiveMovement()`` or ``cancelInteractiveMovement()``.
     ///
-    /// - Throws: ``InteractiveMovementError/movementInProgress(_:)``,
+    /// - Throws: ``InteractiveMovementError/updateInProgress(operation:)``
+    ///   when called from inside a batch update, a reload or a sizing pass
+    ///   (by the data source or a delegate the view was asking),
+    ///   ``InteractiveMovementError/movementInProgress(_:)``,
     ///   ``InteractiveMovementError/indexPathOutOfRange(_:itemCounts:)``,
     ///   ``InteractiveMovementError/noDataSource``, or
     ///   ``InteractiveMovementError/itemCannotMove(_:)`` when the data
@@ -140,6 +143,7 @@ extension CollectionView {
     ///   state before); nothing else changes.
     /// - Complexity: O(*s*) for *s* sections.
     public func beginInteractiveMovementForItem(at indexPath: IndexPath) throws(InteractiveMovementError) {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "beginInteractiveMovementForItem(at:)") }
         if let movement = interactiveMovement { throw .movementInProgress(movement.original) }
         guard indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < itemCounts.count, indexPath[1] >= 0, indexPath[1] < itemCounts[indexPath[0]] else {
             throw .indexPathOutOfRange(indexPath, itemCounts: itemCounts)
@@ -180,7 +184,8 @@ extension CollectionView {
     /// (it is in the plan, and keeps its view, even when its place is out
     /// of sight).
     ///
-    /// - Throws: ``InteractiveMovementError/noMovementInProgress(operation:)``
+    /// - Throws: ``InteractiveMovementError/updateInProgress(operation:)``,
+    ///   ``InteractiveMovementError/noMovementInProgress(operation:)``
     ///   or ``InteractiveMovementError/positionNotFinite(_:)``; nothing
     ///   changes. Also ``InteractiveMovementError/noMovementInProgress(operation:)``
     ///   when the delegate, asked for the target, runs a batch update or
@@ -191,6 +196,7 @@ extension CollectionView {
     ///   again), plus the layout's target query.
     @discardableResult
     public func updateInteractiveMovementTargetPosition(_ position: Point) throws(InteractiveMovementError) -> AnimationPlan {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "updateInteractiveMovementTargetPosition(_:)") }
         guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "updateInteractiveMovementTargetPosition(_:)") }
         guard position.x.isFinite, position.y.isFinite else { throw .positionNotFinite(position) }
         let layout = collectionViewLayout
@@ -240,7 +246,8 @@ extension CollectionView {
     /// ``CollectionViewLayout/invalidationContextForEndingInteractiveMovementOfItems(toFinalIndexPaths:previousIndexPaths:movementCancelled:)``
     /// first.
     ///
-    /// - Throws: ``InteractiveMovementError/noMovementInProgress(operation:)``
+    /// - Throws: ``InteractiveMovementError/updateInProgress(operation:)``,
+    ///   ``InteractiveMovementError/noMovementInProgress(operation:)``
     ///   or ``InteractiveMovementError/noDataSource`` (nothing changes);
     ///   ``InteractiveMovementError/dataSourceCountsMismatch(expected:actual:)``
     ///   when the data source disagrees after the move: the view then
@@ -249,6 +256,7 @@ extension CollectionView {
     ///   the item left and joined laid out again.
     @discardableResult
     public func endInteractiveMovement() throws(InteractiveMovementError) -> AnimationPlan {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "endInteractiveMovement()") }
         guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "endInteractiveMovement()") }
         guard let dataSource else { throw .noDataSource }
         let layout = collectionViewLayout
@@ -282,11 +290,13 @@ extension CollectionView {
     /// the returned plan puts every item back in the data source's order,
     /// the moving item at its original frame.
     ///
-    /// - Throws: ``InteractiveMovementError/noMovementInProgress(operation:)``;
+    /// - Throws: ``InteractiveMovementError/updateInProgress(operation:)``
+    ///   or ``InteractiveMovementError/noMovementInProgress(operation:)``;
     ///   nothing changes.
     /// - Complexity: what a batch update that moves one item costs.
     @discardableResult
     public func cancelInteractiveMovement() throws(InteractiveMovementError) -> AnimationPlan {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "cancelInteractiveMovement()") }
         guard let movement = interactiveMovement, !movement.isEnding else { throw .noMovementInProgress(operation: "cancelInteractiveMovement()") }
         let context = collectionViewLayout.invalidationContextForEndingInteractiveMovementOfItems(
             toFinalIndexPaths: [movement.original], previousIndexPaths: [movement.original], movementCancelled: true

@@ -102,9 +102,13 @@ extension CollectionView {
     /// - Throws: ``SelectionError/selectionNotAllowed(indexPath:)`` when
     ///   ``allowsSelection`` is `false`,
     ///   ``SelectionError/indexPathOutOfRange(indexPath:numberOfSections:numberOfItems:)``
-    ///   when the index path names no item; the selection is unchanged.
+    ///   when the index path names no item,
+    ///   ``SelectionError/updateInProgress(operation:)`` when called from
+    ///   inside a batch update, a reload or a sizing pass; the selection is
+    ///   unchanged.
     /// - Complexity: O(*s*) for *s* selected items.
     public func selectItem(at indexPath: IndexPath) throws(SelectionError) {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "selectItem(at:)") }
         let position = try checkedPosition(indexPath)
         guard selection.allowsSelection else { throw .selectionNotAllowed(indexPath: indexPath) }
         if !selection.allowsMultipleSelection, selection.selected != [position] {
@@ -118,9 +122,13 @@ extension CollectionView {
     /// selected changes nothing.
     ///
     /// - Throws: ``SelectionError/indexPathOutOfRange(indexPath:numberOfSections:numberOfItems:)``
-    ///   when the index path names no item; the selection is unchanged.
+    ///   when the index path names no item,
+    ///   ``SelectionError/updateInProgress(operation:)`` when called from
+    ///   inside a batch update, a reload or a sizing pass; the selection is
+    ///   unchanged.
     /// - Complexity: O(*s*) for *s* selected items.
     public func deselectItem(at indexPath: IndexPath) throws(SelectionError) {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "deselectItem(at:)") }
         selection.remove(try checkedPosition(indexPath))
     }
 
@@ -140,10 +148,13 @@ extension CollectionView {
     ///   a touch has not ended, ``SelectionError/selectionNotAllowed(indexPath:)``
     ///   when ``allowsSelection`` is `false`,
     ///   ``SelectionError/indexPathOutOfRange(indexPath:numberOfSections:numberOfItems:)``
-    ///   when the index path names no item; nothing changes and the
-    ///   delegate is not asked.
+    ///   when the index path names no item,
+    ///   ``SelectionError/updateInProgress(operation:)`` when called from
+    ///   inside a batch update, a reload or a sizing pass; nothing changes
+    ///   and the delegate is not asked.
     @discardableResult
     public func beginTouch(at indexPath: IndexPath) throws(SelectionError) -> Bool {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "beginTouch(at:)") }
         if let touch = selection.touch { throw .touchInProgress(touchedIndexPath: touch.item?.indexPath) }
         let position = try checkedPosition(indexPath)
         guard selection.allowsSelection else { throw .selectionNotAllowed(indexPath: indexPath) }
@@ -183,11 +194,13 @@ extension CollectionView {
     ///
     /// - Parameter selecting: Whether the touch lifted on the item.
     /// - Returns: Whether the selection changed.
-    /// - Throws: ``SelectionError/noTouchInProgress`` when no touch began;
-    ///   nothing changes.
+    /// - Throws: ``SelectionError/noTouchInProgress`` when no touch began,
+    ///   ``SelectionError/updateInProgress(operation:)`` when called from
+    ///   inside a batch update, a reload or a sizing pass; nothing changes.
     /// - Complexity: O(*s*) for *s* selected items.
     @discardableResult
     public func endTouch(selecting: Bool = true) throws(SelectionError) -> Bool {
+        guard updateDepth == 0 else { throw .updateInProgress(operation: "endTouch(selecting:)") }
         guard let touch = selection.touch else { throw .noTouchInProgress }
         selection.touch = nil
         guard let touched = touch.item else { return false }

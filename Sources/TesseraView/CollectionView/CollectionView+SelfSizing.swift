@@ -94,6 +94,8 @@ extension CollectionView {
         let layout = collectionViewLayout
         // Tessera's layouts say at once when no item sizes itself.
         if let layout = layout as? FrameStorageLayout, !layout.isSelfSizing { return nil }
+        updateDepth += 1
+        defer { updateDepth -= 1 }
         var asked = Set<IndexPath>()
         var firstError: SelfSizingError?
         while true {

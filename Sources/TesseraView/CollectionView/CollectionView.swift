@@ -83,6 +83,10 @@ public final class CollectionView: LayoutEnvironment {
     /// change that made a plan): a call that asks the data source or the
     /// delegate compares it to see whether they changed the view meanwhile.
     var generation = 0
+    /// How many batch updates, reloads, count reads and sizing passes are
+    /// running: when positive, the data source or a delegate is being asked
+    /// from inside one, and an interactive movement may not begin or step.
+    var updateDepth = 0
 
     /// Creates a collection view.
     ///
@@ -143,6 +147,8 @@ public final class CollectionView: LayoutEnvironment {
     /// - Complexity: what the layout's `prepare()` costs, plus O(*s*) for
     ///   *s* selected items.
     public func reloadData() {
+        updateDepth += 1
+        defer { updateDepth -= 1 }
         // The selection goes back to the data source's order first.
         abandonInteractiveMovement()
         do {
@@ -175,6 +181,8 @@ public final class CollectionView: LayoutEnvironment {
     func readCounts() throws(BatchValidationError) -> [Int] {
         if let movement = interactiveMovement { return movement.presentedCounts }
         guard let dataSource else { return [] }
+        updateDepth += 1
+        defer { updateDepth -= 1 }
         let sections = dataSource.numberOfSections(in: self)
         guard sections >= 0 else { throw .negativeSectionCount(count: sections, space: .after) }
         var counts: [Int] = []

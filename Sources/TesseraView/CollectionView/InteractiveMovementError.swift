@@ -32,6 +32,12 @@ public enum InteractiveMovementError: Error, Hashable, Sendable {
     /// The view's batch update refused a step (its counts and the
     /// movement's disagree); the movement is as it was.
     case batchUpdateFailed(BatchValidationError)
+    /// `operation` was called from inside a batch update, a
+    /// ``CollectionView/reloadData()``, a read of the data source's counts
+    /// or a pass that sizes items (by the data source or a layout delegate
+    /// the view was asking): the view is between two states then. Call it
+    /// once the update has returned.
+    case updateInProgress(operation: String)
 }
 
 extension InteractiveMovementError: CustomStringConvertible {
@@ -54,6 +60,8 @@ extension InteractiveMovementError: CustomStringConvertible {
             return "After moving the item, the data source gives item counts \(actual) where the view presented \(expected); the view reloaded its data"
         case let .batchUpdateFailed(error):
             return "The movement's update was refused: \(error)"
+        case let .updateInProgress(operation):
+            return "\(operation) was called during a batch update, a reload or a sizing pass of the collection view; call it after the update returns"
         }
     }
 }

@@ -20,6 +20,13 @@ public enum SelectionError: Error, Hashable, Sendable {
     case noTouchInProgress
     /// No item of the data source has this id (its description).
     case unknownItemID(String)
+    /// `operation` was called from inside a batch update, a
+    /// ``CollectionView/reloadData()``, a read of the data source's counts
+    /// or a pass that sizes items (by the data source or a layout delegate
+    /// the view was asking): the view is between two states then, and the
+    /// index path would name an item of one while the selection follows
+    /// the items into the other. Call it once the update has returned.
+    case updateInProgress(operation: String)
 }
 
 extension SelectionError: CustomStringConvertible {
@@ -41,6 +48,8 @@ extension SelectionError: CustomStringConvertible {
             return "a touch ended that never began"
         case let .unknownItemID(id):
             return "no item has the id \(id)"
+        case let .updateInProgress(operation):
+            return "\(operation) was called during a batch update, a reload or a sizing pass of the collection view; call it after the update returns"
         }
     }
 }

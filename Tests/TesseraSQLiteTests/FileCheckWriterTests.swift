@@ -1,0 +1,144 @@
+import CSQLite
+import Foundation
+import Testing
+import TesseraSQLite
+
+/// `Connection.checkFileIsDatabase()` while another connection writes the
+/// file: a checkpoint (WAL mode) or a commit (rollback mode) writes the
+/// header, which names the new page count, before the pages that extend
+/// the file, so for a moment a sound file is shorter than its header says.
+/// The tests stop another connection at that moment, deterministically:
+/// it holds the lock it would write under (the WAL's checkpoint lock, or
+/// an exclusive lock), and the file is cut where the pages not yet written
+/// would start; then the pages are written back and the lock let go.
+@Suite("The file check and another connection writing the file")
+struct FileCheckWriterTests {
+    /// A database file of about 90 pages, all in the main file, and a
+    /// connection to it.
+    static func makeDatabase(wal: Bool) throws -> (path: String, connection: Connection) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-filecheck-\(UUID().uuidString).sqlite").path
+        let connection = try Connection(path: path, busyTimeout: 0.2, journalModeWAL: wal)
+        try connection.write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
+            try db.execute("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 20000) INSERT INTO photo SELECT x, 'photo ' || x FROM n")
+        }
+        if wal { try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") } }
+        return (path, connection)
+    }
+
+    static func removeFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Another connection, through SQLite's C API: the writer.
+    final class OtherConnection {
+        let handle: OpaquePointer
+
+        init(path: String) throws {
+            var handle: OpaquePointer?
+            guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+                throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open \(path)")
+            }
+            self.handle = handle
+            // A read maps the WAL index (in WAL mode).
+            try run("SELECT count(*) FROM photo")
+        }
+
+        deinit { sqlite3_close_v2(handle) }
+
+        func run(_ sql: String) throws {
+            let code = sqlite3_exec(handle, sql, nil, nil, nil)
+            guard code == SQLITE_OK else { throw SQLiteError(code: code, message: "\(sql): \(String(cString: sqlite3_errmsg(handle)))") }
+        }
+
+        /// Takes or lets go of the WAL's checkpoint lock (`WAL_CKPT_LOCK`,
+        /// slot 1), as a checkpoint does.
+        func checkpointLock(_ take: Bool) throws {
+            var pointer: UnsafeMutableRawPointer?
+            guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+                  let file = pointer?.assumingMemoryBound(to: sqlite3_file.self), let lock = file.pointee.pMethods?.pointee.xShmLock
+            else { throw SQLiteError(code: SQLITE_ERROR, message: "no file handle") }
+            let code = lock(file, 1, 1, (take ? SQLITE_SHM_LOCK : SQLITE_SHM_UNLOCK) | SQLITE_SHM_EXCLUSIVE)
+            guard code == SQLITE_OK else { throw SQLiteError(code: code, message: "the checkpoint lock") }
+        }
+    }
+
+    /// Cuts the file after `pages` pages, and returns what it cut.
+    static func cut(_ path: String, after pages: Int) throws -> (offset: UInt64, tail: Data) {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? handle.close() }
+        let offset = UInt64(pages * 4096)
+        try handle.seek(toOffset: offset)
+        let tail = try handle.readToEnd() ?? Data()
+        try #require(tail.count > 4096, "the file holds more than \(pages) pages")
+        try handle.truncate(atOffset: offset)
+        return (offset, tail)
+    }
+
+    /// Writes back what ``cut(_:after:)`` cut: the writer's pages land.
+    static func writeBack(_ path: String, _ cut: (offset: UInt64, tail: Data)) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: cut.offset)
+        try handle.write(contentsOf: cut.tail)
+    }
+
+    static func check(_ connection: Connection) throws(SQLiteError) {
+        try connection.withDatabase { _ throws(SQLiteError) in try connection.checkFileIsDatabase() }
+    }
+
+    @Test("WAL mode: a checkpoint of another connection, its header written and not its last pages, is no damage; the same file cut short with no checkpoint under way is", arguments: [1, 32, 60])
+    func checkpointUnderWay(pagesWritten: Int) throws {
+        let (path, connection) = try Self.makeDatabase(wal: true)
+        defer { Self.removeFiles(path) }
+        let other = try OtherConnection(path: path)
+        try Self.check(connection)
+
+        try other.checkpointLock(true)
+        let cut = try Self.cut(path, after: pagesWritten)
+        var falseAlarm: SQLiteError?
+        for _ in 0..<3 {
+            do { try Self.check(connection) } catch { falseAlarm = error }
+        }
+        try Self.writeBack(path, cut)
+        try other.checkpointLock(false)
+        #expect(falseAlarm == nil, "a checkpoint under way was taken for damage: \(falseAlarm.map { "\($0)" } ?? "")")
+        try Self.check(connection)
+
+        // No checkpoint under way: the same cut is damage.
+        let damage = try Self.cut(path, after: pagesWritten)
+        var caught: SQLiteError?
+        do { try Self.check(connection) } catch { caught = error }
+        try Self.writeBack(path, damage)
+        #expect(caught?.code == SQLITE_CORRUPT, "a file cut short with no checkpoint under way: \(caught.map { "\($0)" } ?? "no error")")
+        #expect(caught.map { "\($0)".contains("cut short") } ?? false)
+        try Self.check(connection)
+        #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == 20_000)
+    }
+
+    @Test("rollback mode: a commit of another connection, its header written and not its last pages, is no damage; the same file cut short with no commit under way is")
+    func commitUnderWay() throws {
+        let (path, connection) = try Self.makeDatabase(wal: false)
+        defer { Self.removeFiles(path) }
+        let other = try OtherConnection(path: path)
+        try Self.check(connection)
+
+        // A writer mid-commit holds the exclusive lock.
+        try other.run("BEGIN EXCLUSIVE")
+        let cut = try Self.cut(path, after: 32)
+        var falseAlarm: SQLiteError?
+        do { try Self.check(connection) } catch { falseAlarm = error }
+        try Self.writeBack(path, cut)
+        try other.run("COMMIT")
+        #expect(falseAlarm == nil, "a commit under way was taken for damage: \(falseAlarm.map { "\($0)" } ?? "")")
+        try Self.check(connection)
+
+        let damage = try Self.cut(path, after: 32)
+        var caught: SQLiteError?
+        do { try Self.check(connection) } catch { caught = error }
+        try Self.writeBack(path, damage)
+        #expect(caught?.code == SQLITE_CORRUPT, "a file cut short with no commit under way: \(caught.map { "\($0)" } ?? "no error")")
+        try Self.check(connection)
+        #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == 20_000)
+    }
+}
