@@ -36,7 +36,7 @@ struct Serve: ParsableCommand {
         ?token=<token> (the printed address with it) may only read. A browser's WebSocket must come from the \
         server's own page (its Origin must be http:// and the Host it asked for). A message over 64 KiB closes \
         the connection (status 1009); over 200 messages a second are answered with an error and dropped. \
-        Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 130. \
+        Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 0, as watch. \
         Errors: bad usage 64; a database that does not exist or cannot be opened, or a table or column it lacks, \
         2; a database another process keeps locked, 3; an address it cannot listen on (a port in use), 1.
         """
@@ -106,7 +106,9 @@ struct Serve: ParsableCommand {
         while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(10_000) }
         fflush(nil)
         FileHandle.standardError.write(Data("tessera: stopped serving\n".utf8))
-        Foundation.exit(CommandError.interruptedExitCode)
+        // A server is meant to run until it is stopped: that is its
+        // normal end, as for watch.
+        Foundation.exit(0)
     }
 
     /// The hub's failure as the command says it: the option that names a

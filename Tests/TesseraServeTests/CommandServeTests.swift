@@ -7,7 +7,7 @@ import TesseraRender
 /// stop.
 @Suite("Command serve")
 struct CommandServeTests {
-    @Test("serve with no database seeds the demo, prints the address, serves the page and stops on SIGINT with 130")
+    @Test("serve with no database seeds the demo, prints the address, serves the page and stops on SIGINT with 0, as watch")
     func demo() async throws {
         let folder = try ServerTestSupport.temporaryFolder()
         let serve = try ServeProcess(["serve", "--port", "0", "--photos", "300"], temporaryFolder: folder)
@@ -37,11 +37,11 @@ struct CommandServeTests {
         }
         #expect(deleted?.count == 1, "\(plan.compactText)")
         let (status, _, stderr) = try await serve.stop(signal: SIGINT)
-        #expect(status == 130)
+        #expect(status == 0)
         #expect(stderr == "tessera: stopped serving\n")
     }
 
-    @Test("serve DATABASE on 0.0.0.0 prints a token; SIGTERM stops it with 130")
+    @Test("serve DATABASE on 0.0.0.0 prints a token; SIGTERM stops it with 0")
     func databaseWithToken() async throws {
         let configuration = try ServerTestSupport.library(photos: 100)
         let serve = try ServeProcess([
@@ -57,7 +57,7 @@ struct CommandServeTests {
         #expect(token.count == 32 && token.allSatisfy(\.isHexDigit), "\(lines[2])")
         #expect(lines[2] == "token: \(token) (to edit, open http://0.0.0.0:\(port)/?token=\(token))")
         let (status, _, _) = try await serve.stop(signal: SIGTERM)
-        #expect(status == 130)
+        #expect(status == 0)
     }
 
     @Test("bad usage: status 64 and one line")
@@ -122,7 +122,7 @@ struct CommandServeTests {
     func help() async throws {
         let result = try await ServeProcess.run(["serve", "--help"])
         #expect(result.status == 0)
-        for option in ["--table", "--section", "--sort", "--title", "--order", "--host", "--port", "--photos", "token", "1009", "130"] {
+        for option in ["--table", "--section", "--sort", "--title", "--order", "--host", "--port", "--photos", "token", "1009", "status 0"] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
     }
