@@ -252,7 +252,7 @@ if buildsServer {
             name: "TesseraServeTests",
             dependencies: [
                 "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
-                "TesseraTestSupport", "tessera",
+                "tessera", "TesseraTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

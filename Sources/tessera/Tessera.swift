@@ -25,7 +25,7 @@ struct Tessera: ParsableCommand {
         a --where SQLite cannot read or whose ? placeholders do not match the --arg values). \
         watch stopped by Ctrl-C or SIGTERM exits with 0.
         """,
-        subcommands: [Demo.self, Watch.self, Diff.self, Render.self, Bench.self],
+        subcommands: [Demo.self, Watch.self, Diff.self, Render.self, Bench.self] + serveSubcommands,
         defaultSubcommand: Demo.self
     )
 

@@ -1,0 +1,161 @@
+import Foundation
+import TesseraSQLite
+
+/// The photo library `tessera serve` shows when it is given no database:
+/// a table `photo(id INTEGER PRIMARY KEY, album TEXT NOT NULL, title TEXT
+/// NOT NULL, taken INTEGER NOT NULL, position INTEGER NOT NULL)` of photos
+/// in 40 albums, with an index on `(album, position)`, in write-ahead
+/// logging mode.
+///
+/// An album's photos are numbered by `position` from 0, newest (`taken`)
+/// first; the live list is sectioned by album, sorted by position and
+/// reordered by writing positions. The same count always seeds the same
+/// library.
+package struct DemoLibrary: Sendable, Hashable {
+    /// The database file.
+    package var path: String
+    /// How many photos to seed, within ``photoCountRange``.
+    package var photoCount: Int
+
+    /// The sizes of library that can be seeded.
+    package static let photoCountRange = 1...1_000_000
+
+    /// The default photo count.
+    package static let defaultPhotoCount = 10_000
+
+    /// The default database: `tessera-serve/photos.sqlite` in the
+    /// temporary folder.
+    package static var defaultPath: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve").appendingPathComponent("photos.sqlite").path
+    }
+
+    /// The albums, one section each.
+    package static let albums = [
+        "Amsterdam", "Barcelona", "Berlin", "Birthday party", "Brighton", "Cairo", "Camping trip", "Copenhagen",
+        "Dolomites", "Dublin", "Edinburgh", "Family", "Garden", "Graduation", "Helsinki", "Iceland", "Istanbul",
+        "Kyoto", "Lisbon", "London", "Marrakesh", "Mexico City", "Montreal", "Naples", "New York", "Oslo", "Paris",
+        "Patagonia", "Prague", "Reykjavik", "Rome", "San Francisco", "Scotland road trip", "Seoul", "Snow day",
+        "Stockholm", "Sydney", "Tokyo", "Vienna", "Zanzibar",
+    ]
+    static let subjects = [
+        "Canal", "Market", "Sunset", "Harbour", "Old town", "Bridge", "Cathedral", "Street food", "Beach", "Dunes",
+        "Museum", "Rooftops", "Park", "Train station", "Café", "Mountains", "Lake", "Forest path", "Night lights", "Portrait",
+    ]
+    static let moments = ["at dawn", "at noon", "at dusk", "in the rain", "from above", "with friends", "in the fog", "in winter"]
+
+    /// The table the live list follows.
+    package static let table = "photo"
+    /// The section column.
+    package static let sectionColumn = "album"
+    /// The sort column, and the column reordering writes.
+    package static let orderColumn = "position"
+    /// The column an item shows.
+    package static let titleColumn = "title"
+
+    /// Creates a library description; nothing is written until ``seed()``.
+    package init(path: String = DemoLibrary.defaultPath, photoCount: Int = DemoLibrary.defaultPhotoCount) {
+        self.path = path
+        self.photoCount = photoCount
+    }
+
+    /// Creates the database's folder and the library, replacing the table
+    /// a previous run left (in one transaction, so that a server following
+    /// the file sees the library replaced at once).
+    ///
+    /// - Throws: ``DemoLibraryError`` naming the file when the count is out
+    ///   of ``photoCountRange`` or the database cannot be made or written.
+    /// - Complexity: O(*n* log *n*) in the photo count.
+    package func seed() throws(DemoLibraryError) {
+        let range = Self.photoCountRange
+        guard range.contains(photoCount) else {
+            throw DemoLibraryError("--photos \(photoCount): the number of photos must be from \(range.lowerBound) to \(range.upperBound)")
+        }
+        do {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            let connection = try Connection(path: path)
+            try connection.write { db in try write(db) }
+        } catch {
+            throw DemoLibraryError("cannot seed the demo library at \(path): \(error)")
+        }
+    }
+
+    /// The rows, in id order: `(id, album, title, taken, position)`.
+    ///
+    /// - Complexity: O(*n* log *n*) in the photo count.
+    package func rows() -> [(id: Int64, album: String, title: String, taken: Int64, position: Int64)] {
+        var random = DemoRandom(seed: 2026)
+        // 2015-01-01 … 2025-12-31, never twice the same second.
+        let first: Int64 = 1_420_070_400
+        let span: UInt64 = 11 * 365 * 86_400
+        var rows: [(id: Int64, album: String, title: String, taken: Int64, position: Int64)] = []
+        rows.reserveCapacity(photoCount)
+        for id in 1...Int64(photoCount) {
+            let album = Self.albums[Int(random.next() % UInt64(Self.albums.count))]
+            let title = Self.subjects[Int(random.next() % UInt64(Self.subjects.count))] + " " + Self.moments[Int(random.next() % UInt64(Self.moments.count))]
+            let taken = first + Int64(random.next() % span) / 16 * 16 + id % 16
+            rows.append((id, album, title, taken, 0))
+        }
+        // Positions: newest first within each album.
+        var byAlbum: [String: [Int]] = [:]
+        for index in rows.indices { byAlbum[rows[index].album, default: []].append(index) }
+        for indices in byAlbum.values {
+            let ordered = indices.sorted { (rows[$0].taken, rows[$1].id) > (rows[$1].taken, rows[$0].id) }
+            for (position, index) in ordered.enumerated() { rows[index].position = Int64(position) }
+        }
+        return rows
+    }
+
+    private func write(_ db: Database) throws {
+        try db.execute("DROP TABLE IF EXISTS photo")
+        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT NOT NULL, title TEXT NOT NULL, taken INTEGER NOT NULL, position INTEGER NOT NULL)")
+        try db.execute("CREATE INDEX photo_album_position ON photo (album, position)")
+        let insert = try db.prepare("INSERT INTO photo (id, album, title, taken, position) VALUES (?, ?, ?, ?, ?)")
+        for row in rows() {
+            insert.reset()
+            try insert.bind([.integer(row.id), .text(row.album), .text(row.title), .integer(row.taken), .integer(row.position)])
+            while try insert.step() {}
+        }
+    }
+}
+
+/// A failure to seed the demo library: one line naming the file or the
+/// option.
+package struct DemoLibraryError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The message.
+    package var description: String
+
+    /// Creates an error.
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// SplitMix64, for a library that is the same on every run.
+struct DemoRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension DemoLibrary {
+    /// What the live list of the library shows: photos sectioned by album,
+    /// in position order, titled by title, reordered through position.
+    package func configuration() -> ServeConfiguration {
+        ServeConfiguration(
+            databasePath: path, table: Self.table, sectionColumn: Self.sectionColumn, sortColumn: Self.orderColumn,
+            sortDescending: false, titleColumn: Self.titleColumn, orderColumn: Self.orderColumn,
+            pollInterval: .milliseconds(10), outboxCapacity: 32
+        )
+    }
+}

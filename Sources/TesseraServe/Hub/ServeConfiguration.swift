@@ -1,0 +1,57 @@
+/// Where `tessera serve` reads the list from, and how it follows it.
+///
+/// ```swift
+/// let configuration = ServeConfiguration(
+///     databasePath: "photos.sqlite", table: "photo", sectionColumn: "album",
+///     sortColumn: "position", titleColumn: "title", orderColumn: "position"
+/// )
+/// let hub = try ServeHub(configuration: configuration)
+/// ```
+package struct ServeConfiguration: Sendable {
+    /// The SQLite file; it must exist.
+    package var databasePath: String
+    /// The table (not a view): its rows are the list's items.
+    package var table: String
+    /// The column the items are grouped into sections by, or `nil` for one
+    /// section.
+    package var sectionColumn: String?
+    /// The column items are sorted by within their section (ascending unless
+    /// ``sortDescending``); ties are broken by the key.
+    package var sortColumn: String
+    /// Whether ``sortColumn`` sorts descending.
+    package var sortDescending: Bool
+    /// The column whose text an item shows.
+    package var titleColumn: String
+    /// An integer column that `move` edits write (drag to reorder), or `nil`
+    /// when the list cannot be reordered. Moves need the list sorted by it
+    /// (``sortColumn`` names the same column).
+    package var orderColumn: String?
+    /// How often `PRAGMA data_version` is read for other processes' commits.
+    package var pollInterval: Duration
+    /// How many messages may wait for a client before it is treated as slow
+    /// (at least 1).
+    package var outboxCapacity: Int
+
+    /// Creates a configuration.
+    package init(
+        databasePath: String,
+        table: String,
+        sectionColumn: String? = nil,
+        sortColumn: String,
+        sortDescending: Bool = false,
+        titleColumn: String,
+        orderColumn: String? = nil,
+        pollInterval: Duration = .milliseconds(10),
+        outboxCapacity: Int = 32
+    ) {
+        self.databasePath = databasePath
+        self.table = table
+        self.sectionColumn = sectionColumn
+        self.sortColumn = sortColumn
+        self.sortDescending = sortDescending
+        self.titleColumn = titleColumn
+        self.orderColumn = orderColumn
+        self.pollInterval = pollInterval
+        self.outboxCapacity = outboxCapacity
+    }
+}

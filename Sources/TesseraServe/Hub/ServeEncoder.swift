@@ -1,0 +1,311 @@
+import Foundation
+import TesseraDiff
+import TesseraLayout
+import TesseraRender
+import TesseraResults
+import TesseraView
+
+/// The server's messages, written by hand into one string each (no
+/// `JSONEncoder`): numbers as integers when they are integral, strings
+/// escaped as ``JSON`` escapes them.
+struct ServeEncoder {
+    /// The list's state.
+    typealias ListSnapshot = Snapshot<ResultSection, ServeRecord>
+
+    /// The message so far.
+    private(set) var text = ""
+
+    /// An empty message with room for `capacity` bytes.
+    init(capacity: Int = 256) {
+        text.reserveCapacity(capacity)
+    }
+
+    // MARK: Scalars
+
+    /// Appends JSON text as it is.
+    mutating func raw(_ part: String) { text += part }
+
+    /// Appends a string, escaped.
+    mutating func string(_ value: String) { JSON.writeString(value, to: &text) }
+
+    /// Appends an integer.
+    mutating func int(_ value: Int) { text += String(value) }
+
+    /// Appends a number: an integer when it is integral, 0 when it is not
+    /// finite.
+    mutating func number(_ value: Double) {
+        guard value.isFinite else { text += "0"; return }
+        if value == value.rounded(), abs(value) < 1e15 {
+            text += String(Int64(value))
+        } else {
+            text += String(value)
+        }
+    }
+
+    /// Appends `true` or `false`.
+    mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
+
+    /// Appends `[x, y, width, height]`.
+    mutating func rect(_ rect: Rect) {
+        text += "["
+        number(rect.origin.x); text += ","
+        number(rect.origin.y); text += ","
+        number(rect.size.width); text += ","
+        number(rect.size.height)
+        text += "]"
+    }
+
+    /// Appends `[width, height]`.
+    mutating func size(_ size: Size) {
+        text += "["
+        number(size.width); text += ","
+        number(size.height)
+        text += "]"
+    }
+
+    /// Appends `[x, y]`.
+    mutating func point(_ point: Point) {
+        text += "["
+        number(point.x); text += ","
+        number(point.y)
+        text += "]"
+    }
+
+    /// Appends `[section, item]`.
+    mutating func path(_ path: IndexPath) {
+        text += "["
+        int(path.count > 0 ? path[0] : 0); text += ","
+        int(path.count > 1 ? path[1] : 0)
+        text += "]"
+    }
+
+    // MARK: Elements
+
+    /// The content of an element: its key, kind, index path, title and
+    /// colour, read from the snapshot it belongs to; nil for footers,
+    /// decorations and index paths the snapshot does not have.
+    static func content(of attributes: LayoutAttributes, at path: IndexPath, in snapshot: ListSnapshot) -> ElementContent? {
+        guard path.count >= 1, path[0] >= 0, path[0] < snapshot.numberOfSections else { return nil }
+        let section = path[0]
+        switch attributes.category {
+        case .cell:
+            guard path.count == 2, path[1] >= 0, path[1] < snapshot.numberOfItems(inSection: section) else { return nil }
+            let record = snapshot[path]
+            return ElementContent(key: "i:" + record.id, isItem: true, section: section, item: path[1], title: record.title, colour: Self.colour(of: record.id))
+        case .supplementaryView(ElementKind.sectionHeader):
+            let name = ServeSchema.text(of: snapshot[section: section].value)
+            return ElementContent(key: "h:" + name, isItem: false, section: section, item: 0, title: name, colour: nil)
+        default:
+            return nil
+        }
+    }
+
+    /// What an Element shows besides its geometry.
+    struct ElementContent {
+        var key: String
+        var isItem: Bool
+        var section: Int
+        var item: Int
+        var title: String
+        var colour: String?
+    }
+
+    /// Writes the members an Element has (without its braces).
+    private mutating func elementMembers(_ content: ElementContent, frame: Rect, z: Int, selected: Bool) {
+        text += "\"key\":"; string(content.key)
+        text += content.isItem ? ",\"kind\":\"item\",\"section\":" : ",\"kind\":\"header\",\"section\":"
+        int(content.section)
+        if content.isItem { text += ",\"item\":"; int(content.item) }
+        text += ",\"frame\":"; rect(frame)
+        text += ",\"z\":"; int(z)
+        text += ",\"title\":"; string(content.title)
+        if let colour = content.colour { text += ",\"colour\":"; string(colour) }
+        text += ",\"selected\":"; bool(selected)
+    }
+
+    /// Writes an array of Elements for `attributes` in `snapshot`.
+    ///
+    /// - Complexity: O(*v*) for *v* attributes.
+    mutating func elements(_ attributes: [LayoutAttributes], in snapshot: ListSnapshot) {
+        text += "["
+        var first = true
+        for element in attributes {
+            guard let content = Self.content(of: element, at: element.indexPath, in: snapshot) else { continue }
+            if !first { text += "," }
+            first = false
+            text += "{"
+            elementMembers(content, frame: element.frame, z: element.zIndex, selected: false)
+            text += "}"
+        }
+        text += "]"
+    }
+
+    /// Writes the plan's elements (PlanElements) and returns the keys of
+    /// those that move.
+    mutating func planElements(_ plan: AnimationPlan, old: ListSnapshot, new: ListSnapshot) -> [String] {
+        var moves: [String] = []
+        text += "["
+        var first = true
+        for element in plan.elements {
+            let content: ElementContent?
+            if let after = element.indexPathAfter, element.disposition != .delete {
+                content = Self.content(of: element.to, at: after, in: new)
+            } else if let before = element.indexPathBefore {
+                content = Self.content(of: element.from, at: before, in: old)
+            } else {
+                content = nil
+            }
+            guard let content else { continue }
+            if !first { text += "," }
+            first = false
+            text += "{"
+            elementMembers(content, frame: element.to.frame, z: element.to.zIndex, selected: element.isSelected)
+            text += ",\"from\":"; rect(element.from.frame)
+            text += ",\"fromAlpha\":"; number(element.from.isHidden ? 0 : element.from.alpha)
+            text += ",\"toAlpha\":"; number(element.to.isHidden ? 0 : element.to.alpha)
+            text += ",\"fromZ\":"; int(element.from.zIndex)
+            text += ",\"toZ\":"; int(element.to.zIndex)
+            text += ",\"disposition\":\""; text += Self.disposition(element.disposition); text += "\""
+            if element.contentChanged { text += ",\"contentChanged\":true" }
+            text += "}"
+            if element.disposition == .move { moves.append(content.key) }
+        }
+        text += "]"
+        return moves
+    }
+
+    /// The protocol's name of a disposition.
+    static func disposition(_ disposition: AnimationPlan.Disposition) -> String {
+        switch disposition {
+        case .insert: "inserted"
+        case .delete: "deleted"
+        case .move: "moved"
+        case .reload: "reloaded"
+        case .shift: "shifted"
+        case .unchanged: "unchanged"
+        }
+    }
+
+    /// Writes `[{"id": …, "count": …}, …]`.
+    mutating func sections(_ snapshot: ListSnapshot) {
+        text += "["
+        for (index, section) in snapshot.sections.enumerated() {
+            if index > 0 { text += "," }
+            text += "{\"id\":"; string(ServeSchema.text(of: section.value))
+            text += ",\"count\":"; int(snapshot.numberOfItems(inSection: index))
+            text += "}"
+        }
+        text += "]"
+    }
+
+    /// Writes every item id, section by section.
+    ///
+    /// - Complexity: O(*n*).
+    mutating func ids(_ snapshot: ListSnapshot) {
+        text += "["
+        for section in 0..<snapshot.numberOfSections {
+            if section > 0 { text += "," }
+            text += "["
+            var first = true
+            for record in snapshot.items(inSection: section) {
+                if !first { text += "," }
+                first = false
+                string(record.id)
+            }
+            text += "]"
+        }
+        text += "]"
+    }
+
+    /// Writes a changeset with the ids a replica needs: inserted sections
+    /// with their ids and items, inserted items with their ids.
+    mutating func changeset(_ changeset: Changeset, new: ListSnapshot) {
+        text += "{\"sectionDeletes\":["
+        for (i, index) in changeset.sectionDeletes.enumerated() {
+            if i > 0 { text += "," }
+            int(index)
+        }
+        text += "],\"sectionInserts\":["
+        for (i, index) in changeset.sectionInserts.enumerated() {
+            if i > 0 { text += "," }
+            text += "{\"index\":"; int(index)
+            text += ",\"id\":"; string(ServeSchema.text(of: new[section: index].value))
+            text += ",\"ids\":["
+            for (j, record) in new.items(inSection: index).enumerated() {
+                if j > 0 { text += "," }
+                string(record.id)
+            }
+            text += "]}"
+        }
+        text += "],\"sectionMoves\":"
+        pairs(changeset.sectionMoves.map { ($0.from, $0.to) })
+        text += ",\"itemDeletes\":["
+        for (i, path) in changeset.itemDeletes.enumerated() {
+            if i > 0 { text += "," }
+            self.path(path)
+        }
+        text += "],\"itemInserts\":["
+        for (i, path) in changeset.itemInserts.enumerated() {
+            if i > 0 { text += "," }
+            text += "{\"at\":"; self.path(path)
+            text += ",\"id\":"; string(new[path].id)
+            text += "}"
+        }
+        text += "],\"itemMoves\":"
+        pathPairs(changeset.itemMoves.map { ($0.from, $0.to) })
+        text += ",\"itemUpdates\":"
+        pathPairs(changeset.itemUpdates.map { ($0.from, $0.to) })
+        text += "}"
+    }
+
+    private mutating func pairs(_ values: [(Int, Int)]) {
+        text += "["
+        for (i, (from, to)) in values.enumerated() {
+            if i > 0 { text += "," }
+            text += "["; int(from); text += ","; int(to); text += "]"
+        }
+        text += "]"
+    }
+
+    private mutating func pathPairs(_ values: [(IndexPath, IndexPath)]) {
+        text += "["
+        for (i, (from, to)) in values.enumerated() {
+            if i > 0 { text += "," }
+            text += "{\"from\":"; path(from); text += ",\"to\":"; path(to); text += "}"
+        }
+        text += "]"
+    }
+
+    // MARK: Colours
+
+    /// The thumbnail colour of an item: a hue from a hash of its id (FNV-1a),
+    /// at a fixed saturation and lightness, as `#rrggbb`.
+    static func colour(of id: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        let hue = Double(hash % 360)
+        let saturation = 0.45
+        let lightness = 0.62
+        let chroma = (1 - abs(2 * lightness - 1)) * saturation
+        let sector = hue / 60
+        let x = chroma * (1 - abs(sector.truncatingRemainder(dividingBy: 2) - 1))
+        let (r, g, b): (Double, Double, Double) = switch Int(sector) {
+        case 0: (chroma, x, 0)
+        case 1: (x, chroma, 0)
+        case 2: (0, chroma, x)
+        case 3: (0, x, chroma)
+        case 4: (x, 0, chroma)
+        default: (chroma, 0, x)
+        }
+        let m = lightness - chroma / 2
+        func hex(_ value: Double) -> String {
+            let byte = Int(((value + m) * 255).rounded())
+            let digits = String(min(255, max(0, byte)), radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }
+        return "#" + hex(r) + hex(g) + hex(b)
+    }
+}

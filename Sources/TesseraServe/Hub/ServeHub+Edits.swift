@@ -1,0 +1,187 @@
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+
+extension ServeHub {
+    /// Runs an edit: checks it against the list as of now (other
+    /// connections' commits are taken first), writes it in one
+    /// bound-parameter transaction, sends the change to every client (not
+    /// animated for the editor's own move or rename), then `done` to the
+    /// editor. Any refusal or failure is an `error` with nothing written.
+    func perform(_ message: ServeMessage, from session: ServeSession) {
+        guard let request = message.request else { return }
+        guard session.isReady else {
+            reply(to: session, Self.errorMessage(ServeMessageError(.notReady, "send hello before edits", request: request)))
+            return
+        }
+        guard session.canEdit else {
+            reply(to: session, Self.errorMessage(ServeMessageError(.forbidden, "this connection may not edit (the server asks for its token)", request: request)))
+            return
+        }
+        poll()
+        let animatedForEditor: Bool
+        do throws(ServeMessageError) {
+            switch message {
+            case let .move(_, id, to):
+                try move(id, to: to, request: request)
+                animatedForEditor = false
+            case let .rename(_, id, title):
+                try rename(id, to: title, request: request)
+                animatedForEditor = false
+            case let .delete(_, ids):
+                try delete(ids, request: request)
+                animatedForEditor = true
+            case let .add(_, section, title):
+                try add(title, toSection: section, request: request)
+                animatedForEditor = true
+            case .hello, .viewport:
+                return
+            }
+        } catch {
+            // A failed write was rolled back and reported nothing; anything
+            // the controller did report is a real change, sent as usual.
+            broadcastReports(editor: nil)
+            reply(to: session, Self.errorMessage(error))
+            return
+        }
+        broadcastReports(editor: (session.id, animatedForEditor))
+        let done = Self.doneMessage(request: request, seq: seq)
+        if session.isBehind {
+            session.heldReplies.append(done)
+        } else {
+            reply(to: session, done)
+        }
+    }
+
+    /// The record with an id and its index path, now.
+    private func record(_ id: String, request: Int64) throws(ServeMessageError) -> (ServeRecord, IndexPath) {
+        guard let path = controller.result.indexPath(ofRecordWithID: id) else {
+            throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
+        }
+        return (controller.result[path], path)
+    }
+
+    /// Runs `body` in a write transaction: rolled back when it throws.
+    private func write(request: Int64, _ body: (Database) throws -> Void) throws(ServeMessageError) {
+        do {
+            try connection.write { db in try body(db) }
+        } catch let error as ServeMessageError {
+            throw error
+        } catch let error as SQLiteError {
+            throw ServeMessageError(.database, "the write failed, nothing was written: \(error.message)", request: request)
+        } catch {
+            throw ServeMessageError(.database, "the write failed, nothing was written: \(error)", request: request)
+        }
+    }
+
+    private func move(_ id: String, to index: Int, request: Int64) throws(ServeMessageError) {
+        guard schema.canReorder, let orderColumn = schema.orderColumn else {
+            let why = schema.orderColumn == nil
+                ? "the list has no order column"
+                : "the list is sorted by \(schema.sortColumn), not by its order column \(schema.orderColumn ?? "")"
+            throw ServeMessageError(.readOnly, "move: \(why)", request: request)
+        }
+        let (record, path) = try record(id, request: request)
+        let count = controller.result.numberOfRecords(inSection: path[0])
+        guard index < count else {
+            throw ServeMessageError(.outOfRange, "\"to\" \(index) is out of range: the item's section has \(count) items (0 to \(count - 1))", request: request)
+        }
+        let table = ServeSchema.quoted(schema.table)
+        let key = ServeSchema.quoted(schema.keyColumn)
+        let order = ServeSchema.quoted(orderColumn)
+        let direction = schema.sortDescending ? "DESC" : "ASC"
+        var condition = ""
+        var arguments: [DatabaseValue] = []
+        if let sectionColumn = schema.sectionColumn {
+            condition = " WHERE \(ServeSchema.quoted(sectionColumn)) IS ?"
+            arguments = [controller.result.sections[path[0]].value]
+        }
+        let descending = schema.sortDescending
+        try write(request: request) { db in
+            // The section's rows in the list's order, as the transaction sees them.
+            let rows = try db.rows("SELECT \(key), \(order) FROM \(table)\(condition) ORDER BY \(order) \(direction), \(key) ASC", arguments)
+            var keys = rows.map { $0[0] }
+            guard let from = keys.firstIndex(of: record.key) else {
+                throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
+            }
+            guard index < keys.count else {
+                throw ServeMessageError(.outOfRange, "\"to\" \(index) is out of range: the item's section has \(keys.count) items", request: request)
+            }
+            let old = Dictionary(rows.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
+            keys.remove(at: from)
+            keys.insert(record.key, at: index)
+            for (position, rowKey) in keys.enumerated() {
+                let value = DatabaseValue.integer(Int64(descending ? keys.count - 1 - position : position))
+                guard old[rowKey] != value else { continue }
+                try db.execute("UPDATE \(table) SET \(order) = ? WHERE \(key) = ?", [value, rowKey])
+            }
+        }
+    }
+
+    private func rename(_ id: String, to title: String, request: Int64) throws(ServeMessageError) {
+        let (record, _) = try record(id, request: request)
+        let table = ServeSchema.quoted(schema.table)
+        let key = ServeSchema.quoted(schema.keyColumn)
+        let titleColumn = ServeSchema.quoted(schema.titleColumn)
+        try write(request: request) { db in
+            try db.execute("UPDATE \(table) SET \(titleColumn) = ? WHERE \(key) = ?", [.text(title), record.key])
+            guard db.changes == 1 else {
+                throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
+            }
+        }
+    }
+
+    private func delete(_ ids: [String], request: Int64) throws(ServeMessageError) {
+        var seen = Set<String>()
+        var keys: [DatabaseValue] = []
+        for id in ids where seen.insert(id).inserted {
+            keys.append(try record(id, request: request).0.key)
+        }
+        let table = ServeSchema.quoted(schema.table)
+        let key = ServeSchema.quoted(schema.keyColumn)
+        try write(request: request) { db in
+            for rowKey in keys {
+                try db.execute("DELETE FROM \(table) WHERE \(key) = ?", [rowKey])
+                guard db.changes == 1 else {
+                    throw ServeMessageError(.notFound, "an item to delete is gone (it may have been deleted)", request: request)
+                }
+            }
+        }
+    }
+
+    private func add(_ title: String, toSection section: String, request: Int64) throws(ServeMessageError) {
+        var sectionValue: DatabaseValue?
+        if schema.sectionColumn != nil {
+            guard let match = controller.result.sections.first(where: { ServeSchema.text(of: $0.value) == section }) else {
+                throw ServeMessageError(.notFound, "no section \(Self.shown(section))", request: request)
+            }
+            sectionValue = match.value
+        }
+        let table = ServeSchema.quoted(schema.table)
+        var columns = [ServeSchema.quoted(schema.titleColumn)]
+        var values = ["?"]
+        var arguments: [DatabaseValue] = [.text(title)]
+        var condition = ""
+        if let sectionColumn = schema.sectionColumn, let sectionValue {
+            columns.append(ServeSchema.quoted(sectionColumn))
+            values.append("?")
+            arguments.append(sectionValue)
+            condition = " WHERE \(ServeSchema.quoted(sectionColumn)) IS ?"
+        }
+        if let orderColumn = schema.orderColumn {
+            let order = ServeSchema.quoted(orderColumn)
+            columns.append(order)
+            // At the end of the section in the list's order.
+            let end = schema.sortDescending ? "min(\(order)) - 1" : "max(\(order)) + 1"
+            values.append("(SELECT coalesce(\(end), 0) FROM \(table)\(condition))")
+            if let sectionValue { arguments.append(sectionValue) }
+        }
+        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        try write(request: request) { db in try db.execute(sql, arguments) }
+    }
+
+    /// An id or section name for a message, shortened.
+    static func shown(_ text: String) -> String {
+        "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
+    }
+}

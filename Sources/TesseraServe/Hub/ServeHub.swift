@@ -1,0 +1,404 @@
+import Foundation
+import TesseraDiff
+import TesseraLayout
+import TesseraResults
+import TesseraSQLite
+import TesseraView
+
+/// The live list's hub: one results controller over the configured table,
+/// and one collection view per connected client, each with the client's
+/// layout and viewport.
+///
+/// Every report of the controller (a commit that changed the list, from a
+/// client's edit, another connection or another process) becomes change
+/// `seq`, and each client that is up to date gets a `plan` made by its own
+/// view's `performBatchUpdates`. A client whose outbox is full is behind: it
+/// gets nothing until the outbox drains, then one plan from the state it
+/// has to the current one. Messages and their errors are those of the
+/// protocol article (Protocol.md).
+///
+/// ```swift
+/// let hub = try ServeHub(configuration: configuration)
+/// await hub.start()
+/// let (client, outbox) = await hub.connect(canEdit: true)
+/// await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,800]}"#, from: client)
+/// let snapshot = await outbox.next()
+/// ```
+///
+/// The controller's home is the hub: it fetches, follows commits and
+/// reports on the actor.
+package actor ServeHub {
+    /// The configuration it was made with.
+    package let configuration: ServeConfiguration
+    /// The table as checked against the database.
+    package let schema: ServeSchema
+    /// The hub's connection: the controller reads it and edits write it.
+    let connection: Connection
+    /// The list, homed on the hub.
+    let controller: FetchedResultsController<ServeRecord>
+    /// Where the controller's reports wait until they are sent.
+    let collector = ServeReportCollector()
+    /// Whether the controller was fetched on the actor (its home).
+    private var isHome = false
+    /// The number of reports so far: the state the current snapshot is.
+    package private(set) var seq = 0
+    /// The connected clients.
+    var sessions: [ServeClientID: ServeSession] = [:]
+    /// The number of the next client.
+    private var nextClient = 1
+    /// The polling task of ``start()``.
+    private var following: Task<Void, Never>?
+
+    /// Opens the database, checks the table and columns, and fetches the
+    /// list.
+    ///
+    /// - Throws: ``ServeError`` for a missing or unreadable file, a table
+    ///   or column that does not exist, a poll interval that is not
+    ///   positive, an outbox capacity below 1, or a fetch that fails.
+    package init(configuration: ServeConfiguration) throws(ServeError) {
+        let path = configuration.databasePath
+        guard configuration.pollInterval > .zero else {
+            throw ServeError("poll interval \(configuration.pollInterval): it must be positive")
+        }
+        guard configuration.outboxCapacity >= 1 else {
+            throw ServeError("outbox capacity \(configuration.outboxCapacity): at least 1 message must be able to wait")
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw ServeError("\(path): no such database file") }
+        let connection: Connection
+        do {
+            connection = try Connection(path: path, mode: .readWrite, busyTimeout: 5)
+        } catch {
+            throw ServeError("\(path): \(error.message)")
+        }
+        let schema = try connection.withDatabase { db throws(ServeError) in try ServeSchema(configuration, database: db) }
+        let controller: FetchedResultsController<ServeRecord>
+        do {
+            controller = try FetchedResultsController<ServeRecord>(connection: connection, request: schema.request)
+            // Checks that the list can be read; the hub fetches again on
+            // the actor, which becomes the controller's home.
+            try controller.performFetch(isolation: nil)
+        } catch {
+            throw ServeError("\(path): table \(schema.table): \(error)")
+        }
+        self.configuration = configuration
+        self.schema = schema
+        self.connection = connection
+        self.controller = controller
+    }
+
+    /// The number of connected clients.
+    package var clientCount: Int { sessions.count }
+
+    /// The current list.
+    var current: Snapshot<ResultSection, ServeRecord> { controller.snapshot }
+
+    /// Fetches on the actor the first time it runs there, so that the
+    /// controller reports here.
+    func becomeHome() {
+        guard !isHome else { return }
+        isHome = true
+        controller.delegate = collector
+        do {
+            try controller.performFetch()
+        } catch {
+            // The result of the fetch in `init` stays.
+        }
+        collector.reports.removeAll()
+    }
+
+    // MARK: Following
+
+    /// Begins following other processes' commits: every
+    /// ``ServeConfiguration/pollInterval``, `PRAGMA data_version` is read
+    /// and a change is reported to every client. Calling it again does
+    /// nothing.
+    package func start() {
+        becomeHome()
+        guard following == nil else { return }
+        let interval = configuration.pollInterval
+        following = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                await self.poll()
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    /// Stops following and closes every client's outbox (the clients are
+    /// disconnected).
+    package func stop() {
+        following?.cancel()
+        following = nil
+        for session in sessions.values { session.outbox.close() }
+        sessions.removeAll()
+    }
+
+    /// Reads `PRAGMA data_version` once and sends the change other
+    /// connections made, if any.
+    ///
+    /// - Complexity: O(1) when nothing changed; otherwise a re-fetch of the
+    ///   table (O(*n* log *n*)) and, per up-to-date client, its view's batch
+    ///   update (O(*m* + *v* log *k*), see
+    ///   ``TesseraView/CollectionView/performBatchUpdates(_:animated:)-(Changeset,_)``).
+    package func poll() {
+        becomeHome()
+        do {
+            try controller.checkForExternalChanges()
+        } catch {
+            // The controller keeps its last result; the next poll tries again.
+        }
+        broadcastReports(editor: nil)
+    }
+
+    // MARK: Clients
+
+    /// Connects a client; it sends `hello` next. Its outbox holds
+    /// ``ServeConfiguration/outboxCapacity`` messages before it is behind.
+    ///
+    /// - Parameter canEdit: Whether its edits are allowed (otherwise they
+    ///   get `forbidden`).
+    /// - Returns: Its id and the outbox its messages wait in.
+    package func connect(canEdit: Bool) -> (ServeClientID, ClientOutbox) {
+        becomeHome()
+        let id = ServeClientID(nextClient)
+        nextClient += 1
+        let outbox = ClientOutbox(capacity: configuration.outboxCapacity) { [weak self] in
+            Task { await self?.catchUp(id) }
+        }
+        sessions[id] = ServeSession(id: id, outbox: outbox, canEdit: canEdit)
+        return (id, outbox)
+    }
+
+    /// Disconnects a client: its outbox closes and its view is released.
+    package func disconnect(_ client: ServeClientID) {
+        sessions.removeValue(forKey: client)?.outbox.close()
+    }
+
+    /// Handles one text frame from a client: every reply, change and error
+    /// goes to the outboxes. A client that is not connected is ignored.
+    ///
+    /// - Complexity: O(*t*) to parse *t* characters; `hello` lays out the
+    ///   client's view (O(*n*)); `viewport` queries it (O(log *n* + *v*));
+    ///   an edit costs its transaction plus what ``poll()`` costs for the
+    ///   change it makes.
+    package func receive(_ text: String, from client: ServeClientID) {
+        becomeHome()
+        guard let session = sessions[client] else { return }
+        let message: ServeMessage
+        do {
+            message = try ServeMessage.parse(text)
+        } catch {
+            reply(to: session, Self.errorMessage(error))
+            return
+        }
+        switch message {
+        case let .hello(layout, viewport, ids):
+            guard !session.isReady else {
+                reply(to: session, Self.errorMessage(ServeMessageError(.malformed, "hello was already sent on this connection")))
+                return
+            }
+            session.wantsIDs = ids
+            session.start(layout: layout, viewport: viewport, snapshot: current, seq: seq, headers: schema.sectionColumn != nil)
+            reply(to: session, snapshotMessage(for: session))
+        case let .viewport(viewport, layout):
+            guard session.isReady else {
+                reply(to: session, Self.errorMessage(ServeMessageError(.notReady, "send hello before viewport")))
+                return
+            }
+            session.setViewport(viewport, layout: layout, headers: schema.sectionColumn != nil)
+            reply(to: session, elementsMessage(for: session))
+        default:
+            perform(message, from: session)
+        }
+    }
+
+    /// Puts a reply in the client's outbox; a client closed for letting
+    /// too many pile up is disconnected.
+    func reply(to session: ServeSession, _ text: String) {
+        if !session.outbox.push(text) { disconnect(session.id) }
+    }
+
+    // MARK: Changes
+
+    /// Sends the reports the controller made since the last call, one
+    /// change each, to every client that is up to date.
+    ///
+    /// - Parameter editor: The client whose edit made them, and whether it
+    ///   sees them animated.
+    /// - Complexity: per report and up-to-date client, one batch update of
+    ///   its view and one plan message.
+    func broadcastReports(editor: (id: ServeClientID, animated: Bool)?) {
+        guard !collector.reports.isEmpty else { return }
+        let reports = collector.reports
+        collector.reports.removeAll()
+        for report in reports {
+            seq += 1
+            for session in sessions.values where session.isReady && !session.isBehind {
+                guard session.outbox.hasRoomOrMarkBehind() else {
+                    session.isBehind = !session.outbox.isClosed
+                    continue
+                }
+                let animated = editor.map { $0.id != session.id || $0.animated } ?? true
+                send(report.changeset, old: report.oldSnapshot, new: report.newSnapshot, to: session, animated: animated)
+            }
+        }
+    }
+
+    /// Sends a client that was behind, once its outbox drained, one plan
+    /// from the state it has to the current one, then the replies it
+    /// waited for.
+    ///
+    /// - Complexity: O(*n* + *s*) for the diff, plus one batch update.
+    func catchUp(_ client: ServeClientID) {
+        guard let session = sessions[client], session.isBehind else { return }
+        guard session.outbox.hasRoomOrMarkBehind() else { return }
+        session.isBehind = false
+        let old = session.dataSource.snapshot
+        let new = current
+        let changeset: Changeset
+        do {
+            changeset = try diff(from: old, to: new)
+        } catch {
+            changeset = Changeset()
+        }
+        send(changeset, old: old, new: new, to: session, animated: true)
+        let held = session.heldReplies
+        session.heldReplies.removeAll()
+        for text in held { reply(to: session, text) }
+    }
+
+    /// Applies a change to a client's view and sends the plan, bringing the
+    /// client to the current `seq`.
+    private func send(_ changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>, to session: ServeSession, animated: Bool) {
+        guard let view = session.view else { return }
+        let fromSeq = session.seq
+        session.dataSource.snapshot = new
+        let plan: AnimationPlan
+        do {
+            plan = try view.performBatchUpdates(changeset, animated: animated)
+        } catch {
+            // A changeset the view refuses (it should not happen): show the
+            // new state without animating.
+            let bounds = view.bounds
+            view.reloadData()
+            view.setBounds(bounds, animated: false)
+            plan = AnimationPlan(
+                elements: [], contentSizeBefore: view.contentSize, contentSizeAfter: view.contentSize,
+                contentOffsetBefore: bounds.origin, contentOffsetAfter: bounds.origin, duration: 0,
+                timing: view.animationTiming, dequeuedViews: [], recycledViews: []
+            )
+        }
+        session.seq = seq
+        reply(to: session, planMessage(plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, session: session))
+    }
+
+    // MARK: Messages
+
+    /// The `snapshot` message of a client that just said `hello`.
+    ///
+    /// - Complexity: O(*v*) for *v* elements in the viewport, plus O(*n*)
+    ///   when the client wants ids.
+    func snapshotMessage(for session: ServeSession) -> String {
+        guard let view = session.view else { return "" }
+        let snapshot = session.dataSource.snapshot
+        var out = ServeEncoder(capacity: 4096)
+        out.raw("{\"type\":\"snapshot\",\"seq\":"); out.int(session.seq)
+        out.raw(",\"contentSize\":"); out.size(view.contentSize)
+        out.raw(",\"viewport\":"); out.rect(view.bounds)
+        out.raw(",\"sections\":"); out.sections(snapshot)
+        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: snapshot)
+        if session.wantsIDs { out.raw(",\"ids\":"); out.ids(snapshot) }
+        out.raw(",\"editable\":"); out.bool(session.canEdit)
+        out.raw("}")
+        return out.text
+    }
+
+    /// The `elements` message for a client's viewport.
+    ///
+    /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport.
+    func elementsMessage(for session: ServeSession) -> String {
+        guard let view = session.view else { return "" }
+        var out = ServeEncoder(capacity: 4096)
+        out.raw("{\"type\":\"elements\",\"seq\":"); out.int(session.seq)
+        out.raw(",\"contentSize\":"); out.size(view.contentSize)
+        out.raw(",\"viewport\":"); out.rect(view.bounds)
+        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: session.dataSource.snapshot)
+        out.raw("}")
+        return out.text
+    }
+
+    /// The `plan` message of a change, with the elements of the plan and of
+    /// the viewport after it, and the changeset when the client wants ids.
+    ///
+    /// - Complexity: O(*e* + *v* + *s*) for *e* plan elements, *v* settled
+    ///   elements and *s* sections, plus the changeset's size.
+    func planMessage(
+        _ plan: AnimationPlan, changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>,
+        fromSeq: Int, session: ServeSession
+    ) -> String {
+        guard let view = session.view else { return "" }
+        var out = ServeEncoder(capacity: 4096)
+        out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
+        out.raw(",\"seq\":"); out.int(session.seq)
+        out.raw(",\"animated\":"); out.bool(plan.duration > 0)
+        out.raw(",\"duration\":"); out.number(plan.duration)
+        out.raw(",\"timing\":"); out.string(Self.timingName(plan.timing))
+        out.raw(",\"contentSizeBefore\":"); out.size(plan.contentSizeBefore)
+        out.raw(",\"contentSizeAfter\":"); out.size(plan.contentSizeAfter)
+        out.raw(",\"contentOffsetBefore\":"); out.point(plan.contentOffsetBefore)
+        out.raw(",\"contentOffsetAfter\":"); out.point(plan.contentOffsetAfter)
+        var body = ServeEncoder(capacity: 4096)
+        let moves = body.planElements(plan, old: old, new: new)
+        out.raw(",\"moves\":[")
+        for (i, key) in moves.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.string(key)
+        }
+        out.raw("],\"elements\":"); out.raw(body.text)
+        out.raw(",\"settled\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: new)
+        out.raw(",\"sections\":"); out.sections(new)
+        if session.wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
+        out.raw("}")
+        return out.text
+    }
+
+    /// The protocol's name of a timing curve.
+    static func timingName(_ timing: AnimationTiming) -> String {
+        switch timing {
+        case .linear: "linear"
+        case .easeInOut: "easeInOut"
+        case .spring: "spring"
+        }
+    }
+
+    /// The `error` message of a refused message.
+    static func errorMessage(_ error: ServeMessageError) -> String {
+        var out = ServeEncoder()
+        out.raw("{\"type\":\"error\"")
+        if let request = error.request { out.raw(",\"request\":"); out.raw(String(request)) }
+        out.raw(",\"code\":"); out.string(error.code.rawValue)
+        out.raw(",\"message\":"); out.string(error.message)
+        out.raw("}")
+        return out.text
+    }
+
+    /// The `done` message of an edit that committed as change `seq` (or
+    /// changed nothing visible, at the current `seq`).
+    static func doneMessage(request: Int64, seq: Int) -> String {
+        "{\"type\":\"done\",\"request\":\(request),\"seq\":\(seq)}"
+    }
+}
+
+/// Collects the controller's reports on the hub's actor.
+final class ServeReportCollector: FetchedResultsControllerDelegate {
+    /// The reports not sent yet, oldest first.
+    var reports: [ChangeReport<ServeRecord>] = []
+
+    func controller(_ controller: FetchedResultsController<ServeRecord>, didChangeContentWith report: ChangeReport<ServeRecord>) {
+        reports.append(report)
+    }
+}
+
+@available(*, unavailable)
+extension ServeReportCollector: Sendable {}

@@ -1,0 +1,117 @@
+import TesseraResults
+import TesseraSQLite
+
+/// The configured table as checked against the database: its columns'
+/// exact names, its key, and the request the hub's controller runs.
+package struct ServeSchema: Sendable {
+    /// The table's name as the database spells it.
+    package var table: String
+    /// The key column (a single-column primary key), or `rowid`.
+    package var keyColumn: String
+    /// The section column, if any.
+    package var sectionColumn: String?
+    /// The sort column.
+    package var sortColumn: String
+    /// Whether the sort is descending.
+    package var sortDescending: Bool
+    /// The title column.
+    package var titleColumn: String
+    /// The order column, if any.
+    package var orderColumn: String?
+
+    /// The alias of the key in ``query``.
+    package static let keyAlias = "tessera_serve_key"
+    /// The alias of the section value.
+    package static let sectionAlias = "tessera_serve_section"
+    /// The alias of the title.
+    package static let titleAlias = "tessera_serve_title"
+    /// The alias of the sort value.
+    package static let sortAlias = "tessera_serve_sort"
+
+    /// Checks the configuration against the database.
+    ///
+    /// - Throws: ``ServeError`` naming the table (and the tables the file
+    ///   has) or the column (and the table's columns), or a table without a
+    ///   single-column primary key and without row ids.
+    package init(_ configuration: ServeConfiguration, database: Database) throws(ServeError) {
+        let path = configuration.databasePath
+        func sqlite<T>(_ body: () throws(SQLiteError) -> T) throws(ServeError) -> T {
+            do { return try body() } catch { throw ServeError("\(path): \(error.message)") }
+        }
+        let found = try sqlite { () throws(SQLiteError) in
+            try database.rows("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [.text(configuration.table)])
+        }
+        guard let match = found.first, let name = match[0].string else {
+            let names = try sqlite { () throws(SQLiteError) in
+                try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            }.compactMap { $0.first?.string }
+            throw ServeError("no such table: \(configuration.table) in \(path) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))")
+        }
+        guard match[1].string == "table" else {
+            throw ServeError("\(name) in \(path) is a view: the live list serves a table, whose rows it can edit")
+        }
+        table = name
+        let info = try sqlite { () throws(SQLiteError) in
+            try database.rows("SELECT name, pk FROM pragma_table_info(?)", [.text(name)])
+        }
+        let columns = info.compactMap { $0[0].string }
+        let primaryKey = info.filter { ($0[1].int64 ?? 0) > 0 }.compactMap { $0[0].string }
+        let hasRowID = (try? database.prepare("SELECT rowid FROM \(Self.quoted(name)) LIMIT 0")) != nil
+        func column(_ wanted: String, _ role: String) throws(ServeError) -> String {
+            if let exact = columns.first(where: { $0.caseInsensitiveCompare(wanted) == .orderedSame }) { return exact }
+            throw ServeError("\(role): no such column: \(wanted) in table \(name) of \(path) (its columns: \(columns.joined(separator: ", ")))")
+        }
+        if primaryKey.count == 1 {
+            keyColumn = primaryKey[0]
+        } else if hasRowID {
+            keyColumn = "rowid"
+        } else {
+            throw ServeError("table \(name) of \(path) has neither a single-column primary key nor row ids to identify its rows by")
+        }
+        sectionColumn = try configuration.sectionColumn.map { (wanted) throws(ServeError) in try column(wanted, "section column") }
+        sortColumn = try column(configuration.sortColumn, "sort column")
+        sortDescending = configuration.sortDescending
+        titleColumn = try column(configuration.titleColumn, "title column")
+        orderColumn = try configuration.orderColumn.map { (wanted) throws(ServeError) in try column(wanted, "order column") }
+    }
+
+    /// Whether `move` edits can run: an order column that the list is
+    /// sorted by.
+    package var canReorder: Bool { orderColumn != nil && orderColumn == sortColumn }
+
+    /// The SELECT the controller runs: the key, section, title and sort
+    /// value under fixed aliases.
+    package var query: String {
+        let section = sectionColumn.map(Self.quoted) ?? "''"
+        return "SELECT \(Self.quoted(keyColumn)) AS \(Self.keyAlias), \(section) AS \(Self.sectionAlias), "
+            + "\(Self.quoted(titleColumn)) AS \(Self.titleAlias), \(Self.quoted(sortColumn)) AS \(Self.sortAlias) "
+            + "FROM \(Self.quoted(table))"
+    }
+
+    /// The request: sections first (when there is a section column), then
+    /// the sort value; the controller appends the key.
+    package var request: FetchRequest {
+        var keys = [SortKey(Self.sortAlias, ascending: !sortDescending)]
+        if sectionColumn != nil { keys.insert(SortKey(Self.sectionAlias), at: 0) }
+        return FetchRequest(
+            query: query, keyColumn: Self.keyAlias, sortKeys: keys,
+            sectionKey: sectionColumn == nil ? nil : Self.sectionAlias
+        )
+    }
+
+    /// A value as text: text as it is, numbers in SQL's spelling, NULL and
+    /// blobs empty.
+    package static func text(of value: DatabaseValue) -> String {
+        switch value {
+        case .null, .blob: ""
+        case let .integer(number): String(number)
+        case let .real(number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case let .text(text): text
+        }
+    }
+
+    /// An identifier quoted for SQL.
+    package static func quoted(_ identifier: String) -> String {
+        "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+}

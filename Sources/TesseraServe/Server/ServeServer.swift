@@ -1,0 +1,319 @@
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+import TesseraRender
+
+/// The limits the server puts on each WebSocket client.
+package struct ServeLimits: Sendable, Hashable {
+    /// The largest message (and frame) a client may send, in bytes: a
+    /// larger one closes the connection with status 1009.
+    package var maximumMessageBytes: Int
+    /// The messages a client may send per second, on average; the ones
+    /// over get an `error` (code `rateLimited`) and are dropped.
+    package var messagesPerSecond: Double
+    /// The messages a client may send at once before ``messagesPerSecond``
+    /// applies.
+    package var messageBurst: Double
+
+    /// Creates limits; the defaults are 64 KiB, 200 messages a second and
+    /// bursts of 200.
+    package init(maximumMessageBytes: Int = 64 * 1024, messagesPerSecond: Double = 200, messageBurst: Double = 200) {
+        self.maximumMessageBytes = maximumMessageBytes
+        self.messagesPerSecond = messagesPerSecond
+        self.messageBurst = messageBurst
+    }
+}
+
+/// A failure to run the server: it could not listen where asked.
+package struct ServeServerError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The message, one line, naming the address.
+    package var description: String
+
+    /// Creates an error.
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The live list's HTTP server: `GET /` serves the page and `GET /live`
+/// upgrades to the WebSocket that connects a client to a ``ServeHub``.
+///
+/// The server answers only what ``ServeAccess`` allows (the `Host` of a
+/// loopback server, the `Origin` of an upgrade, the token of an edit),
+/// refuses WebSocket messages over ``ServeLimits/maximumMessageBytes``
+/// (closing with 1009) and answers messages over the rate limit with an
+/// `error`. Run it with ``run()``; it listens until the task running it is
+/// cancelled.
+package final class ServeServer: Sendable {
+    /// The hub the clients connect to.
+    package let hub: ServeHub
+    /// The address the server binds to.
+    package let host: String
+    /// The port asked for; 0 for any free port (see ``boundPort``).
+    package let requestedPort: Int
+    /// The token edits need: the one given, or a new one
+    /// (``ServeAccess/makeToken()``) when none is given and ``host`` is not
+    /// a loopback address; `nil` on loopback when none is given.
+    package let token: String?
+    /// The limits on each client.
+    package let limits: ServeLimits
+    /// The checks made on every request.
+    package let access: ServeAccess
+
+    /// Where the server is in its life: the port once it listens, or the
+    /// error that ended it.
+    private let state = Mutex<(port: Int?, failure: ServeServerError?, ended: Bool)>((nil, nil, false))
+
+    /// Creates a server for `hub`; nothing listens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind to: `127.0.0.1` keeps the list on this
+    ///     machine.
+    ///   - port: The port; 0 for any free one.
+    ///   - token: The token edits need; `nil` for none on a loopback
+    ///     address, and a new random one on any other.
+    ///   - limits: The limits on each client.
+    package init(hub: ServeHub, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, limits: ServeLimits = ServeLimits()) {
+        self.hub = hub
+        self.host = host
+        requestedPort = port
+        let token = token ?? (ServeAccess.isLoopback(host: host) ? nil : ServeAccess.makeToken())
+        self.token = token
+        self.limits = limits
+        access = ServeAccess(host: host, token: token)
+    }
+
+    /// The port the server listens on, once it does; `nil` before and
+    /// after.
+    package var boundPort: Int? {
+        state.withLock { $0.ended ? nil : $0.port }
+    }
+
+    /// The page's address, `http://host:port/`, once the server listens
+    /// (an IPv6 address in brackets); `nil` before.
+    package var address: String? {
+        guard let port = boundPort else { return nil }
+        let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "http://\(name):\(port)/"
+    }
+
+    /// Waits until the server listens and returns its port.
+    ///
+    /// - Throws: ``ServeServerError`` when ``run()`` failed (the address is
+    ///   taken, say) or ended first; `CancellationError` when the waiting
+    ///   task is cancelled.
+    package func waitUntilListening() async throws -> Int {
+        while true {
+            let (port, failure, ended) = state.withLock { ($0.port, $0.failure, $0.ended) }
+            if let failure { throw failure }
+            if ended { throw ServeServerError("the server at \(host):\(requestedPort) stopped") }
+            if let port { return port }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Starts the hub following its database, listens, and serves until the
+    /// task running it is cancelled; then stops the hub (closing every
+    /// client) and returns.
+    ///
+    /// - Throws: ``ServeServerError`` naming the address when it cannot
+    ///   listen there.
+    package func run() async throws(ServeServerError) {
+        let application = makeApplication()
+        await hub.start()
+        do {
+            try await application.run()
+        } catch {
+            await hub.stop()
+            let failure = ServeServerError("cannot listen on \(host):\(requestedPort): \(Self.reason(error))")
+            state.withLock {
+                $0.failure = failure
+                $0.ended = true
+            }
+            throw failure
+        }
+        await hub.stop()
+        state.withLock { $0.ended = true }
+    }
+
+    /// A short reason for a failure to listen: the system's words without
+    /// the call that failed.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? IOError {
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        }
+        return "\(error)"
+    }
+
+    // MARK: The application
+
+    private func makeApplication() -> some ApplicationProtocol {
+        let router = Router()
+        let access = self.access
+        router.get("/") { request, _ -> Response in
+            guard access.allowsHost(request.head.authority) else { return Self.refusal(.forbidden, "this server answers only to a loopback host name") }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+            headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: LivePage.html)))
+        }
+        // Reached only when /live was not upgraded: say why.
+        router.get("/live") { request, _ -> Response in
+            guard access.allowsHost(request.head.authority) else { return Self.refusal(.forbidden, "this server answers only to a loopback host name") }
+            guard access.allowsOrigin(request.headers[.origin], authority: request.head.authority) else {
+                return Self.refusal(.forbidden, "the Origin is not this server's")
+            }
+            return Self.refusal(HTTPResponse.Status(code: 426, reasonPhrase: "Upgrade Required"), "/live is a WebSocket: open it with an upgrade")
+        }
+        var logger = Logger(label: "tessera serve", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger.logLevel = .critical
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: limits.maximumMessageBytes,
+            autoPing: .enabled(timePeriod: .seconds(30)),
+            validateUTF8: true
+        )
+        return Application(
+            router: router,
+            server: HTTPServerBuilder { [self, access] responder in
+                GatedUpgradeChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: webSocket)) { [self] request, _, _ in
+                        shouldUpgrade(request)
+                    },
+                    access: access
+                )
+            },
+            configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort), serverName: nil, reuseAddress: true),
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port
+                state.withLock { $0.port = port }
+            },
+            logger: logger
+        )
+    }
+
+    /// A plain-text refusal.
+    private static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+
+    /// Upgrades `GET /live` when its `Host` and `Origin` pass; anything
+    /// else goes on to the router, which answers it.
+    private func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let target = request.path ?? ""
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.first == "/live", request.method == .get,
+              access.allowsHost(request.authority),
+              access.allowsOrigin(request.headerFields[.origin], authority: request.authority)
+        else { return .dontUpgrade }
+        let canEdit = access.canEdit(query: parts.count == 2 ? String(parts[1]) : nil)
+        return .upgrade([:]) { [self] inbound, outbound, _ in
+            try await serve(inbound: inbound, outbound: outbound, canEdit: canEdit)
+        }
+    }
+
+    // MARK: One client
+
+    /// Connects a client to the hub for the life of its WebSocket: one task
+    /// sends what its outbox holds, this one hands its messages to the hub.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, canEdit: Bool) async throws {
+        let (id, outbox) = await hub.connect(canEdit: canEdit)
+        let hub = self.hub
+        let limits = self.limits
+        try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while let text = await outbox.next() {
+                        try await outbound.write(.text(text))
+                    }
+                }
+                group.addTask {
+                    var rate = MessageRate(perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
+                    var lastNotice: ContinuousClock.Instant?
+                    for try await message in inbound.messages(maxSize: limits.maximumMessageBytes) {
+                        let now = ContinuousClock.now
+                        let text: String
+                        switch message {
+                        case .text(let received):
+                            text = received
+                        case .binary:
+                            try await outbound.write(.text(Self.error(code: "malformed", message: "a binary message: messages are JSON objects in text frames", about: nil)))
+                            continue
+                        }
+                        guard rate.admit(at: now) else {
+                            // One notice a second at most, so that a flood
+                            // is not answered by another.
+                            if lastNotice.map({ now - $0 >= .seconds(1) }) ?? true {
+                                lastNotice = now
+                                let notice = "more than \(Int(limits.messagesPerSecond)) messages a second: this one and the next ones over the rate are dropped"
+                                try await outbound.write(.text(Self.error(code: "rateLimited", message: notice, about: text)))
+                            }
+                            continue
+                        }
+                        await hub.receive(text, from: id)
+                    }
+                }
+                // Whichever ends first (the client closed, or the hub closed
+                // the outbox) ends the other.
+                // The outbox's reader may not see a cancellation: the hub
+                // closes it before the group waits for its tasks.
+                do {
+                    try await group.next()
+                } catch {
+                    await hub.disconnect(id)
+                    group.cancelAll()
+                    throw error
+                }
+                await hub.disconnect(id)
+                group.cancelAll()
+                try await group.waitForAll()
+            }
+    }
+
+    /// An `error` message the server itself sends (the hub sends the
+    /// others), echoing the `request` of the message it is about when that
+    /// message has one.
+    static func error(code: String, message: String, about text: String?) -> String {
+        var members: [(key: String, value: JSON)] = [("type", .string("error"))]
+        if let text, text.utf8.count <= 64 * 1024, let parsed = try? JSON.parse(text), let request = parsed["request"] {
+            members.append(("request", request))
+        }
+        members += [("code", .string(code)), ("message", .string(message))]
+        return JSON.object(members).compactText
+    }
+}
+
+/// A token bucket: `burst` messages at once, refilled at `perSecond`.
+struct MessageRate {
+    var perSecond: Double
+    var burst: Double
+    private var tokens: Double
+    private var last: ContinuousClock.Instant?
+
+    init(perSecond: Double, burst: Double) {
+        self.perSecond = perSecond
+        self.burst = burst
+        tokens = burst
+    }
+
+    /// Whether a message at `now` is within the rate; takes its token
+    /// when it is.
+    mutating func admit(at now: ContinuousClock.Instant) -> Bool {
+        if let last {
+            let elapsed = now - last
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            tokens = min(burst, tokens + max(0, seconds) * perSecond)
+        }
+        last = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}

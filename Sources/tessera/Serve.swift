@@ -1,0 +1,208 @@
+#if canImport(TesseraServe)
+import ArgumentParser
+import Foundation
+import Synchronization
+import TesseraCommandKit
+import TesseraServe
+
+/// The subcommands that exist only in builds with the live server.
+let serveSubcommands: [any ParsableCommand.Type] = [Serve.self]
+
+/// How a server's run ended: `nil` while it runs, then `.some(nil)` or
+/// `.some(error)`.
+final class ServeOutcome: Sendable {
+    private let value = Mutex<ServeServerError??>(nil)
+
+    func withLock<T>(_ body: (inout ServeServerError??) -> T) -> T {
+        value.withLock { body(&$0) }
+    }
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a table as a live list: every connected browser shows it and animates each commit by the plan Tessera computes for its viewport.",
+        discussion: """
+        With no DATABASE, serves the demo photo library: \(DemoLibrary.defaultPhotoCount) photos (--photos) in \
+        \(DemoLibrary.albums.count) albums, seeded anew on every run into tessera-serve/photos.sqlite in the temporary \
+        folder, sectioned by album, sorted and reordered by position. \
+        With a DATABASE (an SQLite file), serves --table sorted by --sort and showing --title, in sections by \
+        --section when given; drag to reorder writes the integer --order column when given (otherwise the list \
+        cannot be reordered). Commits by other processes (sqlite3, another app) are picked up through \
+        PRAGMA data_version, as watch does. \
+        Open the printed address in a browser; the page connects to /live, a WebSocket (the protocol is \
+        documented in TesseraServe's Protocol article). \
+        The server binds to 127.0.0.1 unless --host says otherwise, and then answers only requests that name a \
+        loopback host. On any other address it prints a token at start: clients that open /live without \
+        ?token=<token> (the printed address with it) may only read. A browser's WebSocket must come from the \
+        server's own page (its Origin must be http:// and the Host it asked for). A message over 64 KiB closes \
+        the connection (status 1009); over 200 messages a second are answered with an error and dropped. \
+        Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 130. \
+        Errors: bad usage 64; a database that does not exist or cannot be opened, or a table or column it lacks, \
+        2; a database another process keeps locked, 3; an address it cannot listen on (a port in use), 1.
+        """
+    )
+
+    @Argument(help: "The SQLite database file (default: the demo photo library).")
+    var database: String?
+
+    @Option(help: "With DATABASE: the table or view to serve.")
+    var table: String?
+
+    @Option(help: "With DATABASE: the column rows are grouped into sections by (default: one section).")
+    var section: String?
+
+    @Option(help: "With DATABASE: the sort column, as \"column\", \"column:desc\" or \"column desc\" (ascending unless desc).")
+    var sort: String?
+
+    @Option(help: "With DATABASE: the column an item shows as its title.")
+    var title: String?
+
+    @Option(help: "With DATABASE: an integer column that dragging to reorder writes (default: no reordering).")
+    var order: String?
+
+    @Option(help: "The address to bind to; any other than a loopback one makes edits need the printed token.")
+    var host: String = "127.0.0.1"
+
+    @Option(parsing: .unconditional, help: "The port, from 0 (any free port, printed) to 65535.")
+    var port: Int = 8080
+
+    @Option(parsing: .unconditional, help: "Without DATABASE: how many photos the demo library has, from \(DemoLibrary.photoCountRange.lowerBound) to \(DemoLibrary.photoCountRange.upperBound) (default: \(DemoLibrary.defaultPhotoCount)).")
+    var photos: Int?
+
+    func run() throws {
+        let configuration = try serveConfiguration()
+        let hub: ServeHub
+        do {
+            hub = try ServeHub(configuration: configuration)
+        } catch {
+            let message = error.description
+            let locked = message.contains("locked") || message.contains("busy")
+            throw CommandError(message, exitCode: locked ? CommandError.lockedExitCode : CommandError.databaseExitCode)
+        }
+        let server = ServeServer(hub: hub, host: host, port: port)
+        catchStopSignals()
+        let ended = ServeOutcome()
+        let task = Task {
+            do throws(ServeServerError) {
+                try await server.run()
+                ended.withLock { $0 = .some(nil) }
+            } catch {
+                ended.withLock { $0 = .some(error) }
+            }
+        }
+        var announced = false
+        while !interrupted.load(ordering: .relaxed) {
+            if let outcome = ended.withLock({ $0 }) {
+                if let failure = outcome { throw CommandError(failure.description, exitCode: CommandError.inputExitCode) }
+                return
+            }
+            if !announced, let address = server.address {
+                announced = true
+                announce(configuration, address: address, token: server.token)
+            }
+            usleep(10_000)
+        }
+        // Stopped: close the connections, for at most two seconds.
+        task.cancel()
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(10_000) }
+        fflush(nil)
+        FileHandle.standardError.write(Data("tessera: stopped serving\n".utf8))
+        Foundation.exit(CommandError.interruptedExitCode)
+    }
+
+    /// Prints what is served, where, and the token.
+    func announce(_ configuration: ServeConfiguration, address: String, token: String?) {
+        var what = "serving \(configuration.table) of \(configuration.databasePath)"
+        if database == nil { what += " (the demo library: \(photos ?? DemoLibrary.defaultPhotoCount) photos)" }
+        if let section = configuration.sectionColumn { what += ", sectioned by \(section)" }
+        what += ", sorted by \(configuration.sortColumn)\(configuration.sortDescending ? " (descending)" : "")"
+        emit(what)
+        if let token {
+            emit("address: \(address) (read only without the token)")
+            emit("token: \(token) (to edit, open \(address)?token=\(token))")
+        } else {
+            emit("address: \(address)")
+        }
+    }
+
+    /// Checks the options and makes the hub's configuration; seeds the
+    /// demo library when no database is given.
+    ///
+    /// - Throws: ``CommandError``: usage (64) for options that do not go
+    ///   together or are out of range, 2 for a database file that does not
+    ///   exist or a library that cannot be seeded.
+    func serveConfiguration() throws(CommandError) -> ServeConfiguration {
+        func usage(_ message: String) -> CommandError { CommandError(message, exitCode: CommandError.usageExitCode) }
+        guard (0...65_535).contains(port) else { throw usage("--port \(port): the port must be from 0 to 65535") }
+        guard !host.trimmingCharacters(in: .whitespaces).isEmpty else { throw usage("--host: expected an address, such as 127.0.0.1 or 0.0.0.0") }
+        let listOptions: [(String, Bool)] = [("--table", table != nil), ("--section", section != nil), ("--sort", sort != nil), ("--title", title != nil), ("--order", order != nil)]
+        guard let database else {
+            if let option = listOptions.first(where: \.1) {
+                throw usage("\(option.0) applies to a DATABASE: without one, serve shows the demo library")
+            }
+            let library = DemoLibrary(photoCount: photos ?? DemoLibrary.defaultPhotoCount)
+            guard DemoLibrary.photoCountRange.contains(library.photoCount) else {
+                let range = DemoLibrary.photoCountRange
+                throw usage("--photos \(library.photoCount): the number of photos must be from \(range.lowerBound) to \(range.upperBound)")
+            }
+            do {
+                try library.seed()
+            } catch {
+                throw CommandError(error.description, exitCode: CommandError.databaseExitCode)
+            }
+            return library.configuration()
+        }
+        if photos != nil { throw usage("--photos applies to the demo library: with a DATABASE, serve shows its --table") }
+        let missing = [("--table", table), ("--sort", sort), ("--title", title)].filter { $0.1 == nil }.map(\.0)
+        guard missing.isEmpty, let table, let sort, let title else {
+            throw usage("serve DATABASE needs --table, --sort and --title: missing \(missing.joined(separator: ", "))")
+        }
+        for (option, value) in [("--table", table), ("--section", section), ("--title", title), ("--order", order)] {
+            if let value, value.trimmingCharacters(in: .whitespaces).isEmpty { throw usage("\(option): expected a name, got an empty one") }
+        }
+        let (sortColumn, descending) = try Self.sortKey(sort)
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw CommandError("\(database): no such database file", exitCode: CommandError.databaseExitCode)
+        }
+        return ServeConfiguration(
+            databasePath: database, table: table, sectionColumn: section, sortColumn: sortColumn, sortDescending: descending,
+            titleColumn: title, orderColumn: order, pollInterval: .milliseconds(10), outboxCapacity: 32
+        )
+    }
+
+    /// Reads `--sort`: `column`, `column:asc`, `column:desc`, or the same
+    /// with a space as `watch` spells it.
+    static func sortKey(_ spec: String) throws(CommandError) -> (column: String, descending: Bool) {
+        let trimmed = spec.trimmingCharacters(in: .whitespaces)
+        var column = trimmed
+        var direction: Substring?
+        if let colon = trimmed.lastIndex(of: ":") {
+            column = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
+            direction = trimmed[trimmed.index(after: colon)...]
+        } else {
+            let words = trimmed.split(whereSeparator: \.isWhitespace)
+            if words.count == 2 {
+                column = String(words[0])
+                direction = words[1]
+            } else if words.count > 2 {
+                throw CommandError("--sort \"\(spec)\": expected \"column\", \"column:desc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
+            }
+        }
+        guard !column.isEmpty, !column.contains(where: \.isWhitespace) else {
+            throw CommandError("--sort \"\(spec)\": expected \"column\", \"column:desc\" or \"column desc\"", exitCode: CommandError.usageExitCode)
+        }
+        switch direction?.lowercased() {
+        case nil, "asc": return (column, false)
+        case "desc": return (column, true)
+        case let other?: throw CommandError("--sort \"\(spec)\": the order must be asc or desc, not \(other)", exitCode: CommandError.usageExitCode)
+        }
+    }
+}
+#else
+import ArgumentParser
+
+/// The subcommands that exist only in builds with the live server: none
+/// in this one.
+let serveSubcommands: [any ParsableCommand.Type] = []
+#endif

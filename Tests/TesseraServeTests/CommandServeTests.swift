@@ -1,0 +1,217 @@
+import Foundation
+import Synchronization
+import Testing
+import TesseraRender
+
+/// `tessera serve`, run as a process: what it prints, its errors, and its
+/// stop.
+@Suite("Command serve")
+struct CommandServeTests {
+    @Test("serve with no database seeds the demo, prints the address, serves the page and stops on SIGINT with 130")
+    func demo() async throws {
+        let folder = try ServerTestSupport.temporaryFolder()
+        let serve = try ServeProcess(["serve", "--port", "0", "--photos", "300"], temporaryFolder: folder)
+        defer { serve.kill() }
+        let lines = try await serve.waitForLines(2)
+        #expect(lines[0].hasPrefix("serving photo of \(folder.path)/tessera-serve/photos.sqlite (the demo library: 300 photos)"), "\(lines)")
+        let port = try #require(serve.port(), "\(lines)")
+        #expect(lines.count == 2 && lines[1] == "address: http://127.0.0.1:\(port)/", "\(lines)")
+        let page = try await ServerTestSupport.blocking { try RawClient(port: port).get("/", host: "127.0.0.1:\(port)") }
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
+        let snapshot = try await ServerTestSupport.blocking {
+            let client = try RawClient(port: port)
+            _ = try client.upgrade(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
+            try client.sendText(#"{"type":"hello","layout":"flow","viewport":[0,0,800,600]}"#)
+            return try client.readMessage(ofType: "snapshot")
+        }
+        #expect(snapshot["editable"] == .bool(true))
+        let (status, _, stderr) = try await serve.stop(signal: SIGINT)
+        #expect(status == 130)
+        #expect(stderr == "tessera: stopped serving\n")
+    }
+
+    @Test("serve DATABASE on 0.0.0.0 prints a token; SIGTERM stops it with 130")
+    func databaseWithToken() async throws {
+        let configuration = try ServerTestSupport.library(photos: 100)
+        let serve = try ServeProcess([
+            "serve", configuration.databasePath, "--table", "photo", "--section", "album", "--sort", "taken:desc",
+            "--title", "title", "--order", "position", "--host", "0.0.0.0", "--port", "0",
+        ])
+        defer { serve.kill() }
+        let lines = try await serve.waitForLines(3)
+        let port = try #require(serve.port(), "\(lines)")
+        #expect(lines[0] == "serving photo of \(configuration.databasePath), sectioned by album, sorted by taken (descending)")
+        #expect(lines[1] == "address: http://0.0.0.0:\(port)/ (read only without the token)")
+        let token = String(lines[2].dropFirst("token: ".count).prefix(32))
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit), "\(lines[2])")
+        #expect(lines[2] == "token: \(token) (to edit, open http://0.0.0.0:\(port)/?token=\(token))")
+        let (status, _, _) = try await serve.stop(signal: SIGTERM)
+        #expect(status == 130)
+    }
+
+    @Test("bad usage: status 64 and one line")
+    func usage() async throws {
+        let database = try ServerTestSupport.library(photos: 10).databasePath
+        let cases: [([String], String)] = [
+            (["serve", "--port", "70000"], "--port 70000: the port must be from 0 to 65535"),
+            (["serve", "--port", "-1"], "--port -1: the port must be from 0 to 65535"),
+            (["serve", "--photos", "0"], "--photos 0: the number of photos must be from 1 to 1000000"),
+            (["serve", "--table", "photo"], "--table applies to a DATABASE: without one, serve shows the demo library"),
+            (["serve", database, "--photos", "10"], "--photos applies to the demo library: with a DATABASE, serve shows its --table"),
+            (["serve", database, "--table", "photo"], "serve DATABASE needs --table, --sort and --title: missing --sort, --title"),
+            (["serve", database, "--table", "photo", "--sort", "taken:up", "--title", "title"], "--sort \"taken:up\": the order must be asc or desc, not up"),
+            (["serve", database, "--table", "photo", "--sort", "a b c", "--title", "title"], "--sort \"a b c\": expected \"column\", \"column:desc\" or \"column desc\""),
+            (["serve", "--host", ""], "--host: expected an address, such as 127.0.0.1 or 0.0.0.0"),
+            (["serve", "--colour", "red"], "unknown option '--colour'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await ServeProcess.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == "tessera: error: \(message)\n", "\(arguments)")
+            #expect(result.stdout.isEmpty, "\(arguments)")
+        }
+    }
+
+    @Test("a missing database is status 2; a port in use is status 1")
+    func failures() async throws {
+        let missing = try ServerTestSupport.temporaryFolder().appendingPathComponent("none.sqlite").path
+        let result = try await ServeProcess.run(["serve", missing, "--table", "photo", "--sort", "id", "--title", "title"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "tessera: error: \(missing): no such database file\n")
+
+        try await ServerTestSupport.withServer { _, port in
+            let result = try await ServeProcess.run(["serve", "--port", "\(port)", "--photos", "10"], temporaryFolder: try ServerTestSupport.temporaryFolder())
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("tessera: error: cannot listen on 127.0.0.1:\(port): "), "\(result.stderr)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+        }
+    }
+
+    @Test("a table the database lacks is status 2, one line")
+    func missingTable() async throws {
+        let database = try ServerTestSupport.library(photos: 10).databasePath
+        let result = try await ServeProcess.run(["serve", database, "--table", "nothing", "--sort", "id", "--title", "title"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("tessera: error: "))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test("help lists every option")
+    func help() async throws {
+        let result = try await ServeProcess.run(["serve", "--help"])
+        #expect(result.status == 0)
+        for option in ["--table", "--section", "--sort", "--title", "--order", "--host", "--port", "--photos", "token", "1009", "130"] {
+            #expect(result.stdout.contains(option), "help lacks \(option)")
+        }
+    }
+}
+
+/// A running `tessera` (the build's, next to the test binary) whose output
+/// is read as it comes.
+final class ServeProcess: Sendable {
+    let process: Process
+    /// What a pipe delivered, and whether it reached its end.
+    final class Output: Sendable {
+        let state = Mutex((data: Data(), ended: false))
+
+        /// Reads the pipe to its end, on a thread of its own.
+        func start(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    state.withLock { $0.data.append(chunk) }
+                }
+                state.withLock { $0.ended = true }
+            }
+        }
+
+        var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+        var ended: Bool { state.withLock { $0.ended } }
+    }
+
+    private let out = Output()
+    private let err = Output()
+
+    /// The built `tessera`.
+    static let executable: URL = {
+        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("tessera")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: "tessera")
+    }()
+
+    /// Starts `tessera` with the arguments; `temporaryFolder` is its
+    /// TMPDIR (where the demo library goes).
+    init(_ arguments: [String], temporaryFolder: URL? = nil) throws {
+        process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = try (temporaryFolder ?? ServerTestSupport.temporaryFolder()).path
+        process.environment = environment
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        out.start(outPipe.fileHandleForReading)
+        err.start(errPipe.fileHandleForReading)
+    }
+
+    var stdout: String { out.text }
+    var stderr: String { err.text }
+
+    /// Waits (at most 60 s) for `count` lines on standard output.
+    func waitForLines(_ count: Int) async throws -> [String] {
+        for _ in 0..<6_000 {
+            let lines = stdout.split(separator: "\n").map(String.init)
+            if lines.count >= count { return lines }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ServerTestError("expected \(count) lines; got \(stdout), standard error: \(stderr)")
+    }
+
+    /// The port of the printed address.
+    func port() -> Int? {
+        guard let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("address: ") }),
+              let colon = line.dropFirst("address: http://".count).lastIndex(of: ":") else { return nil }
+        return Int(line[line.index(after: colon)...].prefix(while: \.isNumber))
+    }
+
+    /// Sends a signal and waits (at most 30 s) for the exit; the status and
+    /// the output.
+    func stop(signal: Int32) async throws -> (Int32, String, String) {
+        Glibc.kill(process.processIdentifier, signal)
+        return try await waitForExit()
+    }
+
+    func waitForExit() async throws -> (Int32, String, String) {
+        for _ in 0..<3_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        guard !process.isRunning else { throw ServerTestError("tessera did not exit") }
+        // The last output may still be on its way through the pipes.
+        for _ in 0..<3_000 where !(out.ended && err.ended) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    /// Ends the process if it still runs.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Runs `tessera` to its end.
+    static func run(_ arguments: [String], temporaryFolder: URL? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let running = try ServeProcess(arguments, temporaryFolder: temporaryFolder)
+        defer { running.kill() }
+        let (status, stdout, stderr) = try await running.waitForExit()
+        return (status, stdout, stderr)
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import TesseraServe
+import TesseraLayout
+import TesseraRender
+import TesseraSQLite
+import TesseraTestSupport
+
+/// Random commits (the hub's own edits and another connection's
+/// transactions, some rolled back) while clients with random layouts and
+/// viewports follow: every client's replica, replayed from the plans'
+/// changesets, equals a fresh query, and its last element set equals a
+/// fresh layout of the replica.
+@Suite("Hub oracle")
+struct HubOracleTests {
+    @Test("every client's replayed list equals a fresh query, and its elements a fresh layout", arguments: 0..<4)
+    func replicasMatchFreshQueries(round: Int) async throws {
+        let seed = testSeed(default: 0x5E4E_0000 + UInt64(round))
+        print("HubOracleTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let library = try HubLibrary(photos: Int.random(in: 20...120, using: &random))
+        let capacity = Int.random(in: 3...12, using: &random)
+        let hub = try ServeHub(configuration: library.configuration(capacity: capacity))
+        var clients: [HubTestClient] = []
+        for index in 0..<Int.random(in: 3...8, using: &random) {
+            let (id, outbox) = await hub.connect(canEdit: index != 1)
+            let client = HubTestClient(
+                id: id, outbox: outbox, label: "seed \(seed), client \(index)",
+                layout: ServeLayoutKind.allCases.randomElement(using: &random)!, viewport: Self.randomViewport(using: &random)
+            )
+            client.readsInTen = [1, 5, 10].randomElement(using: &random)!
+            await hub.receive(Self.hello(client), from: id)
+            try await client.drain()
+            clients.append(client)
+        }
+        var rolledBack = Set<String>()
+        var nextRolledBack: Int64 = 1_000_000
+        var request: Int64 = 0
+        for step in 0..<Int.random(in: 60...140, using: &random) {
+            let label = "seed \(seed), step \(step)"
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...2:
+                // An edit by a client, from what it shows.
+                let client = clients.randomElement(using: &random)!
+                request += 1
+                await hub.receive(Self.randomEdit(client, request: request, using: &random), from: client.id)
+            case 3...4:
+                try Self.externalCommit(library, using: &random)
+                await hub.poll()
+            case 5:
+                // Rolled back: its rows must never reach a client.
+                let id = nextRolledBack
+                nextRolledBack += 1
+                rolledBack.insert(String(id))
+                try library.writer.withDatabase { db in
+                    try db.execute("BEGIN IMMEDIATE")
+                    try db.execute("INSERT INTO photo (id, album, title, position) VALUES (?, 'Alps', 'never', -1)", [.integer(id)])
+                    try db.execute("UPDATE photo SET title = 'never' WHERE id IN (SELECT id FROM photo LIMIT 3)")
+                    try db.execute("ROLLBACK")
+                }
+                await hub.poll()
+            case 6:
+                let client = clients.randomElement(using: &random)!
+                client.viewport = Self.randomViewport(using: &random)
+                var text = "{\"type\":\"viewport\",\"viewport\":\(Self.rect(client.viewport))"
+                if Bool.random(using: &random) {
+                    client.layout = ServeLayoutKind.allCases.randomElement(using: &random)!
+                    text += ",\"layout\":\"\(client.layout.rawValue)\""
+                }
+                await hub.receive(text + "}", from: client.id)
+            default:
+                await hub.poll()
+            }
+            for client in clients {
+                client.forbiddenIDs = rolledBack
+                // Clients read at their own pace: slow ones fall behind.
+                if Int.random(in: 0..<10, using: &random) < client.readsInTen {
+                    do { try await client.drain() } catch { Issue.record("\(label): \(error)") ; return }
+                }
+            }
+        }
+        // Quiescence: every commit taken, every outbox drained, every
+        // client caught up.
+        await hub.poll()
+        let last = await hub.seq
+        for _ in 0..<2_000 {
+            for client in clients { try await client.drain() }
+            if clients.allSatisfy({ $0.seq == last && $0.outbox.count == 0 }) { break }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let fresh = try library.freshList()
+        for client in clients {
+            #expect(client.seq == last, "\(client.label): at seq \(client.seq), the hub at \(last)")
+            #expect(client.replica.sections == fresh, "\(client.label): replica \(client.replica) != fresh \(HubReplica(sections: fresh))")
+            let problems = client.checkElements()
+            #expect(problems.isEmpty, "\(client.label): \(problems.prefix(5))")
+            let unexpected = client.errors.filter { error in
+                guard case let .string(code)? = error["code"] else { return true }
+                return !["notFound", "outOfRange", "forbidden"].contains(code)
+            }
+            #expect(unexpected.isEmpty, "\(client.label): \(unexpected.map(\.compactText))")
+        }
+        #expect(clients.contains { $0.plans > 0 }, "seed \(seed): no plan was sent")
+        #expect(clients.contains { !$0.dones.isEmpty }, "seed \(seed): no edit committed")
+        await hub.stop()
+    }
+
+    static func randomViewport(using random: inout SplitMix64) -> Rect {
+        Rect(
+            x: 0, y: Double(Int.random(in: 0...3_000, using: &random)),
+            width: Double(Int.random(in: 200...1_400, using: &random)), height: Double(Int.random(in: 100...1_200, using: &random))
+        )
+    }
+
+    static func rect(_ rect: Rect) -> String {
+        "[\(JSON.double(rect.origin.x).compactText),\(JSON.double(rect.origin.y).compactText),\(JSON.double(rect.size.width).compactText),\(JSON.double(rect.size.height).compactText)]"
+    }
+
+    static func hello(_ client: HubTestClient) -> String {
+        "{\"type\":\"hello\",\"layout\":\"\(client.layout.rawValue)\",\"viewport\":\(rect(client.viewport)),\"ids\":true,\"resume\":null}"
+    }
+
+    /// A move, rename, delete or add of what the client shows (which may be
+    /// out of date: the hub then answers notFound or outOfRange).
+    static func randomEdit(_ client: HubTestClient, request: Int64, using random: inout SplitMix64) -> String {
+        let sections = client.replica.sections.filter { !$0.ids.isEmpty }
+        guard let section = sections.randomElement(using: &random) else {
+            return "{\"type\":\"add\",\"request\":\(request),\"section\":\"Alps\",\"title\":\"First\"}"
+        }
+        let id = section.ids.randomElement(using: &random)!
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0:
+            return "{\"type\":\"move\",\"request\":\(request),\"id\":\"\(id)\",\"to\":\(Int.random(in: 0..<section.ids.count, using: &random))}"
+        case 1:
+            return "{\"type\":\"rename\",\"request\":\(request),\"id\":\"\(id)\",\"title\":\"Renamed \(random.next() % 1000)\"}"
+        case 2:
+            let ids = (0..<Int.random(in: 1...3, using: &random)).map { _ in "\"\(section.ids.randomElement(using: &random)!)\"" }
+            return "{\"type\":\"delete\",\"request\":\(request),\"ids\":[\(ids.joined(separator: ","))]}"
+        default:
+            return "{\"type\":\"add\",\"request\":\(request),\"section\":\"\(section.id)\",\"title\":\"Added \(random.next() % 1000)\"}"
+        }
+    }
+
+    /// One committed transaction of another connection: inserts (sometimes
+    /// into a new album), deletes (sometimes a whole album), renames and
+    /// reorders.
+    static func externalCommit(_ library: HubLibrary, using random: inout SplitMix64) throws {
+        var statements: [(String, [DatabaseValue])] = []
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let album = DatabaseValue.text(HubLibrary.albums[Int.random(in: 0..<HubLibrary.albums.count, using: &random)])
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0, 1:
+                statements.append(("INSERT INTO photo (album, title, position) VALUES (?, ?, ?)",
+                                   [album, .text("New \(random.next() % 1000)"), .integer(Int64.random(in: -2...40, using: &random))]))
+            case 2:
+                statements.append(("DELETE FROM photo WHERE id IN (SELECT id FROM photo ORDER BY id LIMIT ? OFFSET ?)",
+                                   [.integer(Int64.random(in: 1...3, using: &random)), .integer(Int64.random(in: 0...60, using: &random))]))
+            case 3:
+                statements.append(("UPDATE photo SET title = ? WHERE id = (SELECT id FROM photo ORDER BY id LIMIT 1 OFFSET ?)",
+                                   [.text("Ext \(random.next() % 1000)"), .integer(Int64.random(in: 0...50, using: &random))]))
+            case 4:
+                statements.append(("UPDATE photo SET position = ? WHERE id = (SELECT id FROM photo ORDER BY id LIMIT 1 OFFSET ?)",
+                                   [.integer(Int64.random(in: -5...60, using: &random)), .integer(Int64.random(in: 0...50, using: &random))]))
+            default:
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    statements.append(("DELETE FROM photo WHERE album = ?", [album]))
+                } else {
+                    statements.append(("UPDATE photo SET album = ? WHERE id = (SELECT id FROM photo ORDER BY id LIMIT 1 OFFSET ?)",
+                                       [album, .integer(Int64.random(in: 0...50, using: &random))]))
+                }
+            }
+        }
+        try library.writer.write { db in
+            for (sql, arguments) in statements { try db.execute(sql, arguments) }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+import TesseraRender
+import TesseraSQLite
+@testable import TesseraServe
+
+/// The live list's HTTP server: the page, the upgrade, and the safety
+/// checks, against a server running in the test process on a free port.
+@Suite("Server")
+struct ServerTests {
+    @Test("GET / serves the page as HTML, with no external URL")
+    func servesPage() async throws {
+        try await ServerTestSupport.withServer { _, port in
+            let response = try await ServerTestSupport.blocking {
+                try RawClient(port: port).get("/", host: "127.0.0.1:\(port)")
+            }
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(response.body == LivePage.html)
+            #expect(response.body.contains("<html"))
+            // Self-contained: nothing fetched from elsewhere.
+            for scheme in ["http://", "https://", "//cdn", "src=\"//"] {
+                #expect(!response.body.contains(scheme), "the page refers to \(scheme)")
+            }
+        }
+    }
+
+    @Test("/live upgrades, with no Origin and with the server's own")
+    func upgrades() async throws {
+        try await ServerTestSupport.withServer { _, port in
+            for origin in [nil, "http://127.0.0.1:\(port)", "HTTP://127.0.0.1:\(port)"] {
+                let (response, snapshot) = try await ServerTestSupport.blocking {
+                    let client = try RawClient(port: port)
+                    let response = try client.upgrade(host: "127.0.0.1:\(port)", origin: origin)
+                    guard response.status == 101 else { return (response, JSON.null) }
+                    try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
+                    return (response, try client.readMessage(ofType: "snapshot"))
+                }
+                #expect(response.status == 101, "Origin \(origin ?? "none")")
+                #expect(response.headers["upgrade"]?.lowercased() == "websocket")
+                #expect(snapshot["editable"] == .bool(true), "a loopback server lets every client edit")
+            }
+        }
+    }
+
+    @Test("a wrong Origin is refused with 403, and the connection is not upgraded")
+    func wrongOrigin() async throws {
+        try await ServerTestSupport.withServer { server, port in
+            for origin in ["http://evil.example", "http://127.0.0.1:\(port + 1)", "https://127.0.0.1:\(port)", "null"] {
+                let response = try await ServerTestSupport.blocking {
+                    let client = try RawClient(port: port)
+                    return try client.upgrade(host: "127.0.0.1:\(port)", origin: origin)
+                }
+                #expect(response.status == 403, "Origin \(origin)")
+                #expect(response.headers["upgrade"] == nil)
+            }
+            #expect(await server.hub.clientCount == 0)
+        }
+    }
+
+    @Test("a loopback server answers only to a loopback Host (DNS rebinding)")
+    func loopbackHost() async throws {
+        try await ServerTestSupport.withServer { _, port in
+            let (page, upgrade, localhost) = try await ServerTestSupport.blocking {
+                (
+                    try RawClient(port: port).get("/", host: "evil.example:\(port)"),
+                    try RawClient(port: port).upgrade(host: "evil.example:\(port)", origin: "http://evil.example:\(port)"),
+                    try RawClient(port: port).get("/", host: "localhost:\(port)")
+                )
+            }
+            #expect(page.status == 403)
+            #expect(upgrade.status == 403)
+            #expect(localhost.status == 200)
+        }
+    }
+
+    @Test("GET /live without an upgrade is 426")
+    func liveWithoutUpgrade() async throws {
+        try await ServerTestSupport.withServer { _, port in
+            let response = try await ServerTestSupport.blocking {
+                try RawClient(port: port).get("/live", host: "127.0.0.1:\(port)")
+            }
+            #expect(response.status == 426)
+        }
+    }
+
+    @Test("a frame over 64 KiB closes the connection with 1009")
+    func oversizedFrame() async throws {
+        try await ServerTestSupport.withServer { server, port in
+            let close = try await ServerTestSupport.blocking {
+                let client = try RawClient(port: port)
+                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                try client.sendFrame(opcode: 1, payload: Array(repeating: UInt8(ascii: " "), count: 64 * 1024 + 1))
+                return try client.readMessage()
+            }
+            #expect(close == .close(code: 1009))
+            // The client is gone from the hub.
+            var count = await server.hub.clientCount
+            for _ in 0..<200 where count > 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                count = await server.hub.clientCount
+            }
+            #expect(count == 0)
+        }
+    }
+
+    @Test("a message over 64 KiB in fragments closes the connection with 1009; 64 KiB exactly does not")
+    func oversizedMessage() async throws {
+        try await ServerTestSupport.withServer { _, port in
+            let (over, atLimit) = try await ServerTestSupport.blocking {
+                let client = try RawClient(port: port)
+                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                let half = Array(repeating: UInt8(ascii: " "), count: 32 * 1024)
+                try client.sendFrame(opcode: 1, payload: half, fin: false)
+                try client.sendFrame(opcode: 0, payload: half + [UInt8(ascii: " ")], fin: true)
+                let over = try client.readMessage()
+
+                // Exactly at the limit: read as a message (not JSON, so an error).
+                let other = try RawClient(port: port)
+                _ = try other.upgrade(host: "127.0.0.1:\(port)")
+                try other.sendFrame(opcode: 1, payload: Array(repeating: UInt8(ascii: "x"), count: 64 * 1024))
+                return (over, try other.readMessage(ofType: "error"))
+            }
+            #expect(over == .close(code: 1009))
+            #expect(atLimit["code"] == .string("malformed"))
+        }
+    }
+
+    @Test("a binary message gets a malformed error and the connection stays open")
+    func binaryMessage() async throws {
+        try await ServerTestSupport.withServer { _, port in
+            let (error, snapshot) = try await ServerTestSupport.blocking {
+                let client = try RawClient(port: port)
+                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                try client.sendFrame(opcode: 2, payload: [1, 2, 3])
+                let error = try client.readMessage(ofType: "error")
+                try client.sendText(#"{"type":"hello","layout":"flow","viewport":[0,0,400,600]}"#)
+                return (error, try client.readMessage(ofType: "snapshot"))
+            }
+            #expect(error["code"] == .string("malformed"))
+            #expect(snapshot["type"] == .string("snapshot"))
+        }
+    }
+
+    @Test("messages over the rate limit get one rateLimited error and are dropped")
+    func rateLimit() async throws {
+        // Ten messages at once at most, and a refill too slow to matter.
+        let limits = ServeLimits(messagesPerSecond: 0.001, messageBurst: 10)
+        try await ServerTestSupport.withServer(limits: limits) { _, port in
+            let messages = try await ServerTestSupport.blocking {
+                let client = try RawClient(port: port)
+                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                // 10 admitted (the hub answers each), then 5 dropped
+                // with one notice.
+                for request in 0..<15 {
+                    try client.sendText(#"{"type":"rename","request":\#(request),"id":"1","title":"x"}"#)
+                }
+                var messages: [JSON] = []
+                while messages.count < 11, case let .text(text) = try client.readMessage() { messages.append(try JSON.parse(text)) }
+                return messages
+            }
+            let limited = messages.filter { $0["code"] == .string("rateLimited") }
+            #expect(limited.count == 1, "\(messages.map(\.compactText))")
+            #expect(limited.first?["request"] == .int(10), "the notice names the first message dropped")
+            let answered = messages.filter { $0["code"] != .string("rateLimited") }
+            #expect(answered.count == 10, "\(messages.map(\.compactText))")
+        }
+    }
+
+    @Test("a commit by a separate sqlite3 process reaches a connected client as a plan")
+    func externalCommit() async throws {
+        guard let sqlite3 = ["/usr/bin/sqlite3", "/bin/sqlite3", "/usr/local/bin/sqlite3"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            Issue.record("sqlite3 is not installed")
+            return
+        }
+        let configuration = try ServerTestSupport.library(photos: 200)
+        let hub = try ServeHub(configuration: configuration)
+        let server = ServeServer(hub: hub, host: "127.0.0.1", port: 0)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilListening()
+        let plan = try await ServerTestSupport.blocking {
+            let client = try RawClient(port: port)
+            _ = try client.upgrade(host: "127.0.0.1:\(port)")
+            try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
+            let snapshot = try client.readMessage(ofType: "snapshot")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sqlite3)
+            process.arguments = [configuration.databasePath, "UPDATE photo SET title = 'Renamed by sqlite3' WHERE id = 1"]
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw ServerTestError("sqlite3 failed with \(process.terminationStatus)") }
+            let plan = try client.readMessage(ofType: "plan")
+            return (snapshot["seq"], plan)
+        }
+        #expect(plan.1["fromSeq"] == plan.0)
+        if case let .number(from)? = plan.1["fromSeq"], case let .number(to)? = plan.1["seq"] {
+            #expect(Int(to) == Int(from)! + 1)
+        } else {
+            Issue.record("the plan has no fromSeq and seq: \(plan.1.compactText)")
+        }
+        task.cancel()
+        try await task.value
+    }
+
+    @Test("stopping the server closes its clients and frees the port")
+    func stops() async throws {
+        let configuration = try ServerTestSupport.library(photos: 50)
+        let hub = try ServeHub(configuration: configuration)
+        let server = ServeServer(hub: hub, host: "127.0.0.1", port: 0)
+        let task = Task { try await server.run() }
+        let port = try await server.waitUntilListening()
+        let client = try await ServerTestSupport.blocking {
+            let client = try RawClient(port: port)
+            _ = try client.upgrade(host: "127.0.0.1:\(port)")
+            try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
+            _ = try client.readMessage(ofType: "snapshot")
+            return client
+        }
+        task.cancel()
+        try await task.value
+        #expect(server.boundPort == nil)
+        let ended = try await ServerTestSupport.blocking { client.readsToEnd() }
+        #expect(ended, "the client's connection ends when the server stops")
+        // The port is free again.
+        let again = ServeServer(hub: try ServeHub(configuration: configuration), host: "127.0.0.1", port: port)
+        let second = Task { try await again.run() }
+        #expect(try await again.waitUntilListening() == port)
+        second.cancel()
+        try await second.value
+    }
+
+    @Test("a port in use is an error naming the address")
+    func portInUse() async throws {
+        try await ServerTestSupport.withServer { server, port in
+            let other = ServeServer(hub: try ServeHub(configuration: try ServerTestSupport.library(photos: 20)), host: "127.0.0.1", port: port)
+            await #expect(throws: ServeServerError.self) { try await other.run() }
+            await #expect(throws: ServeServerError.self) { try await other.waitUntilListening() }
+            do throws(ServeServerError) {
+                try await other.run()
+            } catch {
+                #expect(error.description.hasPrefix("cannot listen on 127.0.0.1:\(port): "), "\(error)")
+            }
+        }
+    }
+}
