@@ -252,7 +252,9 @@ if buildsServer {
             name: "TesseraServeTests",
             dependencies: [
                 "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
-                "tessera", "TesseraTestSupport",
+                "tessera",
+                // SplitMix64 for the seeded browser tests of the page.
+                "TesseraTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
