@@ -29,6 +29,8 @@ struct LoadClientStats: Sendable {
     var contentHeight: Double = 0
     /// Plans received.
     var plans = 0
+    /// The bytes of the plans received.
+    var planBytes = 0
     /// Plans that merged more than one change (the client fell behind).
     var merged = 0
     /// Changes skipped: a plan whose `fromSeq` was past the client's state.
@@ -200,6 +202,7 @@ final class LoadClientHandler: ChannelInboundHandler {
                     return
                 }
                 stats.plans += 1
+                stats.planBytes += message.readableBytes
                 guard let have = stats.seq else {
                     stats.outOfOrder += 1
                     return

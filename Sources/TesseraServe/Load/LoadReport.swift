@@ -48,12 +48,19 @@ package struct LoadStepReport: Sendable {
     package var editErrors = 0
     /// The last `error` the writer got.
     package var lastEditError: String?
+    /// Why the writer's connection ended during the run, if it did.
+    package var writerFailure: String?
     /// Changes made during the step (the server's `seq` went up by this).
     package var changes = 0
     /// Plans received by the reading clients.
     package var plans = 0
     /// Plans merging more than one change (a client fell behind).
     package var merged = 0
+    /// The bytes of the plans received.
+    package var planBytes = 0
+    /// Renames neither done nor refused when the step ended (the server
+    /// had not made them within the drain's time).
+    package var unanswered: Int { Swift.max(0, edits - done - editErrors) }
     /// Changes skipped by a plan (`fromSeq` past the client's state).
     package var lost = 0
     /// Plans of changes a client already had.
@@ -99,7 +106,7 @@ package struct LoadStepReport: Sendable {
 
     /// Whether every client got every change exactly once, in order.
     package var isExact: Bool {
-        lost == 0 && duplicated == 0 && outOfOrder == 0 && missingAtEnd == 0 && failedClients == 0
+        lost == 0 && duplicated == 0 && outOfOrder == 0 && missingAtEnd == 0 && failedClients == 0 && writerFailure == nil
     }
 }
 
@@ -159,8 +166,9 @@ package struct LoadReport: Sendable {
         for step in steps {
             lines.append("")
             lines.append("\(step.clients) clients (+1 writer)")
-            lines.append("  edits          \(step.edits) sent, \(step.done) done, \(step.editErrors) errors; \(step.changes) changes")
-            lines.append("  plans          \(step.plans) received (\(step.merged) merged); expected \(step.clients * step.changes)")
+            lines.append("  edits          \(step.edits) sent, \(step.done) done, \(step.editErrors) errors, \(step.unanswered) unanswered at the end; \(step.changes) changes")
+            let average = step.plans > 0 ? " (\(step.planBytes / step.plans) bytes each on average)" : ""
+            lines.append("  plans          \(step.plans) received (\(step.merged) merged); expected \(step.clients * step.changes)\(average)")
             lines.append("  exactly once   lost \(step.lost), duplicated \(step.duplicated), out of order \(step.outOfOrder), missing at the end \(step.missingAtEnd), clients failed \(step.failedClients)")
             if let latency = step.latency {
                 lines.append("  latency        p50 \(Self.milliseconds(latency.p50))  p90 \(Self.milliseconds(latency.p90))  p99 \(Self.milliseconds(latency.p99))  max \(Self.milliseconds(latency.max))  (\(latency.count) client-plans)")
@@ -172,6 +180,7 @@ package struct LoadReport: Sendable {
                 lines.append("  server RSS     \(Self.mebibytes(before)) before the clients, \(Self.mebibytes(after)) with them: \(Self.kibibytes(perClient)) per client")
             }
             lines.append("  generator CPU  \(Self.percent(step.generatorCPU)) of one core")
+            if let failure = step.writerFailure { lines.append("  writer failed  \(failure)") }
             if let failure = step.firstFailure { lines.append("  first failure  \(failure)") }
             if let error = step.lastEditError { lines.append("  last edit error \(error)") }
             if step.unattributed > 0 { lines.append("  \(step.unattributed) plans of changes not made by the writer are left out of the latency") }
@@ -203,9 +212,9 @@ package struct LoadReport: Sendable {
             return .object([
                 ("clients", .int(step.clients)), ("edits", .int(step.edits)), ("done", .int(step.done)), ("editErrors", .int(step.editErrors)),
                 ("changes", .int(step.changes)), ("plans", .int(step.plans)), ("plansExpected", .int(step.clients * step.changes)),
-                ("merged", .int(step.merged)), ("lost", .int(step.lost)), ("duplicated", .int(step.duplicated)),
+                ("merged", .int(step.merged)), ("planBytes", .int(step.planBytes)), ("unanswered", .int(step.unanswered)), ("lost", .int(step.lost)), ("duplicated", .int(step.duplicated)),
                 ("outOfOrder", .int(step.outOfOrder)), ("missingAtEnd", .int(step.missingAtEnd)), ("clientErrors", .int(step.clientErrors)),
-                ("failedClients", .int(step.failedClients)), ("firstFailure", step.firstFailure.map(JSON.string) ?? .null),
+                ("failedClients", .int(step.failedClients)), ("writerFailure", step.writerFailure.map(JSON.string) ?? .null), ("firstFailure", step.firstFailure.map(JSON.string) ?? .null),
                 ("unattributed", .int(step.unattributed)), ("latency", latency),
                 ("serverCPU", optional(step.serverCPU)), ("generatorCPU", .double(step.generatorCPU)),
                 ("residentBytesBefore", optional(step.residentBefore)), ("residentBytesAfter", optional(step.residentAfter)),

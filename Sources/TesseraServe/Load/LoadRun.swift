@@ -262,6 +262,7 @@ struct LoadSession {
         step.done = writerStats.doneSeq[firstRequest..<(firstRequest + edits)].filter { $0 >= 0 }.count
         step.editErrors = writerStats.errors - errorsBefore
         step.lastEditError = writerStats.lastError
+        step.writerFailure = writerStats.failure
         step.changes = max(0, lastSeq - startSeq)
         var latencies: [UInt64] = []
         latencies.reserveCapacity(clients.count * step.changes)
@@ -269,6 +270,7 @@ struct LoadSession {
             let stats = client.stats.withLock { $0 }
             let was = clientStart[index]
             step.plans += stats.plans - was.plans
+            step.planBytes += stats.planBytes - was.planBytes
             step.merged += stats.merged - was.merged
             step.lost += stats.lost - was.lost
             step.duplicated += stats.duplicated - was.duplicated
