@@ -91,6 +91,12 @@ package enum JSON: Hashable, Sendable {
 
     package static func writeString(_ value: String, to text: inout String) {
         text += "\""
+        // Most strings need no escape: they go in whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x3C }) {
+            text += value
+            text += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""
