@@ -131,11 +131,25 @@ extension ServeHub {
         }
     }
 
+    /// - Complexity: O(*n* + *k*) to find *k* ids among *n* items, plus
+    ///   the transaction's *k* statements.
     private func delete(_ ids: [String], request: Int64) throws(ServeMessageError) {
         var seen = Set<String>()
+        var unique: [String] = []
+        for id in ids where seen.insert(id).inserted { unique.append(id) }
+        // One pass over the list for all the ids: a lookup per id would scan
+        // it once each (O(k·n) for one message).
+        var found: [String: DatabaseValue] = [:]
+        found.reserveCapacity(unique.count)
+        for record in current.allItems where seen.contains(record.id) && found[record.id] == nil {
+            found[record.id] = record.key
+        }
         var keys: [DatabaseValue] = []
-        for id in ids where seen.insert(id).inserted {
-            keys.append(try record(id, request: request).0.key)
+        for id in unique {
+            guard let key = found[id] else {
+                throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
+            }
+            keys.append(key)
         }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
