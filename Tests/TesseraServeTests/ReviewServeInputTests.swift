@@ -74,4 +74,63 @@ struct ReviewServeInputTests {
         #expect(watcher.replica.sections == fresh)
         await hub.stop()
     }
+
+    @Test("ids that look like SQL are not found and write nothing; lone surrogates, RTL marks and combining characters are stored as sent")
+    func sqlLookingIDsAndUnicodeTitles() async throws {
+        let library = try HubLibrary(photos: 6, albums: 2)
+        let hub = try ServeHub(configuration: library.configuration())
+        let client = try await Self.client(hub, label: "unicode")
+        let dump = try library.dump()
+        for id in ["2 OR 1=1", "2; DROP TABLE photo", "2'--", "2\" OR \"1\"=\"1", "0x2", " 2", "2.0"] {
+            let escaped = JSON.string(id).compactText
+            try await HubBadInputTests.expect(hub, client, "{\"type\":\"delete\",\"request\":1,\"ids\":[\(escaped)]}", code: "notFound", request: 1)
+            try await HubBadInputTests.expect(hub, client, "{\"type\":\"rename\",\"request\":2,\"id\":\(escaped),\"title\":\"x\"}", code: "notFound", request: 2)
+        }
+        #expect(try library.dump() == dump)
+        // A lone surrogate becomes U+FFFD; the others are kept as they are.
+        for (request, (sent, stored)) in [
+            (#"\ud800 alone"#, "\u{FFFD} alone"), (#"\udc00\ud800"#, "\u{FFFD}\u{FFFD}"), (#"\ud83d\ude00"#, "😀"),
+            ("\u{200F}שלום\u{202E}abc", "\u{200F}שלום\u{202E}abc"), ("e\u{301}\u{302}", "e\u{301}\u{302}"),
+        ].enumerated() {
+            await hub.receive("{\"type\":\"rename\",\"request\":\(10 + request),\"id\":\"3\",\"title\":\"\(sent)\"}", from: client.id)
+            try await client.drain()
+            #expect(client.dones.last?["request"] == .int(10 + request), "\(sent): \(client.errors.last?.compactText ?? "")")
+            let title = try library.writer.withDatabase { db in try db.rows("SELECT title FROM photo WHERE id = 3") }.first?[0].string
+            #expect(title == stored, "\(sent) was stored as \(title.map { Array($0.unicodeScalars) } ?? [])")
+        }
+        await hub.stop()
+    }
+
+    @Test("a table and columns whose names need quoting are served and edited")
+    func namesThatNeedQuoting() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-review-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let writer = try Connection(path: path)
+        try writer.withDatabase { db in
+            try db.execute(#"CREATE TABLE "my ""table""" ("the key" TEXT PRIMARY KEY, "sec;tion" TEXT, "ti""tle" INTEGER, "or der" INTEGER) WITHOUT ROWID"#)
+            try db.execute(#"INSERT INTO "my ""table""" VALUES ('a', 'x', 1, 0), ('b', 'x', 2, 1), ('c', 'y', 3, 0)"#)
+        }
+        let configuration = ServeConfiguration(
+            databasePath: path, table: #"my "table""#, sectionColumn: "sec;tion", sortColumn: "or der",
+            titleColumn: #"ti"tle"#, orderColumn: "or der", outboxCapacity: 100
+        )
+        let hub = try ServeHub(configuration: configuration)
+        let client = try await Self.client(hub, label: "quoted")
+        #expect(client.replica.sections == [.init(id: "x", ids: ["a", "b"]), .init(id: "y", ids: ["c"])])
+        for text in [
+            #"{"type":"move","request":1,"id":"b","to":0}"#,
+            #"{"type":"rename","request":2,"id":"a","title":"not a number"}"#,
+        ] {
+            await hub.receive(text, from: client.id)
+            try await client.drain()
+            #expect(client.errors.isEmpty, "\(text): \(client.errors.map(\.compactText))")
+        }
+        #expect(client.dones.count == 2)
+        #expect(client.replica.sections.first?.ids == ["b", "a"])
+        // A key the database does not make (a TEXT primary key): add cannot
+        // give the row one, and the write fails whole.
+        try await HubBadInputTests.expect(hub, client, #"{"type":"add","request":3,"section":"y","title":"7"}"#, code: "database", request: 3)
+        #expect(client.replica.sections.map(\.ids.count) == [2, 1])
+        await hub.stop()
+    }
 }
