@@ -62,6 +62,7 @@ struct ReviewServeInputTests {
         }
         print("five refused deletes of 1,000 ids over 3,000 rows took \(ContinuousClock.now - started)")
         #expect(try library.dump() == dump)
+        #expect(editor.errors.last?["ids"] == .array([.string("99999")]), "the error names the missing id: \(editor.errors.last.map { String($0.compactText.prefix(300)) } ?? "")")
         // Duplicates count once; all present: deleted together.
         let present = "{\"type\":\"delete\",\"request\":2,\"ids\":[\(tail.joined(separator: ",")),\"3000\"]}"
         await hub.receive(present, from: editor.id)

@@ -144,13 +144,13 @@ extension ServeHub {
         for record in current.allItems where seen.contains(record.id) && found[record.id] == nil {
             found[record.id] = record.key
         }
-        var keys: [DatabaseValue] = []
-        for id in unique {
-            guard let key = found[id] else {
-                throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
-            }
-            keys.append(key)
+        let missing = unique.filter { found[$0] == nil }
+        if let first = missing.first {
+            var error = ServeMessageError(.notFound, "no item with id \(Self.shown(first)) (it may have been deleted)", request: request)
+            error.missingIDs = missing
+            throw error
         }
+        let keys = unique.compactMap { found[$0] }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         try write(request: request) { db in

@@ -56,6 +56,9 @@ package struct ServeMessageError: Error, Equatable, Sendable {
     package var message: String
     /// The request the error answers, if the message had one.
     package var request: Int64?
+    /// The ids of a `delete` that no longer exist (`notFound`), sent as the
+    /// error's `ids` so that a client can drop them from its selection.
+    package var missingIDs: [String] = []
 
     /// Creates an error.
     package init(_ code: Code, _ message: String, request: Int64? = nil) {
