@@ -45,7 +45,7 @@ struct Serve: ParsableCommand {
     @Argument(help: "The SQLite database file (default: the demo photo library).")
     var database: String?
 
-    @Option(help: "With DATABASE: the table to serve (not a view: the list edits its rows).")
+    @Option(help: "With DATABASE: the table to serve (a view is refused: the list edits its rows).")
     var table: String?
 
     @Option(help: "With DATABASE: the column rows are grouped into sections by (default: one section).")

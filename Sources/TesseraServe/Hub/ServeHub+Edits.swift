@@ -131,12 +131,26 @@ extension ServeHub {
         }
     }
 
+    /// - Complexity: O(*n* + *k*) to find *k* ids among *n* items, plus
+    ///   the transaction's *k* statements.
     private func delete(_ ids: [String], request: Int64) throws(ServeMessageError) {
         var seen = Set<String>()
-        var keys: [DatabaseValue] = []
-        for id in ids where seen.insert(id).inserted {
-            keys.append(try record(id, request: request).0.key)
+        var unique: [String] = []
+        for id in ids where seen.insert(id).inserted { unique.append(id) }
+        // One pass over the list for all the ids: a lookup per id would scan
+        // it once each (O(k·n) for one message).
+        var found: [String: DatabaseValue] = [:]
+        found.reserveCapacity(unique.count)
+        for record in current.allItems where seen.contains(record.id) && found[record.id] == nil {
+            found[record.id] = record.key
         }
+        let missing = unique.filter { found[$0] == nil }
+        if let first = missing.first {
+            var error = ServeMessageError(.notFound, "no item with id \(Self.shown(first)) (it may have been deleted)", request: request)
+            error.missingIDs = missing
+            throw error
+        }
+        let keys = unique.compactMap { found[$0] }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         try write(request: request) { db in

@@ -379,6 +379,14 @@ package actor ServeHub {
         var out = ServeEncoder()
         out.raw("{\"type\":\"error\"")
         if let request = error.request { out.raw(",\"request\":"); out.raw(String(request)) }
+        if !error.missingIDs.isEmpty {
+            out.raw(",\"ids\":[")
+            for (i, id) in error.missingIDs.enumerated() {
+                if i > 0 { out.raw(",") }
+                out.string(id)
+            }
+            out.raw("]")
+        }
         out.raw(",\"code\":"); out.string(error.code.rawValue)
         out.raw(",\"message\":"); out.string(error.message)
         out.raw("}")

@@ -24,6 +24,10 @@ package enum ServeMessage: Sendable, Equatable {
     package static let maximumIDLength = 256
     /// The longest title, in characters.
     package static let maximumTitleLength = 200
+    /// The longest title, in bytes of UTF-8: a character (a grapheme
+    /// cluster) may hold any number of combining scalars, so the count of
+    /// characters alone does not bound a title's size.
+    package static let maximumTitleBytes = 1_000
     /// The most ids one `delete` may name.
     package static let maximumDeleteCount = 1_000
     /// The largest request number (the integers a JSON double keeps exactly).
@@ -52,6 +56,9 @@ package struct ServeMessageError: Error, Equatable, Sendable {
     package var message: String
     /// The request the error answers, if the message had one.
     package var request: Int64?
+    /// The ids of a `delete` that no longer exist (`notFound`), sent as the
+    /// error's `ids` so that a client can drop them from its selection.
+    package var missingIDs: [String] = []
 
     /// Creates an error.
     package init(_ code: Code, _ message: String, request: Int64? = nil) {
@@ -68,7 +75,7 @@ extension ServeMessage {
     ///   JSON object with a string `type`, or a field that is missing or of
     ///   the wrong kind; `unknownType`; `outOfRange` for a rectangle or a
     ///   position out of range, or too many ids; `tooLong` for a title over
-    ///   200 characters. Unknown keys are ignored.
+    ///   200 characters or 1,000 bytes of UTF-8. Unknown keys are ignored.
     /// - Complexity: O(*n*) in the length of the text.
     package static func parse(_ text: String) throws(ServeMessageError) -> ServeMessage {
         let json: JSON
@@ -215,6 +222,9 @@ extension ServeMessage {
         func title(_ key: String) throws(ServeMessageError) -> String {
             let value = try value(key)
             guard case let .string(text) = value else { throw fail(.malformed, "\"\(key)\" must be a string, not \(value.kindName)") }
+            guard text.utf8.count <= ServeMessage.maximumTitleBytes else {
+                throw fail(.tooLong, "\"\(key)\" has \(text.utf8.count) bytes of UTF-8: at most \(ServeMessage.maximumTitleBytes)")
+            }
             guard text.count <= ServeMessage.maximumTitleLength else {
                 throw fail(.tooLong, "\"\(key)\" has \(text.count) characters: at most \(ServeMessage.maximumTitleLength)")
             }

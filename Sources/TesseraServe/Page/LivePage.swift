@@ -404,6 +404,13 @@ function handle(message) {
   }
   case "error": {
     pending.delete(message.request);
+    // A delete naming photos that are gone (deleted where this page did
+    // not show them): they leave the selection, so that Delete again
+    // deletes the rest.
+    if (message.code === "notFound" && Array.isArray(message.ids)) {
+      for (const gone of message.ids) { const id = String(gone); selection.delete(id); if (focusId === id) focusId = null; if (anchorId === id) anchorId = null; }
+      updateSelectionUI();
+    }
     showError(message.message || message.code || "error");
     if (message.request !== undefined) sendViewport(true);
     break;
