@@ -250,8 +250,13 @@ final class HubTestClient {
                     throw HubReplica.ReplayFailure(description: "\(label): row \(bad) of a rolled-back transaction appeared at seq \(newSeq)")
                 }
             }
-            elements = HubReplica.array(message["settled"])
-            elementsViewport = Rect(origin: Self.point(message["contentOffsetAfter"]), size: elementsViewport.size)
+            // A plan of a change the client does not see keeps its elements.
+            if message["unchanged"] != .bool(true) {
+                elements = HubReplica.array(message["settled"])
+                elementsViewport = Rect(origin: Self.point(message["contentOffsetAfter"]), size: elementsViewport.size)
+            } else if !HubReplica.array(message["elements"]).isEmpty || message["settled"] != nil {
+                throw HubReplica.ReplayFailure(description: "\(label): an unchanged plan to seq \(newSeq) carries elements")
+            }
             // The rolled-back transactions of the oracle rename rows "never".
             for element in HubReplica.array(message["elements"]) + elements where element["title"] == .string("never") {
                 throw HubReplica.ReplayFailure(description: "\(label): a title of a rolled-back transaction appeared at seq \(newSeq): \(element.compactText)")

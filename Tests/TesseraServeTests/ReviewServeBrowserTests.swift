@@ -91,8 +91,10 @@ struct ReviewServeBrowserTests {
         try a.settle()
         let before = try Self.topTitle(a)
         if midAnimation {
-            // A photo far above the screen moves: the plan animates.
-            try server.sqlite("UPDATE photo SET title = 'Renamed' WHERE id = 1")
+            // The last photo, on the screen, is renamed: the plan animates.
+            // (A photo far above the screen renamed changes nothing shown:
+            // its plan is an unchanged one, which plays nothing.)
+            try server.sqlite("UPDATE photo SET title = 'Renamed' WHERE id = 100")
             try a.page.wait(until: "tessera.seq === 1 && tessera.animating", timeout: 10, "the commit animates")
         }
         try a.page.click(175, 23)

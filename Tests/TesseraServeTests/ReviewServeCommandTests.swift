@@ -20,7 +20,7 @@ struct ReviewServeCommandTests {
         for (arguments, says) in [
             (["--table", "recent", "--sort", "id", "--title", "title"], "is a view"),
             (["--table", "pair", "--sort", "a", "--title", "title"], "neither a single-column primary key nor row ids"),
-            (["--table", "photo", "--sort", "id", "--title", "name"], "title column: no such column: name"),
+            (["--table", "photo", "--sort", "id", "--title", "name"], "--title: no such column: name"),
         ] {
             let result = try await ServeProcess.run(["serve", path] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")

@@ -276,6 +276,14 @@ package actor ServeHub {
         guard let view = session.view else { return }
         let fromSeq = session.seq
         session.dataSource.snapshot = new
+        if Self.changesNothingVisible(changeset, in: view) {
+            // Only items outside the viewport changed content: the view's
+            // counts and layout stay as they are, and its plan would list
+            // every visible element as unchanged.
+            session.seq = seq
+            reply(to: session, unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated))
+            return
+        }
         let plan: AnimationPlan
         do {
             plan = try view.performBatchUpdates(changeset, animated: animated)
@@ -359,6 +367,54 @@ package actor ServeHub {
         }
         out.raw("],\"elements\":"); out.raw(body.text)
         out.raw(",\"settled\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: new)
+        out.raw(",\"sections\":"); out.sections(new)
+        if session.wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
+        out.raw("}")
+        return out.text
+    }
+
+    /// Whether a change only reloads items none of which is in the view's
+    /// bounds (at most 64 of them; more take the full path), so that
+    /// nothing the client shows changes.
+    ///
+    /// - Complexity: O(*u* log *n*) for *u* updated items.
+    static func changesNothingVisible(_ changeset: Changeset, in view: CollectionView) -> Bool {
+        guard changeset.sectionDeletes.isEmpty, changeset.sectionInserts.isEmpty, changeset.sectionMoves.isEmpty,
+              changeset.itemDeletes.isEmpty, changeset.itemInserts.isEmpty, changeset.itemMoves.isEmpty,
+              !changeset.itemUpdates.isEmpty, changeset.itemUpdates.count <= 64
+        else { return false }
+        let layout = view.collectionViewLayout
+        // A point of margin: an item that only touches the bounds counts
+        // as shown.
+        let shown = Rect(
+            origin: Point(x: view.bounds.origin.x - 1, y: view.bounds.origin.y - 1),
+            size: Size(width: view.bounds.size.width + 2, height: view.bounds.size.height + 2)
+        )
+        for update in changeset.itemUpdates {
+            guard update.from == update.to, let attributes = layout.layoutAttributesForItem(at: update.to) else { return false }
+            if attributes.frame.intersects(shown) { return false }
+        }
+        return true
+    }
+
+    /// The `plan` message of a change that leaves everything the client
+    /// shows as it is: `"unchanged": true`, no elements and no `settled`
+    /// (the client keeps what it shows), the sections, and the changeset
+    /// when the client wants ids.
+    ///
+    /// - Complexity: O(*s*) for *s* sections, plus the changeset's size.
+    func unchangedPlanMessage(changeset: Changeset, new: Snapshot<ResultSection, ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> String {
+        guard let view = session.view else { return "" }
+        var out = ServeEncoder(capacity: 1024)
+        out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
+        out.raw(",\"seq\":"); out.int(session.seq)
+        out.raw(",\"animated\":"); out.bool(animated)
+        out.raw(",\"duration\":0,\"timing\":"); out.string(Self.timingName(view.animationTiming))
+        out.raw(",\"contentSizeBefore\":"); out.size(view.contentSize)
+        out.raw(",\"contentSizeAfter\":"); out.size(view.contentSize)
+        out.raw(",\"contentOffsetBefore\":"); out.point(view.bounds.origin)
+        out.raw(",\"contentOffsetAfter\":"); out.point(view.bounds.origin)
+        out.raw(",\"moves\":[],\"elements\":[],\"unchanged\":true")
         out.raw(",\"sections\":"); out.sections(new)
         if session.wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
         out.raw("}")

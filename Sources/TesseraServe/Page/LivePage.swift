@@ -423,6 +423,9 @@ function play(plan, local) {
   seq = plan.seq;
   if (!local) { plans.push({ fromSeq: plan.fromSeq, seq: plan.seq, animated: plan.animated !== false }); if (plans.length > 100) plans.shift(); }
   if (plan.sections) sections = plan.sections;
+  // Nothing this page shows changed (items elsewhere were edited): keep
+  // what is on screen, and any animation under way.
+  if (plan.unchanged) { showLive(); return; }
   const inserted = [];
   for (const pe of local ? [] : plan.elements || []) {
     const d = pe.disposition || "";
