@@ -44,6 +44,9 @@ package actor ServeHub {
     package private(set) var seq = 0
     /// The connected clients.
     var sessions: [ServeClientID: ServeSession] = [:]
+    /// The last `unchanged` plan written for clients without ids, shared by
+    /// every client that goes from the same state to the same one.
+    var unchangedPlanCache: (fromSeq: Int, seq: Int, animated: Bool, text: String)?
     /// The number of the next client.
     private var nextClient = 1
     /// The polling task of ``start()``.
@@ -398,25 +401,29 @@ package actor ServeHub {
     }
 
     /// The `plan` message of a change that leaves everything the client
-    /// shows as it is: `"unchanged": true`, no elements and no `settled`
-    /// (the client keeps what it shows), the sections, and the changeset
-    /// when the client wants ids.
+    /// shows as it is: `"unchanged": true`, no elements, no `settled` and
+    /// no `sections` (the client keeps what it shows, and the counts are
+    /// the same), and the changeset when the client wants ids. Without ids
+    /// the text is the same for every client that goes from `fromSeq` to
+    /// the same `seq`, so it is written once and shared.
     ///
-    /// - Complexity: O(*s*) for *s* sections, plus the changeset's size.
+    /// - Complexity: O(1) once written for a change, plus the changeset's
+    ///   size for a client that wants ids.
     func unchangedPlanMessage(changeset: Changeset, new: Snapshot<ResultSection, ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> String {
-        guard let view = session.view else { return "" }
-        var out = ServeEncoder(capacity: 1024)
+        if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
+            return cached.text
+        }
+        var out = ServeEncoder(capacity: 160)
         out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
         out.raw(",\"seq\":"); out.int(session.seq)
         out.raw(",\"animated\":"); out.bool(animated)
-        out.raw(",\"duration\":0,\"timing\":"); out.string(Self.timingName(view.animationTiming))
-        out.raw(",\"contentSizeBefore\":"); out.size(view.contentSize)
-        out.raw(",\"contentSizeAfter\":"); out.size(view.contentSize)
-        out.raw(",\"contentOffsetBefore\":"); out.point(view.bounds.origin)
-        out.raw(",\"contentOffsetAfter\":"); out.point(view.bounds.origin)
-        out.raw(",\"moves\":[],\"elements\":[],\"unchanged\":true")
-        out.raw(",\"sections\":"); out.sections(new)
-        if session.wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
+        out.raw(",\"duration\":0,\"moves\":[],\"elements\":[],\"unchanged\":true")
+        guard session.wantsIDs else {
+            out.raw("}")
+            unchangedPlanCache = (fromSeq, session.seq, animated, out.text)
+            return out.text
+        }
+        out.raw(",\"changeset\":"); out.changeset(changeset, new: new)
         out.raw("}")
         return out.text
     }
