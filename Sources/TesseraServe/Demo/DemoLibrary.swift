@@ -84,7 +84,7 @@ package struct DemoLibrary: Sendable, Hashable {
     ///
     /// - Complexity: O(*n* log *n*) in the photo count.
     package func rows() -> [(id: Int64, album: String, title: String, taken: Int64, position: Int64)] {
-        var random = DemoRandom(seed: 2026)
+        var random = ServeRandom(seed: 2026)
         // 2015-01-01 … 2025-12-31, never twice the same second.
         let first: Int64 = 1_420_070_400
         let span: UInt64 = 11 * 365 * 86_400
@@ -128,23 +128,6 @@ package struct DemoLibraryError: Error, CustomStringConvertible, Sendable, Hasha
     /// Creates an error.
     package init(_ description: String) {
         self.description = description
-    }
-}
-
-/// SplitMix64, for a library that is the same on every run.
-struct DemoRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -121,7 +121,7 @@ struct LoadSession {
     let serverPID: Int32?
     var clients: [LoadClientRecord] = []
     var writer: LoadWriterRecord?
-    var random: LoadRandom
+    var random: ServeRandom
     /// The next request number.
     var request = 0
     /// The writer's last change before the step began.
@@ -131,7 +131,7 @@ struct LoadSession {
         self.configuration = configuration
         self.connector = connector
         self.serverPID = serverPID
-        self.random = LoadRandom(seed: configuration.seed)
+        self.random = ServeRandom(seed: configuration.seed)
     }
 
     /// The viewports' sizes: a phone, a tablet upright and across, a laptop.
@@ -333,21 +333,5 @@ extension LoadRun {
             }
         }
         return out
-    }
-}
-
-/// SplitMix64: the viewports' and the renames' random choices, the same
-/// for the same seed.
-struct LoadRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
