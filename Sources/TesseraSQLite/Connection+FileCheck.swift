@@ -30,6 +30,14 @@ extension Connection {
     /// While another connection holds that lock (a checkpoint or a commit
     /// under way), the file is taken as sound: the next check looks again.
     ///
+    /// In WAL mode a sound file can also stay short between checkpoints: a
+    /// checkpoint that stops at a reader's snapshot copies each page's
+    /// latest frame up to there, so it can copy a header naming a new last
+    /// page whose own latest frame, from a later commit, stays in the WAL.
+    /// A file is cut short only when more pages are missing than the WAL
+    /// holds frames not yet checkpointed (its index says how many); any
+    /// fewer may all be there.
+    ///
     /// - Complexity: one read of the file's first 100 bytes, through
     ///   SQLite's own file handle; a file that looks cut short is read again
     ///   up to five times, over about 31 ms, under the lock, before the
@@ -53,7 +61,16 @@ extension Connection {
             let look: _FileLook
             if case .looksFine = try inspectFile(file, fileSize: fileSize, readFile: readFile) {
                 return
-            } else if let locked = try withWritersHeldOff(file, { () throws(SQLiteError) in try inspectFile(file, fileSize: fileSize, readFile: readFile) }) {
+            } else if let locked = try withWritersHeldOff(file, { (framesNotCheckpointed: Int64) throws(SQLiteError) -> _FileLook in
+                let look = try inspectFile(file, fileSize: fileSize, readFile: readFile)
+                // Whole pages missing, no more than the WAL holds frames not
+                // yet checkpointed: each may be in one of them.
+                if case let .cutShort(size, expected, pageSize) = look, size % pageSize == 0,
+                   (expected - size) / pageSize <= framesNotCheckpointed {
+                    return .looksFine
+                }
+                return look
+            }) {
                 look = locked
             } else {
                 // Another connection is writing the file now: a short look
@@ -63,7 +80,7 @@ extension Connection {
             switch look {
             case .looksFine:
                 return
-            case let .cutShort(size, expected):
+            case let .cutShort(size, expected, _):
                 attempt += 1
                 guard attempt < 6 else {
                     throw SQLiteError(code: SQLITE_CORRUPT, message: "the database file \(path) was cut short under the open connection: \(size) bytes, where its header says \(expected)")
@@ -75,7 +92,8 @@ extension Connection {
 
     /// Runs `body` while no other connection can write the main file, or
     /// returns `nil` when one holds the lock that would keep it off (it is
-    /// writing the file now).
+    /// writing the file now). `body` is given how many frames of the WAL
+    /// are not yet checkpointed into the main file (0 in rollback mode).
     ///
     /// In WAL mode only a checkpoint writes the main file, under the WAL's
     /// checkpoint lock: `body` runs holding that lock (taken without
@@ -84,13 +102,16 @@ extension Connection {
     /// which a read transaction's shared lock keeps off: `body` runs in
     /// one (SQLite waits up to the connection's busy timeout for it).
     private func withWritersHeldOff<T>(
-        _ file: UnsafeMutablePointer<sqlite3_file>, _ body: () throws(SQLiteError) -> T
+        _ file: UnsafeMutablePointer<sqlite3_file>, _ body: (_ framesNotCheckpointed: Int64) throws(SQLiteError) -> T
     ) throws(SQLiteError) -> T? {
         let mode = try database.rows("PRAGMA journal_mode").first?.first?.string?.lowercased()
         if mode == "wal" {
             // With locking_mode = EXCLUSIVE no other connection can open
-            // the file, and the WAL index is not shared memory.
-            if try database.rows("PRAGMA locking_mode").first?.first?.string?.lowercased() == "exclusive" { return try body() }
+            // the file, and the WAL index is not shared memory: every frame
+            // of the WAL file may be one not yet checkpointed.
+            if try database.rows("PRAGMA locking_mode").first?.first?.string?.lowercased() == "exclusive" {
+                return try body(framesInWALFile())
+            }
             // A read maps the WAL index, whose locks the check takes (a
             // connection in WAL mode keeps it mapped until it closes).
             do throws(SQLiteError) {
@@ -101,17 +122,17 @@ extension Connection {
             }
             guard let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let shmLock = methods.pointee.xShmLock,
                   let shmMap = methods.pointee.xShmMap
-            else { return try body() }
+            else { return try body(framesInWALFile()) }
             // Mapped already by the read above: this only returns the map.
             var region: UnsafeMutableRawPointer?
-            guard shmMap(file, 0, 32_768, 0, &region) == SQLITE_OK, region != nil else { return try body() }
+            guard shmMap(file, 0, 32_768, 0, &region) == SQLITE_OK, let region else { return try body(framesInWALFile()) }
             let checkpointLock: Int32 = 1  // WAL_CKPT_LOCK in SQLite's wal.c
             guard shmLock(file, checkpointLock, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE) == SQLITE_OK else { return nil }
             defer { _ = shmLock(file, checkpointLock, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) }
-            return try body()
+            return try body(Self.framesNotCheckpointed(walIndex: UnsafeRawPointer(region)) ?? framesInWALFile())
         }
         // Inside a transaction already: its shared lock holds writers off.
-        guard sqlite3_get_autocommit(database.handle) != 0 else { return try body() }
+        guard sqlite3_get_autocommit(database.handle) != 0 else { return try body(0) }
         do throws(SQLiteError) {
             try database.execute("BEGIN DEFERRED")
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
@@ -121,13 +142,40 @@ extension Connection {
             throw error
         }
         defer { _ = try? database.execute("ROLLBACK") }
-        return try body()
+        return try body(0)
+    }
+
+    /// How many frames the WAL holds past the last checkpoint, from its
+    /// index (SQLite's `wal.c`: two copies of a 48-byte header, each with
+    /// the last valid frame at byte 16, then the checkpoint's progress at
+    /// byte 96, all in native byte order), or `nil` when it is being
+    /// rewritten (the WAL restarting).
+    ///
+    /// Read under the checkpoint lock, the checkpoint's progress holds
+    /// still; the last frame only grows while a writer commits, and the
+    /// larger of the two copies is taken.
+    private static func framesNotCheckpointed(walIndex: UnsafeRawPointer) -> Int64? {
+        let lastFrame = max(walIndex.load(fromByteOffset: 16, as: UInt32.self), walIndex.load(fromByteOffset: 48 + 16, as: UInt32.self))
+        let checkpointed = walIndex.load(fromByteOffset: 96, as: UInt32.self)
+        guard lastFrame >= checkpointed else { return nil }
+        return Int64(lastFrame - checkpointed)
+    }
+
+    /// How many frames the WAL file has room for: no fewer than it holds
+    /// past the last checkpoint.
+    private func framesInWALFile() -> Int64 {
+        var walStatus = stat()
+        guard stat(path + "-wal", &walStatus) == 0, walStatus.st_size > 32 else { return 0 }
+        let pageSize = (try? database.rows("PRAGMA page_size").first?.first?.int64) ?? 4096
+        // A 32-byte file header, then frames of a 24-byte header and a page.
+        return (Int64(walStatus.st_size) - 32) / (max(pageSize, 512) + 24)
     }
 
     /// What one look at the file's size and header finds.
     private enum _FileLook {
         case looksFine
-        case cutShort(size: Int64, expected: Int64)
+        /// Shorter than `expected` bytes, or not a whole number of pages.
+        case cutShort(size: Int64, expected: Int64, pageSize: Int64)
     }
 
     /// Reads the file's size, then its header, through SQLite's handle.
@@ -172,7 +220,7 @@ extension Connection {
         let pageCount = bigEndian(28..<32)
         let headerCountValid = bigEndian(24..<28) == bigEndian(92..<96)
         if size % pageSize != 0 || (headerCountValid && size < pageCount * pageSize) {
-            return .cutShort(size: size, expected: headerCountValid ? pageCount * pageSize : size / pageSize * pageSize + pageSize)
+            return .cutShort(size: size, expected: headerCountValid ? pageCount * pageSize : size / pageSize * pageSize + pageSize, pageSize: pageSize)
         }
         return .looksFine
     }

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 import TesseraSQLite
+import TesseraTestSupport
 
 /// `Connection.checkFileIsDatabase()` while another connection writes the
 /// file: a checkpoint (WAL mode) or a commit (rollback mode) writes the
@@ -114,6 +115,113 @@ struct FileCheckWriterTests {
         #expect(caught.map { "\($0)".contains("cut short") } ?? false)
         try Self.check(connection)
         #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == 20_000)
+    }
+
+    /// The main file's size and the page count its header names.
+    static func fileAndHeaderPages(_ path: String) throws -> (file: Int, header: Int) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let header = data.prefix(32).suffix(4).reduce(0) { $0 << 8 | Int($1) }
+        return (data.count / 4096, header)
+    }
+
+    @Test("WAL mode: a checkpoint stopped at another connection's snapshot leaves the file shorter than its header, its last page in the WAL: no damage; cut further than the WAL holds, it is")
+    func checkpointStoppedAtASnapshot() throws {
+        let (path, connection) = try Self.makeDatabase(wal: true)
+        defer { Self.removeFiles(path) }
+        try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_autocheckpoint = 0") }
+        // Commit 1 adds a page at the end, and the header naming it.
+        let lastID = try connection.write { db in
+            let pages = try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0
+            var id: Int64 = 20_000
+            while try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0 == pages {
+                id += 1
+                try db.execute("INSERT INTO photo VALUES (\(id), 'photo \(id)')")
+            }
+            return id
+        }
+        // Another connection reads commit 1 and keeps reading it.
+        let reader = try OtherConnection(path: path)
+        try reader.run("BEGIN")
+        try reader.run("SELECT count(*) FROM photo")
+        // Commit 2 writes that last page again, and not the header.
+        try connection.write { db in try db.execute("UPDATE photo SET title = 'photo X\(lastID % 10_000)' WHERE id = \(lastID)") }
+        // A checkpoint stops at the reader: it copies commit 1's header,
+        // and not the last page, whose latest frame is commit 2's.
+        try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_checkpoint(PASSIVE)") }
+        let pages = try Self.fileAndHeaderPages(path)
+        try #require(pages.file < pages.header, "the checkpoint left the file shorter than its header (\(pages.file) pages, header \(pages.header))")
+
+        var falseAlarm: SQLiteError?
+        do { try Self.check(connection) } catch { falseAlarm = error }
+        #expect(falseAlarm == nil, "a file whose last page is in the WAL was taken for damage: \(falseAlarm.map { "\($0)" } ?? "")")
+        #expect(try connection.read { db in try db.rows("SELECT title FROM photo WHERE id = \(lastID)").first?.first?.string } == "photo X\(lastID % 10_000)")
+
+        // Cut to its first page, more is missing than the WAL holds.
+        let damage = try Self.cut(path, after: 1)
+        var caught: SQLiteError?
+        do { try Self.check(connection) } catch { caught = error }
+        try Self.writeBack(path, damage)
+        #expect(caught?.code == SQLITE_CORRUPT, "a file cut to its first page with a short WAL: \(caught.map { "\($0)" } ?? "no error")")
+
+        // The reader done, a checkpoint copies the rest: whole again.
+        try reader.run("COMMIT")
+        try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
+        let whole = try Self.fileAndHeaderPages(path)
+        #expect(whole.file == whole.header)
+        try Self.check(connection)
+        #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == lastID)
+    }
+
+    @Test("WAL mode, seeded: single-row commits, another connection's snapshots held and let go, and checkpoints that stop at them never look like damage; the file cut to its first page at the end does")
+    func randomCheckpointsAndSnapshots() throws {
+        let seed = testSeed(default: 0xF11E)
+        var generator = SplitMix64(seed: seed)
+        func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
+        let (path, connection) = try Self.makeDatabase(wal: true)
+        defer { Self.removeFiles(path) }
+        try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_autocheckpoint = 0") }
+        let reader = try OtherConnection(path: path)
+        var reading = false
+        var rows: Int64 = 20_000
+        // How often the file was shorter than its header: the case the
+        // check must not take for damage.
+        var shortLooks = 0
+        for step in 0..<3_000 {
+            try connection.write { db in
+                switch random(0..<100) {
+                case 0..<40: try db.execute("UPDATE photo SET title = 'photo \(random(0..<100_000))' WHERE id = \(random(1..<20_000))")
+                case 40..<90:
+                    // Long rows: a new last page every few commits.
+                    try db.execute("INSERT INTO photo (title) VALUES (printf('%.*c', \(random(10..<600)), 'x'))")
+                    rows += 1
+                default:
+                    try db.execute("DELETE FROM photo WHERE id = \(random(1..<20_000))")
+                    rows -= Int64(db.changes)
+                }
+            }
+            if random(0..<3) == 0 {
+                if reading { try reader.run("COMMIT") } else { try reader.run("BEGIN; SELECT count(*) FROM photo") }
+                reading.toggle()
+            }
+            if random(0..<2) == 0 {
+                try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_checkpoint(PASSIVE)") }
+                let pages = try Self.fileAndHeaderPages(path)
+                if pages.file < pages.header { shortLooks += 1 }
+                do { try Self.check(connection) } catch {
+                    Issue.record("seed \(seed), step \(step): \(error) (file \(pages.file) pages, header \(pages.header))")
+                    return
+                }
+            }
+        }
+        print("seed \(seed): the file was shorter than its header at \(shortLooks) checks")
+        #expect(shortLooks > 0, "seed \(seed): the file was never shorter than its header, so nothing was tried")
+        if reading { try reader.run("COMMIT") }
+        #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == rows, "seed \(seed)")
+        let damage = try Self.cut(path, after: 1)
+        var caught: SQLiteError?
+        do { try Self.check(connection) } catch { caught = error }
+        try Self.writeBack(path, damage)
+        #expect(caught?.code == SQLITE_CORRUPT, "seed \(seed): a file cut to its first page: \(caught.map { "\($0)" } ?? "no error")")
     }
 
     @Test("rollback mode: a commit of another connection, its header written and not its last pages, is no damage; the same file cut short with no commit under way is")
