@@ -127,6 +127,7 @@ final class PostgresSession: @unchecked Sendable {
             throw failure
         }
         let session = PostgresSession(connection: connection, endpoint: endpoint)
+        session.failAnswersOnClose()
         _ = try session.query("SELECT set_config('application_name', $1, false)", [.text(applicationName)], request: "name the session")
         return session
     }
@@ -148,7 +149,9 @@ final class PostgresSession: @unchecked Sendable {
         for argument in arguments { bindings.append(argument) }
         let result: PostgresQueryResult
         do {
-            result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait()
+            result = try answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger)).wait()
+        } catch let ended as SessionEnded {
+            throw PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
         } catch {
             throw PostgresStoreError(error, request: request)
         }
@@ -164,6 +167,67 @@ final class PostgresSession: @unchecked Sendable {
             rows.rows.append(values)
         }
         return rows
+    }
+
+    /// The connection closed, and the query sent on it had no answer.
+    private struct SessionEnded: Error {
+        let message = "the connection ended before the server answered"
+    }
+
+    /// The answers queries wait for, failed once the connection closes
+    /// without them.
+    private struct WaitingAnswers {
+        var closed = false
+        var next = 0
+        var promises: [Int: EventLoopPromise<PostgresQueryResult>] = [:]
+    }
+
+    private let waiting = PThreadMutex(WaitingAnswers())
+
+    /// Fails every answer still awaited a moment after the connection
+    /// closes. Called once, when the session is made.
+    private func failAnswersOnClose() {
+        let eventLoop = connection.eventLoop
+        connection.closeFuture.whenComplete { [waiting] _ in
+            waiting.withLock { $0.closed = true }
+            // The query's own answer, or the error the server ended the
+            // session with, comes first when it comes.
+            eventLoop.scheduleTask(in: .milliseconds(250)) {
+                let promises = waiting.withLock { state in
+                    defer { state.promises = [:] }
+                    return Array(state.promises.values)
+                }
+                for promise in promises { promise.fail(SessionEnded()) }
+            }
+        }
+    }
+
+    /// `query`'s answer, or a failure once the connection has closed
+    /// without one.
+    ///
+    /// The driver drops a query written just as the connection closes (the
+    /// server ended the session, or the network did), and never completes
+    /// its future: a thread waiting on it would wait for ever.
+    private func answer(to query: EventLoopFuture<PostgresQueryResult>) -> EventLoopFuture<PostgresQueryResult> {
+        let eventLoop = connection.eventLoop
+        let answer = eventLoop.makePromise(of: PostgresQueryResult.self)
+        let (id, closed) = waiting.withLock { state in
+            state.next += 1
+            state.promises[state.next] = answer
+            return (state.next, state.closed)
+        }
+        query.whenComplete { [waiting] result in
+            waiting.withLock { _ = $0.promises.removeValue(forKey: id) }
+            // A promise completed twice keeps its first result.
+            answer.completeWith(result)
+        }
+        if closed {
+            eventLoop.scheduleTask(in: .milliseconds(250)) { [waiting] in
+                waiting.withLock { _ = $0.promises.removeValue(forKey: id) }
+                answer.fail(SessionEnded())
+            }
+        }
+        return answer.futureResult
     }
 
     /// Runs one statement, as ``query(_:_:request:)`` does, and closes the

@@ -120,6 +120,29 @@ struct PostgresFaultTests {
         #expect(try fixture.settle(), "the controller stopped following after its sessions were ended")
     }
 
+    @Test("pg_terminate_backend at random moments, 20 times, each between a writer's commits: the controller catches up with a fresh query each time")
+    func sessionsTerminatedAtRandomMoments() throws {
+        let seed = testSeed(default: 0x7E2)
+        var generator = SplitMix64(seed: seed)
+        let fixture = try Fixture(url: OracleServer.freshDatabase("terminaterandom"))
+        for round in 0..<20 {
+            try fixture.insert(Int64(100_000 + round * 2))
+            // Anywhere in the store's cycle: polling, a round's reads, a
+            // slot being made again.
+            usleep(UInt32.random(in: 0..<30_000, using: &generator))
+            _ = try fixture.writer.query(
+                "SELECT count(pg_terminate_backend(pid))::int8 FROM pg_stat_activity WHERE application_name LIKE 'tessera%' AND datname = current_database()",
+                request: "end the store's sessions"
+            )
+            try fixture.insert(Int64(100_000 + round * 2 + 1), album: 2)
+            try fixture.writer.query("UPDATE photo SET album = 3 WHERE id = $1", [.integer(Int64(round + 1))], request: "move")
+            let caughtUp = try fixture.settle()
+            #expect(caughtUp, "seed \(seed), round \(round): the controller did not catch up with a fresh query after its sessions ended (errors: \(fixture.log.errors + fixture.thrown); sessions: \(fixture.activity()))")
+            if !caughtUp { return }
+        }
+        fixture.checkReports("sessions terminated at random moments")
+    }
+
     @Test("the server restarts: the controller recovers and equals a fresh query")
     func serverRestart() throws {
         let cluster = try OracleCluster(label: "restart")
