@@ -119,6 +119,7 @@ let anim = null;                  // the animation playing
 let drag = null;                  // the drag in progress
 let queued = [];                  // messages held while dragging
 let lastSent = "";                // the last viewport message's rectangle
+let viewportsInFlight = 0;        // viewport messages whose elements reply has not come
 let nextRequest = 1;
 const pending = new Map();        // request -> what it asked
 const insertedBySeq = new Map();  // seq -> [keys inserted by that plan]
@@ -223,6 +224,7 @@ function sendViewport(force, newLayout) {
   lastSent = text;
   const message = { type: "viewport", viewport: rect };
   if (newLayout) message.layout = newLayout;
+  viewportsInFlight += 1;
   send(message);
 }
 let frameScheduled = false;
@@ -377,6 +379,7 @@ function receive(text) {
 function handle(message) {
   switch (message.type) {
   case "snapshot":
+    viewportsInFlight = 0;
     finishAnimation();
     seq = message.seq; sections = message.sections || []; editable = message.editable !== false;
     document.body.classList.toggle("readonly", !editable);
@@ -386,6 +389,10 @@ function handle(message) {
     sendViewport(false);
     break;
   case "elements":
+    viewportsInFlight = Math.max(0, viewportsInFlight - 1);
+    // A reply to a viewport sent before a layout switch is in the old
+    // layout: the switch's own reply follows it.
+    if (layoutSwitching && layoutSwitching.skip > 0) { layoutSwitching.skip -= 1; break; }
     if (message.seq !== seq) break;
     if (anim) { anim.settled = message.elements; anim.sizeAfter = message.contentSize; break; }
     if (layoutSwitching) { const anchor = layoutSwitching; layoutSwitching = null; morphTo(message.elements, message.contentSize, anchor); break; }
@@ -404,6 +411,8 @@ function handle(message) {
   }
   case "error": {
     pending.delete(message.request);
+    // An error with no request may answer a viewport message.
+    if (message.request === undefined) viewportsInFlight = Math.max(0, viewportsInFlight - 1);
     // A delete naming photos that are gone (deleted where this page did
     // not show them): they leave the selection, so that Delete again
     // deletes the rest.
@@ -434,7 +443,15 @@ function play(plan, local) {
   }
   if (!local) insertedBySeq.set(plan.seq, inserted);
   if (insertedBySeq.size > 64) insertedBySeq.delete(insertedBySeq.keys().next().value);
-  const dy = (plan.contentOffsetAfter ? plan.contentOffsetAfter[1] : 0) - (plan.contentOffsetBefore ? plan.contentOffsetBefore[1] : 0);
+  let dy = (plan.contentOffsetAfter ? plan.contentOffsetAfter[1] : 0) - (plan.contentOffsetBefore ? plan.contentOffsetBefore[1] : 0);
+  // The server's rectangle is the screen and a screen above and below it,
+  // kept within the content: near the end, an offset moved up only by
+  // that is no move of the screen, which stays where it is as long as the
+  // content reaches below it (the browser keeps it so).
+  const rectHeight = Number(lastSent.split(",")[3]) || 0;
+  if (dy < 0 && plan.contentOffsetAfter && plan.contentSizeAfter && plan.contentOffsetAfter[1] + rectHeight >= plan.contentSizeAfter[1] - 0.5) {
+    dy = Math.min(0, Math.max(0, plan.contentSizeAfter[1] - scroller.clientHeight) - (anim ? anim.scrollTo : scroller.scrollTop));
+  }
   const interrupting = anim !== null;
   let scrollFrom = scroller.scrollTop, scrollBase = scrollFrom;
   if (interrupting) { scrollBase = anim.scrollTo; cancelAnimationFrame(anim.frame); anim = null; }
@@ -486,7 +503,7 @@ function step() {
   if (p >= 1) { finishAnimation(); return; }
   anim.frame = requestAnimationFrame(step);
 }
-function finishAnimation() {
+function finishAnimation(asksForViewport = true) {
   if (!anim) return;
   const done = anim;
   anim = null;
@@ -495,7 +512,7 @@ function finishAnimation() {
   setContentSize(done.sizeAfter);
   render(done.settled);
   updateSelectionUI();
-  sendViewport(false);
+  if (asksForViewport) sendViewport(false);
 }
 /// A layout switch: every element the two layouts share goes from where it
 /// is to where the new layout puts it (0.3 s, ease-in-out); the others fade.
@@ -791,10 +808,13 @@ function switchLayout(name) {
   layout = name;
   content.className = "layout-" + name;
   for (const b of document.querySelectorAll(".switch button")) b.setAttribute("aria-checked", b.dataset.layout === name ? "true" : "false");
-  finishAnimation();
+  // The animation under way ends where it was going, and the switch's own
+  // viewport message asks for the rectangle (one in the old layout would
+  // be answered first, and taken for the switch's).
+  finishAnimation(false);
   const top = scroller.scrollTop;
   const first = itemNodes().find((n) => n._cur[1] + n._cur[3] > top + 40);
-  layoutSwitching = first ? { id: first.dataset.id, offset: first._cur[1] - top } : {};
+  layoutSwitching = first ? { id: first.dataset.id, offset: first._cur[1] - top, skip: viewportsInFlight } : { skip: viewportsInFlight };
   sendViewport(true, name);
 }
 
