@@ -20,6 +20,13 @@ package enum ServeMessage: Sendable, Equatable {
     package static let maximumCoordinate = 10_000_000.0
     /// The sizes a viewport's width and height may have.
     package static let viewportSizeRange = 1.0...100_000.0
+    /// The largest area a viewport may have, in square points (8,192 ×
+    /// 8,192): what one `viewport` message costs the hub (a layout query,
+    /// and the reply's elements) grows with the area, so a client cannot
+    /// ask for the whole list in one rectangle. A page's rectangle (its
+    /// window and a window above and below it) stays within it up to an
+    /// 8K screen.
+    package static let maximumViewportArea = 8_192.0 * 8_192.0
     /// The longest id, in characters.
     package static let maximumIDLength = 256
     /// The longest title, in characters.
@@ -177,6 +184,9 @@ extension ServeMessage {
             guard numbers.allSatisfy(\.isFinite), (0...limit).contains(numbers[0]), (0...limit).contains(numbers[1]),
                   sizes.contains(numbers[2]), sizes.contains(numbers[3]) else {
                 throw fail(.outOfRange, "\"\(key)\" out of range: x and y must be from 0 to 10000000, width and height from 1 to 100000")
+            }
+            guard numbers[2] * numbers[3] <= ServeMessage.maximumViewportArea else {
+                throw fail(.outOfRange, "\"\(key)\" out of range: its area, \(Int(numbers[2])) × \(Int(numbers[3])), is more than 8192 × 8192")
             }
             return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
         }

@@ -214,8 +214,12 @@ function showError(text) {
 // ---- viewport ----
 function wantedRect() {
   const w = Math.max(1, scroller.clientWidth), h = Math.max(1, scroller.clientHeight), top = scroller.scrollTop;
-  const y0 = Math.max(0, top - h), y1 = top + 2 * h;
-  return [0, Math.round(y0), Math.round(w), Math.round(y1 - y0)];
+  // The window, and a window above and below it, within the area the
+  // server answers (8192 × 8192): less margin on a very large window.
+  const tall = Math.floor(8192 * 8192 / Math.round(w)) - 2;
+  const margin = Math.max(0, Math.min(h, Math.floor((tall - h) / 2)));
+  const y0 = Math.max(0, top - margin), y1 = Math.min(top + h + margin, y0 + tall);
+  return [0, Math.round(y0), Math.round(w), Math.max(1, Math.floor(y1 - y0))];
 }
 function sendViewport(force, newLayout) {
   if (!connected || seq === null) return;
