@@ -137,3 +137,81 @@ struct ServerDirectFrameTests {
         }
     }
 }
+
+/// A client whose socket stops taking frames falls behind on a real
+/// connection too: the hub counts what waits for its socket, sends it
+/// nothing more, and once it reads again sends one merged plan to the
+/// current state.
+@Suite("Server slow client on a real socket")
+struct ServerSlowSocketTests {
+    @Test("a client that does not read while large plans are made catches up with a merged plan, every seq in order, at the list as committed")
+    func slowSocketCatchesUp() async throws {
+        // Four plans may wait for the socket before the client is behind.
+        var configuration = try ServerTestSupport.library(photos: 2_000)
+        configuration.outboxCapacity = 4
+        let database = configuration.databasePath
+        let server = ServeServer(hub: try ServeHub(configuration: configuration), host: "127.0.0.1", port: 0)
+        let running = Task { try await server.run() }
+        defer { running.cancel() }
+        do {
+            let port = try await server.waitUntilListening()
+            let client = try RawClient(port: port)
+            try await ServerTestSupport.blocking {
+                let response = try client.upgrade(host: "127.0.0.1:\(port)")
+                guard response.status == 101 else { throw ServerTestError("status \(response.status)") }
+                // A tall viewport: each plan carries about two thousand
+                // elements, so the socket's buffers fill within a few dozen.
+                try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,800,100000],"ids":true}"#)
+                let snapshot = try client.readMessage(ofType: "snapshot")
+                #expect(snapshot["seq"] == .int(0))
+            }
+            // Renames of items the client shows, one commit each, by another
+            // connection, while the client reads nothing.
+            let writer = try Connection(path: database)
+            let shownIDs = try writer.withDatabase { db in
+                try db.rows("SELECT id FROM photo ORDER BY album, position, id LIMIT 40").map { row -> Int64 in
+                    if case let .integer(id) = row[0] { return id }
+                    return -1
+                }
+            }
+            for step in 0..<150 {
+                let id = shownIDs[step % shownIDs.count]
+                try writer.withDatabase { db in try db.execute("UPDATE photo SET title = ? WHERE id = ?", [.text("Slow \(step)"), .integer(id)]) }
+                try await Task.sleep(for: .milliseconds(15))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let target = await server.hub.seq
+            let titles = try writer.withDatabase { db in
+                try Dictionary(uniqueKeysWithValues: db.rows("SELECT id, title FROM photo").map { row -> (String, String) in
+                    let id = if case let .integer(value) = row[0] { String(value) } else { "" }
+                    let title = if case let .text(value) = row[1] { value } else { "" }
+                    return (id, title)
+                })
+            }
+            let (merged, last) = try await ServerTestSupport.blocking { () throws -> (Int, JSON) in
+                var seq = 0
+                var merged = 0
+                var last = JSON.null
+                while seq < target {
+                    let plan = try client.readMessage(ofType: "plan", skipping: 1)
+                    guard plan["fromSeq"] == .int(seq), case let .number(text)? = plan["seq"], let next = Int(text), next > seq else {
+                        throw ServerTestError("plan \(plan["fromSeq"]?.compactText ?? "?")→\(plan["seq"]?.compactText ?? "?") while at \(seq)")
+                    }
+                    if next - seq > 1 { merged += 1 }
+                    seq = next
+                    last = plan
+                }
+                return (merged, last)
+            }
+            #expect(target >= 10, "the hub reported \(target) changes for 150 commits")
+            #expect(merged >= 1, "no merged plan: the socket never filled")
+            // What the client shows at the end is the list as committed.
+            let settled = HubReplica.array(last["settled"]).filter { $0["kind"] == .string("item") }
+            #expect(settled.count > 1_000)
+            for element in settled {
+                guard case let .string(key)? = element["key"] else { continue }
+                #expect(element["title"] == .string(titles[String(key.dropFirst(2))] ?? ""), "\(key)")
+            }
+        }
+    }
+}
