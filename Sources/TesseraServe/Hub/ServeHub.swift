@@ -88,7 +88,9 @@ package actor ServeHub {
             controller = try FetchedResultsController<ServeRecord>(connection: connection, request: schema.request)
             // Checks that the list can be read; the hub fetches again on
             // the actor, which becomes the controller's home.
-            try controller.performFetch(isolation: nil)
+            try ServeRecord.$tableColumns.withValue(schema.tableColumns) {
+                try controller.performFetch(isolation: nil)
+            }
         } catch {
             throw ServeError("\(path): table \(schema.table): \(error)")
         }
@@ -104,16 +106,22 @@ package actor ServeHub {
     /// The current list.
     var current: Snapshot<ResultSection, ServeRecord> { controller.snapshot }
 
+    /// How the controller made its last report: patched row by row, or
+    /// fetched again and diffed; `nil` before the first commit.
+    var lastUpdateMethod: FetchedResultsController<ServeRecord>.UpdateMethod? { controller.lastUpdateMethod }
+
     /// Fetches on the actor the first time it runs there, so that the
     /// controller reports here.
     func becomeHome() {
         guard !isHome else { return }
         isHome = true
         controller.delegate = collector
-        do {
-            try controller.performFetch()
-        } catch {
-            // The result of the fetch in `init` stays.
+        readingRecords {
+            do {
+                try controller.performFetch()
+            } catch {
+                // The result of the fetch in `init` stays.
+            }
         }
         collector.reports.removeAll()
     }
@@ -155,12 +163,20 @@ package actor ServeHub {
     ///   ``TesseraView/CollectionView/performBatchUpdates(_:animated:)-(Changeset,_)``).
     package func poll() {
         becomeHome()
-        do {
-            try controller.checkForExternalChanges()
-        } catch {
-            // The controller keeps its last result; the next poll tries again.
+        readingRecords {
+            do {
+                try controller.checkForExternalChanges()
+            } catch {
+                // The controller keeps its last result; the next poll tries again.
+            }
         }
         broadcastReports(editor: nil)
+    }
+
+    /// Runs `body` (which may make the controller read rows) with the
+    /// columns the records of the schema's request read bound.
+    func readingRecords<T>(_ body: () -> T) -> T {
+        ServeRecord.$tableColumns.withValue(schema.tableColumns, operation: body)
     }
 
     // MARK: Clients
