@@ -18,10 +18,12 @@ final class ServeFrameWriter: ChannelInboundHandler, RemovableChannelHandler {
     /// A writer not in a pipeline yet.
     init() {}
 
+    /// Keeps its place in the pipeline.
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
     }
 
+    /// Forgets its place: later writes fail.
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
     }
