@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// A connected client's messages waiting to be sent, bounded.
@@ -9,6 +10,12 @@ import Synchronization
 /// reader has taken every waiting message, so that the hub sends one merged
 /// plan. Replies (`snapshot`, `elements`, `done`, `error`) go in past the
 /// capacity, up to ``limit``; a client that lets more pile up is closed.
+///
+/// An outbox attached to its WebSocket's channel (``attach(_:)``) writes each
+/// message as a text frame on the channel's event loop instead of queueing
+/// it for ``next()``: the messages that wait are then those written and not
+/// yet taken by the socket, and the same capacity, limit and drain handler
+/// apply to them. ``next()`` then only waits for the outbox to close.
 package final class ClientOutbox: Sendable {
     /// The messages that may wait before the client is behind.
     package let capacity: Int
@@ -22,8 +29,15 @@ package final class ClientOutbox: Sendable {
         var isClosed = false
         /// Whether the drain handler runs when the queue empties.
         var notifiesWhenDrained = false
+        /// Messages written to the channel and not yet taken by its socket.
+        var inFlight = 0
+        /// Where messages are written, once attached.
+        var sink: ServeFrameSink?
 
-        var count: Int { messages.count - head }
+        /// The messages queued for ``next()``.
+        var queued: Int { messages.count - head }
+        /// The messages waiting: queued, or written and not yet sent.
+        var count: Int { queued + inFlight }
 
         mutating func take() -> String {
             let text = messages[head]
@@ -59,7 +73,7 @@ package final class ClientOutbox: Sendable {
     /// outbox.
     package func next() async -> String? {
         let (ready, drained): (String??, Bool) = state.withLock { state in
-            if state.count > 0 {
+            if state.queued > 0 {
                 let text = state.take()
                 let drained = state.count == 0 && state.notifiesWhenDrained
                 if drained { state.notifiesWhenDrained = false }
@@ -72,7 +86,7 @@ package final class ClientOutbox: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
                 let resumeWith: String?? = state.withLock { state in
-                    if state.count > 0 { return .some(state.take()) }
+                    if state.queued > 0 { return .some(state.take()) }
                     if state.isClosed { return .some(nil) }
                     state.waiter = continuation
                     return nil
@@ -96,32 +110,109 @@ package final class ClientOutbox: Sendable {
         }
     }
 
-    /// Puts a message in: a waiting reader gets it at once. Past ``limit``
-    /// the outbox closes instead.
+    /// Puts a message in: a waiting reader gets it at once, an attached
+    /// channel gets it as a text frame. Past ``limit`` the outbox closes
+    /// instead.
     ///
     /// - Returns: Whether the message went in.
     @discardableResult
     package func push(_ text: String) -> Bool {
-        let (waiter, closedNow): (CheckedContinuation<String?, Never>?, Bool) = state.withLock { state in
-            if state.isClosed { return (nil, false) }
-            if let waiter = state.waiter {
+        push(text, frame: nil, batch: nil)
+    }
+
+    /// Puts a message in; on an attached channel, writes `frame` (the
+    /// message encoded as a text frame, shared by every client it goes to)
+    /// or else the text's frame, through `batch` when one is given (the
+    /// batch writes when it is flushed).
+    ///
+    /// - Returns: Whether the message went in.
+    @discardableResult
+    func push(_ text: String, frame: ByteBuffer?, batch: ServeWriteBatch?) -> Bool {
+        enum Action { case none, resume(CheckedContinuation<String?, Never>), write(ServeFrameSink), closed(CheckedContinuation<String?, Never>?) }
+        let action: Action = state.withLock { state in
+            if state.isClosed { return .none }
+            // An attached outbox's reader only waits for the close.
+            if state.sink == nil, let waiter = state.waiter {
                 state.waiter = nil
-                return (waiter, false)
+                return .resume(waiter)
             }
             guard state.count < limit else {
                 state.isClosed = true
                 state.messages.removeAll()
                 state.head = 0
-                return (nil, true)
+                let waiter = state.waiter
+                state.waiter = nil
+                return .closed(waiter)
+            }
+            if let sink = state.sink {
+                state.inFlight += 1
+                return .write(sink)
             }
             state.messages.append(text)
-            return (nil, false)
+            return .none
         }
-        if let waiter {
+        switch action {
+        case .resume(let waiter):
             waiter.resume(returning: text)
             return true
+        case .write(let sink):
+            let data = frame ?? ServeFrameWriter.textFrame(text)
+            if let batch {
+                batch.add(data, on: sink, for: self)
+            } else {
+                sink.eventLoop.execute { Self.write(data, on: sink, for: self) }
+            }
+            return true
+        case .closed(let waiter):
+            waiter?.resume(returning: nil)
+            return false
+        case .none:
+            return !isClosed
         }
-        return !closedNow && !isClosed
+    }
+
+    /// Writes the messages from now on straight to `channel`'s socket as
+    /// text frames (on its event loop, through a ``ServeFrameWriter`` put
+    /// first in its pipeline) instead of queueing them for ``next()``; any
+    /// queued ones go first.
+    ///
+    /// - Throws: When the channel's pipeline takes no writer (it closed);
+    ///   the outbox then goes on queueing for ``next()``.
+    package func attach(_ channel: any Channel) async throws {
+        let sink = try await ServeFrameSink.install(on: channel)
+        let queued: [String] = state.withLock { state in
+            state.sink = sink
+            let queued = Array(state.messages[state.head...])
+            state.messages.removeAll()
+            state.head = 0
+            state.inFlight += queued.count
+            return queued
+        }
+        guard !queued.isEmpty else { return }
+        sink.eventLoop.execute {
+            for text in queued { Self.write(ServeFrameWriter.textFrame(text), on: sink, for: self) }
+        }
+    }
+
+    /// Writes one encoded text frame; call it on the sink's event loop. The
+    /// outbox counts the message as waiting until the socket took it (or
+    /// the write failed).
+    static func write(_ frame: ByteBuffer, on sink: ServeFrameSink, for outbox: ClientOutbox) {
+        let promise = sink.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { _ in outbox.didSend() }
+        sink.writer.value.write(frame, promise: promise)
+    }
+
+    /// One written message left: runs the drain handler when none waits
+    /// any more and the hub asked for it.
+    private func didSend() {
+        let drained: Bool = state.withLock { state in
+            state.inFlight -= 1
+            guard state.count == 0, state.notifiesWhenDrained else { return false }
+            state.notifiesWhenDrained = false
+            return true
+        }
+        if drained { onDrained() }
     }
 
     /// Closes the outbox: the reader gets the messages still waiting, then

@@ -63,8 +63,13 @@ extension ServeHub {
 
     /// Runs `body` in a write transaction: rolled back when it throws.
     private func write(request: Int64, _ body: (Database) throws -> Void) throws(ServeMessageError) {
+        // The commit's report is made before the write returns: its rows
+        // are read here.
+        let outcome: Result<Void, any Error> = readingRecords {
+            Result { try connection.write { db in try body(db) } }
+        }
         do {
-            try connection.write { db in try body(db) }
+            try outcome.get()
         } catch let error as ServeMessageError {
             throw error
         } catch let error as SQLiteError {

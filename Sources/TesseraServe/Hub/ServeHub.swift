@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TesseraDiff
 import TesseraLayout
 import TesseraResults
@@ -46,7 +47,13 @@ package actor ServeHub {
     var sessions: [ServeClientID: ServeSession] = [:]
     /// The last `unchanged` plan written for clients without ids, shared by
     /// every client that goes from the same state to the same one.
-    var unchangedPlanCache: (fromSeq: Int, seq: Int, animated: Bool, text: String)?
+    var unchangedPlanCache: (fromSeq: Int, seq: Int, animated: Bool, text: String, frame: ByteBuffer)?
+    /// Where ``reply(to:_:)`` puts the frames for attached channels while a
+    /// change is sent to every client; `nil` between changes (each reply is
+    /// written at once).
+    private var activeBatch: ServeWriteBatch?
+    /// The batch of ``activeBatch``, kept for its storage.
+    private let writeBatch = ServeWriteBatch()
     /// The number of the next client.
     private var nextClient = 1
     /// The polling task of ``start()``.
@@ -81,7 +88,9 @@ package actor ServeHub {
             controller = try FetchedResultsController<ServeRecord>(connection: connection, request: schema.request)
             // Checks that the list can be read; the hub fetches again on
             // the actor, which becomes the controller's home.
-            try controller.performFetch(isolation: nil)
+            try ServeRecord.$tableColumns.withValue(schema.tableColumns) {
+                try controller.performFetch(isolation: nil)
+            }
         } catch {
             throw ServeError("\(path): table \(schema.table): \(error)")
         }
@@ -97,16 +106,22 @@ package actor ServeHub {
     /// The current list.
     var current: Snapshot<ResultSection, ServeRecord> { controller.snapshot }
 
+    /// How the controller made its last report: patched row by row, or
+    /// fetched again and diffed; `nil` before the first commit.
+    var lastUpdateMethod: FetchedResultsController<ServeRecord>.UpdateMethod? { controller.lastUpdateMethod }
+
     /// Fetches on the actor the first time it runs there, so that the
     /// controller reports here.
     func becomeHome() {
         guard !isHome else { return }
         isHome = true
         controller.delegate = collector
-        do {
-            try controller.performFetch()
-        } catch {
-            // The result of the fetch in `init` stays.
+        readingRecords {
+            do {
+                try controller.performFetch()
+            } catch {
+                // The result of the fetch in `init` stays.
+            }
         }
         collector.reports.removeAll()
     }
@@ -148,12 +163,20 @@ package actor ServeHub {
     ///   ``TesseraView/CollectionView/performBatchUpdates(_:animated:)-(Changeset,_)``).
     package func poll() {
         becomeHome()
-        do {
-            try controller.checkForExternalChanges()
-        } catch {
-            // The controller keeps its last result; the next poll tries again.
+        readingRecords {
+            do {
+                try controller.checkForExternalChanges()
+            } catch {
+                // The controller keeps its last result; the next poll tries again.
+            }
         }
         broadcastReports(editor: nil)
+    }
+
+    /// Runs `body` (which may make the controller read rows) with the
+    /// columns the records of the schema's request read bound.
+    func readingRecords<T>(_ body: () -> T) -> T {
+        ServeRecord.$tableColumns.withValue(schema.tableColumns, operation: body)
     }
 
     // MARK: Clients
@@ -220,8 +243,18 @@ package actor ServeHub {
 
     /// Puts a reply in the client's outbox; a client closed for letting
     /// too many pile up is disconnected.
-    func reply(to session: ServeSession, _ text: String) {
-        if !session.outbox.push(text) { disconnect(session.id) }
+    func reply(to session: ServeSession, _ text: String, frame: ByteBuffer? = nil) {
+        if !session.outbox.push(text, frame: frame, batch: activeBatch) { disconnect(session.id) }
+    }
+
+    /// Runs `body` with the replies it makes to attached channels grouped
+    /// into one write task per event loop, handed over when it returns.
+    private func batchingWrites(_ body: () -> Void) {
+        guard activeBatch == nil else { return body() }
+        activeBatch = writeBatch
+        body()
+        activeBatch = nil
+        writeBatch.flush()
     }
 
     // MARK: Changes
@@ -237,15 +270,22 @@ package actor ServeHub {
         guard !collector.reports.isEmpty else { return }
         let reports = collector.reports
         collector.reports.removeAll()
+        batchingWrites { sendEveryClient(reports, editor: editor) }
+    }
+
+    /// Sends each report, as the next change, to every client that is up
+    /// to date.
+    private func sendEveryClient(_ reports: [ChangeReport<ServeRecord>], editor: (id: ServeClientID, animated: Bool)?) {
         for report in reports {
             seq += 1
+            let updatedFrames = ServeUpdatedFrames(report.changeset)
             for session in sessions.values where session.isReady && !session.isBehind {
                 guard session.outbox.hasRoomOrMarkBehind() else {
                     session.isBehind = !session.outbox.isClosed
                     continue
                 }
                 let animated = editor.map { $0.id != session.id || $0.animated } ?? true
-                send(report.changeset, old: report.oldSnapshot, new: report.newSnapshot, to: session, animated: animated)
+                send(report.changeset, old: report.oldSnapshot, new: report.newSnapshot, to: session, animated: animated, updatedFrames: updatedFrames)
             }
         }
     }
@@ -274,17 +314,25 @@ package actor ServeHub {
     }
 
     /// Applies a change to a client's view and sends the plan, bringing the
-    /// client to the current `seq`.
-    private func send(_ changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>, to session: ServeSession, animated: Bool) {
+    /// client to the current `seq`. `updatedFrames`, when given, is the
+    /// change's updated items' frames shared by the clients at its old
+    /// state.
+    private func send(
+        _ changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>,
+        to session: ServeSession, animated: Bool, updatedFrames: ServeUpdatedFrames? = nil
+    ) {
         guard let view = session.view else { return }
         let fromSeq = session.seq
         session.dataSource.snapshot = new
-        if Self.changesNothingVisible(changeset, in: view) {
+        let nothingVisible = updatedFrames.map { $0.changesNothingVisible(in: view, kind: session.layoutKind) }
+            ?? Self.changesNothingVisible(changeset, in: view)
+        if nothingVisible {
             // Only items outside the viewport changed content: the view's
             // counts and layout stay as they are, and its plan would list
             // every visible element as unchanged.
             session.seq = seq
-            reply(to: session, unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated))
+            let (text, frame) = unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated)
+            reply(to: session, text, frame: frame)
             return
         }
         let plan: AnimationPlan
@@ -387,17 +435,21 @@ package actor ServeHub {
               !changeset.itemUpdates.isEmpty, changeset.itemUpdates.count <= 64
         else { return false }
         let layout = view.collectionViewLayout
-        // A point of margin: an item that only touches the bounds counts
-        // as shown.
-        let shown = Rect(
-            origin: Point(x: view.bounds.origin.x - 1, y: view.bounds.origin.y - 1),
-            size: Size(width: view.bounds.size.width + 2, height: view.bounds.size.height + 2)
-        )
+        let shown = shownRect(of: view)
         for update in changeset.itemUpdates {
             guard update.from == update.to, let attributes = layout.layoutAttributesForItem(at: update.to) else { return false }
             if attributes.frame.intersects(shown) { return false }
         }
         return true
+    }
+
+    /// The rectangle a view shows, with a point of margin: an item that
+    /// only touches the bounds counts as shown.
+    static func shownRect(of view: CollectionView) -> Rect {
+        Rect(
+            origin: Point(x: view.bounds.origin.x - 1, y: view.bounds.origin.y - 1),
+            size: Size(width: view.bounds.size.width + 2, height: view.bounds.size.height + 2)
+        )
     }
 
     /// The `plan` message of a change that leaves everything the client
@@ -407,11 +459,13 @@ package actor ServeHub {
     /// the text is the same for every client that goes from `fromSeq` to
     /// the same `seq`, so it is written once and shared.
     ///
+    /// - Returns: The text, and for the shared text its encoded frame (one
+    ///   buffer every attached channel writes).
     /// - Complexity: O(1) once written for a change, plus the changeset's
     ///   size for a client that wants ids.
-    func unchangedPlanMessage(changeset: Changeset, new: Snapshot<ResultSection, ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> String {
+    func unchangedPlanMessage(changeset: Changeset, new: Snapshot<ResultSection, ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> (text: String, frame: ByteBuffer?) {
         if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
-            return cached.text
+            return (cached.text, cached.frame)
         }
         var out = ServeEncoder(capacity: 160)
         out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
@@ -420,12 +474,13 @@ package actor ServeHub {
         out.raw(",\"duration\":0,\"moves\":[],\"elements\":[],\"unchanged\":true")
         guard session.wantsIDs else {
             out.raw("}")
-            unchangedPlanCache = (fromSeq, session.seq, animated, out.text)
-            return out.text
+            let frame = ServeFrameWriter.textFrame(out.text)
+            unchangedPlanCache = (fromSeq, session.seq, animated, out.text, frame)
+            return (out.text, frame)
         }
         out.raw(",\"changeset\":"); out.changeset(changeset, new: new)
         out.raw("}")
-        return out.text
+        return (out.text, nil)
     }
 
     /// The protocol's name of a timing curve.

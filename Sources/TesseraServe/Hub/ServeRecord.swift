@@ -17,12 +17,39 @@ package struct ServeRecord: FetchableRecord, Hashable {
     /// The title's value as text.
     package var title: String
 
-    /// Reads a record from a row of ``ServeSchema/query``.
+    /// The columns a record reads from a row of the table itself (see
+    /// ``ServeSchema/request``).
+    package struct TableColumns: Sendable, Hashable {
+        /// The key column.
+        package var key: String
+        /// The section column, if any.
+        package var section: String?
+        /// The title column.
+        package var title: String
+    }
+
+    /// The columns of the table request being read, bound by the hub
+    /// around every call that may read records; `nil` while rows of
+    /// ``ServeSchema/query`` are read.
+    @TaskLocal package static var tableColumns: TableColumns?
+
+    /// Reads a record from a row of ``ServeSchema/query``, or of the table
+    /// whose columns ``tableColumns`` names.
+    ///
+    /// - Throws: ``ServeRecordError`` for a row that has neither the
+    ///   query's aliases nor columns bound in ``tableColumns``.
     package init(row: Row) throws {
-        key = row[ServeSchema.keyAlias]
+        if let columns = Self.tableColumns {
+            key = row[columns.key]
+            section = columns.section.map { ServeSchema.text(of: row[$0]) } ?? ""
+            title = ServeSchema.text(of: row[columns.title])
+        } else {
+            guard row.columnNames.contains(ServeSchema.keyAlias) else { throw ServeRecordError() }
+            key = row[ServeSchema.keyAlias]
+            section = ServeSchema.text(of: row[ServeSchema.sectionAlias])
+            title = ServeSchema.text(of: row[ServeSchema.titleAlias])
+        }
         id = ServeSchema.text(of: key)
-        section = ServeSchema.text(of: row[ServeSchema.sectionAlias])
-        title = ServeSchema.text(of: row[ServeSchema.titleAlias])
     }
 
     /// Creates a record from its parts.
@@ -44,4 +71,11 @@ package struct ServeRecord: FetchableRecord, Hashable {
         hasher.combine(section)
         hasher.combine(title)
     }
+}
+
+/// A row read without the columns its request needs: a table's row read
+/// with no ``ServeRecord/tableColumns`` bound.
+package struct ServeRecordError: Error, CustomStringConvertible, Sendable {
+    /// Says so.
+    package var description: String { "a row of the served table was read without the columns its records need" }
 }

@@ -90,7 +90,31 @@ package struct ServeSchema: Sendable {
 
     /// The request: sections first (when there is a section column), then
     /// the sort value; the controller appends the key.
+    ///
+    /// A table with a key column is read as the table itself, so that the
+    /// controller can patch its result row by row on each commit (its
+    /// records read the columns ``tableColumns`` names); a table keyed by
+    /// row id is read through ``query``, which names the row id, and is
+    /// fetched again on each commit.
     package var request: FetchRequest {
+        if let columns = tableColumns {
+            var keys = [SortKey(Self.quoted(sortColumn), ascending: !sortDescending)]
+            if let section = columns.section { keys.insert(SortKey(Self.quoted(section)), at: 0) }
+            return FetchRequest(table: table, keyColumn: keyColumn, sortKeys: keys, sectionKey: columns.section.map(Self.quoted))
+        }
+        return queryRequest
+    }
+
+    /// The columns the records of a table request read, or `nil` for a
+    /// table keyed by row id (`*` does not hold the row id).
+    package var tableColumns: ServeRecord.TableColumns? {
+        guard keyColumn.caseInsensitiveCompare("rowid") != .orderedSame else { return nil }
+        return ServeRecord.TableColumns(key: keyColumn, section: sectionColumn, title: titleColumn)
+    }
+
+    /// The request over ``query``: the fixed aliases, fetched again on each
+    /// commit.
+    package var queryRequest: FetchRequest {
         var keys = [SortKey(Self.sortAlias, ascending: !sortDescending)]
         if sectionColumn != nil { keys.insert(SortKey(Self.sectionAlias), at: 0) }
         return FetchRequest(

@@ -183,8 +183,8 @@ package final class ServeServer: Sendable {
             router: router,
             server: HTTPServerBuilder { [self, access] responder in
                 GatedUpgradeChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: webSocket)) { [self] request, _, _ in
-                        shouldUpgrade(request)
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: webSocket)) { [self] request, channel, _ in
+                        shouldUpgrade(request, channel: channel)
                     },
                     access: access
                 )
@@ -207,7 +207,7 @@ package final class ServeServer: Sendable {
 
     /// Upgrades `GET /live` when its `Host` and `Origin` pass; anything
     /// else goes on to the router, which answers it.
-    private func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let target = request.path ?? ""
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.first == "/live", request.method == .get,
@@ -216,16 +216,22 @@ package final class ServeServer: Sendable {
         else { return .dontUpgrade }
         let canEdit = access.canEdit(query: parts.count == 2 ? String(parts[1]) : nil)
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            try await serve(inbound: inbound, outbound: outbound, canEdit: canEdit)
+            try await serve(inbound: inbound, outbound: outbound, channel: channel, canEdit: canEdit)
         }
     }
 
     // MARK: One client
 
-    /// Connects a client to the hub for the life of its WebSocket: one task
-    /// sends what its outbox holds, this one hands its messages to the hub.
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, canEdit: Bool) async throws {
+    /// Connects a client to the hub for the life of its WebSocket: the hub
+    /// writes the client's messages straight to its channel (the outbox is
+    /// attached to it), one task waits for the outbox to close, and this
+    /// one hands the client's messages to the hub.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, canEdit: Bool) async throws {
         let (id, outbox) = await hub.connect(canEdit: canEdit)
+        // Before the client's first message: nothing is queued yet. When the
+        // channel takes no writer (it closed already), the outbox goes on
+        // queueing for the task below.
+        try? await outbox.attach(channel)
         let hub = self.hub
         let limits = self.limits
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import TesseraServe
+import TesseraLayout
+import TesseraRender
+import TesseraResults
+import TesseraSQLite
+import TesseraTestSupport
+
+/// The hub reads a table with a key column as the table itself, so that
+/// each commit patches the list row by row; a table keyed by row id is read
+/// through the hub's own SELECT and fetched again. Both give every client
+/// the list as committed.
+@Suite("Hub table request")
+struct HubTableRequestTests {
+    @Test("a keyed table is patched row by row on the hub's own edits, and seeded edits leave every client at the fresh list", arguments: [UInt64(3), 58])
+    func keyedTableIsPatched(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        let library = try HubLibrary(photos: 240, albums: 3)
+        let hub = try ServeHub(configuration: library.configuration())
+        var clients: [HubTestClient] = []
+        for (index, layout) in ServeLayoutKind.allCases.enumerated() {
+            // The first client edits.
+            let (id, outbox) = await hub.connect(canEdit: index == 0)
+            let client = HubTestClient(id: id, outbox: outbox, label: "client \(index) (seed \(seed))", layout: layout, viewport: Rect(x: 0, y: 0, width: 600, height: 900))
+            await hub.receive(#"{"type":"hello","layout":"\#(layout.rawValue)","viewport":[0,0,600,900],"ids":true}"#, from: id)
+            try await client.drain()
+            clients.append(client)
+        }
+        let editor = clients[0]
+        for step in 0..<24 {
+            let sections = try library.freshList()
+            let ids = sections.flatMap(\.ids)
+            let id = ids[Int(random.next() % UInt64(ids.count))]
+            let kind = random.next() % 5
+            switch kind {
+            case 0:
+                await hub.receive(#"{"type":"rename","request":\#(step),"id":"\#(id)","title":"Step \#(step)"}"#, from: editor.id)
+            case 1:
+                await hub.receive(#"{"type":"delete","request":\#(step),"ids":["\#(id)"]}"#, from: editor.id)
+            case 2:
+                let album = sections[Int(random.next() % UInt64(sections.count))].id
+                await hub.receive(#"{"type":"add","request":\#(step),"section":"\#(album)","title":"New \#(step)"}"#, from: editor.id)
+            case 3:
+                let count = sections.first { $0.ids.contains(id) }?.ids.count ?? 1
+                await hub.receive(#"{"type":"move","request":\#(step),"id":"\#(id)","to":\#(Int(random.next() % UInt64(count)))}"#, from: editor.id)
+            default:
+                // Another connection's commit: seen by polling, fetched again.
+                try library.writer.withDatabase { db in
+                    try db.execute("UPDATE photo SET title = ? WHERE id = ?", [.text("Other \(step)"), .integer(Int64(id)!)])
+                }
+                await hub.poll()
+            }
+            // The hub's own renames, deletes and adds are patched row by row.
+            if kind <= 2 {
+                #expect(await hub.lastUpdateMethod == .incremental, "seed \(seed), step \(step), edit \(kind)")
+            }
+            for client in clients {
+                try await client.drain()
+                #expect(client.checkElements().isEmpty, "\(client.label), step \(step): \(client.checkElements().prefix(3))")
+            }
+        }
+        #expect(editor.errors.isEmpty, "\(editor.errors.map(\.compactText).prefix(2))")
+        let fresh = try library.freshList()
+        for client in clients { #expect(client.replica.sections == fresh, "\(client.label)") }
+        // Titles too: what the clients show is what the table holds.
+        let titles = try library.writer.withDatabase { db in
+            try Dictionary(uniqueKeysWithValues: db.rows("SELECT id, title FROM photo").map { (String($0[0].int64 ?? -1), $0[1].string ?? "") })
+        }
+        for client in clients {
+            for element in client.elements where element["kind"] == .string("item") {
+                guard case let .string(key)? = element["key"] else { continue }
+                #expect(element["title"] == .string(titles[String(key.dropFirst(2))] ?? "?"), "\(client.label): \(key)")
+            }
+        }
+        await hub.stop()
+    }
+
+    @Test("a table keyed by row id is read through the hub's SELECT and fetched again, and its renames reach the client")
+    func rowIDTableIsFetchedAgain() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-hub-rowid-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let writer = try Connection(path: path)
+        try writer.write { db in
+            try db.execute("CREATE TABLE note (title TEXT NOT NULL, position INTEGER NOT NULL)")
+            for i in 0..<30 { try db.execute("INSERT INTO note (title, position) VALUES (?, ?)", [.text("Note \(i)"), .integer(Int64(i))]) }
+        }
+        let configuration = ServeConfiguration(databasePath: path, table: "note", sectionColumn: nil, sortColumn: "position", titleColumn: "title", orderColumn: nil)
+        let hub = try ServeHub(configuration: configuration)
+        #expect(await hub.schema.tableColumns == nil)
+        let (id, outbox) = await hub.connect(canEdit: false)
+        await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,600],"ids":true}"#, from: id)
+        let snapshot = try JSON.parse(await outbox.next()!)
+        let titles = HubReplica.array(snapshot["elements"]).compactMap { $0["title"] }
+        #expect(titles.first == .string("Note 0"))
+        try writer.withDatabase { db in try db.execute("UPDATE note SET title = 'Renamed' WHERE position = 0") }
+        await hub.poll()
+        let plan = try JSON.parse(await outbox.next()!)
+        #expect(plan["type"] == .string("plan") && plan["seq"] == .int(1))
+        #expect(HubReplica.array(plan["settled"]).first?["title"] == .string("Renamed"), "\(plan.compactText.prefix(300))")
+        #expect(await hub.lastUpdateMethod == .refetch)
+        await hub.stop()
+    }
+
+    @Test("a row read without the columns its request needs is an error, not an empty record")
+    func rowWithoutColumnsThrows() {
+        let row = Row(columnNames: ["id", "title"], values: [.integer(1), .text("A")])
+        #expect(throws: ServeRecordError.self) { try ServeRecord(row: row) }
+        let record = ServeRecord.$tableColumns.withValue(ServeRecord.TableColumns(key: "id", section: nil, title: "title")) {
+            try? ServeRecord(row: row)
+        }
+        #expect(record == ServeRecord(id: "1", key: .integer(1), section: "", title: "A"))
+    }
+}
