@@ -108,7 +108,7 @@ struct ServerDirectFrameTests {
                 guard response.status == 101 else { throw ServerTestError("status \(response.status)") }
                 // A tall list viewport: well over 64 KiB of elements (the
                 // frame's 8-byte length).
-                try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,800,100000],"ids":true}"#)
+                try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,800,80000],"ids":true}"#)
                 guard case let .text(snapshotText) = try client.readMessage() else { throw ServerTestError("no text snapshot") }
                 #expect(snapshotText.utf8.count > 65_535)
                 let snapshot = try JSON.parse(snapshotText)
@@ -161,7 +161,7 @@ struct ServerSlowSocketTests {
                 guard response.status == 101 else { throw ServerTestError("status \(response.status)") }
                 // A tall viewport: each plan carries about two thousand
                 // elements, so the socket's buffers fill within a few dozen.
-                try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,800,100000],"ids":true}"#)
+                try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,800,80000],"ids":true}"#)
                 let snapshot = try client.readMessage(ofType: "snapshot")
                 #expect(snapshot["seq"] == .int(0))
             }
