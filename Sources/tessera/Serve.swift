@@ -66,6 +66,9 @@ struct Serve: ParsableCommand {
     @Option(parsing: .unconditional, help: "The port, from 0 (any free port, printed) to 65535.")
     var port: Int = 8080
 
+    @Option(name: .customLong("max-clients"), parsing: .unconditional, help: "The browsers served at once, from \(ServeLimits.maximumClientsRange.lowerBound) to \(ServeLimits.maximumClientsRange.upperBound); one more is answered 503 (default: \(ServeLimits.defaultMaximumClients), about 310 KiB each).")
+    var maxClients: Int = ServeLimits.defaultMaximumClients
+
     @Option(parsing: .unconditional, help: "Without DATABASE: how many photos the demo library has, from \(DemoLibrary.photoCountRange.lowerBound) to \(DemoLibrary.photoCountRange.upperBound) (default: \(DemoLibrary.defaultPhotoCount)).")
     var photos: Int?
 
@@ -77,7 +80,7 @@ struct Serve: ParsableCommand {
         } catch {
             throw Self.commandError(error)
         }
-        let server = ServeServer(hub: hub, host: host, port: port)
+        let server = ServeServer(hub: hub, host: host, port: port, limits: ServeLimits(maximumClients: maxClients))
         catchStopSignals()
         let ended = ServeOutcome()
         let task = Task {
@@ -148,6 +151,10 @@ struct Serve: ParsableCommand {
         func usage(_ message: String) -> CommandError { CommandError(message, exitCode: CommandError.usageExitCode) }
         guard (0...65_535).contains(port) else { throw usage("--port \(port): the port must be from 0 to 65535") }
         guard !host.trimmingCharacters(in: .whitespaces).isEmpty else { throw usage("--host: expected an address, such as 127.0.0.1 or 0.0.0.0") }
+        let clients = ServeLimits.maximumClientsRange
+        guard clients.contains(maxClients) else {
+            throw usage("--max-clients \(maxClients): the number of clients must be from \(clients.lowerBound) to \(clients.upperBound)")
+        }
         let listOptions: [(String, Bool)] = [("--table", table != nil), ("--section", section != nil), ("--sort", sort != nil), ("--title", title != nil), ("--order", order != nil)]
         guard let database else {
             if let option = listOptions.first(where: \.1) {

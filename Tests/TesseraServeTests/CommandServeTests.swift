@@ -73,6 +73,8 @@ struct CommandServeTests {
             (["serve", database, "--table", "photo", "--sort", "taken:up", "--title", "title"], "--sort \"taken:up\": the order must be asc or desc, not up"),
             (["serve", database, "--table", "photo", "--sort", "a b c", "--title", "title"], "--sort \"a b c\": expected \"column\", \"column:desc\" or \"column desc\""),
             (["serve", "--host", ""], "--host: expected an address, such as 127.0.0.1 or 0.0.0.0"),
+            (["serve", "--max-clients", "0"], "--max-clients 0: the number of clients must be from 1 to 1000000"),
+            (["serve", "--max-clients", "1000001"], "--max-clients 1000001: the number of clients must be from 1 to 1000000"),
             (["serve", "--colour", "red"], "unknown option '--colour'"),
         ]
         for (arguments, message) in cases {

@@ -63,7 +63,8 @@ package struct LoadRun: Sendable {
             target = given
         } else {
             progress(0, "starting tessera serve (\(configuration.photos) photos)")
-            let started = try LoadServerProcess(executable: configuration.serverExecutable, photos: configuration.photos, timeout: 300)
+            // Room for every client of the run and the writer.
+            let started = try LoadServerProcess(executable: configuration.serverExecutable, photos: configuration.photos, clients: largest + 16, timeout: 300)
             server = started
             target = LoadTarget(address: "127.0.0.1", port: started.port, hostHeader: "127.0.0.1:\(started.port)", path: "/live")
         }

@@ -63,12 +63,12 @@ final class LoadServerProcess: @unchecked Sendable {
     let output = LoadLines()
     let folder: URL
 
-    /// Starts the server and waits (up to `timeout` seconds) for the
-    /// address it prints.
+    /// Starts the server, holding up to `clients` clients, and waits (up
+    /// to `timeout` seconds) for the address it prints.
     ///
     /// - Throws: ``LoadError`` when the server cannot start or prints no
     ///   address in time.
-    init(executable: String, photos: Int, timeout: Double) throws(LoadError) {
+    init(executable: String, photos: Int, clients: Int, timeout: Double) throws(LoadError) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -76,7 +76,7 @@ final class LoadServerProcess: @unchecked Sendable {
             throw LoadError("cannot create the server's folder \(folder.path): \(error.localizedDescription)")
         }
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--port", "0", "--photos", String(photos)]
+        process.arguments = ["serve", "--port", "0", "--photos", String(photos), "--max-clients", String(clients)]
         // The demo library is seeded in the temporary folder: a folder of
         // the run's own keeps it fresh and apart from any other server.
         var environment = ProcessInfo.processInfo.environment

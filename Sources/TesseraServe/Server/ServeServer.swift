@@ -19,13 +19,23 @@ package struct ServeLimits: Sendable, Hashable {
     /// The messages a client may send at once before ``messagesPerSecond``
     /// applies.
     package var messageBurst: Double
+    /// The clients the server holds at once: each costs its view and its
+    /// layout (about 310 KiB on the demo's 10,000 photos). An upgrade past
+    /// it is answered 503; one that races past it is closed (1013).
+    package var maximumClients: Int
 
-    /// Creates limits; the defaults are 64 KiB, 200 messages a second and
-    /// bursts of 200.
-    package init(maximumMessageBytes: Int = 64 * 1024, messagesPerSecond: Double = 200, messageBurst: Double = 200) {
+    /// The default ``maximumClients``.
+    package static let defaultMaximumClients = 10_000
+    /// The values ``maximumClients`` may take.
+    package static let maximumClientsRange = 1...1_000_000
+
+    /// Creates limits; the defaults are 64 KiB, 200 messages a second,
+    /// bursts of 200 and 10,000 clients.
+    package init(maximumMessageBytes: Int = 64 * 1024, messagesPerSecond: Double = 200, messageBurst: Double = 200, maximumClients: Int = ServeLimits.defaultMaximumClients) {
         self.maximumMessageBytes = maximumMessageBytes
         self.messagesPerSecond = messagesPerSecond
         self.messageBurst = messageBurst
+        self.maximumClients = maximumClients
     }
 }
 
@@ -68,6 +78,11 @@ package final class ServeServer: Sendable {
     /// Where the server is in its life: the port once it listens, or the
     /// error that ended it.
     private let state = Mutex<(port: Int?, failure: ServeServerError?, ended: Bool)>((nil, nil, false))
+    /// The clients connected now.
+    private let clientCount = Atomic<Int>(0)
+
+    /// The clients connected now.
+    package var connectedClients: Int { clientCount.load(ordering: .relaxed) }
 
     /// Creates a server for `hub`; nothing listens until ``run()``.
     ///
@@ -165,10 +180,14 @@ package final class ServeServer: Sendable {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: LivePage.html)))
         }
         // Reached only when /live was not upgraded: say why.
-        router.get("/live") { request, _ -> Response in
+        let maximumClients = limits.maximumClients
+        router.get("/live") { [self] request, _ -> Response in
             guard access.allowsHost(request.head.authority) else { return Self.refusal(.forbidden, "this server answers only to a loopback host name") }
             guard access.allowsOrigin(request.headers[.origin], authority: request.head.authority) else {
                 return Self.refusal(.forbidden, "the Origin is not this server's")
+            }
+            if connectedClients >= maximumClients {
+                return Self.refusal(.serviceUnavailable, "this server holds its most clients (\(maximumClients)): try again later")
             }
             return Self.refusal(HTTPResponse.Status(code: 426, reasonPhrase: "Upgrade Required"), "/live is a WebSocket: open it with an upgrade")
         }
@@ -186,7 +205,8 @@ package final class ServeServer: Sendable {
                     inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: webSocket)) { [self] request, channel, _ in
                         shouldUpgrade(request, channel: channel)
                     },
-                    access: access
+                    access: access,
+                    isFull: { [self] in connectedClients >= limits.maximumClients }
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort), serverName: nil, reuseAddress: true),
@@ -212,7 +232,8 @@ package final class ServeServer: Sendable {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.first == "/live", request.method == .get,
               access.allowsHost(request.authority),
-              access.allowsOrigin(request.headerFields[.origin], authority: request.authority)
+              access.allowsOrigin(request.headerFields[.origin], authority: request.authority),
+              connectedClients < limits.maximumClients
         else { return .dontUpgrade }
         let canEdit = access.canEdit(query: parts.count == 2 ? String(parts[1]) : nil)
         return .upgrade([:]) { [self] inbound, outbound, _ in
@@ -227,6 +248,16 @@ package final class ServeServer: Sendable {
     /// attached to it), one task waits for the outbox to close, and this
     /// one hands the client's messages to the hub.
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, canEdit: Bool) async throws {
+        // Upgrades that raced past the limit together: the ones over it
+        // are closed at once, before the hub knows of them.
+        let count = clientCount.add(1, ordering: .relaxed).newValue
+        defer { clientCount.subtract(1, ordering: .relaxed) }
+        guard count <= limits.maximumClients else {
+            let notice = "this server holds its most clients (\(limits.maximumClients)): try again later"
+            try await outbound.write(.text(Self.error(code: "full", message: notice, about: nil)))
+            try await outbound.close(.unknown(1013), reason: "try again later")
+            return
+        }
         let (id, outbox) = await hub.connect(canEdit: canEdit)
         // Before the client's first message: nothing is queued yet. When the
         // channel takes no writer (it closed already), the outbox goes on
