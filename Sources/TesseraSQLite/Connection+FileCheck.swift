@@ -34,9 +34,11 @@ extension Connection {
     /// checkpoint that stops at a reader's snapshot copies each page's
     /// latest frame up to there, so it can copy a header naming a new last
     /// page whose own latest frame, from a later commit, stays in the WAL.
-    /// A file is cut short only when more pages are missing than the WAL
-    /// holds frames not yet checkpointed (its index says how many); any
-    /// fewer may all be there.
+    /// Such a file is sound when each missing page has a frame in the WAL
+    /// not yet checkpointed (its index lists the page of every frame); a
+    /// page missing that has none was cut off. (Where the index cannot be
+    /// read, with `locking_mode = EXCLUSIVE` or while the WAL restarts, no
+    /// more pages may be missing than the WAL file has room for frames.)
     ///
     /// - Complexity: one read of the file's first 100 bytes, through
     ///   SQLite's own file handle; a file that looks cut short is read again
@@ -61,12 +63,12 @@ extension Connection {
             let look: _FileLook
             if case .looksFine = try inspectFile(file, fileSize: fileSize, readFile: readFile) {
                 return
-            } else if let locked = try withWritersHeldOff(file, { (framesNotCheckpointed: Int64) throws(SQLiteError) -> _FileLook in
+            } else if let locked = try withWritersHeldOff(file, { (walHolds: (ClosedRange<Int64>) -> Bool) throws(SQLiteError) -> _FileLook in
                 let look = try inspectFile(file, fileSize: fileSize, readFile: readFile)
-                // Whole pages missing, no more than the WAL holds frames not
-                // yet checkpointed: each may be in one of them.
-                if case let .cutShort(size, expected, pageSize) = look, size % pageSize == 0,
-                   (expected - size) / pageSize <= framesNotCheckpointed {
+                // Whole pages missing, each with a frame in the WAL not yet
+                // checkpointed: readers find them there.
+                if case let .cutShort(size, expected, pageSize) = look, size % pageSize == 0, expected > size,
+                   walHolds(size / pageSize + 1...expected / pageSize) {
                     return .looksFine
                 }
                 return look
@@ -92,8 +94,9 @@ extension Connection {
 
     /// Runs `body` while no other connection can write the main file, or
     /// returns `nil` when one holds the lock that would keep it off (it is
-    /// writing the file now). `body` is given how many frames of the WAL
-    /// are not yet checkpointed into the main file (0 in rollback mode).
+    /// writing the file now). `body` is given a test of whether every page
+    /// of a range has a frame in the WAL not yet checkpointed into the main
+    /// file (never, in rollback mode).
     ///
     /// In WAL mode only a checkpoint writes the main file, under the WAL's
     /// checkpoint lock: `body` runs holding that lock (taken without
@@ -102,15 +105,17 @@ extension Connection {
     /// which a read transaction's shared lock keeps off: `body` runs in
     /// one (SQLite waits up to the connection's busy timeout for it).
     private func withWritersHeldOff<T>(
-        _ file: UnsafeMutablePointer<sqlite3_file>, _ body: (_ framesNotCheckpointed: Int64) throws(SQLiteError) -> T
+        _ file: UnsafeMutablePointer<sqlite3_file>, _ body: (_ walHolds: (ClosedRange<Int64>) -> Bool) throws(SQLiteError) -> T
     ) throws(SQLiteError) -> T? {
+        // No more pages than the WAL file has room for frames.
+        let roomInWALFile = { (pages: ClosedRange<Int64>) -> Bool in Int64(pages.count) <= self.framesInWALFile() }
         let mode = try database.rows("PRAGMA journal_mode").first?.first?.string?.lowercased()
         if mode == "wal" {
             // With locking_mode = EXCLUSIVE no other connection can open
             // the file, and the WAL index is not shared memory: every frame
             // of the WAL file may be one not yet checkpointed.
             if try database.rows("PRAGMA locking_mode").first?.first?.string?.lowercased() == "exclusive" {
-                return try body(framesInWALFile())
+                return try body(roomInWALFile)
             }
             // A read maps the WAL index, whose locks the check takes (a
             // connection in WAL mode keeps it mapped until it closes).
@@ -122,17 +127,23 @@ extension Connection {
             }
             guard let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let shmLock = methods.pointee.xShmLock,
                   let shmMap = methods.pointee.xShmMap
-            else { return try body(framesInWALFile()) }
+            else { return try body(roomInWALFile) }
             // Mapped already by the read above: this only returns the map.
             var region: UnsafeMutableRawPointer?
-            guard shmMap(file, 0, 32_768, 0, &region) == SQLITE_OK, let region else { return try body(framesInWALFile()) }
+            guard shmMap(file, 0, 32_768, 0, &region) == SQLITE_OK, let region else { return try body(roomInWALFile) }
             let checkpointLock: Int32 = 1  // WAL_CKPT_LOCK in SQLite's wal.c
             guard shmLock(file, checkpointLock, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE) == SQLITE_OK else { return nil }
             defer { _ = shmLock(file, checkpointLock, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) }
-            return try body(Self.framesNotCheckpointed(walIndex: UnsafeRawPointer(region)) ?? framesInWALFile())
+            return try body { pages in
+                Self.walIndex(UnsafeRawPointer(region), holds: pages) { index in
+                    var mapped: UnsafeMutableRawPointer?
+                    guard shmMap(file, Int32(index), 32_768, 0, &mapped) == SQLITE_OK else { return nil }
+                    return mapped.map(UnsafeRawPointer.init)
+                } ?? roomInWALFile(pages)
+            }
         }
         // Inside a transaction already: its shared lock holds writers off.
-        guard sqlite3_get_autocommit(database.handle) != 0 else { return try body(0) }
+        guard sqlite3_get_autocommit(database.handle) != 0 else { return try body { _ in false } }
         do throws(SQLiteError) {
             try database.execute("BEGIN DEFERRED")
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
@@ -142,23 +153,50 @@ extension Connection {
             throw error
         }
         defer { _ = try? database.execute("ROLLBACK") }
-        return try body(0)
+        return try body { _ in false }
     }
 
-    /// How many frames the WAL holds past the last checkpoint, from its
-    /// index (SQLite's `wal.c`: two copies of a 48-byte header, each with
-    /// the last valid frame at byte 16, then the checkpoint's progress at
-    /// byte 96, all in native byte order), or `nil` when it is being
-    /// rewritten (the WAL restarting).
+    /// Whether every page in `pages` has a frame in the WAL past the last
+    /// checkpoint, from the WAL index: `nil` when the index cannot say (it
+    /// is being rewritten, the WAL restarting, or a region is not mapped).
+    ///
+    /// The index (SQLite's `wal.c`) starts with two copies of a 48-byte
+    /// header, each with the last valid frame at byte 16, then the
+    /// checkpoint's progress at byte 96, all in native byte order. The page
+    /// number of each frame follows, 4 bytes each: frames 1 to 4,062 from
+    /// byte 136 of the first 32 KiB region, then 4,096 at the start of each
+    /// next region (after them, each region holds a hash table).
     ///
     /// Read under the checkpoint lock, the checkpoint's progress holds
-    /// still; the last frame only grows while a writer commits, and the
-    /// larger of the two copies is taken.
-    private static func framesNotCheckpointed(walIndex: UnsafeRawPointer) -> Int64? {
-        let lastFrame = max(walIndex.load(fromByteOffset: 16, as: UInt32.self), walIndex.load(fromByteOffset: 48 + 16, as: UInt32.self))
-        let checkpointed = walIndex.load(fromByteOffset: 96, as: UInt32.self)
+    /// still, and so do the frames past it up to the last (a writer only
+    /// appends; the WAL restarts only once every frame is checkpointed);
+    /// the last frame only grows while a writer commits, and the larger of
+    /// the two copies is taken.
+    ///
+    /// - Complexity: O(*f*), *f* the frames not yet checkpointed; none are
+    ///   read when `pages` holds more pages than that.
+    private static func walIndex(
+        _ index: UnsafeRawPointer, holds pages: ClosedRange<Int64>, region: (Int) -> UnsafeRawPointer?
+    ) -> Bool? {
+        let lastFrame = Int(max(index.load(fromByteOffset: 16, as: UInt32.self), index.load(fromByteOffset: 48 + 16, as: UInt32.self)))
+        let checkpointed = Int(index.load(fromByteOffset: 96, as: UInt32.self))
         guard lastFrame >= checkpointed else { return nil }
-        return Int64(lastFrame - checkpointed)
+        guard pages.count <= lastFrame - checkpointed else { return false }
+        let firstRegionFrames = 4_062, regionFrames = 4_096
+        var missing = Set(pages)
+        var (mappedIndex, base) = (0, index)
+        var frame = checkpointed + 1
+        while frame <= lastFrame, !missing.isEmpty {
+            let regionIndex = frame <= firstRegionFrames ? 0 : (frame - firstRegionFrames - 1) / regionFrames + 1
+            if regionIndex != mappedIndex {
+                guard let mapped = region(regionIndex) else { return nil }
+                (mappedIndex, base) = (regionIndex, mapped)
+            }
+            let offset = regionIndex == 0 ? 136 + 4 * (frame - 1) : 4 * (frame - firstRegionFrames - (regionIndex - 1) * regionFrames - 1)
+            missing.remove(Int64(base.load(fromByteOffset: offset, as: UInt32.self)))
+            frame += 1
+        }
+        return missing.isEmpty
     }
 
     /// How many frames the WAL file has room for: no fewer than it holds
