@@ -343,7 +343,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 if slotSession == nil && attempts > 0 {
                     notMade(error)
                 } else {
-                    lost(error)
+                    // A failure that comes back round after round (a
+                    // permission revoked, the slot no longer readable)
+                    // would leave every source silently where it is: the
+                    // third in a row is taken as the slot lost.
+                    lost(error, persistent: failures >= Self.failuresTakenAsLost)
                 }
                 usleep(useconds_t(min(failures, 10) * 50_000))
             }
@@ -380,11 +384,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return wake || position != lastPosition
     }
 
-    /// The slot's session (or the server) went away: readers are refused
-    /// until a new slot exists, and every source then fetches again (see
-    /// ``notMade(_:)`` for a slot that cannot be made at once).
-    private func lost(_ error: PostgresStoreError) {
-        guard error.kind == .serverGone || error.kind == .connection || slotSession?.isClosed != false else { return }
+    /// The failures in a row after which the slot is made again and every
+    /// source fetches (which then reports the failure if it persists).
+    static let failuresTakenAsLost = 3
+
+    /// The slot's session (or the server) went away, or rounds keep
+    /// failing (`persistent`): readers are refused until a new slot exists,
+    /// and every source then fetches again (see ``notMade(_:)`` for a slot
+    /// that cannot be made at once).
+    private func lost(_ error: PostgresStoreError, persistent: Bool = false) {
+        guard persistent || error.kind == .serverGone || error.kind == .connection || slotSession?.isClosed != false else { return }
         slotSession?.close()
         slotSession = nil
         let problem = PostgresStoreError(

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TesseraResults
+import TesseraSQLite
+import TesseraPostgresTestSupport
+@testable import TesseraPostgres
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A store whose change capture fails round after round with an error that
+/// does not end its session (here a permission revoked): the controllers
+/// hear of it, instead of staying silently where they were, and catch up
+/// once it is gone. The test owns a cluster: it changes a function's
+/// privileges for every role.
+@Suite("PostgreSQL: a change capture that keeps failing is reported, never a silently stale result")
+struct PostgresPersistentFailureTests {
+    @Test("EXECUTE on pg_current_wal_insert_lsn revoked from a store's role: the controller reports an error; granted again, it equals a fresh query")
+    func revokedFunction() throws {
+        let cluster = try OracleCluster(label: "revoke")
+        defer { cluster.stop() }
+        let url = try cluster.freshDatabase("revoked")
+        try PostgresOracleTests.setUp(url, seed: 7)
+        let admin = try OracleServer.session(url, applicationName: "oracle-admin")
+        defer { admin.close() }
+        try admin.execute(
+            "CREATE ROLE follower LOGIN REPLICATION", "GRANT SELECT ON ALL TABLES IN SCHEMA public TO follower",
+            request: "a role that follows"
+        )
+        let store = try PostgresStore(url: OracleServer.url(url, user: "follower", password: nil))
+        defer { store.close() }
+        let controller = try FetchedResultsController<OraclePhoto>(store: store, request: PostgresFaultTests.request)
+        let log = OracleFetchedLog()
+        controller.delegate = log
+        try controller.performFetch()
+        var thrown: [ResultsError] = []
+
+        func settle() throws -> Bool {
+            let expected = try PostgresOracleTests.fresh(admin, PostgresFaultTests.orderBy)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+                if controller.snapshot.allItems == expected { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+
+        try admin.execute("INSERT INTO photo VALUES (800000, 1, 1, 'before', now(), 0.5, true)", request: "insert")
+        #expect(try settle(), "the controller did not follow before the revoke")
+
+        // Every poll for commits fails now, on a session that stays open.
+        try admin.execute("REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC", request: "revoke")
+        try admin.execute("INSERT INTO photo VALUES (800001, 2, 1, 'unseen', now(), 0.5, true)", request: "insert")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while log.errors.isEmpty && thrown.isEmpty && ContinuousClock.now < deadline {
+            do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+            usleep(20_000)
+        }
+        let failures = log.errors + thrown
+        #expect(!failures.isEmpty, "30 s of failing rounds and the controller heard of none: it shows a result nothing follows")
+        #expect(failures.contains { "\($0)".contains("pg_current_wal_insert_lsn") || "\($0)".contains("permission") }, "\(failures)")
+
+        // Granted again: the next commit brings it to a fresh query.
+        try admin.execute("GRANT EXECUTE ON FUNCTION pg_current_wal_insert_lsn() TO PUBLIC", request: "grant")
+        try admin.execute("INSERT INTO photo VALUES (800002, 3, 1, 'after', now(), 0.5, true)", request: "insert")
+        #expect(try settle(), "the controller did not catch up once the privilege was back (errors: \(log.errors + thrown))")
+    }
+}
