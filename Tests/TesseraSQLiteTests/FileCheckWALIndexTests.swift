@@ -61,15 +61,7 @@ struct FileCheckWALIndexTests {
         defer { Support.removeFiles(path) }
         try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_autocheckpoint = 0") }
         // Commit 1 adds a page at the end, and the header naming it.
-        let lastID = try connection.write { db in
-            let pages = try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0
-            var id: Int64 = 20_000
-            while try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0 == pages {
-                id += 1
-                try db.execute("INSERT INTO photo VALUES (\(id), 'photo \(id)')")
-            }
-            return id
-        }
+        let lastID = try Support.addPage(connection)
         let reader = try Support.OtherConnection(path: path)
         try reader.run("BEGIN")
         try reader.run("SELECT count(*) FROM photo")

@@ -117,6 +117,20 @@ struct FileCheckWriterTests {
         #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == 20_000)
     }
 
+    /// Commits rows after the last of `makeDatabase`'s until the database
+    /// has one more page (its header naming it), and returns the last id.
+    static func addPage(_ connection: Connection) throws -> Int64 {
+        try connection.write { db in
+            let pages = try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0
+            var id: Int64 = 20_000
+            while try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0 == pages {
+                id += 1
+                try db.execute("INSERT INTO photo VALUES (\(id), 'photo \(id)')")
+            }
+            return id
+        }
+    }
+
     /// The main file's size and the page count its header names.
     static func fileAndHeaderPages(_ path: String) throws -> (file: Int, header: Int) {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -130,15 +144,7 @@ struct FileCheckWriterTests {
         defer { Self.removeFiles(path) }
         try connection.withDatabase { db in _ = try db.rows("PRAGMA wal_autocheckpoint = 0") }
         // Commit 1 adds a page at the end, and the header naming it.
-        let lastID = try connection.write { db in
-            let pages = try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0
-            var id: Int64 = 20_000
-            while try db.rows("PRAGMA page_count").first?.first?.int64 ?? 0 == pages {
-                id += 1
-                try db.execute("INSERT INTO photo VALUES (\(id), 'photo \(id)')")
-            }
-            return id
-        }
+        let lastID = try Self.addPage(connection)
         // Another connection reads commit 1 and keeps reading it.
         let reader = try OtherConnection(path: path)
         try reader.run("BEGIN")

@@ -61,16 +61,23 @@ struct ReviewServeBrowserTests {
         let a = try LivePageInBrowser(server)
         defer { a.close() }
         for step in 0..<10 { try a.page.run("document.getElementById('scroller').scrollTop = \(step * 400)") }
-        try a.page.run("document.getElementById('scroller').scrollTop = 1e6")
-        try a.page.nextFrames()
-        try a.settle()
-        try a.page.nextFrames()
-        try a.settle()
+        try Self.scrollToTheEnd(a)
         let probe = try a.page.json("(() => { const s = document.getElementById('scroller'); return [s.scrollTop, s.scrollHeight, s.clientHeight, document.getElementById('content').offsetHeight]; })()")
         Self.shot(a.page, "4-scrolled-to-the-bottom")
         let last = LiveServer.albums.last!
         let shown = try a.items.map(\.title)
         #expect(shown.contains("\(last.0) \(last.1)"), "the last photo is not in the DOM at the bottom (scrollTop, scrollHeight, clientHeight, content height: \(probe))")
+    }
+
+    /// Scrolls the page to the end of the list and waits until it has
+    /// settled there (the elements of the new rectangle in, their plans
+    /// played).
+    static func scrollToTheEnd(_ page: LivePageInBrowser) throws {
+        try page.page.run("document.getElementById('scroller').scrollTop = 1e6")
+        try page.page.nextFrames()
+        try page.settle()
+        try page.page.nextFrames()
+        try page.settle()
     }
 
     /// The title of the topmost photo on the screen.
@@ -84,11 +91,7 @@ struct ReviewServeBrowserTests {
         defer { server.stop() }
         let a = try LivePageInBrowser(server)
         defer { a.close() }
-        try a.page.run("document.getElementById('scroller').scrollTop = 1e6")
-        try a.page.nextFrames()
-        try a.settle()
-        try a.page.nextFrames()
-        try a.settle()
+        try Self.scrollToTheEnd(a)
         let top = try a.page.value("document.getElementById('scroller').scrollTop", as: Double.self)
         let before = try Self.topTitle(a)
         try server.sqlite("UPDATE photo SET title = 'Renamed' WHERE id = 100")
@@ -112,11 +115,7 @@ struct ReviewServeBrowserTests {
         defer { server.stop() }
         let a = try LivePageInBrowser(server)
         defer { a.close() }
-        try a.page.run("document.getElementById('scroller').scrollTop = 1e6")
-        try a.page.nextFrames()
-        try a.settle()
-        try a.page.nextFrames()
-        try a.settle()
+        try Self.scrollToTheEnd(a)
         let before = try Self.topTitle(a)
         if midAnimation {
             // The last photo, on the screen, is renamed: the plan animates.

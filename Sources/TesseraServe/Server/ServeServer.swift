@@ -187,7 +187,7 @@ package final class ServeServer: Sendable {
                 return Self.refusal(.forbidden, "the Origin is not this server's")
             }
             if connectedClients >= maximumClients {
-                return Self.refusal(.serviceUnavailable, "this server holds its most clients (\(maximumClients)): try again later")
+                return Self.refusal(.serviceUnavailable, Self.fullNotice(maximumClients))
             }
             return Self.refusal(HTTPResponse.Status(code: 426, reasonPhrase: "Upgrade Required"), "/live is a WebSocket: open it with an upgrade")
         }
@@ -216,6 +216,11 @@ package final class ServeServer: Sendable {
             },
             logger: logger
         )
+    }
+
+    /// Why a client past ``ServeLimits/maximumClients`` is refused.
+    private static func fullNotice(_ maximumClients: Int) -> String {
+        "this server holds its most clients (\(maximumClients)): try again later"
     }
 
     /// A plain-text refusal.
@@ -253,8 +258,7 @@ package final class ServeServer: Sendable {
         let count = clientCount.add(1, ordering: .relaxed).newValue
         defer { clientCount.subtract(1, ordering: .relaxed) }
         guard count <= limits.maximumClients else {
-            let notice = "this server holds its most clients (\(limits.maximumClients)): try again later"
-            try await outbound.write(.text(Self.error(code: "full", message: notice, about: nil)))
+            try await outbound.write(.text(Self.error(code: "full", message: Self.fullNotice(limits.maximumClients), about: nil)))
             try await outbound.close(.unknown(1013), reason: "try again later")
             return
         }
