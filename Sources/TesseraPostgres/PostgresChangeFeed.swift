@@ -143,6 +143,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private let slotName: String
     /// Used by the feed's thread only (and by `start`).
     private var slotSession: PostgresSession?
+    /// A request on the slot's session failed since the slot was made.
+    /// The slot is temporary, and PostgreSQL drops a session's temporary
+    /// slots at any error in it (a cancelled or timed-out statement, a
+    /// permission refused): it is gone, even though its session is open.
+    /// Used by the feed's thread only.
+    private var slotRequestFailed = false
     private var lastPosition = ""
     private static let counter = PThreadMutex(0)
 
@@ -343,12 +349,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 if slotSession == nil && attempts > 0 {
                     notMade(error)
                 } else {
-                    // A failure that comes back round after round (a
-                    // permission revoked, the slot no longer readable)
-                    // would leave every source silently where it is: the
-                    // third in a row is taken as the slot lost.
-                    lost(error, persistent: failures >= Self.failuresTakenAsLost)
+                    // An error on the slot's session dropped the slot (see
+                    // `slotRequestFailed`). A failure that comes back round
+                    // after round elsewhere (a permission revoked) would
+                    // leave every source silently where it is: the third in
+                    // a row is taken as the slot lost too.
+                    lost(error, persistent: slotRequestFailed || failures >= Self.failuresTakenAsLost)
                 }
+                // The round that failed runs again, whether or not the log
+                // moves meanwhile: what it was to hand over is still due.
+                state.withLock { $0.wake = true }
                 usleep(useconds_t(min(failures, 10) * 50_000))
             }
         }
@@ -373,9 +383,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // Bounded: a server, or a network, that stops answering must not
         // leave the sources silently where they are (the session is then
         // closed, and the slot made again).
-        let position = try slotSession.query(
-            "SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits", timeout: .seconds(30)
-        ).rows.first?.first?.string ?? ""
+        let position = try onSlot { () throws(PostgresStoreError) in
+            try slotSession.query("SELECT pg_current_wal_insert_lsn()::text", request: "poll for commits", timeout: .seconds(30))
+        }.rows.first?.first?.string ?? ""
         defer { lastPosition = position }
         let wake = state.withLock { state -> Bool in
             defer { state.wake = false }
@@ -384,18 +394,31 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return wake || position != lastPosition
     }
 
+    /// Runs a request on the slot's session, noting a failure (which
+    /// dropped the slot: see `slotRequestFailed`).
+    private func onSlot<T>(_ body: () throws(PostgresStoreError) -> T) throws(PostgresStoreError) -> T {
+        do throws(PostgresStoreError) {
+            return try body()
+        } catch {
+            slotRequestFailed = true
+            throw error
+        }
+    }
+
     /// The failures in a row after which the slot is made again and every
     /// source fetches (which then reports the failure if it persists).
     static let failuresTakenAsLost = 3
 
-    /// The slot's session (or the server) went away, or rounds keep
-    /// failing (`persistent`): readers are refused until a new slot exists,
+    /// The slot's session (or the server) went away, or the slot was
+    /// dropped by an error in its session, or rounds keep failing (those
+    /// two are `persistent`): readers are refused until a new slot exists,
     /// and every source then fetches again (see ``notMade(_:)`` for a slot
     /// that cannot be made at once).
     private func lost(_ error: PostgresStoreError, persistent: Bool = false) {
         guard persistent || error.kind == .serverGone || error.kind == .connection || slotSession?.isClosed != false else { return }
         slotSession?.close()
         slotSession = nil
+        slotRequestFailed = false
         let problem = PostgresStoreError(
             kind: .cannotFollow, request: "follow commits on \(endpointDescription)", code: error.code,
             message: "the replication slot was lost (\(error)), and is being made again"
@@ -431,6 +454,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             // Stopped before the session could be named: no wait for it.
             if stopped { session?.close() }
         }
+        slotRequestFailed = false
         lastPosition = ""
         refetchEverything(problem: nil, deliver: true)
     }
@@ -474,15 +498,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
             // is flushed, and the slot reads only what is flushed: a
             // transaction of ours, committed synchronously, flushes the log
             // past every commit the snapshot sees.
-            try slotSession.execute(
-                "BEGIN", "SET LOCAL synchronous_commit = on", "SELECT pg_logical_emit_message(true, 'tessera', 'flush')", "COMMIT",
-                request: "flush the log"
+            try onSlot { () throws(PostgresStoreError) in
+                try slotSession.execute(
+                    "BEGIN", "SET LOCAL synchronous_commit = on", "SELECT pg_logical_emit_message(true, 'tessera', 'flush')", "COMMIT",
+                    request: "flush the log"
+                )
+            }
+        }
+        let lines = try onSlot { () throws(PostgresStoreError) in
+            try slotSession.query(
+                "SELECT data FROM pg_logical_slot_get_changes($1, $2::pg_lsn, NULL, 'include-xids', '1', 'skip-empty-xacts', '1')",
+                [.text(slotName), .text(next.walPosition)], request: "read the replication slot \(slotName)"
             )
         }
-        let lines = try slotSession.query(
-            "SELECT data FROM pg_logical_slot_get_changes($1, $2::pg_lsn, NULL, 'include-xids', '1', 'skip-empty-xacts', '1')",
-            [.text(slotName), .text(next.walPosition)], request: "read the replication slot \(slotName)"
-        )
         let decoded = Self.transactions(lines.rows.compactMap { $0.first?.string })
 
         struct Work {
