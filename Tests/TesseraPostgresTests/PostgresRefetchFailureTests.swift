@@ -27,6 +27,9 @@ struct PostgresRefetchFailureTests {
             "CREATE ROLE \(role) LOGIN REPLICATION", "GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)",
             request: "a role that follows"
         )
+        // Last, once the store is closed (best effort: its sessions end a
+        // moment after).
+        defer { _ = try? admin.execute("DROP OWNED BY \(role)", "DROP ROLE \(role)", request: "drop the role") }
         let store = try PostgresStore(url: OracleServer.url(url, user: role, password: nil))
         defer { store.close() }
         let controller = try FetchedResultsController<OraclePhoto>(store: store, request: PostgresFaultTests.request)
