@@ -288,7 +288,17 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 // does not see is in `pending` below.
                 delivery.dropWaiting()
             }
-            guard let ticket, ticket.epoch == state.epoch, !state.stopped else { return true }
+            guard let ticket, ticket.epoch == state.epoch, !state.stopped else {
+                // Admitted before the slot was made again: no history goes
+                // back to the snapshot. The source waits for a fetch among
+                // the others, so that the slot's making again (or a commit
+                // to its tables) asks for one again should this one fail.
+                if !state.stopped {
+                    source.awaitingFetch = true
+                    state.sources.append(source)
+                }
+                return true
+            }
             // What the snapshot did not see, of what rounds after the
             // ticket's (or before it, not yet seen) took.
             source.pending = state.history.compactMap { entry in

@@ -9,6 +9,8 @@ protocol _CommitFollowing: AnyObject {
     func apply(_ changes: CommittedChanges, from reader: any StoreReader)
     /// Notes a failure to apply changes and tells the delegate.
     func fail(_ error: ResultsError)
+    /// The last failure to follow the store; `nil` once following succeeds.
+    var lastError: ResultsError? { get }
 }
 
 /// A controller's side of its ``CommitDelivery``: an object of its own,

@@ -6,9 +6,18 @@ extension _CommitFollowing {
         guard delivery.hasWaiting else { return false }
         return try store.withReader(isolation: isolation) { reader throws(ResultsError) -> Bool in
             guard let waiting = delivery.takeWaiting() else { return false }
-            apply(waiting, from: reader)
+            applyWaiting(waiting, from: reader)
             return true
         }
+    }
+
+    /// Applies changes that waited, taken by a call of the controller's
+    /// user. A failure (which `apply` reports) leaves a fetch waiting, made
+    /// at the next such call: the controller catches up once the cause is
+    /// gone, even when no commit follows.
+    func applyWaiting(_ changes: CommittedChanges, from reader: any StoreReader) {
+        apply(changes, from: reader)
+        if lastError != nil { delivery.deliverLater(.refetch) }
     }
 }
 

@@ -289,17 +289,17 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// - Throws: ``ResultsError``.
     @discardableResult
     public func checkForExternalChanges(isolation: isolated (any Actor)? = #isolation) throws(ResultsError) -> Bool {
-        let moved = try store.withReader(isolation: isolation) { reader throws(ResultsError) -> Bool in
+        try store.withReader(isolation: isolation) { reader throws(ResultsError) -> Bool in
             if let waiting = delivery.takeWaiting() {
-                apply(waiting, from: reader)
+                // A failure is reported (and kept in lastError) by apply.
+                applyWaiting(waiting, from: reader)
                 return true
             }
             guard try reader.externalVersion() != engine.externalVersion else { return false }
             try refetchAndReport(from: reader)
+            lastError = nil
             return true
         }
-        if moved { lastError = nil }
-        return moved
     }
 
     /// Polls for other connections' and processes' commits until the task
