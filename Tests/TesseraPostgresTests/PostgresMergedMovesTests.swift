@@ -88,7 +88,7 @@ struct PostgresMergedMovesTests {
         store.pollInterval = pollInterval
         let controller = try FetchedResultsController<MovedPhoto>(store: store, request: request)
         controller.incrementalThreshold = incrementalThreshold
-        let log = OracleFetchedLog2()
+        let log = MovedPhotoLog()
         controller.delegate = log
         try controller.performFetch()
 
@@ -216,7 +216,7 @@ struct PostgresMergedMovesTests {
 }
 
 /// The reports and failures of a controller of ``MovedPhoto``.
-final class OracleFetchedLog2: FetchedResultsControllerDelegate {
+final class MovedPhotoLog: FetchedResultsControllerDelegate {
     var reports = 0
     var errors: [ResultsError] = []
     func controller(_ controller: FetchedResultsController<MovedPhoto>, didChangeContentWith report: ChangeReport<MovedPhoto>) { reports += 1 }
