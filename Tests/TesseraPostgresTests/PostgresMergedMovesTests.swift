@@ -54,14 +54,7 @@ struct PostgresMergedMovesTests {
 
     /// The ids of `records`, grouped by album as they come.
     static func grouped(_ records: [MovedPhoto]) -> [[Int64]] {
-        var groups: [[Int64]] = []
-        var last: DatabaseValue?
-        for record in records {
-            if groups.isEmpty || record.album != last { groups.append([]) }
-            groups[groups.count - 1].append(record.id)
-            last = record.album
-        }
-        return groups
+        PostgresOracleTests.grouped(records, id: \.id, album: \.album)
     }
 
     /// An id the controller holds twice, if any.

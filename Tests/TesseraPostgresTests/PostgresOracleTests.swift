@@ -340,12 +340,17 @@ struct PostgresOracleTests {
 
     /// The ids of each section of a sectioned result, and of a flat one.
     static func grouped(_ records: [OraclePhoto]) -> [[Int64]] {
+        grouped(records, id: \.id, album: \.album)
+    }
+
+    /// The ids of `records`, grouped by album as they come.
+    static func grouped<Record>(_ records: [Record], id: KeyPath<Record, Int64>, album: KeyPath<Record, DatabaseValue>) -> [[Int64]] {
         var groups: [[Int64]] = []
         var last: DatabaseValue?
         for record in records {
-            if groups.isEmpty || record.album != last { groups.append([]) }
-            groups[groups.count - 1].append(record.id)
-            last = record.album
+            if groups.isEmpty || record[keyPath: album] != last { groups.append([]) }
+            groups[groups.count - 1].append(record[keyPath: id])
+            last = record[keyPath: album]
         }
         return groups
     }
