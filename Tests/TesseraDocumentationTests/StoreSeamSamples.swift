@@ -37,6 +37,32 @@ enum StoreSeamSample {
     // end of sample
 }
 
+/// The article's second sample extends its first, at file scope.
+typealias PhotoLibrary = StoreSeamSample.PhotoLibrary
+
+// sample: Sources/TesseraResults/TesseraResults.docc/TheStoreSeam.md
+/// A nonisolated helper: Swift gives it no isolation, wherever it is called.
+func addPhoto(to album: String, in connection: Connection) throws {
+    try connection.write { db in try db.execute("INSERT INTO photo (album) VALUES (?)", [.text(album)]) }
+}
+
+extension PhotoLibrary {
+    /// Adds a photo and returns how many the controller shows.
+    func add(to album: String) throws -> Int {
+        try addPhoto(to: album, in: controller.connection)   // the report waits for this actor
+        try controller.deliverWaitingChanges()                // reported here, before the method returns
+        return controller.result.count                        // counts the new photo
+    }
+}
+// end of sample
+
+extension PhotoLibrary {
+    /// Fetches, without following `reports` as `start()` does.
+    func fetch() throws {
+        try controller.performFetch()
+    }
+}
+
 @Suite("Store seam samples")
 struct StoreSeamSamples {
     @Test("An actor's controller hears commits made in a detached task")
@@ -59,5 +85,15 @@ struct StoreSeamSamples {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(await library.reportCount > 0)
+    }
+
+    @Test("An actor's nonisolated helper commits; deliverWaitingChanges() reports it before the method returns")
+    func actorTakesWaitingCommit() async throws {
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT)") }
+        let library = try PhotoLibrary(connection: connection)
+        try await library.fetch()
+        #expect(try await library.add(to: "Holidays") == 1)
+        #expect(try await library.add(to: "Family") == 2)
     }
 }

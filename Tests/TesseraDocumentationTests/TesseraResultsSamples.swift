@@ -43,6 +43,13 @@ enum ReadmeResultsSample {
         try source.apply(controller.snapshot, animated: false)   // a Snapshot<ResultSection, Photo>
         let photoList = PhotoList(source: source)
         controller.delegate = photoList      // held weakly: keep `photoList`, or nothing is reported
+
+        // This code runs on the main actor (top-level code does), the controller's home:
+        // a commit made here, or by a function called from here, is reported before
+        // `write` returns. One made elsewhere (a detached task, another actor) waits
+        // for the main actor's next `await`; `deliverWaitingChanges()` reports it now.
+        try connection.write { db in try db.execute("UPDATE photo SET title = 'Pier' WHERE id = 1") }
+        try controller.deliverWaitingChanges()   // false here: nothing waits
         // end of sample
     }
 }

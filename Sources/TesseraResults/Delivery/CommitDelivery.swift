@@ -19,13 +19,19 @@ package protocol CommitReceiver: AnyObject {
 /// `performFetch()`, or none). One per controller, for its whole life.
 ///
 /// A change source hands each transaction over at its commit:
-/// - when the commit runs in the home isolation (the store can prove it:
-///   the write was made by code isolated to the home actor), or the home is
-///   no actor at all, the controller takes it at once, before the write
-///   returns;
+/// - when the commit runs in the home isolation, the controller takes it
+///   at once, before the write returns. The store proves it one of two
+///   ways: the write was made by code isolated to the home actor (the
+///   compiler's `#isolation`, which the connection's calls record), or the
+///   home is the main actor and the commit runs on the main dispatch queue
+///   (the main actor's executor; see ``_MainQueue``), which covers a
+///   nonisolated helper called from main-actor code. The same holds when
+///   the home is no actor at all;
 /// - otherwise it waits here, merged with any that wait already, and the
 ///   home actor is asked to run a job that takes it: the controller is
-///   never touched from another isolation.
+///   never touched from another isolation. The job runs when the home
+///   actor is next free (for code running on it: at its next suspension);
+///   `deliverWaitingChanges()` takes what waits at once.
 ///
 /// Sendable: its state is behind a mutex, and the controller is reached
 /// only through ``_HomeBound``. The home actor is held weakly: an actor
@@ -36,6 +42,9 @@ package final class CommitDelivery: Sendable {
         /// lives).
         var hasHome = false
         weak var home: (any Actor)?
+        /// Whether the home is the main actor and its jobs run on the main
+        /// dispatch queue (checked on the home, when it is set).
+        var homeRunsOnMainQueue = false
         /// Moves at every change of home: a job scheduled for an earlier
         /// home does nothing.
         var generation = 0
@@ -70,11 +79,16 @@ package final class CommitDelivery: Sendable {
     /// ones; changes still waiting go to the new home.
     package func setHome(_ isolation: isolated (any Actor)?) {
         guard let isolation, !isHome(isolation) else { return }
+        // Running on the main actor now, on the main queue: then every job
+        // of the main actor does (a main executor of another kind is never
+        // taken for it).
+        let runsOnMainQueue = isolation === MainActor.shared && _MainQueue.isCurrent
         let schedule = receiver.withJobsStopped { () -> (generation: Int, home: any Actor)? in
             state.withLock { state in
                 guard !(state.hasHome && state.home === isolation) else { return nil }
                 state.hasHome = true
                 state.home = isolation
+                state.homeRunsOnMainQueue = runsOnMainQueue
                 state.generation += 1
                 guard state.changes != nil else {
                     state.jobScheduled = false
@@ -94,15 +108,17 @@ package final class CommitDelivery: Sendable {
 
     /// Whether a commit made by code running in `isolations` (the
     /// isolations of the calls on the committing thread's stack, innermost
-    /// last) can be taken at once: the thread runs the home actor, or the
-    /// home is no actor.
+    /// last) can be taken at once: the thread runs the home actor (one of
+    /// `isolations` is the home, or the home is the main actor and the
+    /// thread runs the main queue), or the home is no actor.
     ///
     /// - Complexity: O(*d*) for *d* nested calls.
     package func canDeliverNow(runningIn isolations: [(any Actor)?]) -> Bool {
         state.withLock { state in
             guard state.hasHome else { return true }
             guard let home = state.home else { return false }
-            return isolations.contains { $0 === home }
+            if isolations.contains(where: { $0 === home }) { return true }
+            return state.homeRunsOnMainQueue && _MainQueue.isCurrent
         }
     }
 
@@ -195,7 +211,8 @@ package final class CommitDelivery: Sendable {
 ///   (``withJobsStopped(_:)``) takes the same lock. ``value`` is read by
 ///   ``CommitDelivery/deliverNow(_:from:)``, which change sources call only
 ///   when ``CommitDelivery/canDeliverNow(runningIn:)`` proved the
-///   committing thread runs the home actor, or the controller lives in no
+///   committing thread runs the home actor (an isolation on its stack, or
+///   the main queue for a main-actor home), or the controller lives in no
 ///   actor (then it is used as the code around it is: see the controllers'
 ///   discussion of isolation).
 final class _HomeBound: @unchecked Sendable {

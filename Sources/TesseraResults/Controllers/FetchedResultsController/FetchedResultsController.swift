@@ -43,9 +43,14 @@ public import TesseraSQLite
 /// main actor, an actor of yours, or an actor that runs on a serial
 /// executor of yours), and its state changes and its reports are delivered
 /// there only. A commit made by code running there is reported before the
-/// write returns. A commit made anywhere else (another actor, a detached
-/// task) waits, and the home actor runs a job that reports it, merged with
-/// any others that waited. Nothing else can reach the controller: it
+/// write returns: code isolated to the home, and, when the home is the main
+/// actor, any code on the main actor (a nonisolated helper called from
+/// there included). A commit made anywhere else (another actor, a detached
+/// task), or by a nonisolated synchronous helper called from a home other
+/// than the main actor, waits, and the home actor runs a job that reports
+/// it, merged with any others that waited, when it is next free (for code
+/// running there, at its next `await`); ``deliverWaitingChanges(isolation:)``
+/// reports it at once. Nothing else can reach the controller: it
 /// follows commits through an observer of its own, not through public
 /// methods. The home is held weakly, so an actor that owns its controller
 /// is released as usual. A call from no actor (a nonisolated function)
