@@ -604,20 +604,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         let oids = state.withLock { state in
             Set(state.sources.flatMap { $0.plans.compactMap { $0.knownRelation?.oid } })
         }
-        guard !oids.isEmpty else { return [:] }
-        let rows = try held.session.query(
-            """
-            SELECT c.oid::int8, c.oid::text || '|' || string_agg(a.attname || ':' || a.atttypid::text, ',' ORDER BY a.attnum)
-            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-            WHERE c.oid = ANY($1::text[]::oid[]) GROUP BY c.oid
-            """,
-            [.text(PostgresSQL.textArray(oids.map(String.init)))], request: "check the followed tables' columns"
-        )
-        var shapes: [Int64: String] = [:]
-        for row in rows.rows {
-            if case let .integer(oid) = row[0], let shape = row[1].string { shapes[oid] = shape }
-        }
-        return shapes
+        return try PostgresRelation.load(oids: oids, in: held.session, request: "check the followed tables' columns").mapValues(\.fingerprint)
     }
 
     /// Groups the slot's lines into transactions.
