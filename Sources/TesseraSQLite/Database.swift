@@ -253,8 +253,10 @@ public final class Database {
     /// - Throws: ``SQLiteError``.
     public func execute(_ sql: String, _ arguments: [DatabaseValue]) throws(SQLiteError) {
         let statement = try prepare(sql)
-        try statement.bind(arguments)
-        while try statement.step() {}
+        try statement.withReset { statement throws(SQLiteError) in
+            try statement.bind(arguments)
+            while try statement.step() {}
+        }
     }
 
     /// Prepares one statement.
@@ -272,10 +274,12 @@ public final class Database {
     /// - Complexity: O(*r* · *c*) for *r* rows of *c* columns.
     public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws(SQLiteError) -> [[DatabaseValue]] {
         let statement = try prepare(sql)
-        try statement.bind(arguments)
-        var rows: [[DatabaseValue]] = []
-        while try statement.step() { rows.append(statement.row) }
-        return rows
+        return try statement.withReset { statement throws(SQLiteError) in
+            try statement.bind(arguments)
+            var rows: [[DatabaseValue]] = []
+            while try statement.step() { rows.append(statement.row) }
+            return rows
+        }
     }
 
     /// The row id of the last insert.
@@ -286,6 +290,27 @@ public final class Database {
 
     /// Whether a transaction is open.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// The SQL of every statement prepared on this connection that has
+    /// stepped and is neither done nor reset (`sqlite3_stmt_busy` over
+    /// `sqlite3_next_stmt`). Each one holds the connection's read
+    /// transaction open, so that it does not see other connections'
+    /// commits, even though ``isInTransaction`` is false. Outside a
+    /// statement of your own that you are stepping, it is empty: Tessera
+    /// resets every statement it steps on every way out.
+    ///
+    /// - Complexity: O(*p*) for *p* statements prepared on the connection.
+    public var busyStatements: [String] {
+        var busy: [String] = []
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 {
+                busy.append(sqlite3_sql(current).map { String(cString: $0) } ?? "")
+            }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return busy
+    }
 
     /// `PRAGMA data_version`: changes when another connection commits.
     public func dataVersion() throws(SQLiteError) -> Int64 {

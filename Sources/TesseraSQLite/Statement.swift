@@ -150,6 +150,34 @@ public final class Statement {
         }
     }
 
+    /// Runs `body`, which binds and steps the statement, and resets the
+    /// statement on every way out: a return, an error thrown by SQLite or
+    /// by `body` (a record that fails to decode, say), an interrupt.
+    ///
+    /// A statement that has stepped and is neither done nor reset holds
+    /// its connection's read transaction open: the connection goes on
+    /// reading the state of that moment and never sees another
+    /// connection's commit. This is the one way Tessera steps a statement
+    /// it keeps, so that no path can leave it so. Bindings are kept.
+    ///
+    /// - Throws: what `body` throws.
+    /// - Complexity: what `body` costs.
+    public func withReset<T, E: Error>(_ body: (Statement) throws(E) -> T) throws(E) -> T {
+        defer { reset() }
+        return try body(self)
+    }
+
+    /// Whether the statement has stepped and is neither done nor reset
+    /// (`sqlite3_stmt_busy`): while it is, its connection's read
+    /// transaction stays open.
+    public var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
+    /// How many times SQLite has prepared the statement again since it
+    /// was made (`SQLITE_STMTSTATUS_REPREPARE`): it does so at the first
+    /// step after a schema change, and its columns may then differ (a
+    /// `SELECT *` gains or loses a column).
+    public var reprepareCount: Int { Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_REPREPARE), 0)) }
+
     /// Resets the statement to run again (bindings are kept).
     public func reset() {
         sqlite3_reset(handle)

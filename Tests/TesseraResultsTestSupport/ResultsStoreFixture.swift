@@ -72,6 +72,14 @@ public final class TestDatabase: Sendable {
 
     deinit { backend.remove() }
 
+    /// What the store leaves open on its connection, outside a
+    /// transaction of the test's own: an open transaction, or statements
+    /// stepped and neither done nor reset; `nil` when nothing is. Random
+    /// oracles check it after every call they make.
+    public func leftOpen() -> String? {
+        backend.leftOpen()
+    }
+
     // MARK: SQL
 
     /// Runs `body` on the database's connection, outside any transaction:
@@ -191,6 +199,8 @@ package protocol StoreBackend: Sendable {
     /// Removes what the database leaves behind (its files), once the test
     /// is done with it.
     func remove()
+    /// See ``TestDatabase/leftOpen()``.
+    func leftOpen() -> String?
 }
 
 // MARK: SQLite
@@ -219,6 +229,25 @@ struct SQLiteBackend: StoreBackend {
 
     func remove() {
         if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    func leftOpen() -> String? {
+        TesseraResultsTestSupport.leftOpen(on: connection)
+    }
+}
+
+/// What is left open on `connection`, outside a transaction of the
+/// caller's: an open transaction, or statements that stepped and are
+/// neither done nor reset (each holds a read transaction open, so the
+/// connection no longer sees other connections' commits). `nil` when
+/// nothing is; a test checks it after every public call it makes.
+public func leftOpen(on connection: Connection) -> String? {
+    connection.withDatabase { db in
+        var problems: [String] = []
+        if db.isInTransaction { problems.append("a transaction is open") }
+        let busy = db.busyStatements
+        if !busy.isEmpty { problems.append("statements left busy: \(busy)") }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 }
 

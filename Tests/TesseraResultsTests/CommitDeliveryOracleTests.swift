@@ -266,6 +266,7 @@ struct CommitDeliveryOracleTests {
             }
             Self.randomWork(database, using: &generator)()
 
+            #expect(database.leftOpen() == nil, comment)
             let freshEntries = try database.freshSnapshot(Self.entryRequest, of: Entry.self)
             let freshSet = try database.freshRecords(Self.setRequest, of: Entry.self)
             let freshRelational = try database.freshSnapshot(parents: Self.parents, children: Self.children, of: (Shelf.self, Entry.self))

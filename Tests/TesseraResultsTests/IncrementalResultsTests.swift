@@ -225,6 +225,7 @@ struct IncrementalResultsTests {
                     if rollback { throw Rollback() }
                 }
             }
+            #expect(database.leftOpen() == nil, "seed \(seed), round \(round)")
             for (pair, (patchedBefore, refetchedBefore)) in zip(pairs, before) {
                 let comment = Comment(rawValue: "seed \(seed), round \(round), request \(pair.name)")
                 if pair.patching.lastUpdateMethod == .incremental { pair.incrementalCommits += 1 }
@@ -338,6 +339,7 @@ struct IncrementalResultsTests {
                     }
                 }
             }
+            #expect(database.leftOpen() == nil, "seed \(seed), round \(round)")
             for pair in pairs {
                 let comment = Comment(rawValue: "seed \(seed), round \(round), \(pair.name)")
                 #expect(pair.patching.lastUpdateMethod == .incremental, comment)
@@ -399,6 +401,7 @@ struct IncrementalResultsTests {
                     }
                 }
             }
+            #expect(database.leftOpen() == nil, "seed \(seed), round \(round)")
             for (pair, (patchedBefore, refetchedBefore)) in zip(pairs, before) {
                 let comment = Comment(rawValue: "seed \(seed), round \(round), \(pair.name)")
                 #expect(pair.patching.lastUpdateMethod == .incremental, comment)

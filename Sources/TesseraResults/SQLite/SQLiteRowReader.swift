@@ -149,13 +149,14 @@ final class SQLiteRowReader: RowReader {
         _ statement: Statement, key: DatabaseValue?, row: inout Row,
         _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError) {
-        statement.reset()
-        do throws(SQLiteError) {
-            try statement.bind(arguments, key: key)
-        } catch {
-            throw .database(error)
+        try statement.withReset { statement throws(ResultsError) in
+            do throws(SQLiteError) {
+                try statement.bind(arguments, key: key)
+            } catch {
+                throw .database(error)
+            }
+            try statement.readRows(after: leadingColumns, into: &row, body)
         }
-        try statement.readRows(after: leadingColumns, into: &row, body)
     }
 }
 
@@ -164,9 +165,9 @@ extension Statement: LeadingValues {}
 
 extension Statement {
     /// A row buffer for the record's columns: those after the first
-    /// `leading` ones.
+    /// `leading` ones, as the statement is prepared now.
     func recordRow(after leading: Int) -> Row {
-        let names = (leading..<columnCount).map(columnName)
+        let names = (leading..<max(leading, columnCount)).map(columnName)
         return Row(columnNames: names, values: Array(repeating: .null, count: names.count))
     }
 
@@ -175,12 +176,27 @@ extension Statement {
     /// the previous row) and calling `body` with it; the leading values
     /// are the statement's first columns, read when asked.
     ///
+    /// When SQLite prepares the statement again as it steps (after a
+    /// schema change: a `SELECT *` gains or loses columns), `row` is made
+    /// anew from the statement's columns before it is read into, so no
+    /// record reads the columns of the statement's old shape. (`row` is
+    /// made from the statement with no step in between, or by an earlier
+    /// call, which made it anew at its own preparation.)
+    ///
+    /// The statement is reset on every way out but one: when it stops at
+    /// `limit` with rows left, the caller goes on stepping it later (and
+    /// ends it; see ``Statement/withReset(_:)``). A throw from SQLite or
+    /// from `body` resets it.
+    ///
     /// - Returns: Whether the statement is done.
     @discardableResult
     func readRows(
         upTo limit: Int = .max, after leading: Int, into row: inout Row,
         _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError) -> Bool {
+        var stoppedWithRowsLeft = false
+        defer { if !stoppedWithRowsLeft { reset() } }
+        var preparation = reprepareCount
         var stepped = 0
         while stepped < limit {
             do throws(SQLiteError) {
@@ -189,9 +205,14 @@ extension Statement {
                 throw .database(error)
             }
             stepped += 1
+            if preparation != reprepareCount || row.values.count != columnCount - leading {
+                preparation = reprepareCount
+                row = recordRow(after: leading)
+            }
             for column in row.values.indices { row.values[column] = value(at: column + leading) }
             try body(self, row)
         }
+        stoppedWithRowsLeft = true
         return false
     }
 }
