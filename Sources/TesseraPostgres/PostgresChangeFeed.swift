@@ -554,7 +554,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 let ready = source.pending.filter { next.snapshot.sees($0.xid) }
                 source.pending.removeAll { next.snapshot.sees($0.xid) }
                 let reshaped = source.plans.contains { plan in
-                    plan.knownRelation.map { shapes[$0.oid] != $0.fingerprint } ?? false
+                    plan.knownShapes.contains { shapes[$0.key] != $0.value }
                 }
                 // Seen by the last round's snapshot, given by the slot only
                 // now: that round's report left its rows out.
@@ -602,7 +602,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// gives it, by OID (a relation dropped has none).
     private func currentShapes(in held: PostgresHeldSnapshot) throws(PostgresStoreError) -> [Int64: String] {
         let oids = state.withLock { state in
-            Set(state.sources.flatMap { $0.plans.compactMap { $0.knownRelation?.oid } })
+            Set(state.sources.flatMap { $0.plans.flatMap(\.knownShapes.keys) })
         }
         return try PostgresRelation.load(oids: oids, in: held.session, request: "check the followed tables' columns").mapValues(\.fingerprint)
     }

@@ -250,6 +250,8 @@ struct PostgresStoreReader: StoreReader {
 
     func follow(_ readers: [any RowReader], tuples: Bool, delivery: CommitDelivery, replacing previous: (any ChangeSource)?) -> any ChangeSource {
         let plans = readers.compactMap { ($0 as? PostgresRowReader)?.plan }
+        // In the fetch's snapshot: the shapes a round compares with.
+        for plan in plans { plan.readShapes(in: held.session) }
         let feed: PostgresChangeFeed
         do throws(PostgresStoreError) { feed = try store.feed() } catch {
             delivery.deliverLater(.refetch)

@@ -35,6 +35,9 @@ final class PostgresQueryPlan: @unchecked Sendable {
     /// What the catalog said, read on first need (`nil` inside: no such
     /// relation, or a query of your own).
     private let resolved = PThreadMutex<PostgresRelation??>(nil)
+    /// The shapes of the relations the request reads, read in the
+    /// snapshot of the fetch that starts following (see ``knownShapes``).
+    private let shapes = PThreadMutex<[Int64: String]?>(nil)
 
     init(_ request: PostgresRequest) throws(ResultsError) {
         self.request = request
@@ -136,6 +139,50 @@ final class PostgresQueryPlan: @unchecked Sendable {
 
     /// The relation if it was read already.
     var knownRelation: PostgresRelation? { resolved.withLock { $0 ?? nil } }
+
+    /// The shape (``PostgresRelation/fingerprint``) of each relation the
+    /// request reads, by OID, as the fetch's snapshot saw it; the change
+    /// feed fetches again when one differs. Empty until
+    /// ``readShapes(in:)``.
+    var knownShapes: [Int64: String] { shapes.withLock { $0 ?? [:] } }
+
+    /// Reads ``knownShapes`` in the snapshot of `session`'s transaction,
+    /// once: the table or view named, or every relation a query of your
+    /// own scans (its plan, EXPLAIN's, names them). A change of schema
+    /// alone commits nothing the replication slot gives, so without them
+    /// a query's `SELECT *` would go on without a column added under it.
+    /// A failure leaves them unread (the transaction goes on: the reads
+    /// run inside a savepoint).
+    func readShapes(in session: PostgresSession) {
+        guard shapes.withLock({ $0 == nil }) else { return }
+        var found: [Int64: String]?
+        if table != nil {
+            found = (try? relation(in: session)).map { relation in relation.map { [$0.oid: $0.fingerprint] } ?? [:] }
+        } else if (try? session.query("SAVEPOINT tessera_shapes", request: "read the shapes of a query's relations")) != nil {
+            found = try? scannedShapes(in: session)
+            if found == nil {
+                _ = try? session.query("ROLLBACK TO SAVEPOINT tessera_shapes", request: "read the shapes of a query's relations")
+            }
+            _ = try? session.query("RELEASE SAVEPOINT tessera_shapes", request: "read the shapes of a query's relations")
+        }
+        guard let found else { return }
+        shapes.withLock { $0 = $0 ?? found }
+    }
+
+    /// The shapes of the relations the query's plan scans (views are
+    /// expanded to their tables, subqueries included).
+    private func scannedShapes(in session: PostgresSession) throws(PostgresStoreError) -> [Int64: String] {
+        let explained = try session.query("EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments, request: "explain: \(sql)")
+        guard let plan = explained.rows.first?.first?.string else { return [:] }
+        let oids = try session.query(
+            """
+            SELECT DISTINCT to_regclass(quote_ident(node->>'Schema') || '.' || quote_ident(node->>'Relation Name'))::oid::int8
+            FROM jsonb_path_query($1::jsonb, 'lax $.** ? (exists (@."Relation Name"))') AS node
+            """,
+            [.text(plan)], request: "read the relations of \(sql)"
+        ).rows.compactMap { $0.first?.int64 }
+        return try PostgresRelation.load(oids: oids, in: session, request: "read the columns of the relations of \(sql)").mapValues(\.fingerprint)
+    }
 
     /// The read by key: `key = ANY(<keys>)`, cast to the key's type when the
     /// catalog knows it, compared as text otherwise.
