@@ -48,7 +48,7 @@ package final class ReportCollector<Record: FetchableRecord>: FetchedResultsCont
 /// of transactions changes it.
 package struct DemoRun: Sendable {
     /// The database file; re-seeded on every run so the script always
-    /// starts from the same library.
+    /// starts from the same library, unless another process has it open.
     package var databasePath: String
     /// Where the page of every transaction's plan goes.
     package var htmlPath: String
@@ -112,7 +112,7 @@ package struct DemoRun: Sendable {
     ///
     /// - Throws: ``CommandError`` for bad options, a page that cannot be
     ///   written where asked (checked before any work), a database that
-    ///   cannot be made, or when the controller reports something other
+    ///   cannot be made or that another process has open (status 3), or when the controller reports something other
     ///   than one report per commit.
     package func run(print: (String) -> Void, seeding: (Double) -> Void = { _ in }) throws(CommandError) {
         try validate()
@@ -130,6 +130,10 @@ package struct DemoRun: Sendable {
         let folder = (databasePath as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         let reused = FileManager.default.fileExists(atPath: databasePath)
+        // Never seeds a file another process has open (a server showing it,
+        // another demo): its tables would be replaced under it.
+        let claim = try Self.claim(databasePath)
+        defer { withExtendedLifetime(claim) {} }
         let connection: Connection
         do {
             connection = try Connection(path: databasePath)
@@ -196,6 +200,29 @@ package struct DemoRun: Sendable {
         try InputFile.write(PlanPage.html(title: "tessera demo: a photo library following SQLite", entries: entries), to: htmlPath)
         let absolute = URL(fileURLWithPath: htmlPath).standardizedFileURL.path
         print("wrote \(absolute): open it in a browser to watch every transaction's animation plan")
+    }
+
+    /// Claims the database for seeding (see `DatabaseFileClaim`), before
+    /// this process opens it.
+    ///
+    /// - Throws: ``CommandError``, status 3, one line naming the file, the
+    ///   process that has it and what to do.
+    static func claim(_ path: String) throws(CommandError) -> DatabaseFileClaim {
+        do {
+            return try DatabaseFileClaim(path: path)
+        } catch {
+            switch error.reason {
+            case let .inUse(process):
+                let holder = process.map { " (process \($0))" } ?? ""
+                throw CommandError(
+                    "\(path) is open in another process\(holder), which would lose it if the demo seeded it again: "
+                        + "stop that process, or give the demo another file with --database",
+                    exitCode: CommandError.lockedExitCode
+                )
+            case .cannotLock:
+                throw CommandError("\(error)", exitCode: CommandError.databaseExitCode)
+            }
+        }
     }
 
     /// Creates the schema and the library, replacing what a previous run

@@ -24,7 +24,8 @@ struct Serve: ParsableCommand {
         discussion: """
         With no DATABASE, serves the demo photo library: \(DemoLibrary.defaultPhotoCount) photos (--photos) in \
         \(DemoLibrary.albums.count) albums, seeded anew on every run into tessera-serve/photos.sqlite in the temporary \
-        folder, sectioned by album, sorted and reordered by position. \
+        folder (TMPDIR), sectioned by album, sorted and reordered by position; while another process has that file \
+        open (another serve showing it), serve refuses to seed it, with status 3. \
         With a DATABASE (an SQLite file), serves --table sorted by --sort and showing --title, in sections by \
         --section when given; drag to reorder writes the integer --order column when given (otherwise the list \
         cannot be reordered). Commits by other processes (sqlite3, another app) are picked up through \
@@ -38,7 +39,8 @@ struct Serve: ParsableCommand {
         the connection (status 1009); over 200 messages a second are answered with an error and dropped. \
         Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 0, as watch. \
         Errors: bad usage 64; a database that does not exist or cannot be opened, or a table or column it lacks, \
-        2; a database another process keeps locked, 3; an address it cannot listen on (a port in use), 1.
+        2; a database another process keeps locked, or a demo library another process has open, 3; an address it \
+        cannot listen on (a port in use), 1, checked before anything is seeded or opened.
         """
     )
 
@@ -73,7 +75,26 @@ struct Serve: ParsableCommand {
     var photos: Int?
 
     func run() throws {
-        let configuration = try serveConfiguration()
+        let (configuration, library) = try serveConfiguration()
+        // The address first: a server that cannot listen changes nothing.
+        do {
+            try ServeServer.checkAddress(host: host, port: port)
+        } catch {
+            throw CommandError(error.description, exitCode: CommandError.inputExitCode)
+        }
+        // The demo library's claim is held until the process ends: no
+        // other process seeds it under this server. Status 3 for a library
+        // another process has open, 2 for one that cannot be seeded.
+        let claim = try library.map { library throws(CommandError) in
+            do throws(DemoLibraryError) {
+                let claim = try library.claim()
+                try library.seed()
+                return claim
+            } catch {
+                throw CommandError(error.description, exitCode: error.isInUse ? CommandError.lockedExitCode : CommandError.databaseExitCode)
+            }
+        }
+        defer { withExtendedLifetime(claim) {} }
         let hub: ServeHub
         do {
             hub = try ServeHub(configuration: configuration)
@@ -141,13 +162,14 @@ struct Serve: ParsableCommand {
         }
     }
 
-    /// Checks the options and makes the hub's configuration; seeds the
-    /// demo library when no database is given.
+    /// Checks the options and makes the hub's configuration, changing
+    /// nothing: with no database, it is the demo library's, returned too
+    /// for seeding.
     ///
     /// - Throws: ``CommandError``: usage (64) for options that do not go
     ///   together or are out of range, 2 for a database file that does not
-    ///   exist or a library that cannot be seeded.
-    func serveConfiguration() throws(CommandError) -> ServeConfiguration {
+    ///   exist.
+    func serveConfiguration() throws(CommandError) -> (ServeConfiguration, DemoLibrary?) {
         func usage(_ message: String) -> CommandError { CommandError(message, exitCode: CommandError.usageExitCode) }
         guard (0...65_535).contains(port) else { throw usage("--port \(port): the port must be from 0 to 65535") }
         guard !host.trimmingCharacters(in: .whitespaces).isEmpty else { throw usage("--host: expected an address, such as 127.0.0.1 or 0.0.0.0") }
@@ -165,12 +187,7 @@ struct Serve: ParsableCommand {
                 let range = DemoLibrary.photoCountRange
                 throw usage("--photos \(library.photoCount): the number of photos must be from \(range.lowerBound) to \(range.upperBound)")
             }
-            do {
-                try library.seed()
-            } catch {
-                throw CommandError(error.description, exitCode: CommandError.databaseExitCode)
-            }
-            return library.configuration()
+            return (library.configuration(), library)
         }
         if photos != nil { throw usage("--photos applies to the demo library: with a DATABASE, serve shows its --table") }
         let missing = [("--table", table), ("--sort", sort), ("--title", title)].filter { $0.1 == nil }.map(\.0)
@@ -184,10 +201,11 @@ struct Serve: ParsableCommand {
         guard FileManager.default.fileExists(atPath: database) else {
             throw CommandError("\(database): no such database file", exitCode: CommandError.databaseExitCode)
         }
-        return ServeConfiguration(
+        let configuration = ServeConfiguration(
             databasePath: database, table: table, sectionColumn: section, sortColumn: sortColumn, sortDescending: descending,
             titleColumn: title, orderColumn: order, pollInterval: .milliseconds(10), outboxCapacity: 32
         )
+        return (configuration, nil)
     }
 
     /// Reads `--sort`: `column`, `column:asc`, `column:desc`, or the same

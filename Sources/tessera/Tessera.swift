@@ -148,7 +148,7 @@ struct Demo: ParsableCommand {
         abstract: "Seed a photo library in a temporary SQLite database, follow it through scripted transactions, and write tessera-demo.html."
     )
 
-    @Option(help: "The database file (re-seeded on every run).")
+    @Option(help: "The database file (re-seeded on every run; refused, with status 3, while another process has it open).")
     var database: String = DemoRun.defaultDatabasePath
 
     @Option(help: "Where to write the page of animation plans.")

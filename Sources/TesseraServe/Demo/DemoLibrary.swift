@@ -58,9 +58,42 @@ package struct DemoLibrary: Sendable, Hashable {
         self.photoCount = photoCount
     }
 
+    /// Creates the database's folder and claims the file for seeding: no
+    /// other process may have it open or claimed (another `tessera serve`
+    /// showing it, say), and none may claim it while the claim lasts. Take
+    /// it before ``seed()`` and keep it for as long as the library is
+    /// served.
+    ///
+    /// - Throws: ``DemoLibraryError``, one line naming the file, the
+    ///   process that has it, and what to do.
+    package func claim() throws(DemoLibraryError) -> DatabaseFileClaim {
+        let folder = (path as NSString).deletingLastPathComponent
+        do {
+            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        } catch {
+            throw DemoLibraryError("cannot seed the demo library at \(path): \(error.localizedDescription)")
+        }
+        do {
+            return try DatabaseFileClaim(path: path)
+        } catch {
+            switch error.reason {
+            case let .inUse(process):
+                let holder = process.map { " (process \($0))" } ?? ""
+                throw DemoLibraryError(
+                    "the demo library \(path) is open in another process\(holder), which would lose it if it were seeded again: "
+                        + "stop that process, or give this one another folder with TMPDIR",
+                    isInUse: true
+                )
+            case .cannotLock:
+                throw DemoLibraryError("cannot seed the demo library at \(path): \(error)")
+            }
+        }
+    }
+
     /// Creates the database's folder and the library, replacing the table
     /// a previous run left (in one transaction, so that a server following
-    /// the file sees the library replaced at once).
+    /// the file sees the library replaced at once). A process that serves
+    /// the library takes ``claim()`` first.
     ///
     /// - Throws: ``DemoLibraryError`` naming the file when the count is out
     ///   of ``photoCountRange`` or the database cannot be made or written.
@@ -124,10 +157,13 @@ package struct DemoLibrary: Sendable, Hashable {
 package struct DemoLibraryError: Error, CustomStringConvertible, Sendable, Hashable {
     /// The message.
     package var description: String
+    /// Whether another process has the library open (``DemoLibrary/claim()``).
+    package var isInUse: Bool
 
     /// Creates an error.
-    package init(_ description: String) {
+    package init(_ description: String, isInUse: Bool = false) {
         self.description = description
+        self.isInUse = isInUse
     }
 }
 

@@ -156,6 +156,34 @@ package final class ServeServer: Sendable {
         state.withLock { $0.ended = true }
     }
 
+    /// Checks that a server could listen on `host`:`port` now, by binding
+    /// a socket there (with `SO_REUSEADDR`, as ``run()`` binds) and
+    /// closing it, so that a command can refuse a taken address before it
+    /// changes anything. Port 0 (any free port) and a host name the system
+    /// cannot resolve here pass: ``run()`` says what is wrong with them.
+    ///
+    /// - Throws: ``ServeServerError`` naming the address, in the words
+    ///   ``run()`` would use.
+    package static func checkAddress(host: String, port: Int) throws(ServeServerError) {
+        guard port != 0 else { return }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return }
+        defer { freeaddrinfo(first) }
+        let address = first.pointee
+        let descriptor = socket(address.ai_family, address.ai_socktype, address.ai_protocol)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(descriptor, address.ai_addr, address.ai_addrlen) == 0 else {
+            let reason = String(cString: strerror(errno)).lowercased()
+            throw ServeServerError("cannot listen on \(host):\(port): \(reason)")
+        }
+    }
+
     /// A short reason for a failure to listen: the system's words without
     /// the call that failed.
     static func reason(_ error: any Error) -> String {
