@@ -12,6 +12,11 @@ import TesseraRender
 /// script statement by statement, reads the table again and rolls back,
 /// on success and on every error alike.
 ///
+/// A file SQLite can only read (write-protected, in a folder where its
+/// journal cannot be made, or of a newer file format) is copied with
+/// `VACUUM INTO` to a temporary file, and the run is made on the copy,
+/// which is then deleted: the script's change is rolled back anyway.
+///
 /// While the script runs, an authorizer refuses what could end the
 /// transaction or reach past it: `BEGIN`, `COMMIT`, `END`, `ROLLBACK`
 /// (savepoints, `ROLLBACK TO` and `RELEASE` stay allowed: inside the
@@ -97,14 +102,40 @@ package struct BenchDatabase: Sendable {
         guard Self.statementStart(in: scriptBytes, from: 0) != nil else {
             throw CommandError("\(scriptPath): holds no SQL statement (only white space and comments)", exitCode: CommandError.inputExitCode)
         }
-        let connection: Connection
+        let connection = try open(path)
+        if let input = try measure(connection, sortKeys: sortKeys, script: script) { return input }
+        // SQLite can only read the file: the run is made on a copy.
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-\(UUID().uuidString).sqlite").path
+        defer {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+        }
         do {
-            connection = try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout, journalModeWAL: false)
+            try connection.withDatabase { db throws(SQLiteError) in try db.execute("VACUUM INTO ?", [.text(copy)]) }
+        } catch {
+            if DatabaseErrors.isLocked(error) { throw locked() }
+            throw CommandError("\(path): SQLite can only read it, and it cannot be copied to run the script on: \(error.message)", exitCode: CommandError.databaseExitCode)
+        }
+        guard let input = try measure(try open(copy), sortKeys: sortKeys, script: script) else {
+            throw CommandError("\(path): SQLite can only read it, and neither can it write a copy of it in \(FileManager.default.temporaryDirectory.path)", exitCode: CommandError.databaseExitCode)
+        }
+        return input
+    }
+
+    /// Opens `file` for reading and writing, waiting up to ``busyTimeout``
+    /// for another process's lock.
+    private func open(_ file: String) throws(CommandError) -> Connection {
+        do {
+            return try Connection(path: file, mode: .readWrite, busyTimeout: busyTimeout, journalModeWAL: false)
         } catch {
             if DatabaseErrors.isLocked(error) { throw locked() }
             throw DatabaseErrors.opening(path, error)
         }
-        return try connection.withDatabase { db throws(CommandError) in
+    }
+
+    /// The snapshots before and after the script, on `connection`; `nil`
+    /// when SQLite can only read the database (nothing ran then).
+    private func measure(_ connection: Connection, sortKeys: [(column: String, ascending: Bool)], script: String) throws(CommandError) -> BenchInput? {
+        try connection.withDatabase { db throws(CommandError) in
             // The transaction is rolled back here, outside the interrupted
             // part, so that a stop request cannot stop the rollback too.
             defer { if db.isInTransaction { try? db.execute("ROLLBACK") } }
@@ -127,11 +158,17 @@ package struct BenchDatabase: Sendable {
 
     // MARK: The transaction
 
-    /// Begins, reads, runs the script, reads again, and rolls back.
-    private func measure(_ db: Database, sortKeys: [(column: String, ascending: Bool)], script: String) throws(CommandError) -> BenchInput {
+    /// Begins, reads, runs the script, reads again, and rolls back; `nil`
+    /// when SQLite can only read the database.
+    private func measure(_ db: Database, sortKeys: [(column: String, ascending: Bool)], script: String) throws(CommandError) -> BenchInput? {
         do {
             try db.execute("BEGIN IMMEDIATE")
+            // Writes the user version it reads (rolled back with the rest):
+            // what a read-only file or folder refuses.
+            let version = try db.rows("PRAGMA main.user_version").first?.first?.int64 ?? 0
+            try db.execute("PRAGMA main.user_version = \(version)")
         } catch {
+            if Self.isReadOnly(error) { return nil }
             throw databaseError(error)
         }
         // The caller rolls back (closing the connection would too).
@@ -139,6 +176,14 @@ package struct BenchDatabase: Sendable {
         try run(script, in: db)
         let new = try read(db, try shape(db, sortKeys: sortKeys, afterScript: true))
         return BenchInput(label: "\(table) in \(path), before and after \(scriptPath)", old: old, new: new)
+    }
+
+    /// Whether SQLite refused to write because the database, its folder or
+    /// its file format allow reading only.
+    static func isReadOnly(_ error: SQLiteError) -> Bool {
+        // SQLITE_READONLY (8) and its extended codes; SQLITE_CANTOPEN (14)
+        // for a journal it cannot make beside the file.
+        [8, 14].contains(error.code)
     }
 
     /// Runs the script's statements one at a time under the authorizer,

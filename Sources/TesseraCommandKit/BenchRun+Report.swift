@@ -91,8 +91,29 @@ extension BenchRun {
             return notes
         }
 
-        /// Methods left out, with why.
+        /// What was not measured as asked, with why: methods left out, and
+        /// sweep sizes of an input measured at another size.
         var notices: [String] {
+            sweepNotices + swiftNotices
+        }
+
+        /// The `--sweep` sizes of snapshot files or a table that were not
+        /// measured at their own size: an input is repeated a whole number
+        /// of times, so a size below the input's (or two sizes nearest the
+        /// same number of copies) is measured at that number of copies.
+        var sweepNotices: [String] {
+            guard run.sweep != nil, let input = run.input else { return [] }
+            let base = input.old.numberOfItems
+            return steps.map(\.step).filter { $0.asked != [$0.size] }.map { step in
+                let asked = step.asked.map(String.init)
+                let sizes = asked.count == 1 ? "size \(asked[0]) is" : "sizes " + asked.dropLast().joined(separator: ", ") + " and \(asked.last!) are"
+                let copies = "\(step.copies) cop\(step.copies == 1 ? "y" : "ies")"
+                return "--sweep: \(sizes) measured at \(step.size) items (\(copies) of the \(base) items of \(input.label); an input is repeated a whole number of times, at least once)"
+            }
+        }
+
+        /// Swift's difference, when left out, with why.
+        var swiftNotices: [String] {
             guard !swiftLeftOut.isEmpty else { return [] }
             if sizes.count == 1 {
                 let shape = steps[0].shape

@@ -163,6 +163,11 @@ package enum Format {
     /// `12`, `12.5`, `0.33`: at most two decimals, no trailing zeros.
     package static func number(_ value: Double) -> String {
         guard value.isFinite else { return "\(value)" }
+        // From 10^15 on a double holds no hundredths to round (and ×100
+        // could overflow to infinity: 1e308 would print as inf).
+        if abs(value) >= 1e15 {
+            return value == value.rounded() && abs(value) < 9_007_199_254_740_992 ? String(Int64(value)) : "\(value)"
+        }
         let rounded = (value * 100).rounded() / 100
         // Whole numbers print without decimals while they fit exactly.
         if rounded == rounded.rounded() && abs(rounded) < 9_007_199_254_740_992 { return String(Int64(rounded)) }

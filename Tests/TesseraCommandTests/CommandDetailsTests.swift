@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+import TesseraCommandKit
+import TesseraRender
+import TesseraSQLite
+
+/// Details of the command's options, help and output that a user hit:
+/// how a huge number is printed, a default said once, sweep sizes
+/// measured at another size, and `bench diff` on a file SQLite can only
+/// read.
+@Suite("tessera: numbers, help, sweep notices and read-only databases")
+struct CommandDetailsTests {
+    @Test("a number too large to round to hundredths prints as itself, never as inf")
+    func hugeNumbers() {
+        #expect(Format.number(1e308) == "1e+308")
+        #expect(Format.number(-1.7976931348623157e308) == "-1.7976931348623157e+308")
+        #expect(Format.number(1e15) == "1000000000000000")
+        #expect(Format.number(2.5e16) == "2.5e+16")
+        #expect(Format.number(12.345) == "12.35")
+        #expect(Format.number(.infinity) == "inf")
+    }
+
+    @Test("--width 1e308 is refused naming the value given, not inf")
+    func hugeWidth() throws {
+        let result = try Tool.run(["watch", "absent.sqlite", "--table", "photo", "--layout", "list", "--width", "1e308"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "tessera: error: --width 1e+308: the viewport's width must be a positive number up to 100000\n")
+    }
+
+    @Test("help serve says each option's default once")
+    func serveDefaultsOnce() throws {
+        let result = try Tool.run(["help", "serve"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let options = try #require(text.range(of: "OPTIONS:"))
+        let entry = try #require(text.range(of: "--max-clients <max-clients>", range: options.upperBound..<text.endIndex))
+        let next = try #require(text.range(of: "--photos <photos>", range: entry.upperBound..<text.endIndex))
+        let maxClients = text[entry.upperBound..<next.lowerBound]
+        #expect(maxClients.components(separatedBy: "default").count == 2, "\(maxClients)")
+    }
+
+    @Test("sweep sizes of files measured at another size are said, in the table and the JSON")
+    func sweepSizesMerged() throws {
+        let old = BenchFileTests.document([("list", (0..<10).map { ("\($0)", $0) })])
+        let new = BenchFileTests.document([("list", (0..<10).reversed().map { ("\($0)", $0) })])
+        let (result, json) = try BenchFileTests.run(old: old, new: new, ["--sweep", "2,5,10,20,24"])
+        try #require(result.status == 0, "stderr: \(result.stderr)")
+        #expect(json?["sizes"] == .array([.int(10), .int(20)]))
+        let merged = "--sweep: sizes 2, 5 and 10 are measured at 10 items (1 copy of the 10 items of old.json → new.json; an input is repeated a whole number of times, at least once)"
+        let rounded = "--sweep: sizes 20 and 24 are measured at 20 items (2 copies of the 10 items of old.json → new.json; an input is repeated a whole number of times, at least once)"
+        #expect(json?["notices"] == .array([.string(merged), .string(rounded)]))
+
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try old.write(to: folder.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try new.write(to: folder.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        let table = try Tool.run(["bench", "diff", "old.json", "new.json", "--runs", "1", "--sweep", "2,10"], in: folder)
+        try #require(table.status == 0, "stderr: \(table.stderr)")
+        #expect(table.stdout.contains("--sweep: sizes 2 and 10 are measured at 10 items (1 copy of the 10 items of old.json → new.json;"))
+    }
+
+    @Test("bench diff measures a database SQLite can only read, on a copy, and leaves the file as it was")
+    func readOnlyDatabase() throws {
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("photos.sqlite").path
+        try Connection(path: path, journalModeWAL: false).write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
+            try db.execute("INSERT INTO photo VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        }
+        // A file format write version above 2 (byte 18 of the header):
+        // SQLite reads the file and refuses to write it, for root too.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 18)
+        try handle.write(contentsOf: Data([3]))
+        try handle.close()
+        #expect(throws: SQLiteError.self) {
+            try Connection(path: path, journalModeWAL: false).write { db in try db.execute("UPDATE photo SET title = 'z'") }
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try "UPDATE photo SET title = 'z' WHERE id = 1; DELETE FROM photo WHERE id = 3;"
+            .write(to: folder.appendingPathComponent("change.sql"), atomically: true, encoding: .utf8)
+        let result = try Tool.run(["bench", "diff", "--database", "photos.sqlite", "--table", "photo", "--sort", "title",
+                                   "--script", "change.sql", "--runs", "1", "--json"], in: folder)
+        try #require(result.status == 0, "stderr: \(result.stderr)")
+        let json = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard case let .array(rows)? = json["results"] else {
+            Issue.record("no results: \(result.stdout)")
+            return
+        }
+        let tessera = try #require(rows.first { if case let .string(name)? = $0["name"] { name.hasPrefix("Tessera") } else { false } })
+        #expect(tessera["counts"]?["deletes"] == .int(1))
+        #expect(tessera["counts"]?["moves"] == .int(1))
+        #expect(tessera["counts"]?["updates"] == .int(1))
+        #expect(json["input"]?["label"] == .string("photo in photos.sqlite, before and after change.sql"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "the database file's bytes changed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["change.sql", "photos.sqlite"])
+    }
+}
