@@ -32,8 +32,9 @@ final class ServeDataSource: CollectionViewDataSource {
 extension ServeDataSource: Sendable {}
 
 /// One connected client: its permission, and once it said `hello`, its
-/// layout, its viewport (the view's bounds), the state it was last sent and
-/// the sequence number of that state.
+/// layout, its viewport (the view's bounds: always the rectangle the client
+/// last sent, never moved by a change), the state it was last sent and the
+/// sequence number of that state.
 final class ServeSession {
     /// The client.
     let id: ServeClientID
@@ -74,6 +75,11 @@ final class ServeSession {
         dataSource.snapshot = snapshot
         let view = CollectionView(layout: layout.makeLayout(width: viewport.size.width, headers: headers), size: viewport.size)
         view.anchorsScrollPosition = false
+        // The viewport is the client's: a change never moves it (a client
+        // keeps its own scrolling within the content, as a browser does),
+        // so every plan's offset after and its settled elements are those
+        // of the rectangle the client sent.
+        view.clampsContentOffset = false
         view.dataSource = dataSource
         view.reloadData()
         view.setBounds(viewport, animated: false)

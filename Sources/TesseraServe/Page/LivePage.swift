@@ -15,7 +15,9 @@
 ///   on resize, and `hello` again after every reconnection (with backoff).
 /// - It plays each `plan` from the plan's own frames, alpha, z order,
 ///   duration and timing, moving elements above the others and the content
-///   offset from `contentOffsetBefore` to `contentOffsetAfter`; a plan that
+///   offset from `contentOffsetBefore` to `contentOffsetAfter` (the same
+///   point from `tessera serve`, which never moves a viewport), kept within
+///   the content after the plan as the browser keeps it; a plan that
 ///   arrives during an animation starts each element from where it is on
 ///   screen. A plan with `animated: false` settles at once.
 /// - Selection (click, ctrl/cmd-click, shift-click, arrows, Space), drag to
@@ -448,13 +450,15 @@ function play(plan, local) {
   if (!local) insertedBySeq.set(plan.seq, inserted);
   if (insertedBySeq.size > 64) insertedBySeq.delete(insertedBySeq.keys().next().value);
   let dy = (plan.contentOffsetAfter ? plan.contentOffsetAfter[1] : 0) - (plan.contentOffsetBefore ? plan.contentOffsetBefore[1] : 0);
-  // The server's rectangle is the screen and a screen above and below it,
-  // kept within the content: near the end, an offset moved up only by
-  // that is no move of the screen, which stays where it is as long as the
-  // content reaches below it (the browser keeps it so).
-  const rectHeight = Number(lastSent.split(",")[3]) || 0;
-  if (dy < 0 && plan.contentOffsetAfter && plan.contentSizeAfter && plan.contentOffsetAfter[1] + rectHeight >= plan.contentSizeAfter[1] - 0.5) {
-    dy = Math.min(0, Math.max(0, plan.contentSizeAfter[1] - scroller.clientHeight) - (anim ? anim.scrollTo : scroller.scrollTop));
+  // The server never moves the viewport (its offsets are the origin of the
+  // rectangle this page sent): the page keeps its own scrolling within the
+  // content, as the browser does, and moves it with the animation, so that
+  // content shrinking under a screen at the end brings the screen up with
+  // the plan rather than at its end.
+  const scrollNow = anim ? anim.scrollTo : scroller.scrollTop;
+  if (plan.contentSizeAfter) {
+    const limit = Math.max(0, plan.contentSizeAfter[1] - scroller.clientHeight);
+    dy = Math.max(-scrollNow, Math.min(dy, limit - scrollNow));
   }
   const interrupting = anim !== null;
   let scrollFrom = scroller.scrollTop, scrollBase = scrollFrom;

@@ -37,6 +37,20 @@ public final class CollectionView: LayoutEnvironment {
     /// place on screen when content above it changes (its left edge, or its
     /// right edge when the layout is flipped right to left). On by default.
     public var anchorsScrollPosition = true
+    /// Whether a batch update, a layout transition, a reload, a change of
+    /// direction or a self-sizing pass pulls the content offset back into
+    /// the range the content allows, as UIKit does when the content
+    /// shrinks under it. On by default.
+    ///
+    /// Off, the offset stays where ``setBounds(_:animated:)`` put it, also
+    /// outside the content, and every plan's
+    /// ``AnimationPlan/contentOffsetAfter`` is its
+    /// ``AnimationPlan/contentOffsetBefore`` (after scroll anchoring, when
+    /// ``anchorsScrollPosition`` is on; a flipped layout keeps the
+    /// offset's distance from its leading edge): for a view that mirrors a
+    /// viewport someone else owns, such as a remote client's, which keeps
+    /// its own scrolling within the content.
+    public var clampsContentOffset = true
     /// The duration of animated changes, in seconds. 0.3.
     public var animationDuration: Double = 0.3
     /// The timing curve of animated changes. Ease-in-out.
@@ -208,11 +222,13 @@ public final class CollectionView: LayoutEnvironment {
 
     // MARK: Content offset
 
-    /// The offset pulled into the range the content allows. When the layout
-    /// is flipped and the content is narrower than the view, the content
-    /// rests against the right edge (the leading one), as it rests against
-    /// the left edge otherwise.
+    /// The offset pulled into the range the content allows (unless
+    /// ``clampsContentOffset`` is off). When the layout is flipped and the
+    /// content is narrower than the view, the content rests against the
+    /// right edge (the leading one), as it rests against the left edge
+    /// otherwise.
     func clamped(_ offset: Point) -> Point {
+        guard clampsContentOffset else { return offset }
         let size = contentSize
         let (minX, maxX) = horizontalOffsetRange
         let minY = -contentInset.top
