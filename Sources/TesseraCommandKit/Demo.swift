@@ -161,6 +161,8 @@ package struct DemoRun: Sendable {
         print("layout: FlowLayout, 96×96 photos 2 points apart with 32-point album headers, in a 390×844 viewport: \(view.visibleElements.count) visible elements, content \(Format.size(view.contentSize))")
 
         var entries: [PlanPage.Entry] = []
+        // What the page's list leaves out, said on the page.
+        var notes: [String] = []
         var committed = 0
         for (n, step) in script().enumerated() {
             let title = "Transaction \(n + 1): \(step.title)"
@@ -180,6 +182,7 @@ package struct DemoRun: Sendable {
                     throw CommandError("\(title): rolled back, yet the controller reported \(collector.reports.count) change(s)")
                 }
                 print("  rolled back: the controller reported nothing, as it must")
+                notes.append("\(title): rolled back, so the controller reported nothing and the list has no plan for it")
                 continue
             }
             guard collector.reports.count == 1, let report = collector.reports.first else {
@@ -197,7 +200,7 @@ package struct DemoRun: Sendable {
         }
         print("")
         print("\(committed) commits, \(committed) reports; the rolled-back transaction reported nothing")
-        try InputFile.write(PlanPage.html(title: "tessera demo: a photo library following SQLite", entries: entries), to: htmlPath)
+        try InputFile.write(PlanPage.html(title: "tessera demo: a photo library following SQLite", entries: entries, notes: notes), to: htmlPath)
         let absolute = URL(fileURLWithPath: htmlPath).standardizedFileURL.path
         print("wrote \(absolute): open it in a browser to watch every transaction's animation plan")
     }

@@ -71,19 +71,21 @@ package struct WatchReporter {
     }
 
     /// The first line: what was fetched.
-    package func fetched(_ result: FetchedResult<WatchedRow>) -> String {
+    package func fetched(_ result: FetchedResult<WatchedRow>, notice: String? = nil) -> String {
         let sections = result.numberOfSections, rows = result.count
         if json {
             var members: [(key: String, value: JSON)] = [
                 ("event", .string("fetched")), ("database", .string(database)), ("table", .string(table)),
                 ("sections", .int(sections)), ("rows", .int(rows)),
             ]
+            if let notice { members.append(("notice", .string(notice))) }
             if printRows {
                 members.append(("state", .array((0..<sections).map { Self.section($0, of: result) })))
             }
             return JSON.object(members).compactText
         }
-        return "watching \(table) in \(database): \(sections) section\(sections == 1 ? "" : "s"), \(rows) row\(rows == 1 ? "" : "s") (Ctrl-C to stop)"
+        let line = "watching \(table) in \(database): \(sections) section\(sections == 1 ? "" : "s"), \(rows) row\(rows == 1 ? "" : "s") (Ctrl-C to stop)"
+        return notice.map { line + "\nnote: " + $0 } ?? line
     }
 
     /// The lines of one report (numbered from 1); `dataVersion`, when the

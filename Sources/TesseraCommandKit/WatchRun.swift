@@ -186,7 +186,7 @@ package struct WatchRun: Sendable {
         var reporter = WatchReporter(
             table: table, database: path, json: json, printRows: printRows, layout: layout, result: controller.result
         )
-        print(reporter.fetched(controller.result))
+        print(reporter.fetched(controller.result, notice: try journalNotice(connection)))
 
         while !shouldStop() {
             usleep(useconds_t(max(interval, 0.001) * 1_000_000))
@@ -199,6 +199,27 @@ package struct WatchRun: Sendable {
             let current = try dataVersion(connection)
             for report in collector.reports { print(try reporter.report(report, dataVersion: current)) }
         }
+    }
+
+    /// What to do about a rollback journal, or `nil` in WAL mode. With a
+    /// rollback journal, every read holds a lock that a writer's commit
+    /// must wait for, and watch reads the whole result again after each
+    /// commit: a writer that does not wait (the sqlite3 shell, by default)
+    /// fails with "database is locked" while it does.
+    func journalNotice(_ connection: Connection) throws(CommandError) -> String? {
+        let mode: String
+        do {
+            mode = try connection.withDatabase { db throws(SQLiteError) in
+                try db.rows("PRAGMA journal_mode").first?.first?.string ?? "wal"
+            }.lowercased()
+        } catch {
+            if DatabaseErrors.isLocked(error) { throw DatabaseErrors.locked(databasePath) }
+            throw CommandError("\(databasePath): \(error.message)", exitCode: CommandError.databaseExitCode)
+        }
+        guard mode != "wal" else { return nil }
+        return "\(databasePath) uses a rollback journal (journal_mode \(mode)), so a writer fails with \"database is locked\" "
+            + "if it commits while watch reads the table again; give writers a busy timeout (sqlite3: .timeout 5000) "
+            + "or switch the file to WAL (PRAGMA journal_mode = WAL), where readers never block a writer"
     }
 
     /// Runs `body` (a fetch of the controller) so that its statements stop

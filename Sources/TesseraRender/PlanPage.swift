@@ -42,10 +42,15 @@ package enum PlanPage {
     package static let samples = 240
 
     /// The page for a sequence of plans, played in order.
-    package static func html(title: String, entries: [Entry]) -> String {
+    ///
+    /// - Parameter notes: Lines shown under the list of plans: what the
+    ///   list leaves out, and why (a transaction rolled back has no plan).
+    package static func html(title: String, entries: [Entry], notes: [String] = []) -> String {
         let data = JSON.array(entries.map(entryJSON))
+        let items = notes.map { "<li>\(escapeHTML($0))</li>" }.joined()
         return template
             .replacingOccurrences(of: "__TITLE__", with: escapeHTML(title))
+            .replacingOccurrences(of: "__NOTES__", with: items)
             .replacingOccurrences(of: "__DATA__", with: data.compactText)
     }
 
@@ -118,6 +123,7 @@ package enum PlanPage {
   #plans li { cursor: pointer; padding: 2px 6px; border-radius: 4px; }
   #plans li.current { background: #dde6ff; }
   #status { font-variant-numeric: tabular-nums; }
+  #notes { max-width: 420px; padding-left: 18px; color: #555; }
 </style>
 </head>
 <body>
@@ -138,7 +144,10 @@ package enum PlanPage {
     <div id="title"></div>
     <div id="viewport"><div id="content"></div></div>
   </div>
-  <ol id="plans"></ol>
+  <div>
+    <ol id="plans"></ol>
+    <ul id="notes">__NOTES__</ul>
+  </div>
 </div>
 <script>
 "use strict";

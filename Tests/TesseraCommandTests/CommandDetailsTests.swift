@@ -96,4 +96,48 @@ struct CommandDetailsTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "the database file's bytes changed")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["change.sql", "photos.sqlite"])
     }
+
+    @Test("the demo page says that the rolled-back transaction has no plan, rather than leave it out silently")
+    func demoPageNamesTheRollback() throws {
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("demo.sqlite").path
+        let result = try Tool.run(["demo", "--database", database, "--photos", "2000", "--html", "page.html"], in: folder)
+        try #require(result.status == 0, "stderr: \(result.stderr)")
+        let page = try String(contentsOf: folder.appendingPathComponent("page.html"), encoding: .utf8)
+        #expect(page.contains("<ul id=\"notes\"><li>Transaction 8: delete every photo of Amsterdam, then roll back: rolled back, so the controller reported nothing and the list has no plan for it</li></ul>"))
+        // Its notes are escaped like its title.
+        let plain = PlanPage.html(title: "t", entries: [], notes: ["a <b> & c"])
+        #expect(plain.contains("<ul id=\"notes\"><li>a &lt;b&gt; &amp; c</li></ul>"))
+        #expect(PlanPage.html(title: "t", entries: []).contains("<ul id=\"notes\"></ul>"))
+    }
+
+    @Test("watch on a rollback-journal file says in one line what a writer should do; on a WAL file it says nothing", arguments: [false, true])
+    func watchJournalNotice(wal: Bool) throws {
+        let folder = try Tool.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("photos.sqlite").path
+        try Connection(path: path, journalModeWAL: wal).write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
+            try db.execute("INSERT INTO photo VALUES (1, 'a')")
+        }
+        let notice = "\(path) uses a rollback journal (journal_mode delete), so a writer fails with \"database is locked\" "
+            + "if it commits while watch reads the table again; give writers a busy timeout (sqlite3: .timeout 5000) "
+            + "or switch the file to WAL (PRAGMA journal_mode = WAL), where readers never block a writer"
+
+        let text = try Tool.start(["watch", path, "--table", "photo"])
+        defer { if text.process.isRunning { text.process.terminate() } }
+        #expect(try text.waitForLines(1)[0] == "watching photo in \(path): 1 section, 1 row (Ctrl-C to stop)")
+        if !wal { #expect(try text.waitForLines(2)[1] == "note: " + notice) }
+        text.process.interrupt()
+        text.process.waitUntilExit()
+        #expect(text.stdout(waitingForEOF: true).split(separator: "\n").count == (wal ? 1 : 2))
+
+        let json = try Tool.start(["watch", path, "--table", "photo", "--json"])
+        defer { if json.process.isRunning { json.process.terminate() } }
+        let fetched = try JSON.parse(try json.waitForLines(1)[0])
+        #expect(fetched["notice"] == (wal ? nil : .string(notice)))
+        json.process.interrupt()
+        json.process.waitUntilExit()
+    }
 }
