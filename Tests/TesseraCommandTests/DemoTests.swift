@@ -79,7 +79,10 @@ struct DemoTests {
         for (n, step) in Self.script.enumerated() where step.counts != nil {
             #expect(html.contains("Transaction \(n + 1): "), "page lacks transaction \(n + 1)")
         }
-        #expect(!html.contains("Transaction 8: "), "the page shows the rolled-back transaction")
+        // The rolled-back transaction has no plan, and the page says so.
+        let plans = html.components(separatedBy: "const PLANS = ").dropFirst().first?.prefix { $0 != "\n" } ?? ""
+        #expect(plans.contains("Transaction 7: ") && !plans.contains("Transaction 8: "), "the page has a plan for the rolled-back transaction")
+        #expect(html.contains("<li>Transaction 8: delete every photo of Amsterdam, then roll back: rolled back, so the controller reported nothing and the list has no plan for it</li>"))
         #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<link") && !html.contains("src="),
                 "the page must be self-contained")
     }
