@@ -101,6 +101,7 @@ package final class DatabaseFileClaim: Sendable {
         return pid_t(String(decoding: digits, as: UTF8.self)).flatMap { $0 > 0 ? $0 : nil }
     }
 
+    /// The system's words for an `errno`, in lower case.
     static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code)).lowercased()
     }
