@@ -83,7 +83,7 @@ struct ServerErrorCodeTests {
                 }
             }
             var count = await server.hub.clientCount
-            for _ in 0..<3_000 where count > 0 {
+            for _ in 0..<6_000 where count > 0 {
                 try await Task.sleep(for: .milliseconds(10))
                 count = await server.hub.clientCount
             }
