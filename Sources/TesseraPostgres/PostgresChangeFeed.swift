@@ -551,6 +551,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
             for source in state.sources where !source.cancelled && !source.awaitingFetch {
                 guard let baseline = source.baseline else { continue }
                 source.pending += decoded.filter { !baseline.snapshot.sees($0.xid) }
+                // A fetch that began while this round ran may have taken
+                // its snapshot after the round's: the source is then ahead
+                // of the round, and moving it to the round's state would
+                // hand over again what its fetch already read (a row
+                // inserted since would be inserted twice). The next round,
+                // whose snapshot comes later, takes it on.
+                guard next.snapshot.seesEverything(seenBy: baseline.snapshot) else {
+                    state.wake = true
+                    continue
+                }
                 let ready = source.pending.filter { next.snapshot.sees($0.xid) }
                 source.pending.removeAll { next.snapshot.sees($0.xid) }
                 let reshaped = source.plans.contains { plan in
@@ -689,5 +699,22 @@ final class PostgresChangeFeed: @unchecked Sendable {
         }
         guard !touched.isEmpty else { return nil }
         return CommittedChanges(touched: touched, rowsAfter: rows)
+    }
+}
+
+extension PostgresXidSnapshot {
+    /// Whether this snapshot sees every transaction `other` sees: it was
+    /// taken at the same time or later (a snapshot taken earlier misses a
+    /// transaction that committed in between).
+    ///
+    /// - Complexity: O(*p* + *q*) for the transactions in progress in each.
+    func seesEverything(seenBy other: PostgresXidSnapshot) -> Bool {
+        // Those `other` sees that began after every one this one saw end.
+        if xmax < other.xmax {
+            let inProgressThere = other.inProgress.count { $0 >= xmax && $0 < other.xmax }
+            if UInt64(inProgressThere) < other.xmax - xmax { return false }
+        }
+        // Those in progress here that had ended for `other`.
+        return inProgress.allSatisfy { $0 >= other.xmax || other.inProgress.contains($0) }
     }
 }
