@@ -12,8 +12,12 @@ package struct CommittedChanges: Sendable {
     /// The rows touched, by key: the row's tuple (its sort values, then its
     /// key, as the controller's ``PatchPlan`` lists them) when the first
     /// transaction began, or `nil` when no row of the watched table had
-    /// that key then. A change source asked for keys only (a set
-    /// controller's) gives `nil` for every key.
+    /// that key then. A change that carries its rows (``rowsAfter``) gives
+    /// a tuple only for a row that was in the request's result, so the
+    /// controller's result holds every tuple it gives; a merge keeps that
+    /// (each key keeps the tuple of the first change that touched it). A
+    /// change source asked for keys only (a set controller's) gives `nil`
+    /// for every key.
     package var touched: [DatabaseValue: [DatabaseValue]?]
     /// The change cannot be followed row by row (another table changed,
     /// the schema changed, too many rows were touched, a row could not be
