@@ -146,7 +146,7 @@ final class SQLiteRowReader: RowReader {
     /// is the buffer every row is read into: written in place unless a
     /// record kept the previous row.
     private func run(
-        _ statement: Statement, key: DatabaseValue?, row: inout Row,
+        _ statement: Statement, key: DatabaseValue?, row: inout RecordRow,
         _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError) {
         try statement.withReset { statement throws(ResultsError) in
@@ -166,22 +166,23 @@ extension Statement: LeadingValues {}
 extension Statement {
     /// A row buffer for the record's columns: those after the first
     /// `leading` ones, as the statement is prepared now.
-    func recordRow(after leading: Int) -> Row {
+    func recordRow(after leading: Int) -> RecordRow {
         let names = (leading..<max(leading, columnCount)).map(columnName)
-        return Row(columnNames: names, values: Array(repeating: .null, count: names.count))
+        return RecordRow(row: Row(columnNames: names, values: Array(repeating: .null, count: names.count)), preparation: reprepareCount)
     }
 
     /// Steps through at most `limit` rows, reading each one's columns
-    /// after the first `leading` into `row` (in place unless a record kept
-    /// the previous row) and calling `body` with it; the leading values
-    /// are the statement's first columns, read when asked.
+    /// after the first `leading` into `buffer` (in place unless a record
+    /// kept the previous row) and calling `body` with it; the leading
+    /// values are the statement's first columns, read when asked.
     ///
-    /// When SQLite prepares the statement again as it steps (after a
-    /// schema change: a `SELECT *` gains or loses columns), `row` is made
-    /// anew from the statement's columns before it is read into, so no
-    /// record reads the columns of the statement's old shape. (`row` is
-    /// made from the statement with no step in between, or by an earlier
-    /// call, which made it anew at its own preparation.)
+    /// When SQLite has prepared the statement again since `buffer` was
+    /// made (after a schema change: a `SELECT *` gains or loses columns,
+    /// or has as many under other names), the buffer is made anew from
+    /// the statement's columns before a row is read into it, so no record
+    /// reads the columns of the statement's old shape. That holds across
+    /// calls with one buffer too: a step that gave no row (a key the
+    /// commit deleted) may be the one that prepared it again.
     ///
     /// The statement is reset on every way out but one: when it stops at
     /// `limit` with rows left, the caller goes on stepping it later (and
@@ -191,12 +192,11 @@ extension Statement {
     /// - Returns: Whether the statement is done.
     @discardableResult
     func readRows(
-        upTo limit: Int = .max, after leading: Int, into row: inout Row,
+        upTo limit: Int = .max, after leading: Int, into buffer: inout RecordRow,
         _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError) -> Bool {
         var stoppedWithRowsLeft = false
         defer { if !stoppedWithRowsLeft { reset() } }
-        var preparation = reprepareCount
         var stepped = 0
         while stepped < limit {
             do throws(SQLiteError) {
@@ -205,16 +205,21 @@ extension Statement {
                 throw .database(error)
             }
             stepped += 1
-            if preparation != reprepareCount || row.values.count != columnCount - leading {
-                preparation = reprepareCount
-                row = recordRow(after: leading)
-            }
-            for column in row.values.indices { row.values[column] = value(at: column + leading) }
-            try body(self, row)
+            if buffer.preparation != reprepareCount || buffer.row.values.count != columnCount - leading { buffer = recordRow(after: leading) }
+            for column in buffer.row.values.indices { buffer.row.values[column] = value(at: column + leading) }
+            try body(self, buffer.row)
         }
         stoppedWithRowsLeft = true
         return false
     }
+}
+
+/// A row buffer for a statement's record columns, and the preparation of
+/// the statement its column names are those of (its
+/// ``TesseraSQLite/Statement/reprepareCount`` when it was made).
+struct RecordRow {
+    var row: Row
+    var preparation: Int
 }
 
 /// The statements a change source keeps from one commit to the next (its

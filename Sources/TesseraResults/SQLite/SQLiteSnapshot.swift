@@ -205,7 +205,7 @@ final class SQLiteSnapshot: SnapshotReader {
             // serialized kind.
             held.withDatabase { _ in statement = nil }
         }
-        var row = statement?.recordRow(after: 2) ?? Row(columnNames: [], values: [])
+        var row = statement?.recordRow(after: 2) ?? RecordRow(row: Row(columnNames: [], values: []), preparation: 0)
         var done = false
         while !done {
             try withConnection { _ throws(ResultsError) in

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraResultsTestSupport
+import TesseraSQLite
+
+// What a schema change invalidates is read again on the paths the first
+// checks of it left out: a kept statement that SQLite prepares again on a
+// step that gives no row (a key deleted by the commit), read after for a
+// key that has one; nothing is left open meanwhile.
+
+/// A row of `item`, keeping every column it was read with (names and
+/// values).
+private struct Columns: FetchableRecord, Hashable {
+    var id: Int64
+    var columns: [String]
+    var values: [DatabaseValue]
+
+    init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        columns = row.columnNames
+        values = row.values
+    }
+}
+
+@Suite("Schema changes under kept statements: every record read after equals a fresh fetch")
+struct SchemaChangeUnderKeptStatementTests {
+    /// A WAL file with `item(id, grp, rank, title, extra0)` and `count`
+    /// rows, a connection on it, and its path.
+    private static func makeItems(count: Int) throws -> (Connection, String, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-kept-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("items.sqlite").path
+        let connection = try Connection(path: path)
+        try connection.write { db in
+            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL, title TEXT, extra0 TEXT DEFAULT 'e0')")
+            for id in 1...count {
+                try db.execute("INSERT INTO item (id, grp, rank, title) VALUES (?, ?, ?, ?)", [.integer(Int64(id)), .text("g\(id % 3)"), .real(Double(id)), .text("t\(id)")])
+            }
+        }
+        return (connection, path, directory)
+    }
+
+    /// The columns of `item` as a fresh statement reads them.
+    private static func columns(_ connection: Connection) throws -> [String] {
+        try connection.read { db in try db.rows("SELECT name FROM pragma_table_info('item')").map { $0[0].string ?? "" } }
+    }
+
+    /// Drops the last extra column and adds another: the table keeps its
+    /// number of columns, one of them under another name.
+    private static func swapExtraColumn(_ round: Int, on connection: Connection) throws {
+        try connection.write { db in
+            try db.execute("ALTER TABLE item DROP COLUMN extra\(round)")
+            try db.execute("ALTER TABLE item ADD COLUMN extra\(round + 1) TEXT DEFAULT 'e\(round + 1)'")
+        }
+    }
+
+    @Test("A patch after DROP COLUMN then ADD COLUMN (as many columns, another name) reads the new names even when a deleted key's step prepared the statement again")
+    func patchAfterColumnSwapReadsNewNames() throws {
+        let (connection, path, directory) = try Self.makeItems(count: 200)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let other = try Connection(path: path)
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
+        let controller = try FetchedResultsController<Columns>(connection: connection, request: request)
+        controller.incrementalThreshold = .infinity
+        try controller.performFetch()
+        // A patch: the query by key is prepared and kept.
+        try connection.write { db in try db.execute("UPDATE item SET rank = -1 WHERE id = 1") }
+        #expect(controller.lastUpdateMethod == .incremental)
+        for round in 0..<3 {
+            try Self.swapExtraColumn(round, on: other)
+            #expect(try controller.checkForExternalChanges())
+            // Many keys with no row left, one with a row: the kept query by
+            // key is prepared again at the first key read, whichever it is.
+            let base = Int64(10 + round * 50)
+            try connection.write { db in
+                try db.execute("DELETE FROM item WHERE id BETWEEN ? AND ?", [.integer(base), .integer(base + 39)])
+                try db.execute("UPDATE item SET rank = rank + 0.5 WHERE id = ?", [.integer(base + 45)])
+            }
+            #expect(controller.lastUpdateMethod == .incremental)
+            #expect(leftOpen(on: connection) == nil)
+            let names = try Self.columns(connection)
+            for record in controller.snapshot.allItems where record.columns != names {
+                Issue.record("round \(round): record \(record.id) was read with \(record.columns), the table has \(names)")
+            }
+            let fresh = try FetchedResultsController<Columns>(connection: Connection(path: path), request: request)
+            try fresh.performFetch()
+            let differing = zip(controller.snapshot.allItems, fresh.snapshot.allItems).filter { $0 != $1 }.map(\.0.id)
+            #expect(controller.snapshot.sections == fresh.snapshot.sections && controller.snapshot.itemCounts == fresh.snapshot.itemCounts, "round \(round)")
+            #expect(controller.snapshot.numberOfItems == fresh.snapshot.numberOfItems && differing.isEmpty, "round \(round): records that differ from a fresh fetch: \(differing)")
+        }
+    }
+
+    @Test("A set's read of changed rows after DROP COLUMN then ADD COLUMN reads the new names even when a deleted key's step prepared the statement again")
+    func setAfterColumnSwapReadsNewNames() throws {
+        let (connection, path, directory) = try Self.makeItems(count: 200)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let other = try Connection(path: path)
+        let set = FetchedSetController<Columns>(connection: connection, request: SetRequest(table: "item"))
+        try set.performFetch()
+        try connection.write { db in try db.execute("UPDATE item SET title = 'x' WHERE id = 1") }
+        for round in 0..<3 {
+            try Self.swapExtraColumn(round, on: other)
+            try set.refresh()
+            let base = Int64(10 + round * 50)
+            try connection.write { db in
+                try db.execute("DELETE FROM item WHERE id BETWEEN ? AND ?", [.integer(base), .integer(base + 39)])
+                try db.execute("UPDATE item SET title = 'changed' WHERE id = ?", [.integer(base + 45)])
+            }
+            #expect(set.lastError == nil)
+            #expect(leftOpen(on: connection) == nil)
+            let names = try Self.columns(connection)
+            for record in set.records where record.columns != names {
+                Issue.record("round \(round): record \(record.id) was read with \(record.columns), the table has \(names)")
+            }
+            let fresh = FetchedSetController<Columns>(connection: try Connection(path: path), request: set.request)
+            try fresh.performFetch()
+            let differing = Set(set.records).symmetricDifference(fresh.records).map(\.id).sorted()
+            #expect(differing.isEmpty, "round \(round): records that differ from a fresh fetch: \(differing)")
+        }
+    }
+}
