@@ -54,6 +54,7 @@ enum ReadmePostgresSample {
 
     static func open() throws -> FetchedResultsController<Photo> {
         // sample: README.md
+        // Continues the results sample above (Photo).
         let store = try PostgresStore(url: "postgres://app@127.0.0.1:5432/photos")
         let controller = try FetchedResultsController<Photo>(
             store: store,

@@ -41,6 +41,7 @@ struct ResultsDataSourceSamples: PrintingSamples {
         let controller = try Self.fetchedController(connection)
 
         // sample: README.md
+        // Continues the results sample above (Photo, controller).
         final class PhotoGrid: FetchedResultsControllerDelegate {
             let source: ResultsDataSource<FetchedResult<Photo>>
             var plans: [AnimationPlan] = []               // for a renderer to play

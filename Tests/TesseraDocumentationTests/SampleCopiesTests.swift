@@ -11,6 +11,12 @@ import Testing
 /// begins with `import` lines is copied without them: they are instead the
 /// imports of the file that holds the copy (besides Testing), so the file
 /// proves that the stated imports are enough.
+///
+/// A README sample is complete, or its first line says which earlier
+/// sample it continues (`// Continues the flat list above (Photo, before).`).
+/// The copy of a complete one comes first in its function, with nothing
+/// set up before it; a sample that continues another is copied after the
+/// copy of that one, or after code that stands in for it.
 @Suite("Sample copies")
 struct SampleCopiesTests {
     /// The repository's root: this file is Tests/TesseraDocumentationTests/
@@ -46,6 +52,10 @@ struct SampleCopiesTests {
         var body: String
         var fileImports: [String]
         var place: String
+        /// The statements before it in its scope, back to the scope's
+        /// opening or the end of the copy before it (blank lines, comments
+        /// and `#expect` lines left out).
+        var setup: [String] = []
     }
 
     /// The documents, relative to the root: README.md, then every article.
@@ -105,6 +115,13 @@ struct SampleCopiesTests {
             let marker = line.dropFirst(indentation.count)
             guard marker.hasPrefix("// sample: ") else { continue }
             let start = index
+            var setup: [String] = []
+            for earlier in lines[..<(index - 1)].reversed() {
+                let text = earlier.trimmingCharacters(in: .whitespaces)
+                if text.isEmpty { continue }
+                if earlier == indentation + "// end of sample" || earlier.prefix(while: { $0 == " " }).count < indentation.count { break }
+                if !text.hasPrefix("//") && !text.hasPrefix("#expect") { setup.insert(text, at: 0) }
+            }
             var body: [Substring] = []
             while index < lines.count, lines[index] != indentation + "// end of sample" {
                 let inner = lines[index]
@@ -112,7 +129,7 @@ struct SampleCopiesTests {
                 index += 1
             }
             copies.append(Copy(document: String(marker.dropFirst("// sample: ".count)), body: body.joined(separator: "\n"),
-                               fileImports: fileImports, place: "\(file):\(start)"))
+                               fileImports: fileImports, place: "\(file):\(start)", setup: setup))
         }
         return copies
     }
@@ -137,6 +154,10 @@ struct SampleCopiesTests {
                 continue
             }
             let copy = unmatched.remove(at: match)
+            if document == "README.md", !block.body.hasPrefix("// Continues "), !copy.setup.isEmpty {
+                problems.append("\(copy.place): README.md's sample is complete (its first line does not say which sample it continues), "
+                    + "so its copy must come first in its function, but it follows: \(copy.setup.joined(separator: " "))")
+            }
             if !block.imports.isEmpty, copy.fileImports.sorted() != block.imports.sorted() {
                 problems.append("\(copy.place): the sample imports \(block.imports), but the file that holds its copy imports \(copy.fileImports)")
             }
@@ -193,5 +214,30 @@ struct SampleCopiesTests {
         }
         #expect(problems.count == 1)
         #expect(problems.first?.contains("the sample imports [\"TesseraView\"], but the file that holds its copy imports [\"TesseraLayout\"]") == true)
+    }
+
+    @Test("A README sample copied after code that sets it up must say which sample it continues")
+    func setupNeedsContinues() {
+        let complete = Block(imports: [], body: "try source.apply(snapshot)")
+        let continuing = Block(imports: [], body: "// Continues the sample above (source, snapshot).\ntry source.apply(snapshot)")
+        func copy(_ block: Block, setup: [String]) -> Copy {
+            Copy(document: "README.md", body: block.body, fileImports: [], place: "Samples.swift:3", setup: setup)
+        }
+        let setup = ["let snapshot = Snapshot<Int, Int>()"]
+        #expect(Self.problems(document: "README.md", blocks: [complete], copies: [copy(complete, setup: [])]).isEmpty)
+        #expect(Self.problems(document: "README.md", blocks: [complete], copies: [copy(complete, setup: setup)]) == [
+            "Samples.swift:3: README.md's sample is complete (its first line does not say which sample it continues), "
+                + "so its copy must come first in its function, but it follows: let snapshot = Snapshot<Int, Int>()",
+        ])
+        #expect(Self.problems(document: "README.md", blocks: [continuing], copies: [copy(continuing, setup: setup)]).isEmpty)
+        // Built from parts, so that this file holds no marker itself.
+        let open = "// sample" + ": README.md", close = "// end of sample"
+        let source = [
+            "import Tessera", "", "func sample() throws {",
+            "    let snapshot = Snapshot<Int, Int>()", "    #expect(snapshot.numberOfItems == 0)",
+            "    " + open, "    try source.apply(snapshot)", "    " + close,
+            "    " + open, "    let more = 1", "    " + close, "}",
+        ].joined(separator: "\n")
+        #expect(Self.copies(in: source, file: "Samples.swift").map(\.setup) == [["let snapshot = Snapshot<Int, Int>()"], []])
     }
 }

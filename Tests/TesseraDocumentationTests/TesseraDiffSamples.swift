@@ -30,6 +30,7 @@ struct TesseraDiffSamples: PrintingSamples {
         #expect(changes.updates == [Move(from: 0, to: 1)])
 
         // sample: README.md
+        // Continues the flat list above (Photo, before).
         struct Album: Identifiable, Equatable { var id: String }
 
         var old = Snapshot<Album, Photo>()

@@ -356,6 +356,11 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     /// sequence that receives every later report. A consumer more than
     /// `bufferLimit` reports behind gets the newest ones merged into one
     /// exact report (see ``ChangeReports``).
+    ///
+    /// Read each report's rows from the report (``ChangeReport/new``, and
+    /// ``ChangeReport/old`` for where it starts), never from ``result``:
+    /// the controller applies every commit as it comes, so while a
+    /// consumer handles one report the controller is usually ahead of it.
     public func reports(bufferLimit: Int) -> ChangeReports<Record> {
         hub.makeSequence(limit: bufferLimit)
     }
