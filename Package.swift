@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "TesseraCommandTests",
             // TesseraPostgres for the sessions WatchPostgresTests write with.
-            dependencies: ["TesseraCommandKit", "TesseraRender", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport"],
+            dependencies: ["TesseraCommandKit", "TesseraRender", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport", "TesseraTestTraits"],
             exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public
@@ -150,6 +150,12 @@ let package = Package(
             dependencies: ["TesseraDiff", "TesseraLayout"],
             path: "Tests/TesseraTestSupport"
         ),
+        // The traits the test targets share: `.ownThreads` runs a suite's
+        // tests off the cooperative pool, for tests that block their thread.
+        .target(
+            name: "TesseraTestTraits",
+            path: "Tests/TesseraTestTraits"
+        ),
         .testTarget(
             name: "TesseraDiffTests",
             dependencies: ["TesseraDiff", "TesseraTestSupport"],
@@ -163,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "TesseraSQLiteTests",
             // CSQLite for the fault-injecting VFS of StorageFaultTests.
-            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
+            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         // What the SQLite tests and the controller tests share: records,
@@ -187,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "TesseraPostgresTests",
             dependencies: [
-                "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraPostgresTestSupport",
+                "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             exclude: ["README.md"],
@@ -195,7 +201,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraResultsTests",
-            dependencies: ["Tessera", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport"],
+            dependencies: ["Tessera", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with
@@ -253,7 +259,7 @@ if buildsServer {
                 "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
                 "tessera",
                 // SplitMix64 for the seeded tests.
-                "TesseraTestSupport",
+                "TesseraTestSupport", "TesseraTestTraits",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
