@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCommandKit
+import TesseraTestTraits
 
 /// Reads the chart page's elements back from HTML (as generated, or as
 /// Chromium's `--dump-dom` serializes it).
@@ -258,7 +259,7 @@ struct BenchChartTests {
     }
 }
 
-@Suite("The log-log chart page in a real browser", .enabled(if: Browser.path != nil || ChartFixtures.underCI, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
+@Suite("The log-log chart page in a real browser", .ownThreads, .enabled(if: Browser.path != nil || ChartFixtures.underCI, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
 struct BenchChartBrowserTests {
     /// Chromium's path, or a failure that says how to get it.
     func chromium() throws -> String {

@@ -3,10 +3,11 @@ import Testing
 import TesseraCommandKit
 import TesseraSQLite
 import TesseraRender
+import TesseraTestTraits
 
 /// `tessera bench diff --database … --script …` through the command: the
 /// counts are the script's change, and the database is left as it was.
-@Suite("bench diff --database, end to end")
+@Suite("bench diff --database, end to end", .ownThreads)
 struct BenchDatabaseCommandTests {
     @Test("a script that moves, deletes, inserts and updates rows: Tessera's counts are that change, and the file's bytes and rows are unchanged", arguments: [false, true])
     func countsAndUnchanged(wal: Bool) throws {

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraRender
+import TesseraTestTraits
 
 /// `tessera bench diff --sweep`, the table, the chart page and the usage
 /// errors.
-@Suite("tessera bench diff sweeps and options, end to end")
+@Suite("tessera bench diff sweeps and options, end to end", .ownThreads)
 struct BenchSweepTests {
     static func json(_ result: Tool.Result) throws -> JSON {
         try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))

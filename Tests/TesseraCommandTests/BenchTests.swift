@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraCommandKit
 import TesseraRender
+import TesseraTestTraits
 
-@Suite("tessera bench diff, end to end")
+@Suite("tessera bench diff, end to end", .ownThreads)
 struct BenchTests {
     func results(_ json: JSON) -> [String] {
         guard case let .array(values)? = json["results"] else { return [] }

@@ -4,6 +4,7 @@ import TesseraCommandKit
 import TesseraLayout
 import TesseraView
 import TesseraRender
+import TesseraTestTraits
 
 /// Chromium, headless: the page of a plan must put every box where the plan
 /// says, at the start, the end, and on the way (with the plan's timing).
@@ -82,7 +83,7 @@ enum Browser {
     }
 }
 
-@Suite("The HTML view of a plan, in a real browser", .enabled(if: Browser.path != nil, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
+@Suite("The HTML view of a plan, in a real browser", .ownThreads, .enabled(if: Browser.path != nil, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
 struct BrowserTests {
     func frame(_ rect: Rect) -> [Double] { [rect.origin.x, rect.origin.y, rect.size.width, rect.size.height] }
 

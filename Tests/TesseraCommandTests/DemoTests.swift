@@ -1,8 +1,9 @@
 import Foundation
 import TesseraSQLite
+import TesseraTestTraits
 import Testing
 
-@Suite("tessera demo, end to end")
+@Suite("tessera demo, end to end", .ownThreads)
 struct DemoTests {
     /// The transactions of the demo's script, with the changeset each must
     /// report (nil: rolled back, no report).

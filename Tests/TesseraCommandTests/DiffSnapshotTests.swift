@@ -3,11 +3,12 @@ import Testing
 import TesseraCommandKit
 import TesseraDiff
 import TesseraRender
+import TesseraTestTraits
 
 /// `tessera diff` on checked-in snapshots against checked-in expected
 /// output. Set `TESSERA_RECORD=1` to re-record the expected files (then
 /// review the change with `git diff`).
-@Suite("tessera diff, snapshot tests")
+@Suite("tessera diff, snapshot tests", .ownThreads)
 struct DiffSnapshotTests {
     static let folder = Tool.fixtures.appendingPathComponent("diff")
 

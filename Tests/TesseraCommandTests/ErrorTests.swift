@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TesseraSQLite
 import TesseraRender
+import TesseraTestTraits
 
 /// Every error the commands report: one line on standard error naming the
 /// culprit, a non-zero exit status, never a stack trace.
-@Suite("tessera errors, end to end")
+@Suite("tessera errors, end to end", .ownThreads)
 struct ErrorTests {
     static let diffFolder = Tool.fixtures.appendingPathComponent("diff")
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 
 /// What `tessera <subcommand> --help` promises.
-@Suite("tessera help")
+@Suite("tessera help", .ownThreads)
 struct HelpTests {
     /// The help of a subcommand, its lines joined and spaces collapsed.
     func help(_ subcommand: [String]) throws -> String {

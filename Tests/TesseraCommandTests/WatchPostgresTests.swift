@@ -5,6 +5,7 @@ import TesseraCommandKit
 import TesseraSQLite
 @testable import TesseraPostgres
 import TesseraRender
+import TesseraTestTraits
 
 /// The PostgreSQL server the tests use (``TestServer``): a
 /// superuser's URL on a server with `wal_level = logical`. Each test works
@@ -184,7 +185,7 @@ struct ReplayedResult: Equatable, CustomStringConvertible {
 /// Serialized: a transaction held open anywhere on the server holds up
 /// every new replication slot (the test of a stop while held up holds
 /// one, the oracle's writers leave theirs open a while).
-@Suite("tessera watch over PostgreSQL", .serialized)
+@Suite("tessera watch over PostgreSQL", .ownThreads, .serialized)
 struct WatchPostgresTests {
     typealias Server = WatchTestServer
 

@@ -3,9 +3,10 @@ import Testing
 import TesseraCommandKit
 import TesseraSQLite
 import TesseraRender
+import TesseraTestTraits
 
 /// `tessera watch` following commits made by another process (this test).
-@Suite("tessera watch, end to end")
+@Suite("tessera watch, end to end", .ownThreads)
 struct WatchTests {
     func makeDatabase() throws -> (folder: URL, path: String, writer: Connection) {
         let folder = try Tool.temporaryFolder()

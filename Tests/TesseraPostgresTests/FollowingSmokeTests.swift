@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraPostgresTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 
 struct SmokePhoto: FetchableRecord, Hashable {
@@ -14,7 +15,7 @@ struct SmokePhoto: FetchableRecord, Hashable {
     }
 }
 
-@Suite("PostgreSQL smoke")
+@Suite("PostgreSQL smoke", .ownThreads)
 struct FollowingSmokeTests {
     @Test func followsCommits() throws {
         let url = try TestServer.freshDatabase("smoke")

@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraSQLite
 import TesseraPostgresTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ import Glibc
 /// restarted or gone, the table dropped or changed, bad requests, a refused
 /// password; and what it leaves on the server once closed. Each test works
 /// in a database of its own.
-@Suite("PostgreSQL faults: the controller reports them and recovers")
+@Suite("PostgreSQL faults: the controller reports them and recovers", .ownThreads)
 struct PostgresFaultTests {
     static let request = PostgresOracleTests.sectioned
     static let orderBy = PostgresOracleTests.orderBy

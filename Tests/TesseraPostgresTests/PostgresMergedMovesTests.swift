@@ -3,6 +3,7 @@ import Testing
 import TesseraResults
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ struct MovedPhoto: FetchableRecord, Hashable {
 /// and several at a time, under a sectioned, sorted follower that takes
 /// the commits only every few statements, so that many merge while it
 /// waits.
-@Suite("PostgreSQL: merged commits that move rows across sections")
+@Suite("PostgreSQL: merged commits that move rows across sections", .ownThreads)
 struct PostgresMergedMovesTests {
     static let albums = ["A", "B", "C", "D", "E", "F"]
     static let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("taken", ascending: false)], sectionKey: "album")

@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraResults
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 #if canImport(Glibc)
 import Glibc
@@ -291,7 +292,7 @@ final class OracleWriter: @unchecked Sendable {
     }
 }
 
-@Suite("PostgreSQL oracle: three writers, five followers on stores of their own")
+@Suite("PostgreSQL oracle: three writers, five followers on stores of their own", .ownThreads)
 struct PostgresOracleTests {
     static let rolledBackMarker = "rolledback-"
     static let initialRows = 2_000

@@ -3,6 +3,7 @@ import Testing
 import TesseraPostgresTestSupport
 import TesseraResults
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 
 struct ReviewRow: FetchableRecord, Hashable {
@@ -14,7 +15,7 @@ struct ReviewRow: FetchableRecord, Hashable {
     }
 }
 
-@Suite("PostgreSQL review")
+@Suite("PostgreSQL review", .ownThreads)
 struct PostgresReviewTests {
     /// Waits until the controller holds what a fresh query reads.
     private func converge(_ controller: FetchedResultsController<ReviewRow>, _ writer: PostgresSession, _ sql: String) throws -> (current: [ReviewRow], fresh: [ReviewRow]) {

@@ -3,6 +3,7 @@ import Testing
 import TesseraResults
 import TesseraPostgresTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ import Glibc
 /// gone while its session stays open. The store must notice at once and
 /// make it again, and a commit that came after must still reach the
 /// controller, even when no later commit moves the log.
-@Suite("PostgreSQL: an error on the slot's session drops the slot; commits after it still arrive")
+@Suite("PostgreSQL: an error on the slot's session drops the slot; commits after it still arrive", .ownThreads)
 struct PostgresSlotErrorTests {
     /// The server process of the store's slot session, and whether its
     /// slot exists (`nil`: no slot session).

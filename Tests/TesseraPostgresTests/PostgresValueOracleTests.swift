@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 
 /// One column type the oracle fills, orders and reads back.
@@ -169,7 +170,7 @@ func identical(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
     return a == b
 }
 
-@Suite("PostgreSQL values and ORDER BY, against a server", .serialized)
+@Suite("PostgreSQL values and ORDER BY, against a server", .ownThreads, .serialized)
 struct PostgresValueOracleTests {
     /// Three seeds, or the one `TESSERA_SEED` names to replay a failure.
     static var seeds: [UInt64] {

@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 @testable import TesseraPostgres
 
 /// Lines PostgreSQL 15's test_decoding printed for a few changes, and what
@@ -126,7 +127,7 @@ private struct OracleTable {
     ]
 }
 
-@Suite("test_decoding parser against a server", .serialized)
+@Suite("test_decoding parser against a server", .ownThreads, .serialized)
 struct TestDecodingOracleTests {
     static let schema = "Tessera Sch\"ema"
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TesseraPostgresTestSupport
+import TesseraTestTraits
 
-@Suite("PostgreSQL: the test server")
+@Suite("PostgreSQL: the test server", .ownThreads)
 struct TestServerTests {
     @Test func theServerAnswersSelectOne() throws {
         #expect(try TestServer.psql(TestServer.url(), "SELECT 1") == "1")

@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Single-store (SQLite): another process (the sqlite3 command) writes the
 // file while the controller polls data_version.
@@ -13,7 +14,7 @@ import TesseraTestSupport
 /// transactions while a controller follows it by polling: when the writer
 /// stops, the controller equals a fresh query, and its reports chain from
 /// the first result to the last.
-@Suite("External writer: other processes' commits are never missed")
+@Suite("External writer: other processes' commits are never missed", .ownThreads)
 struct ExternalWriterTests {
     static let sqlite3 = "/usr/bin/sqlite3"
     static let rowCount = 20_000

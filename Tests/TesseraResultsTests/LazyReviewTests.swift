@@ -6,6 +6,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Review of f94080b (lazy fetch, FetchRequest.fetchBatchSize): reproductions
 // of what goes wrong, and checks of cases the commit's tests do not cover.
@@ -25,7 +26,7 @@ struct ReviewCountedRow: FetchableRecord {
     }
 }
 
-@Suite("Lazy results: review of fetchBatchSize", .serialized)
+@Suite("Lazy results: review of fetchBatchSize", .ownThreads, .serialized)
 struct LazyReviewTests {
     static func lazy(_ request: FetchRequest, batch: Int) -> FetchRequest {
         var request = request

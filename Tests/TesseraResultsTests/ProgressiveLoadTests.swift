@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // A lazy result that opens before its keys are read (FetchRequest
 // .fetchBatchSize on an SQLite file in WAL mode): what it answers while the
@@ -39,7 +40,7 @@ final class LoadGate: @unchecked Sendable {
     }
 }
 
-@Suite("Lazy results: opening before the keys are read")
+@Suite("Lazy results: opening before the keys are read", .ownThreads)
 struct ProgressiveLoadTests {
     /// Runs `body` with the loads of the file at `path` held at `gate`.
     static func holdingLoads<T>(of path: String, at gate: LoadGate, _ body: () throws -> T) rethrows -> T {

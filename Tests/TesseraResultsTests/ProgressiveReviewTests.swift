@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Review of 74d67c6 ("a lazy request opens before its keys are read"):
 // reproductions of what a lazy result that opens on a snapshot answers
@@ -14,7 +15,7 @@ import TesseraTestSupport
 // the sorted rows, the lazy open is a whole fetch: these tests check the
 // outcome (what the result shows), whichever way it opened.
 
-@Suite("Review: lazy results opening before the keys are read", .serialized)
+@Suite("Review: lazy results opening before the keys are read", .ownThreads, .serialized)
 struct ProgressiveReviewTests {
     static func makeFile(_ name: String) throws -> String {
         try temporaryDirectory().appendingPathComponent(name).path

@@ -3,6 +3,7 @@ import Testing
 import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
+import TesseraTestTraits
 
 /// A query that counts to `limit` in SQLite's virtual machine: about a
 /// minute for 100 million on a busy machine, far longer than any test
@@ -27,7 +28,7 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
-@Suite("SQLite: interrupting a running statement")
+@Suite("SQLite: interrupting a running statement", .ownThreads)
 struct SQLiteInterruptTests {
     @Test("interrupt() from another thread stops a long query at once with an interrupted error; the connection goes on")
     func interruptFromAnotherThread() throws {

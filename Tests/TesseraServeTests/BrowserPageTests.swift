@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraServe
 import TesseraTestSupport
+import TesseraTestTraits
 import TesseraView
 
 /// A message the page sent, as the test reads it back.
@@ -84,7 +85,7 @@ struct FakePage {
     }
 }
 
-@Suite("The live page in a real browser, against a fake server", .serialized,
+@Suite("The live page in a real browser, against a fake server", .ownThreads, .serialized,
        .enabled(if: Chromium.path != nil, "chromium is not installed (apt-get install chromium)"))
 struct BrowserPageTests {
     @Test("hello asks for the visible area and a screen above and below; a snapshot draws exactly its elements at their frames")

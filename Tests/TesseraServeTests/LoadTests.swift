@@ -4,11 +4,12 @@ import Testing
 import TesseraRender
 import TesseraServe
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// `tessera bench serve`: a small run through the built `tessera` against
 /// the `tessera serve` it starts, the refusal of every host off the loopback
 /// interface, bad options, and the cheap reading of the server's messages.
-@Suite("Load generator")
+@Suite("Load generator", .ownThreads)
 struct LoadTests {
     /// 20 clients, 10 renames: every client gets every change exactly once,
     /// and the counts add up.
