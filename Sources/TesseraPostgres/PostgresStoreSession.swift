@@ -95,8 +95,14 @@ struct PostgresRows {
 }
 
 /// One connection to the server, used synchronously by one caller at a
-/// time: each call waits for the server's answer (on a thread that is not
-/// one of the event loop's).
+/// time: each call blocks the calling thread until the server answers (on
+/// a thread that is not one of the event loop's).
+///
+/// The answer comes on NIO's event loop, never through Swift concurrency's
+/// cooperative pool, so a wait can never be one for work that needs the
+/// pool. A caller on the pool (a controller homed on an actor) holds its
+/// thread for the round trip; ``query(_:_:request:timeout:)`` bounds the
+/// wait where the server may hold a statement up.
 final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let endpoint: PostgresEndpoint

@@ -124,7 +124,13 @@ final class _KeyLoad<Record: FetchableRecord>: Sendable {
     /// Whether the load has ended (well or not).
     var isFinished: Bool { state.withLock { $0.outcome != nil } }
 
-    /// Waits for the load to end and returns its outcome.
+    /// Waits for the load to end and returns its outcome, blocking the
+    /// calling thread.
+    ///
+    /// The load runs on a thread of its own and needs nothing of Swift
+    /// concurrency's cooperative pool, so a caller on the pool (a
+    /// controller homed on an actor) waits at most for the rest of the
+    /// load; ``waitAsync()`` waits without holding a thread.
     ///
     /// - Complexity: at most the rest of the load.
     func wait() -> Result<Fetched, ResultsError> {

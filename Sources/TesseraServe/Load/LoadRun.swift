@@ -33,6 +33,12 @@ package struct LoadRun: Sendable {
 
     /// Runs the load and reports it.
     ///
+    /// It blocks the calling thread for the whole run (it waits on the
+    /// clients' event loops, and sleeps between edits): call it from a
+    /// thread of its own, as `tessera bench serve` does from its main
+    /// thread, never from async code, where it would hold one of the few
+    /// threads of Swift concurrency's cooperative pool.
+    ///
     /// - Parameter progress: Gets the fraction done and what runs (a
     ///   terminal's progress line).
     /// - Throws: ``LoadError`` for options out of range, a file limit or port

@@ -56,6 +56,10 @@ package struct LoadProcessSample: Sendable, Equatable {
 
 /// `tessera serve --port 0` as a child process on a fresh demo library in a
 /// temporary folder of its own, ended when the run ends.
+///
+/// Starting and stopping it block the calling thread (they poll the child
+/// and wait for it to exit): ``LoadRun/run(progress:)`` calls them on its
+/// own thread, never from async code.
 final class LoadServerProcess: @unchecked Sendable {
     let process = Process()
     /// Every line the server printed, standard output and error, for the
