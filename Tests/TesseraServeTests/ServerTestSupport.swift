@@ -42,6 +42,7 @@ final class RawClient: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { throw ServerTestError("send failed") }
             offset += sent
         }
@@ -50,7 +51,11 @@ final class RawClient: @unchecked Sendable {
     /// Reads more bytes into the buffer; false at the end of the stream.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) }
+        var count: Int
+        // A signal (a debugger attaching, say) is not the server's silence.
+        repeat {
+            count = chunk.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) }
+        } while count < 0 && errno == EINTR
         if count < 0 { throw ServerTestError("read timed out or failed (errno \(errno))") }
         if count == 0 { return false }
         buffer += chunk[0..<count]
