@@ -120,4 +120,71 @@ struct SchemaChangeUnderKeptStatementTests {
             #expect(differing.isEmpty, "round \(round): records that differ from a fresh fetch: \(differing)")
         }
     }
+
+    @Test("A lazy result (fetchBatchSize) after DROP COLUMN then ADD COLUMN: the records it kept and those a patch brings in have the new names")
+    func lazyResultAfterColumnSwap() throws {
+        let (connection, path, directory) = try Self.makeItems(count: 300)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let other = try Connection(path: path)
+        var request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
+        request.fetchBatchSize = 16
+        let controller = try FetchedResultsController<Columns>(connection: connection, request: request)
+        controller.incrementalThreshold = .infinity
+        try controller.performFetch()
+        try controller.finishLoading()
+        #expect(leftOpen(on: connection) == nil)
+        _ = controller.snapshot
+        try connection.write { db in try db.execute("UPDATE item SET rank = -1 WHERE id = 1") }
+        for round in 0..<3 {
+            try Self.swapExtraColumn(round, on: other)
+            #expect(try controller.checkForExternalChanges())
+            let base = Int64(10 + round * 50)
+            try connection.write { db in
+                try db.execute("DELETE FROM item WHERE id BETWEEN ? AND ?", [.integer(base), .integer(base + 39)])
+                try db.execute("UPDATE item SET rank = rank + 0.5 WHERE id = ?", [.integer(base + 45)])
+            }
+            #expect(controller.lastError == nil)
+            #expect(leftOpen(on: connection) == nil)
+            let names = try Self.columns(connection)
+            for record in controller.snapshot.allItems where record.columns != names {
+                Issue.record("round \(round): record \(record.id) was read with \(record.columns), the table has \(names)")
+            }
+            let fresh = try FetchedResultsController<Columns>(connection: Connection(path: path), request: FetchRequest(table: "item", sortKeys: request.sortKeys, sectionKey: "grp"))
+            try fresh.performFetch()
+            #expect(controller.snapshot.allItems == fresh.snapshot.allItems, "round \(round)")
+        }
+    }
+
+    @Test("A request over a view the commit makes again with other columns: records read after have the view's new columns, on the writer's connection and another's")
+    func viewMadeAgainWithOtherColumns() throws {
+        let (connection, path, directory) = try Self.makeItems(count: 50)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let other = try Connection(path: path)
+        try connection.write { db in try db.execute("CREATE VIEW shown AS SELECT id, grp, rank, title FROM item") }
+        let request = FetchRequest(table: "shown", sortKeys: [SortKey("rank")])
+        let controller = try FetchedResultsController<Columns>(connection: connection, request: request)
+        try controller.performFetch()
+        let set = FetchedSetController<Columns>(connection: connection, request: SetRequest(table: "shown"))
+        try set.performFetch()
+        let shapes = ["id, grp, rank, title AS heading", "id, title, rank, grp", "id, grp AS family, rank, title"]
+        for (round, shape) in shapes.enumerated() {
+            let writer = round == 1 ? other : connection
+            try writer.write { db in
+                try db.execute("DROP VIEW shown")
+                try db.execute("CREATE VIEW shown AS SELECT \(shape) FROM item")
+            }
+            if writer === other {
+                _ = try controller.checkForExternalChanges()
+                try set.refresh()
+            }
+            try connection.write { db in try db.execute("UPDATE item SET rank = rank + 100 WHERE id = ?", [.integer(Int64(round + 1))]) }
+            #expect(leftOpen(on: connection) == nil)
+            let fresh = try FetchedResultsController<Columns>(connection: Connection(path: path), request: request)
+            try fresh.performFetch()
+            #expect(controller.lastError == nil)
+            #expect(controller.snapshot.allItems == fresh.snapshot.allItems, "round \(round): \(shape)")
+            let differing = Set(set.records).symmetricDifference(fresh.snapshot.allItems).map(\.id).sorted()
+            #expect(differing.isEmpty, "round \(round): the set's records that differ from a fresh fetch: \(differing)")
+        }
+    }
 }
