@@ -3,12 +3,13 @@ import Testing
 import TesseraCommandKit
 import TesseraRender
 import TesseraSQLite
+import TesseraTestTraits
 
 /// Details of the command's options, help and output that a user hit:
 /// how a huge number is printed, a default said once, sweep sizes
 /// measured at another size, and `bench diff` on a file SQLite can only
 /// read.
-@Suite("tessera: numbers, help, sweep notices and read-only databases")
+@Suite("tessera: numbers, help, sweep notices and read-only databases", .ownThreads)
 struct CommandDetailsTests {
     @Test("a number too large to round to hundredths prints as itself, never as inf")
     func hugeNumbers() {
