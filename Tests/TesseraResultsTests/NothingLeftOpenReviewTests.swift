@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraResults
 import TesseraResultsTestSupport
@@ -24,7 +25,7 @@ private struct Columns: FetchableRecord, Hashable {
     }
 }
 
-@Suite("Schema changes under kept statements: every record read after equals a fresh fetch")
+@Suite("Schema changes under kept statements: every record read after equals a fresh fetch", .ownThreads)
 struct SchemaChangeUnderKeptStatementTests {
     /// A WAL file with `item(id, grp, rank, title, extra0)` and `count`
     /// rows, a connection on it, and its path.
@@ -225,7 +226,7 @@ private final class CallbackOrderLog: FetchedResultsControllerDelegate {
     }
 }
 
-@Suite("A commit a delegate makes inside a report's callbacks is reported after them")
+@Suite("A commit a delegate makes inside a report's callbacks is reported after them", .ownThreads)
 struct CommitInsideCallbacksTests {
     @Test("On the main actor, a helper's commit inside the record callbacks of a report a commit made comes after that report's callbacks")
     @MainActor

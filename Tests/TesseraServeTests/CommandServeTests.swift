@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
+import TesseraTestTraits
 import TesseraRender
 
 /// `tessera serve`, run as a process: what it prints, its errors, and its
 /// stop.
-@Suite("Command serve")
+@Suite("Command serve", .ownThreads)
 struct CommandServeTests {
     @Test("serve with no database seeds the demo, prints the address, serves the page and stops on SIGINT with 0, as watch")
     func demo() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender
@@ -97,7 +98,7 @@ struct HubSharedFramesTests {
 
 /// The messages written straight to a client's channel: whole frames of
 /// every length form, in order, over a real WebSocket.
-@Suite("Server direct frames")
+@Suite("Server direct frames", .ownThreads)
 struct ServerDirectFrameTests {
     @Test("a snapshot over 64 KiB, a mid-sized elements message and a plan and done arrive whole and in order")
     func framesOfEveryLength() async throws {
@@ -142,7 +143,7 @@ struct ServerDirectFrameTests {
 /// connection too: the hub counts what waits for its socket, sends it
 /// nothing more, and once it reads again sends one merged plan to the
 /// current state.
-@Suite("Server slow client on a real socket")
+@Suite("Server slow client on a real socket", .ownThreads)
 struct ServerSlowSocketTests {
     @Test("a client that does not read while large plans are made catches up with a merged plan, every seq in order, at the list as committed")
     func slowSocketCatchesUp() async throws {

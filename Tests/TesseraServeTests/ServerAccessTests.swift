@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraRender
 @testable import TesseraServe
 
 /// Who may connect and who may edit: ``ServeAccess`` on its own, and a
 /// server bound to every address (not loopback) with its token.
-@Suite("Server access")
+@Suite("Server access", .ownThreads)
 struct ServerAccessTests {
     @Test("loopback addresses and names")
     func loopback() {

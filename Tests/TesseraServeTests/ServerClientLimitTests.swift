@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
 import Testing
+import TesseraTestTraits
 import TesseraRender
 @testable import TesseraServe
 
 /// ``ServeLimits/maximumClients``: each client costs the server its view and
 /// its layout, so the count it holds is bounded.
-@Suite("Server client limit")
+@Suite("Server client limit", .ownThreads)
 struct ServerClientLimitTests {
     /// Upgrades a client and reads its snapshot; the status when there is
     /// no upgrade.

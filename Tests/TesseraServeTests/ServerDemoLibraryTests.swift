@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraSQLite
 @testable import TesseraServe
 
 /// The demo photo library `tessera serve` seeds when given no database.
-@Suite("Server demo library")
+@Suite("Server demo library", .ownThreads)
 struct ServerDemoLibraryTests {
     @Test("10,000 photos in 40 albums; positions number each album newest first (checked against SQL's own numbering)")
     func seeds() throws {

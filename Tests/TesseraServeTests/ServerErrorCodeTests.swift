@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 @testable import TesseraServe
 import TesseraRender
 
@@ -7,7 +8,7 @@ import TesseraRender
 /// the protocol article's table lists them: each `error` code with the
 /// `request` it echoes, the HTTP status of a refused request, and the
 /// close codes.
-@Suite("Server error codes")
+@Suite("Server error codes", .ownThreads)
 struct ServerErrorCodeTests {
     /// An upgraded client that said hello.
     static func client(port: Int) throws -> RawClient {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraRender
 import TesseraSQLite
 @testable import TesseraServe
 
 /// The live list's HTTP server: the page, the upgrade, and the safety
 /// checks, against a server running in the test process on a free port.
-@Suite("Server")
+@Suite("Server", .ownThreads)
 struct ServerTests {
     @Test("GET / serves the page as HTML, with no external URL")
     func servesPage() async throws {
