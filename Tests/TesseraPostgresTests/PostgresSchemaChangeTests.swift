@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraResults
 import TesseraSQLite
@@ -253,7 +254,7 @@ actor BrokenRequestFollowers {
     }
 }
 
-@Suite("PostgreSQL: schema changes are followed")
+@Suite("PostgreSQL: schema changes are followed", .ownThreads)
 struct PostgresSchemaChangeTests {
     static let titles = ["apple", "Banana", "cherry", "Date", "éclair", "fig", "Grape", "_under", "10", "9", "zeta", "Zulu"]
 
