@@ -3,6 +3,7 @@ import Testing
 import TesseraTestTraits
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 @testable import TesseraPostgres
@@ -17,34 +18,6 @@ import Glibc
 // A change that breaks the request (its sort or section column renamed or
 // dropped) is reported, naming the request, and the controller does not
 // go on showing the old shape as if all were well.
-
-/// A row keeping every column it was read with, names and values: a record
-/// read before a column was added or dropped differs from a fresh one.
-struct ReshapedRow: FetchableRecord, Hashable, CustomStringConvertible {
-    var id: Int64
-    var columns: [String]
-    var values: [DatabaseValue]
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        columns = row.columnNames
-        values = row.values
-    }
-
-    init(columns: [String], values: [DatabaseValue]) {
-        self.columns = columns
-        self.values = values
-        id = columns.firstIndex(of: "id").flatMap { values[$0].int64 } ?? -1
-    }
-
-    var description: String {
-        "{" + zip(columns, values).map { "\($0)=\($1)" }.joined(separator: " ") + "}"
-    }
-
-    subscript(_ column: String) -> DatabaseValue {
-        columns.firstIndex(of: column).map { values[$0] } ?? .null
-    }
-}
 
 /// A result as a list of groups (sections, or a relational controller's
 /// parents), each named by its section value or parent record.

@@ -71,3 +71,33 @@ public struct Shot: FetchableRecord, Hashable {
         date = row["date"].int64 ?? -1
     }
 }
+
+/// A row keeping every column it was read with, names and values: a record
+/// read before a column was added or dropped (or one of another name added
+/// in its place) differs from a fresh one. The schema-change oracles of
+/// both stores read with it.
+public struct ReshapedRow: FetchableRecord, Hashable, CustomStringConvertible {
+    public var id: Int64
+    public var columns: [String]
+    public var values: [DatabaseValue]
+
+    public init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        columns = row.columnNames
+        values = row.values
+    }
+
+    public init(columns: [String], values: [DatabaseValue]) {
+        self.columns = columns
+        self.values = values
+        id = columns.firstIndex(of: "id").flatMap { values[$0].int64 } ?? -1
+    }
+
+    public var description: String {
+        "{" + zip(columns, values).map { "\($0)=\($1)" }.joined(separator: " ") + "}"
+    }
+
+    public subscript(_ column: String) -> DatabaseValue {
+        columns.firstIndex(of: column).map { values[$0] } ?? .null
+    }
+}

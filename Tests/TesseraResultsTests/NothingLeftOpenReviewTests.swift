@@ -11,20 +11,6 @@ import TesseraSQLite
 // step that gives no row (a key deleted by the commit), read after for a
 // key that has one; nothing is left open meanwhile.
 
-/// A row of `item`, keeping every column it was read with (names and
-/// values).
-private struct Columns: FetchableRecord, Hashable {
-    var id: Int64
-    var columns: [String]
-    var values: [DatabaseValue]
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        columns = row.columnNames
-        values = row.values
-    }
-}
-
 @Suite("Schema changes under kept statements: every record read after equals a fresh fetch", .ownThreads)
 struct SchemaChangeUnderKeptStatementTests {
     /// A WAL file with `item(id, grp, rank, title, extra0)` and `count`
@@ -63,7 +49,7 @@ struct SchemaChangeUnderKeptStatementTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let other = try Connection(path: path)
         let request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
-        let controller = try FetchedResultsController<Columns>(connection: connection, request: request)
+        let controller = try FetchedResultsController<ReshapedRow>(connection: connection, request: request)
         controller.incrementalThreshold = .infinity
         try controller.performFetch()
         // A patch: the query by key is prepared and kept.
@@ -85,7 +71,7 @@ struct SchemaChangeUnderKeptStatementTests {
             for record in controller.snapshot.allItems where record.columns != names {
                 Issue.record("round \(round): record \(record.id) was read with \(record.columns), the table has \(names)")
             }
-            let fresh = try FetchedResultsController<Columns>(connection: Connection(path: path), request: request)
+            let fresh = try FetchedResultsController<ReshapedRow>(connection: Connection(path: path), request: request)
             try fresh.performFetch()
             let differing = zip(controller.snapshot.allItems, fresh.snapshot.allItems).filter { $0 != $1 }.map(\.0.id)
             #expect(controller.snapshot.sections == fresh.snapshot.sections && controller.snapshot.itemCounts == fresh.snapshot.itemCounts, "round \(round)")
@@ -98,7 +84,7 @@ struct SchemaChangeUnderKeptStatementTests {
         let (connection, path, directory) = try Self.makeItems(count: 200)
         defer { try? FileManager.default.removeItem(at: directory) }
         let other = try Connection(path: path)
-        let set = FetchedSetController<Columns>(connection: connection, request: SetRequest(table: "item"))
+        let set = FetchedSetController<ReshapedRow>(connection: connection, request: SetRequest(table: "item"))
         try set.performFetch()
         try connection.write { db in try db.execute("UPDATE item SET title = 'x' WHERE id = 1") }
         for round in 0..<3 {
@@ -115,7 +101,7 @@ struct SchemaChangeUnderKeptStatementTests {
             for record in set.records where record.columns != names {
                 Issue.record("round \(round): record \(record.id) was read with \(record.columns), the table has \(names)")
             }
-            let fresh = FetchedSetController<Columns>(connection: try Connection(path: path), request: set.request)
+            let fresh = FetchedSetController<ReshapedRow>(connection: try Connection(path: path), request: set.request)
             try fresh.performFetch()
             let differing = Set(set.records).symmetricDifference(fresh.records).map(\.id).sorted()
             #expect(differing.isEmpty, "round \(round): records that differ from a fresh fetch: \(differing)")
@@ -129,7 +115,7 @@ struct SchemaChangeUnderKeptStatementTests {
         let other = try Connection(path: path)
         var request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
         request.fetchBatchSize = 16
-        let controller = try FetchedResultsController<Columns>(connection: connection, request: request)
+        let controller = try FetchedResultsController<ReshapedRow>(connection: connection, request: request)
         controller.incrementalThreshold = .infinity
         try controller.performFetch()
         try controller.finishLoading()
@@ -150,7 +136,7 @@ struct SchemaChangeUnderKeptStatementTests {
             for record in controller.snapshot.allItems where record.columns != names {
                 Issue.record("round \(round): record \(record.id) was read with \(record.columns), the table has \(names)")
             }
-            let fresh = try FetchedResultsController<Columns>(connection: Connection(path: path), request: FetchRequest(table: "item", sortKeys: request.sortKeys, sectionKey: "grp"))
+            let fresh = try FetchedResultsController<ReshapedRow>(connection: Connection(path: path), request: FetchRequest(table: "item", sortKeys: request.sortKeys, sectionKey: "grp"))
             try fresh.performFetch()
             #expect(controller.snapshot.allItems == fresh.snapshot.allItems, "round \(round)")
         }
@@ -163,9 +149,9 @@ struct SchemaChangeUnderKeptStatementTests {
         let other = try Connection(path: path)
         try connection.write { db in try db.execute("CREATE VIEW shown AS SELECT id, grp, rank, title FROM item") }
         let request = FetchRequest(table: "shown", sortKeys: [SortKey("rank")])
-        let controller = try FetchedResultsController<Columns>(connection: connection, request: request)
+        let controller = try FetchedResultsController<ReshapedRow>(connection: connection, request: request)
         try controller.performFetch()
-        let set = FetchedSetController<Columns>(connection: connection, request: SetRequest(table: "shown"))
+        let set = FetchedSetController<ReshapedRow>(connection: connection, request: SetRequest(table: "shown"))
         try set.performFetch()
         let shapes = ["id, grp, rank, title AS heading", "id, title, rank, grp", "id, grp AS family, rank, title"]
         for (round, shape) in shapes.enumerated() {
@@ -180,7 +166,7 @@ struct SchemaChangeUnderKeptStatementTests {
             }
             try connection.write { db in try db.execute("UPDATE item SET rank = rank + 100 WHERE id = ?", [.integer(Int64(round + 1))]) }
             #expect(leftOpen(on: connection) == nil)
-            let fresh = try FetchedResultsController<Columns>(connection: Connection(path: path), request: request)
+            let fresh = try FetchedResultsController<ReshapedRow>(connection: Connection(path: path), request: request)
             try fresh.performFetch()
             #expect(controller.lastError == nil)
             #expect(controller.snapshot.allItems == fresh.snapshot.allItems, "round \(round): \(shape)")
