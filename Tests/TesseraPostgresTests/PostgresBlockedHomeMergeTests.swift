@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
@@ -9,26 +10,6 @@ import TesseraTestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A row of `photo(id, title, taken)`.
-struct TitledPhoto: FetchableRecord, Hashable {
-    var id: Int64
-    var title: DatabaseValue
-    var taken: DatabaseValue
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        title = row["title"]
-        taken = row["taken"]
-    }
-
-    /// A record from the values of `SELECT id, title, taken`.
-    init(values: [DatabaseValue]) {
-        id = values[0].int64 ?? -1
-        title = values[1]
-        taken = values[2]
-    }
-}
 
 /// A serial executor running its jobs on a thread of its own, which a test
 /// can hold (its jobs then wait, as on an actor busy with other work)

@@ -101,3 +101,24 @@ public struct ReshapedRow: FetchableRecord, Hashable, CustomStringConvertible {
         columns.firstIndex(of: column).map { values[$0] } ?? .null
     }
 }
+
+/// A row of `photo(id, title, taken)`, its title and date as stored: the
+/// merged-commit oracles of both stores read with it.
+public struct TitledPhoto: FetchableRecord, Hashable {
+    public var id: Int64
+    public var title: DatabaseValue
+    public var taken: DatabaseValue
+
+    public init(row: Row) throws {
+        id = row["id"].int64 ?? -1
+        title = row["title"]
+        taken = row["taken"]
+    }
+
+    /// A record from the values of `SELECT id, title, taken`.
+    public init(values: [DatabaseValue]) {
+        id = values[0].int64 ?? -1
+        title = values[1]
+        taken = values[2]
+    }
+}

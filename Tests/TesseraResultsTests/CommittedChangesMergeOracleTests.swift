@@ -1,6 +1,7 @@
 import Testing
 import TesseraDiff
 @testable import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 
@@ -9,19 +10,6 @@ import TesseraTestSupport
 // change source makes them. Merged in random groupings, as a controller
 // whose home is busy takes them, they must be exactly the sum of their
 // commits, and patch the result to what a fresh query reads.
-
-/// A row of the in-memory table `photo(id, title, taken)`.
-struct MergePhoto: FetchableRecord, Hashable {
-    var id: Int64
-    var title: DatabaseValue
-    var taken: DatabaseValue
-
-    init(row: Row) throws {
-        id = row["id"].int64 ?? -1
-        title = row["title"]
-        taken = row["taken"]
-    }
-}
 
 /// The request `WHERE title < 'm' ORDER BY taken DESC NULLS FIRST, id`
 /// over a table held in memory, in one section.
@@ -263,8 +251,8 @@ struct CommittedChangesMergeOracleTests {
             for id in 1...40 as ClosedRange<Int64> {
                 reader.table[id] = [.integer(id), .text(String("afkmqz".randomElement(using: &generator)!)), .integer(id % 25)]
             }
-            var engine = _ResultEngine<MergePhoto>()
-            engine.install(try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0))
+            var engine = _ResultEngine<TitledPhoto>()
+            engine.install(try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0))
             let delivery = CommitDelivery(to: UnreachedReceiver())
             var patched = 0
             var groups = 0
@@ -291,7 +279,7 @@ struct CommittedChangesMergeOracleTests {
                 // The merge patches the result from the state before the
                 // first commit to the state after the last.
                 reader.table = table
-                let expected = FetchedResult(try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0).state).snapshot
+                let expected = FetchedResult(try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0).state).snapshot
                 let old = engine.result
                 let outcome = engine.apply(folded, isIncremental: true, touchedLimit: .max, externalVersion: 0, sectioned: false) { () throws(ResultsError) in
                     folded.reading(reader)
@@ -304,7 +292,7 @@ struct CommittedChangesMergeOracleTests {
                     #expect(try old.snapshot.applying(changeset, takingValuesFrom: expected) == expected, comment)
                 case .mustRefetch:
                     #expect(folded.mustRefetch, "\(comment): a merge that is the sum of its commits must patch")
-                    _ = try engine.replace(with: try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0))
+                    _ = try engine.replace(with: try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0))
                 }
                 let ids = engine.result.snapshot.allItems.map(\.id)
                 #expect(Set(ids).count == ids.count, "\(comment): an id is in the result twice")
@@ -315,11 +303,11 @@ struct CommittedChangesMergeOracleTests {
     }
 
     /// A result over 20 rows, all in it (titles before "m").
-    static func smallResult() throws -> (MergeTableReader, _ResultEngine<MergePhoto>) {
+    static func smallResult() throws -> (MergeTableReader, _ResultEngine<TitledPhoto>) {
         let reader = MergeTableReader()
         for id in 1...20 as ClosedRange<Int64> { reader.table[id] = [.integer(id), .text("a\(id)"), .integer(id)] }
-        var engine = _ResultEngine<MergePhoto>()
-        engine.install(try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0))
+        var engine = _ResultEngine<TitledPhoto>()
+        engine.install(try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0))
         return (reader, engine)
     }
 
@@ -342,7 +330,7 @@ struct CommittedChangesMergeOracleTests {
         }
         #expect(engine.plan == nil, "commits re-fetch until a fetch succeeds")
         #expect(engine.result.snapshot == start.result.snapshot, "nothing was patched")
-        let fresh = try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0)
+        let fresh = try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0)
         _ = try engine.replace(with: fresh)
         #expect(engine.result.snapshot == FetchedResult(fresh.state).snapshot)
         #expect(engine.plan != nil, "the fetch patches again")
@@ -362,13 +350,13 @@ struct CommittedChangesMergeOracleTests {
         let (reader, _) = try Self.smallResult()
         // A state that holds row 5 twice, as only a wrong patch makes.
         reader.extraRows = [[.integer(5), .text("a5 again"), .integer(15)]]
-        var engine = _ResultEngine<MergePhoto>()
-        engine.install(try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0))
+        var engine = _ResultEngine<TitledPhoto>()
+        engine.install(try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0))
         let ids = engine.result.snapshot.allItems.map(\.id)
         try #require(ids.count == Set(ids).count + 1, "the test needs a result that holds an id twice")
         reader.extraRows = []
         reader.table[21] = [.integer(21), .text("a21"), .integer(21)]
-        let fresh = try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0)
+        let fresh = try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0)
         let old = engine.result
         let report = try engine.replace(with: fresh)
         let expected = FetchedResult(fresh.state).snapshot
@@ -384,6 +372,6 @@ struct CommittedChangesMergeOracleTests {
             Issue.record("the fetched result must patch again")
             return
         }
-        #expect(engine.result.snapshot == FetchedResult(try _ResultEngine<MergePhoto>.fetch(reader, sectioned: false, externalVersion: 0).state).snapshot)
+        #expect(engine.result.snapshot == FetchedResult(try _ResultEngine<TitledPhoto>.fetch(reader, sectioned: false, externalVersion: 0).state).snapshot)
     }
 }
