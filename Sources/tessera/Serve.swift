@@ -1,9 +1,9 @@
 #if canImport(TesseraServe)
 import ArgumentParser
 import Foundation
-import Synchronization
 import TesseraCommandKit
 import TesseraServe
+import TesseraSQLite
 
 /// The subcommands that exist only in builds with the live server.
 let serveSubcommands: [any ParsableCommand.Type] = [Serve.self]
@@ -11,7 +11,7 @@ let serveSubcommands: [any ParsableCommand.Type] = [Serve.self]
 /// How a server's run ended: `nil` while it runs, then `.some(nil)` or
 /// `.some(error)`.
 final class ServeOutcome: Sendable {
-    private let value = Mutex<ServeServerError??>(nil)
+    private let value = PThreadMutex<ServeServerError??>(nil)
 
     func withLock<T>(_ body: (inout ServeServerError??) -> T) -> T {
         value.withLock { body(&$0) }

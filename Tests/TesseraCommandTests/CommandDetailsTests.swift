@@ -6,10 +6,10 @@ import TesseraSQLite
 import TesseraTestTraits
 
 /// Details of the command's options, help and output that a user hit:
-/// how a huge number is printed, a default said once, sweep sizes
-/// measured at another size, and `bench diff` on a file SQLite can only
-/// read.
-@Suite("tessera: numbers, help, sweep notices and read-only databases", .ownThreads)
+/// how a huge number is printed, sweep sizes measured at another size,
+/// and `bench diff` on a file SQLite can only read. (How `help serve`
+/// says its defaults is tested in TesseraServeTests, with `serve`.)
+@Suite("tessera: numbers, sweep notices and read-only databases", .ownThreads)
 struct CommandDetailsTests {
     @Test("a number too large to round to hundredths prints as itself, never as inf")
     func hugeNumbers() {
@@ -26,18 +26,6 @@ struct CommandDetailsTests {
         let result = try Tool.run(["watch", "absent.sqlite", "--table", "photo", "--layout", "list", "--width", "1e308"])
         #expect(result.status == 64)
         #expect(result.stderr == "tessera: error: --width 1e+308: the viewport's width must be a positive number up to 100000\n")
-    }
-
-    @Test("help serve says each option's default once")
-    func serveDefaultsOnce() throws {
-        let result = try Tool.run(["help", "serve"], timeout: 60)
-        #expect(result.status == 0, "\(result.stderr)")
-        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        let options = try #require(text.range(of: "OPTIONS:"))
-        let entry = try #require(text.range(of: "--max-clients <max-clients>", range: options.upperBound..<text.endIndex))
-        let next = try #require(text.range(of: "--photos <photos>", range: entry.upperBound..<text.endIndex))
-        let maxClients = text[entry.upperBound..<next.lowerBound]
-        #expect(maxClients.components(separatedBy: "default").count == 2, "\(maxClients)")
     }
 
     @Test("sweep sizes of files measured at another size are said, in the table and the JSON")

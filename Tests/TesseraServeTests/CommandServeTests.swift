@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
-import Testing
-import TesseraTestTraits
 import TesseraRender
+import TesseraSQLite
+import TesseraTestTraits
+import Testing
 
 /// `tessera serve`, run as a process: what it prints, its errors, and its
 /// stop.
@@ -129,6 +129,20 @@ struct CommandServeTests {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
     }
+
+    // Here, not beside the other help tests in TesseraCommandTests: the
+    // sanitizer builds leave `serve` out, and this target with it.
+    @Test("help serve says each option's default once")
+    func serveDefaultsOnce() async throws {
+        let result = try await ServeProcess.run(["help", "serve"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let options = try #require(text.range(of: "OPTIONS:"))
+        let entry = try #require(text.range(of: "--max-clients <max-clients>", range: options.upperBound..<text.endIndex))
+        let next = try #require(text.range(of: "--photos <photos>", range: entry.upperBound..<text.endIndex))
+        let maxClients = text[entry.upperBound..<next.lowerBound]
+        #expect(maxClients.components(separatedBy: "default").count == 2, "\(maxClients)")
+    }
 }
 
 /// A running `tessera` (the build's, next to the test binary) whose output
@@ -137,7 +151,7 @@ final class ServeProcess: Sendable {
     let process: Process
     /// What a pipe delivered, and whether it reached its end.
     final class Output: Sendable {
-        let state = Mutex((data: Data(), ended: false))
+        let state = PThreadMutex((data: Data(), ended: false))
 
         /// Reads the pipe to its end, on a thread of its own.
         func start(_ handle: FileHandle) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import TesseraServe
 import TesseraLayout
@@ -151,7 +150,7 @@ struct HubSlowClientTests {
 
 /// Counts drain notices.
 final class DrainCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = PThreadMutex(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

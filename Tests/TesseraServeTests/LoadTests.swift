@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
-import Testing
 import TesseraRender
 import TesseraServe
+import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
+import Testing
 
 /// `tessera bench serve`: a small run through the built `tessera` against
 /// the `tessera serve` it starts, the refusal of every host off the loopback
@@ -185,7 +185,7 @@ enum LoadTool {
 
     /// Collects one pipe's bytes on a thread of its own.
     final class Collector: Sendable {
-        let data = Mutex(Data())
+        let data = PThreadMutex(Data())
         let finished = DispatchSemaphore(value: 0)
 
         init(_ pipe: Pipe) {

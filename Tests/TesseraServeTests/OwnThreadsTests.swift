@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
-import Testing
+import TesseraSQLite
 import TesseraTestTraits
+import Testing
 
 /// ``OwnThreadsTrait``: tests that block their thread (child processes,
 /// browsers, synchronous sockets) run on threads of their own, so that the
@@ -35,7 +35,7 @@ struct OwnThreadsTests {
     /// once.
     final class Gate: Sendable {
         private let opensAt: Int
-        private let waiting = Mutex(0)
+        private let waiting = PThreadMutex(0)
         private let semaphore = DispatchSemaphore(value: 0)
 
         init(opensAt: Int) {

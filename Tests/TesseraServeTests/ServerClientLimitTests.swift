@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
-import Testing
-import TesseraTestTraits
 import TesseraRender
+import TesseraSQLite
+import TesseraTestTraits
+import Testing
 @testable import TesseraServe
 
 /// ``ServeLimits/maximumClients``: each client costs the server its view and
@@ -47,8 +47,8 @@ struct ServerClientLimitTests {
     func racingUpgrades() async throws {
         try await ServerTestSupport.withServer(limits: ServeLimits(maximumClients: 3)) { server, port in
             try await ServerTestSupport.blocking {
-                let outcomes = Mutex<[String]>([])
-                let clients = Mutex<[RawClient]>([])
+                let outcomes = PThreadMutex<[String]>([])
+                let clients = PThreadMutex<[RawClient]>([])
                 let group = DispatchGroup()
                 for _ in 0..<12 {
                     group.enter()

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import TesseraSQLite
 
 /// A connected client's messages waiting to be sent, bounded.
 ///
@@ -51,7 +51,7 @@ package final class ClientOutbox: Sendable {
     }
 
     // Guards the queue, the waiting reader and the flags.
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
     private let onDrained: @Sendable () -> Void
 
     /// Creates an empty outbox.

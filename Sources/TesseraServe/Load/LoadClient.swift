@@ -3,8 +3,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import Synchronization
 import TesseraRender
+import TesseraSQLite
 
 /// The time on the monotonic clock, in nanoseconds.
 func loadNow() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
@@ -63,12 +63,12 @@ final class LoadClientRecord: Sendable {
     /// height.
     let scrollFraction: Double
     /// What the handler counted.
-    let stats = Mutex(LoadClientStats())
+    let stats = PThreadMutex(LoadClientStats())
     /// Completed once the client is ready (its scrolled viewport's elements
     /// arrived) or failed.
     let ready: EventLoopPromise<Void>
     /// The channel, once connected.
-    let channel = Mutex<Channel?>(nil)
+    let channel = PThreadMutex<Channel?>(nil)
 
     init(index: Int, layout: String, size: (width: Double, height: Double), scrollFraction: Double, ready: EventLoopPromise<Void>) {
         self.index = index
@@ -133,11 +133,11 @@ struct LoadWriterStats: Sendable {
 /// The writer's record: one client with edit rights that sends renames.
 final class LoadWriterRecord: Sendable {
     /// What the writer counted.
-    let stats = Mutex(LoadWriterStats())
+    let stats = PThreadMutex(LoadWriterStats())
     /// Completed once the snapshot (with every item id) arrived.
     let ready: EventLoopPromise<Void>
     /// The channel, once connected.
-    let channel = Mutex<Channel?>(nil)
+    let channel = PThreadMutex<Channel?>(nil)
 
     init(ready: EventLoopPromise<Void>) { self.ready = ready }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TesseraSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -157,7 +157,7 @@ final class LoadServerProcess: @unchecked Sendable {
 /// Lines a process printed, shared with the thread that reads them.
 final class LoadLines: Sendable {
     /// The lines, in order.
-    let lines = Mutex<[String]>([])
+    let lines = PThreadMutex<[String]>([])
 }
 
 /// Raises the soft limit of open files to the hard limit.

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
-import HummingbirdCore
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Synchronization
 import TesseraRender
+import TesseraSQLite
 
 /// The limits the server puts on each WebSocket client.
 package struct ServeLimits: Sendable, Hashable {
@@ -77,7 +78,7 @@ package final class ServeServer: Sendable {
 
     /// Where the server is in its life: the port once it listens, or the
     /// error that ended it.
-    private let state = Mutex<(port: Int?, failure: ServeServerError?, ended: Bool)>((nil, nil, false))
+    private let state = PThreadMutex<(port: Int?, failure: ServeServerError?, ended: Bool)>((nil, nil, false))
     /// The clients connected now.
     private let clientCount = Atomic<Int>(0)
 
