@@ -205,12 +205,23 @@ let package = Package(
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with
-        // the import it states and run where it can be, and a check that
-        // the copies still equal the documents.
+        // the import it states and run where it can be: the plugin writes
+        // the tests' sources from their templates (*.swift.in), taking each
+        // sample from its document, so a sample is written only there.
+        .executableTarget(
+            name: "DocumentationSampleGenerator",
+            path: "Plugins/DocumentationSampleGenerator"
+        ),
+        .plugin(
+            name: "DocumentationSamples",
+            capability: .buildTool(),
+            dependencies: ["DocumentationSampleGenerator"]
+        ),
         .testTarget(
             name: "TesseraDocumentationTests",
             dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample"],
-            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
+            plugins: ["DocumentationSamples"]
         ),
         // The fuzz checks (see Fuzz/README.md): one oracle per fuzz
         // target, built with everything else so they cannot rot, and run
