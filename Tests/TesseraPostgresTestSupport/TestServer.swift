@@ -114,15 +114,16 @@ package enum TestServer {
 
     /// Creates a database on the server of `serverURL`. Two `CREATE
     /// DATABASE` at once can find the template busy; the statement is
-    /// tried again then.
+    /// tried again then, until it succeeds or two minutes have passed (a
+    /// count of tries would run out in a few seconds on a busy machine,
+    /// where another test may hold the template for longer).
     package static func createDatabase(_ name: String, on serverURL: String) throws {
-        var attempt = 0
+        let deadline = ContinuousClock.now + .seconds(120)
         while true {
             do {
                 _ = try psql(serverURL, "CREATE DATABASE \"\(name)\"")
                 return
-            } catch let failure as Failure where failure.description.contains("is being accessed by other users") && attempt < 20 {
-                attempt += 1
+            } catch let failure as Failure where failure.description.contains("is being accessed by other users") && ContinuousClock.now < deadline {
                 usleep(100_000)
             }
         }

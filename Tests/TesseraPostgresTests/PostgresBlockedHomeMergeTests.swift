@@ -381,7 +381,9 @@ struct PostgresBlockedHomeMergeTests {
                 continue
             }
             pauses += 1
-            let deadline = ContinuousClock.now + .seconds(20)
+            // A limit against a hang only (generous for a sanitizer build
+            // on a busy machine): the follower is bound to settle.
+            let deadline = ContinuousClock.now + .seconds(120)
             var state = await home.state()
             while state.records != expected && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
@@ -395,7 +397,7 @@ struct PostgresBlockedHomeMergeTests {
             if state.records != expected {
                 let extra = Set(state.records).subtracting(expected).sorted { $0.id < $1.id }
                 let missing = Set(expected).subtracting(state.records).sorted { $0.id < $1.id }
-                Issue.record("\(comment): the follower differs from a fresh query (\(state.ids.count) rows against \(expected.count)); it has \(extra), not \(missing)")
+                Issue.record("\(comment): after waiting up to 120 s, the follower differs from a fresh query (\(state.ids.count) rows against \(expected.count)); it has \(extra), not \(missing)")
             }
             wrong = state.records != expected || !state.duplicates.isEmpty || !state.errors.isEmpty
             if wrong { progress.stop() }

@@ -114,7 +114,8 @@ struct PostgresMergedMovesTests {
         }
 
         /// Commits what is open, waits until the controller equals a fresh
-        /// query, and says whether it did.
+        /// query (for 120 s at most: a limit against a hang only), and says
+        /// whether it did.
         func settle(_ label: String) throws -> Bool {
             for c in 0..<3 where working[c] != nil {
                 try writers[c].execute("COMMIT", request: "commit")
@@ -123,13 +124,13 @@ struct PostgresMergedMovesTests {
                 commits += 1
             }
             let expected = try fresh(checker)
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(120)
             while ContinuousClock.now < deadline {
                 guard check("while settling") else { return false }
                 if controller.snapshot.allItems == expected && sections(controller.snapshot) == grouped(expected) { return true }
                 usleep(10_000)
             }
-            Issue.record("seed \(seed): \(label): the controller differs from a fresh query (\(controller.snapshot.numberOfItems) rows against \(expected.count))")
+            Issue.record("seed \(seed): \(label): after 120 s, the controller differs from a fresh query (\(controller.snapshot.numberOfItems) rows against \(expected.count))")
             return false
         }
 

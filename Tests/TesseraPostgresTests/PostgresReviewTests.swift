@@ -17,12 +17,14 @@ struct ReviewRow: FetchableRecord, Hashable {
 
 @Suite("PostgreSQL review", .ownThreads)
 struct PostgresReviewTests {
-    /// Waits until the controller holds what a fresh query reads.
+    /// Waits until the controller holds what a fresh query reads, for at
+    /// most 120 s (a limit against a hang, generous for a sanitizer build
+    /// on a busy machine).
     private func converge(_ controller: FetchedResultsController<ReviewRow>, _ writer: PostgresSession, _ sql: String) throws -> (current: [ReviewRow], fresh: [ReviewRow]) {
         let fresh = try writer.query(sql, request: "fresh").rows.map { values in
             try ReviewRow(row: Row(columnNames: ["id", "value"], values: values))
         }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)
         var current: [ReviewRow] = []
         while Date() < deadline {
             _ = try controller.checkForExternalChanges()
@@ -176,10 +178,10 @@ struct PostgresReviewTests {
             reader.follow([try reader.query(for: request)], tuples: true, delivery: delivery, replacing: nil)
         }
         try writer.query("UPDATE items SET value = 100 WHERE id = 3", request: "update")
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)
         while !delivery.hasWaiting && Date() < deadline { usleep(2000) }
         let handed = delivery.hasWaiting
-        #expect(handed, "the old source was handed the update")
+        #expect(handed, "the old source was not handed the update within 120 s")
         // The new fetch's snapshot sees the update.
         let new = try store.withReader(isolation: nil) { reader throws(ResultsError) in
             reader.follow([try reader.query(for: request)], tuples: true, delivery: delivery, replacing: old)

@@ -47,7 +47,10 @@ struct PostgresSlotWaitTests {
         // slot has run out, the error says why.
         var reported: [PostgresStoreError] = []
         var timedOut = false
-        let deadline = ContinuousClock.now + .seconds(60)
+        // The server's time to make a slot is 5 s on the first try; the
+        // limit only stops a hung test (generous for a sanitizer build on
+        // a busy machine).
+        let deadline = ContinuousClock.now + .seconds(120)
         while !timedOut && ContinuousClock.now < deadline {
             do {
                 _ = try fixture.controller.checkForExternalChanges()
@@ -62,7 +65,7 @@ struct PostgresSlotWaitTests {
             usleep(20_000)
         }
         #expect(!reported.isEmpty, "no check failed while the store had no slot (sessions: \(fixture.activity()))")
-        #expect(timedOut, "the store never said it could not make its slot again: \(reported.last.map { "\($0)" } ?? "no error") (sessions: \(fixture.activity()))")
+        #expect(timedOut, "within 120 s, the store never said it could not make its slot again: \(reported.last.map { "\($0)" } ?? "no error") (sessions: \(fixture.activity()))")
 
         // The transaction ends: the store makes its slot, and the
         // controller catches up.
@@ -100,12 +103,12 @@ struct PostgresSlotWaitTests {
         )
         try writer.query("INSERT INTO photo VALUES (800000, 2, 1, 'inserted', now(), 0.5, true)", request: "insert")
 
-        var deadline = ContinuousClock.now + .seconds(60)
+        var deadline = ContinuousClock.now + .seconds(120)
         func heard() -> Bool {
             log.errors.contains { Self.storeError($0)?.message.contains("could not be made again") == true }
         }
         while !heard() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(heard(), "the delegate heard \(log.errors)")
+        #expect(heard(), "within 120 s, the delegate never heard that the slot could not be made again: it heard \(log.errors)")
         #expect(controller.lastError.flatMap(Self.storeError)?.kind == .cannotFollow, "lastError is \(controller.lastError.map { "\($0)" } ?? "nil")")
 
         try blocker.execute("ROLLBACK", request: "let go")
@@ -114,7 +117,7 @@ struct PostgresSlotWaitTests {
         while (controller.lastError != nil || controller.snapshot.allItems != expected) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(controller.lastError == nil, "lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
+        #expect(controller.lastError == nil, "120 s after the transaction ended, lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
         #expect(controller.snapshot.allItems == expected, "the controller differs from a fresh query once the slot was made again")
     }
 

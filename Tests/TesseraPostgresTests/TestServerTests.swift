@@ -67,9 +67,9 @@ struct TestServerTests {
         holder.standardError = FileHandle.nullDevice
         try holder.run()
         defer { if holder.isRunning { holder.terminate() } }
-        #expect(try waitUntil { try TestServer.activeConnections(url, applicationName: name) == 1 })
+        #expect(try waitUntil { try TestServer.activeConnections(url, applicationName: name) == 1 }, "psql's connection did not show within 120 s")
         #expect(try TestServer.terminateConnections(url, applicationName: name) == 1)
-        #expect(try waitUntil { try TestServer.activeConnections(url, applicationName: name) == 0 })
+        #expect(try waitUntil { try TestServer.activeConnections(url, applicationName: name) == 0 }, "the terminated connection still showed 120 s later")
         holder.waitUntilExit()
         #expect(holder.terminationStatus != 0)
     }
@@ -129,9 +129,11 @@ struct TestServerTests {
         }
     }
 
-    /// Asks `condition` every 20 ms until it holds, for at most a minute.
+    /// Asks `condition` every 20 ms until it holds, for at most 120 s (a
+    /// limit against a hang only, generous for a sanitizer build on a busy
+    /// machine).
     private func waitUntil(_ condition: () throws -> Bool) throws -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             if try condition() { return true }
             usleep(20_000)
