@@ -8,10 +8,8 @@ let internalChecks: [SwiftSetting] = [
 ]
 
 /// The live list (`tessera serve`, TesseraServe) builds on Hummingbird and
-/// SwiftNIO. `.ci/sanitizers` sets TESSERA_NO_SERVE so that the
-/// AddressSanitizer and ThreadSanitizer builds leave it out (they would
-/// spend most of their time building the server's dependencies); every
-/// other build has it.
+/// SwiftNIO. `Fuzz/run` sets TESSERA_NO_SERVE so that its fuzzer builds
+/// leave it out; every other build has it.
 let buildsServer = Context.environment["TESSERA_NO_SERVE"] == nil
 
 let package = Package(
@@ -142,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CalendarLayoutExampleTests",
-            dependencies: ["CalendarLayoutExample", "TesseraLayout", "TesseraView", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["CalendarLayoutExample", "TesseraLayout", "TesseraView", "TesseraDiff", "TesseraTestSupport", "TesseraTestTraits"],
             path: "Examples/CalendarLayout/Tests/CalendarLayoutExampleTests"
         ),
         .target(
@@ -158,12 +156,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraDiffTests",
-            dependencies: ["TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["TesseraDiff", "TesseraTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         .testTarget(
             name: "TesseraViewTests",
-            dependencies: ["TesseraView", "TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["TesseraView", "TesseraLayout", "TesseraDiff", "TesseraTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         .testTarget(
@@ -219,7 +217,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraDocumentationTests",
-            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample"],
+            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample", "TesseraTestTraits"],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
             plugins: ["DocumentationSamples"]
         ),
@@ -238,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraLayoutTests",
-            dependencies: ["TesseraLayout", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["TesseraLayout", "TesseraDiff", "TesseraTestSupport", "TesseraTestTraits"],
             // The IGListKit cases, read from the source tree (see its README).
             exclude: ["Fixtures"],
             swiftSettings: internalChecks
@@ -277,6 +275,35 @@ if buildsServer {
             ]
         ),
     ]
+}
+
+/// `.ci/sanitizers` builds the suites a sanitizer checks in the plain
+/// build's own folder, with TESSERA_SANITIZER set to `address` or
+/// `thread`: the sanitizer then instruments Tessera's library targets and
+/// the test targets it runs, and only those are compiled again; the
+/// dependencies (SwiftNIO, BoringSSL, Hummingbird) keep the plain build's
+/// objects. Their code is not instrumented: a sanitizer sees the memory
+/// Tessera's code touches, and the locks of every library (it intercepts
+/// pthreads).
+if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
+    let libraries: Set<String> = [
+        "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres",
+        "Tessera", "TesseraRender", "TesseraCommandKit", "TesseraCommandPostgres", "tessera",
+    ]
+    let tests: Set<String> = sanitizer == "address"
+        ? ["TesseraSQLiteTests", "TesseraResultsTests", "TesseraCommandTests", "TesseraFuzzCorpusTests", "TesseraFuzzChecks",
+           "TesseraResultsTestSupport", "TesseraTestSupport"]
+        : ["TesseraSQLiteTests", "TesseraResultsTests", "TesseraPostgresTests",
+           "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits"]
+    for target in package.targets where libraries.contains(target.name) || tests.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+    }
+    // The allocation counter defines malloc and free unless a sanitizer,
+    // whose allocator they would bypass, is compiled in.
+    if let counter = package.targets.first(where: { $0.name == "CAllocationCount" }) {
+        counter.cSettings = (counter.cSettings ?? []) + [.unsafeFlags(["-fsanitize=\(sanitizer)"])]
+    }
 }
 
 // The libFuzzer targets exist only when TESSERA_FUZZ is set (Fuzz/run sets

@@ -259,7 +259,7 @@ struct BenchChartTests {
     }
 }
 
-@Suite("The log-log chart page in a real browser", .ownThreads, .enabled(if: Browser.path != nil || ChartFixtures.underCI, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
+@Suite("The log-log chart page in a real browser", .tags(.browser, .process), .ownThreads, .enabled(if: Browser.path != nil || ChartFixtures.underCI, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
 struct BenchChartBrowserTests {
     /// Chromium's path, or a failure that says how to get it.
     func chromium() throws -> String {

@@ -7,7 +7,7 @@ import TesseraTestTraits
 
 /// `tessera bench diff --database … --script …` through the command: the
 /// counts are the script's change, and the database is left as it was.
-@Suite("bench diff --database, end to end", .ownThreads)
+@Suite("bench diff --database, end to end", .tags(.process), .ownThreads)
 struct BenchDatabaseCommandTests {
     @Test("a script that moves, deletes, inserts and updates rows: Tessera's counts are that change, and the file's bytes and rows are unchanged", arguments: [false, true])
     func countsAndUnchanged(wal: Bool) throws {

@@ -6,7 +6,7 @@ import TesseraTestTraits
 
 /// `tessera bench diff old.json new.json`: the user's snapshot files, as
 /// they are and scaled.
-@Suite("tessera bench diff on snapshot files, end to end", .ownThreads)
+@Suite("tessera bench diff on snapshot files, end to end", .tags(.process), .ownThreads)
 struct BenchFileTests {
     /// A snapshot file's text: sections of (id, items of (id, content)).
     static func document(_ sections: [(id: String, items: [(id: String, content: Int)])]) -> String {

@@ -8,7 +8,7 @@ import TesseraTestTraits
 /// `tessera bench diff`, end to end, on hostile change scripts and option
 /// mistakes: the database is left as it was, every error is one line with
 /// the status of its kind, and the figures mean what their names say.
-@Suite("tessera bench diff: hostile scripts, interruptions, errors and figures", .ownThreads)
+@Suite("tessera bench diff: hostile scripts, interruptions, errors and figures", .tags(.process), .ownThreads)
 struct BenchReviewTests {
     // MARK: Fixtures
 

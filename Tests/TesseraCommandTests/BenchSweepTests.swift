@@ -6,7 +6,7 @@ import TesseraTestTraits
 
 /// `tessera bench diff --sweep`, the table, the chart page and the usage
 /// errors.
-@Suite("tessera bench diff sweeps and options, end to end", .ownThreads)
+@Suite("tessera bench diff sweeps and options, end to end", .tags(.process), .ownThreads)
 struct BenchSweepTests {
     static func json(_ result: Tool.Result) throws -> JSON {
         try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))

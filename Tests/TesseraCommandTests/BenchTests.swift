@@ -4,7 +4,7 @@ import TesseraCommandKit
 import TesseraRender
 import TesseraTestTraits
 
-@Suite("tessera bench diff, end to end", .ownThreads)
+@Suite("tessera bench diff, end to end", .tags(.process), .ownThreads)
 struct BenchTests {
     func results(_ json: JSON) -> [String] {
         guard case let .array(values)? = json["results"] else { return [] }

@@ -83,7 +83,7 @@ enum Browser {
     }
 }
 
-@Suite("The HTML view of a plan, in a real browser", .ownThreads, .enabled(if: Browser.path != nil, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
+@Suite("The HTML view of a plan, in a real browser", .tags(.browser, .process), .ownThreads, .enabled(if: Browser.path != nil, "chromium is not installed (.ci/run installs it: apt-get install chromium)"))
 struct BrowserTests {
     func frame(_ rect: Rect) -> [Double] { [rect.origin.x, rect.origin.y, rect.size.width, rect.size.height] }
 

@@ -9,7 +9,7 @@ import TesseraTestTraits
 /// how a huge number is printed, sweep sizes measured at another size,
 /// and `bench diff` on a file SQLite can only read. (How `help serve`
 /// says its defaults is tested in TesseraServeTests, with `serve`.)
-@Suite("tessera: numbers, sweep notices and read-only databases", .ownThreads)
+@Suite("tessera: numbers, sweep notices and read-only databases", .tags(.process), .ownThreads)
 struct CommandDetailsTests {
     @Test("a number too large to round to hundredths prints as itself, never as inf")
     func hugeNumbers() {

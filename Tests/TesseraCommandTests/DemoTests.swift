@@ -3,7 +3,7 @@ import TesseraSQLite
 import TesseraTestTraits
 import Testing
 
-@Suite("tessera demo, end to end", .ownThreads)
+@Suite("tessera demo, end to end", .tags(.process), .ownThreads)
 struct DemoTests {
     /// The transactions of the demo's script, with the changeset each must
     /// report (nil: rolled back, no report).

@@ -8,7 +8,7 @@ import TesseraTestTraits
 /// `tessera diff` on checked-in snapshots against checked-in expected
 /// output. Set `TESSERA_RECORD=1` to re-record the expected files (then
 /// review the change with `git diff`).
-@Suite("tessera diff, snapshot tests", .ownThreads)
+@Suite("tessera diff, snapshot tests", .tags(.process), .ownThreads)
 struct DiffSnapshotTests {
     static let folder = Tool.fixtures.appendingPathComponent("diff")
 

@@ -6,7 +6,7 @@ import TesseraTestTraits
 
 /// Every error the commands report: one line on standard error naming the
 /// culprit, a non-zero exit status, never a stack trace.
-@Suite("tessera errors, end to end", .ownThreads)
+@Suite("tessera errors, end to end", .tags(.process), .ownThreads)
 struct ErrorTests {
     static let diffFolder = Tool.fixtures.appendingPathComponent("diff")
 

@@ -3,7 +3,7 @@ import Testing
 import TesseraTestTraits
 
 /// What `tessera <subcommand> --help` promises.
-@Suite("tessera help", .ownThreads)
+@Suite("tessera help", .tags(.process), .ownThreads)
 struct HelpTests {
     /// The help of a subcommand, its lines joined and spaces collapsed.
     func help(_ subcommand: [String]) throws -> String {

@@ -185,7 +185,7 @@ struct ReplayedResult: Equatable, CustomStringConvertible {
 /// Serialized: a transaction held open anywhere on the server holds up
 /// every new replication slot (the test of a stop while held up holds
 /// one, the oracle's writers leave theirs open a while).
-@Suite("tessera watch over PostgreSQL", .ownThreads, .serialized)
+@Suite("tessera watch over PostgreSQL", .tags(.postgres, .process), .ownThreads, .serialized)
 struct WatchPostgresTests {
     typealias Server = WatchTestServer
 

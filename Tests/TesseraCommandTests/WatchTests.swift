@@ -6,7 +6,7 @@ import TesseraRender
 import TesseraTestTraits
 
 /// `tessera watch` following commits made by another process (this test).
-@Suite("tessera watch, end to end", .ownThreads)
+@Suite("tessera watch, end to end", .tags(.process), .ownThreads)
 struct WatchTests {
     func makeDatabase() throws -> (folder: URL, path: String, writer: Connection) {
         let folder = try Tool.temporaryFolder()

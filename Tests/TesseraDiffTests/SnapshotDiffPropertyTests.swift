@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraTestSupport
 
 /// Randomized properties of the sectioned diff over many snapshot pairs,
 /// each checked against oracles: replay, the validator, an independent LIS.
-@Suite("Sectioned diff properties")
+@Suite("Sectioned diff properties", .tags(.oracle))
 struct SnapshotDiffPropertyTests {
     static let pairCount = 10_000
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraTestSupport
 
@@ -244,7 +245,7 @@ struct SnapshotBuildingTests {
     }
 }
 
-@Suite("Snapshot: random mutations against a model")
+@Suite("Snapshot: random mutations against a model", .tags(.oracle))
 struct SnapshotModelTests {
     @Test("1,000 random mutations keep every reading API in step with a plain array model")
     func randomMutations() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraLayout
 import TesseraTestSupport
 
@@ -386,7 +387,7 @@ struct ColumnLayoutErrorTests {
     }
 }
 
-@Suite("ColumnLayout: oracles")
+@Suite("ColumnLayout: oracles", .tags(.oracle))
 struct ColumnLayoutOracleTests {
     static func randomDelegate(itemCounts: [Int], using generator: inout SplitMix64) -> ColumnTableDelegate {
         let delegate = ColumnTableDelegate()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraLayout
 import TesseraTestSupport
 
@@ -130,7 +131,7 @@ struct HorizontalListLayoutExampleTests {
     }
 }
 
-@Suite("HorizontalListLayout: bad values and oracles")
+@Suite("HorizontalListLayout: bad values and oracles", .tags(.oracle))
 struct HorizontalListLayoutOracleTests {
     static let badNumbers: [Double] = [-1, .nan, .infinity, -.infinity]
 

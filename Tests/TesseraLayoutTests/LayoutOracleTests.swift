@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraLayout
 import TesseraTestSupport
 
 /// Random layouts whose every rect query is compared with a brute-force
 /// filter over every element, and whose incremental invalidation is compared
 /// with a fresh layout.
-@Suite("Layout oracles")
+@Suite("Layout oracles", .tags(.oracle))
 struct LayoutOracleTests {
     /// Random per-section and per-item values for a delegate.
     static func randomDelegate(itemCounts: [Int], using generator: inout SplitMix64) -> TableDelegate {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraLayout
 import TesseraTestSupport
 
@@ -453,7 +454,7 @@ struct ListStackLayoutExampleTests {
     }
 }
 
-@Suite("ListStackLayout: oracles")
+@Suite("ListStackLayout: oracles", .tags(.oracle))
 struct ListStackLayoutOracleTests {
     /// Random sections: insets, spacings, header and footer lengths and item
     /// sizes (some fractional, some wider than the view), some empty.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraLayout
 import TesseraTestSupport
 
@@ -78,7 +79,7 @@ func mirrored(_ attributes: LayoutAttributes, inWidth width: Double) -> LayoutAt
     return result
 }
 
-@Suite("Right-to-left layout oracles")
+@Suite("Right-to-left layout oracles", .tags(.oracle))
 struct RightToLeftOracleTests {
     @Test("Right to left, every element's frame is the left-to-right frame mirrored across the content's width, at every offset (pinned and sticky headers included), the content size is the same, and rect queries equal a brute-force filter and the mirrored left-to-right query", arguments: LayoutKind.allCases)
     func everyFrameIsMirrored(kind: LayoutKind) {

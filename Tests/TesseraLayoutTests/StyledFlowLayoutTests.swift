@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraLayout
 import TesseraTestSupport
 
@@ -379,7 +380,7 @@ struct StyledFlowLayoutErrorTests {
     }
 }
 
-@Suite("StyledFlowLayout: oracles")
+@Suite("StyledFlowLayout: oracles", .tags(.oracle))
 struct StyledFlowLayoutOracleTests {
     static func randomStyle(using generator: inout SplitMix64) -> StyledFlowLayout.ItemStyle {
         let heights: [Double] = [0, 20, 40, 40, 40, 60, 90]

@@ -15,7 +15,7 @@ struct SmokePhoto: FetchableRecord, Hashable {
     }
 }
 
-@Suite("PostgreSQL smoke", .ownThreads)
+@Suite("PostgreSQL smoke", .tags(.postgres), .ownThreads)
 struct FollowingSmokeTests {
     @Test func followsCommits() throws {
         let url = try TestServer.freshDatabase("smoke")

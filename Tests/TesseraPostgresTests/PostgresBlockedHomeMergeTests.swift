@@ -124,7 +124,7 @@ actor HeldHome {
 /// titles moved across the predicate, savepoints and transactions rolled
 /// back) under a follower with a predicate and a descending sort, patched
 /// whatever the share of rows touched, on an actor held now and then.
-@Suite("PostgreSQL: a follower on a held actor takes merged commits exactly", .ownThreads)
+@Suite("PostgreSQL: a follower on a held actor takes merged commits exactly", .tags(.postgres), .ownThreads)
 struct PostgresBlockedHomeMergeTests {
     static let request = FetchRequest(
         table: "photo", predicate: "title < ?", arguments: [.text("m")], sortKeys: [SortKey("taken", ascending: false)]

@@ -15,7 +15,7 @@ import Glibc
 /// restarted or gone, the table dropped or changed, bad requests, a refused
 /// password; and what it leaves on the server once closed. Each test works
 /// in a database of its own.
-@Suite("PostgreSQL faults: the controller reports them and recovers", .ownThreads)
+@Suite("PostgreSQL faults: the controller reports them and recovers", .tags(.postgres), .ownThreads)
 struct PostgresFaultTests {
     static let request = PostgresOracleTests.sectioned
     static let orderBy = PostgresOracleTests.orderBy

@@ -37,7 +37,7 @@ struct MovedPhoto: FetchableRecord, Hashable {
 /// and several at a time, under a sectioned, sorted follower that takes
 /// the commits only every few statements, so that many merge while it
 /// waits.
-@Suite("PostgreSQL: merged commits that move rows across sections", .ownThreads)
+@Suite("PostgreSQL: merged commits that move rows across sections", .tags(.postgres), .ownThreads)
 struct PostgresMergedMovesTests {
     static let albums = ["A", "B", "C", "D", "E", "F"]
     static let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("taken", ascending: false)], sectionKey: "album")

@@ -292,7 +292,7 @@ final class OracleWriter: @unchecked Sendable {
     }
 }
 
-@Suite("PostgreSQL oracle: three writers, five followers on stores of their own", .ownThreads)
+@Suite("PostgreSQL oracle: three writers, five followers on stores of their own", .tags(.postgres, .oracle), .ownThreads)
 struct PostgresOracleTests {
     static let rolledBackMarker = "rolledback-"
     static let initialRows = 2_000

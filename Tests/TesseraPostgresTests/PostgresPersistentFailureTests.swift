@@ -14,7 +14,7 @@ import Glibc
 /// hear of it, instead of staying silently where they were, and catch up
 /// once it is gone. The test owns a cluster: it changes a function's
 /// privileges for every role.
-@Suite("PostgreSQL: a change capture that keeps failing is reported, never a silently stale result", .ownThreads)
+@Suite("PostgreSQL: a change capture that keeps failing is reported, never a silently stale result", .tags(.postgres), .ownThreads)
 struct PostgresPersistentFailureTests {
     @Test("EXECUTE on pg_current_wal_insert_lsn revoked from a store's role: the controller reports an error; granted again, it equals a fresh query")
     func revokedFunction() throws {

@@ -13,7 +13,7 @@ import Glibc
 /// fetch that began before the store lost its slot and ended after: the
 /// controller reports the failure and keeps it reported, then catches up
 /// once the cause is gone, even when no commit follows.
-@Suite("PostgreSQL: a fetch that fails or straddles a lost slot is reported, then caught up with", .ownThreads)
+@Suite("PostgreSQL: a fetch that fails or straddles a lost slot is reported, then caught up with", .tags(.postgres), .ownThreads)
 struct PostgresRefetchFailureTests {
     @Test("SELECT revoked from the store's role: the fetch a commit asks for fails, lastError keeps the failure; granted again with no commit after, the checks bring the controller to a fresh query")
     func refetchFailsAfterItWasTaken() throws {

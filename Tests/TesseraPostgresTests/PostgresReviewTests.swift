@@ -15,7 +15,7 @@ struct ReviewRow: FetchableRecord, Hashable {
     }
 }
 
-@Suite("PostgreSQL review", .ownThreads)
+@Suite("PostgreSQL review", .tags(.postgres), .ownThreads)
 struct PostgresReviewTests {
     /// Waits until the controller holds what a fresh query reads, for at
     /// most 120 s (a limit against a hang, generous for a sanitizer build

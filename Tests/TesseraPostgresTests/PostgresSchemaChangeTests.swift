@@ -227,7 +227,7 @@ actor BrokenRequestFollowers {
     }
 }
 
-@Suite("PostgreSQL: schema changes are followed", .ownThreads)
+@Suite("PostgreSQL: schema changes are followed", .tags(.postgres), .ownThreads)
 struct PostgresSchemaChangeTests {
     static let titles = ["apple", "Banana", "cherry", "Date", "éclair", "fig", "Grape", "_under", "10", "9", "zeta", "Zulu"]
 

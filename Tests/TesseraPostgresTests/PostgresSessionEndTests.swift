@@ -14,7 +14,7 @@ import Glibc
 /// waits for ever. (A query written as the connection closes is dropped
 /// by the driver, its answer never coming: a store's thread waiting on it
 /// stopped following commits for good.)
-@Suite("PostgreSQL: a session ended by the server answers every query", .ownThreads)
+@Suite("PostgreSQL: a session ended by the server answers every query", .tags(.postgres), .ownThreads)
 struct PostgresSessionEndTests {
     @Test("queries sent while another session ends this one: each returns rows or an error within seconds", arguments: 0..<4)
     func queriesRaceTheEnd(batch: Int) throws {

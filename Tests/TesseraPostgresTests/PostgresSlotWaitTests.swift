@@ -14,7 +14,7 @@ import Glibc
 /// transaction ID when its making began has ended, in every database of
 /// the server. Each test owns a cluster: the transaction it holds open
 /// would hold up every other test's slot on a shared one.
-@Suite("PostgreSQL: a slot the server holds up is reported, never a silently stale result", .ownThreads)
+@Suite("PostgreSQL: a slot the server holds up is reported, never a silently stale result", .tags(.postgres), .ownThreads)
 struct PostgresSlotWaitTests {
     /// The PostgreSQL error of a controller's error.
     static func storeError(_ error: ResultsError) -> PostgresStoreError? {

@@ -170,7 +170,7 @@ func identical(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
     return a == b
 }
 
-@Suite("PostgreSQL values and ORDER BY, against a server", .ownThreads, .serialized)
+@Suite("PostgreSQL values and ORDER BY, against a server", .tags(.postgres, .oracle), .ownThreads, .serialized)
 struct PostgresValueOracleTests {
     /// Three seeds, or the one `TESSERA_SEED` names to replay a failure.
     static var seeds: [UInt64] {
@@ -286,7 +286,7 @@ struct PostgresValueOracleTests {
     }
 }
 
-@Suite("PostgreSQL values without a server")
+@Suite("PostgreSQL values without a server", .tags(.oracle))
 struct PostgresValueTests {
     /// A binary numeric: digit count, weight, sign, scale, digits.
     static func numeric(weight: Int16, sign: UInt16, scale: UInt16, _ digits: [UInt16]) -> [UInt8] {

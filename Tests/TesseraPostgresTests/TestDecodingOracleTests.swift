@@ -53,7 +53,7 @@ enum TestDecodingSamples {
     ]
 }
 
-@Suite("test_decoding lines")
+@Suite("test_decoding lines", .tags(.oracle))
 struct TestDecodingTests {
     @Test func serverLinesParseAsTheyRead() throws {
         for (line, expected) in TestDecodingSamples.lines {
@@ -127,7 +127,7 @@ private struct OracleTable {
     ]
 }
 
-@Suite("test_decoding parser against a server", .ownThreads, .serialized)
+@Suite("test_decoding parser against a server", .tags(.postgres, .oracle), .ownThreads, .serialized)
 struct TestDecodingOracleTests {
     static let schema = "Tessera Sch\"ema"
 

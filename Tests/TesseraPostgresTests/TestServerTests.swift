@@ -3,7 +3,7 @@ import Testing
 import TesseraPostgresTestSupport
 import TesseraTestTraits
 
-@Suite("PostgreSQL: the test server", .ownThreads)
+@Suite("PostgreSQL: the test server", .tags(.postgres), .ownThreads)
 struct TestServerTests {
     @Test func theServerAnswersSelectOne() throws {
         #expect(try TestServer.psql(TestServer.url(), "SELECT 1") == "1")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraResults
 import TesseraResultsTestSupport
@@ -95,7 +96,7 @@ final class ChainingRelationalDelegate: RelationalResultsControllerDelegate {
     }
 }
 
-@Suite("Commit delivery oracle: every controller of a connection equals a fresh query after every step, and its reports chain")
+@Suite("Commit delivery oracle: every controller of a connection equals a fresh query after every step, and its reports chain", .tags(.oracle))
 struct CommitDeliveryOracleTests {
     static let entryRequest = FetchRequest(
         table: "entry", sortKeys: [SortKey("album_id"), SortKey("title")], sectionKey: "album_id"

@@ -1,4 +1,5 @@
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 @testable import TesseraResults
 import TesseraResultsTestSupport
@@ -87,7 +88,7 @@ enum MergeSourceKind: String, CaseIterable, CustomStringConvertible {
     var description: String { rawValue }
 }
 
-@Suite("Merged commits: a merge is the sum of its commits")
+@Suite("Merged commits: a merge is the sum of its commits", .tags(.oracle))
 struct CommittedChangesMergeOracleTests {
     static func isInResult(_ values: [DatabaseValue]?) -> Bool { values.map(MergeTableReader.matches) ?? false }
 

@@ -14,7 +14,7 @@ import TesseraTestTraits
 /// transactions while a controller follows it by polling: when the writer
 /// stops, the controller equals a fresh query, and its reports chain from
 /// the first result to the last.
-@Suite("External writer: other processes' commits are never missed", .ownThreads)
+@Suite("External writer: other processes' commits are never missed", .tags(.process), .ownThreads)
 struct ExternalWriterTests {
     static let sqlite3 = "/usr/bin/sqlite3"
     static let rowCount = 20_000

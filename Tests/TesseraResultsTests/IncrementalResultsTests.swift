@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Runs on every store (ResultsStoreFixture.all): patching against
 // re-fetching under random transactions and scripts, moves in large
@@ -517,7 +518,7 @@ struct IncrementalResultsTests {
     }
 
     @MainActor
-    @Test("Another process committing while the controller polls: every commit is reported once, in order")
+    @Test("Another process committing while the controller polls: every commit is reported once, in order", .tags(.process))
     func otherProcess() async throws {
         let sqlite3 = "/usr/bin/sqlite3"
         try #require(FileManager.default.isExecutableFile(atPath: sqlite3), "the sqlite3 command is needed (.ci/run installs it)")

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraResults
 import TesseraSQLite
@@ -95,7 +96,7 @@ actor ReviewRefetchingHome {
     var fetched: Bool { delegate.fetched.load(ordering: .relaxed) }
 }
 
-@Suite("Isolation: homes held weakly, moved safely, kept by calls from no actor, and an oracle over commits from everywhere")
+@Suite("Isolation: homes held weakly, moved safely, kept by calls from no actor, and an oracle over commits from everywhere", .tags(.oracle))
 struct ReviewReproTests {
     @Test("An actor that owns its controller is released once nothing else holds it")
     func actorHomeIsReleased() async throws {

@@ -8,7 +8,7 @@ import TesseraSQLite
 /// `tessera serve` on a taken port stops before it touches anything, one on
 /// another port refuses to seed the library the first one serves, and
 /// `tessera demo` refuses a database a server has open.
-@Suite("Command serve: a library in use", .ownThreads)
+@Suite("Command serve: a library in use", .tags(.process), .ownThreads)
 struct CommandServeLibraryInUseTests {
     /// The title of photo 1 and the number of photos, read and closed at
     /// once (an open connection of this process would count as one more

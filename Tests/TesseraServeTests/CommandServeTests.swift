@@ -6,7 +6,7 @@ import Testing
 
 /// `tessera serve`, run as a process: what it prints, its errors, and its
 /// stop.
-@Suite("Command serve", .ownThreads)
+@Suite("Command serve", .tags(.process), .ownThreads)
 struct CommandServeTests {
     @Test("serve with no database seeds the demo, prints the address, serves the page and stops on SIGINT with 0, as watch")
     func demo() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender
@@ -11,7 +12,7 @@ import TesseraTestSupport
 /// viewports follow: every client's replica, replayed from the plans'
 /// changesets, equals a fresh query, and its last element set equals a
 /// fresh layout of the replica.
-@Suite("Hub oracle")
+@Suite("Hub oracle", .tags(.oracle))
 struct HubOracleTests {
     @Test("every client's replayed list equals a fresh query, and its elements a fresh layout", arguments: 0..<4)
     func replicasMatchFreshQueries(round: Int) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender
@@ -11,7 +12,7 @@ import TesseraView
 /// (`snapshot`, `elements`, a plan's offsets and `settled`) is for the
 /// rectangle the client last sent, also far outside the content, and a
 /// change never moves it.
-@Suite("Hub viewport oracle")
+@Suite("Hub viewport oracle", .tags(.oracle))
 struct HubViewportOracleTests {
     /// What a client checks as it reads: the content size it was last told.
     final class Reader {

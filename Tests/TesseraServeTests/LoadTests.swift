@@ -9,7 +9,7 @@ import Testing
 /// `tessera bench serve`: a small run through the built `tessera` against
 /// the `tessera serve` it starts, the refusal of every host off the loopback
 /// interface, bad options, and the cheap reading of the server's messages.
-@Suite("Load generator", .ownThreads)
+@Suite("Load generator", .tags(.process), .ownThreads)
 struct LoadTests {
     /// 20 clients, 10 renames: every client gets every change exactly once,
     /// and the counts add up.

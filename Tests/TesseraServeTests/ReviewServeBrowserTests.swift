@@ -4,7 +4,7 @@ import TesseraTestTraits
 
 /// The live page in a real browser, on paths the other browser tests do
 /// not take. Screenshots go to the temporary folder's review-shots.
-@Suite("Review: the live page in a browser", .ownThreads, .serialized,
+@Suite("Review: the live page in a browser", .tags(.browser), .ownThreads, .serialized,
        .enabled(if: Chromium.path != nil && LiveServer.sqlite3 != nil, "chromium and sqlite3 are needed (apt-get install chromium sqlite3)"))
 struct ReviewServeBrowserTests {
     static func shot(_ page: BrowserPage, _ name: String) {

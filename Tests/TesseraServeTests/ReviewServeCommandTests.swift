@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 @testable import TesseraServe
 import TesseraSQLite
 
 /// `tessera serve` on tables it cannot serve as asked: each is status 2
 /// and one line naming why; the help says what `--table` takes.
-@Suite("Review: serve command")
+@Suite("Review: serve command", .tags(.process))
 struct ReviewServeCommandTests {
     @Test("a view, a table without row ids or a single-column key, and a missing title column are status 2, one line")
     func tablesItCannotServe() async throws {

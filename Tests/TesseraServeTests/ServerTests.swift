@@ -180,7 +180,7 @@ struct ServerTests {
         }
     }
 
-    @Test("a commit by a separate sqlite3 process reaches a connected client as a plan")
+    @Test("a commit by a separate sqlite3 process reaches a connected client as a plan", .tags(.process))
     func externalCommit() async throws {
         let configuration = try ServerTestSupport.library(photos: 200)
         let hub = try ServeHub(configuration: configuration)

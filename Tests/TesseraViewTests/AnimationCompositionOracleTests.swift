@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
@@ -204,7 +205,7 @@ func compositionViolations(
     return problems
 }
 
-@Suite("Changes made while a plan plays")
+@Suite("Changes made while a plan plays", .tags(.oracle))
 struct AnimationCompositionOracleTests {
     static let timings: [AnimationTiming] = [.linear, .easeInOut, .spring(dampingRatio: 0.45, response: 0.2)]
 

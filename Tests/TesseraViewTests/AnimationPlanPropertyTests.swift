@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
 
-@Suite("Animation plans: properties")
+@Suite("Animation plans: properties", .tags(.oracle))
 struct AnimationPlanPropertyTests {
     static func makeLayout(flow: Bool, using generator: inout SplitMix64) -> CollectionViewLayout {
         if flow {

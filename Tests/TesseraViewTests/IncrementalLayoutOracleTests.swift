@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
@@ -175,7 +176,7 @@ func detachDelegate(from layout: CollectionViewLayout) {
     }
 }
 
-@Suite("Batch updates lay out only the sections they change")
+@Suite("Batch updates lay out only the sections they change", .tags(.oracle))
 struct IncrementalLayoutOracleTests {
     @Test(
         "After every batch of random item and section edits, a layout equals a fresh one prepared on the same state, and rect queries equal a brute-force filter",

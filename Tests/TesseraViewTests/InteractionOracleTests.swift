@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
@@ -508,7 +509,7 @@ private final class InteractionWorld {
 }
 
 @MainActor
-@Suite("Interaction oracle")
+@Suite("Interaction oracle", .tags(.oracle))
 struct InteractionOracleTests {
     @Test(
         "Selection, drags, self-sizing, right to left and changes at a time mixed on one view keep selection by id, sizes by item, a fresh layout's frames (for a flow layout) and one view per element",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
@@ -21,7 +22,7 @@ private final class IDArraysDataSource: CollectionViewDataSource {
     }
 }
 
-@Suite("Selection follows items through every change")
+@Suite("Selection follows items through every change", .tags(.oracle))
 struct SelectionOracleTests {
     /// Checks the view, the plan and the delegate after a change, against
     /// the ids selected before: those still present, at their index paths
