@@ -79,8 +79,13 @@ struct CommitDeliveryUnitTests {
         #expect(try await Self.eventually { await home.received.count == 1 })
         let received = await home.received
         #expect(Set(received.first?.touched.keys.map { $0 } ?? []) == [1, 2, 3])
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(await home.jobs == 1, "one job for both")
+        // A fence rather than a pause: one more commit, scheduled after
+        // both, is taken by a job of its own; a second job for the first
+        // two would have been scheduled before it, so once it has run,
+        // every job for them has.
+        home.delivery.deliverLater(Self.touched(4))
+        #expect(try await Self.eventually { await home.received.count == 2 })
+        #expect(await home.jobs == 2, "one job for both, and one for the commit after them")
     }
 
     @Test("A job that cannot read the store keeps what waited as a re-fetch, and the next commit schedules a job again")

@@ -39,7 +39,10 @@ struct ExternalWriterTests {
     /// updates that move a row within its album, ones that move it to
     /// another album, inserts and deletes; one in twenty rolled back. It
     /// pauses a millisecond every ten transactions, about 2,500 a second.
-    static func writerScript(transactions: Int, seed: UInt64) -> String {
+    /// With a `gate` (a path with no spaces or quotes, as the temporary
+    /// folder's are), it stops half-way until that file exists, for two
+    /// minutes at most, so that a failing test cannot leave it running.
+    static func writerScript(transactions: Int, seed: UInt64, gate: String? = nil) -> String {
         var generator = SplitMix64(seed: seed)
         func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
         var lines = ["PRAGMA busy_timeout = 10000;", "PRAGMA synchronous = NORMAL;"]
@@ -53,14 +56,18 @@ struct ExternalWriterTests {
             }
             lines.append("BEGIN; \(change); \(random(0..<20) == 0 ? "ROLLBACK" : "COMMIT");")
             if index % 10 == 9 { lines.append(".shell sleep 0.001") }
+            if let gate, index == transactions / 2 {
+                lines.append(".shell i=0; while [ ! -e \(gate) ] && [ $i -lt 12000 ]; do sleep 0.01; i=$((i + 1)); done")
+            }
         }
         return lines.joined(separator: "\n")
     }
 
-    /// Starts the `sqlite3` command running the writer script on `file`.
-    static func startWriter(file: String, seed: UInt64) throws -> Process {
+    /// Starts the `sqlite3` command running the writer script on `file`
+    /// (stopping half-way until `gate` exists, if given).
+    static func startWriter(file: String, seed: UInt64, gate: String? = nil) throws -> Process {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-writer-\(UUID().uuidString).sql")
-        try writerScript(transactions: 6_000, seed: seed).write(to: script, atomically: true, encoding: .utf8)
+        try writerScript(transactions: 6_000, seed: seed, gate: gate).write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sqlite3)
         process.arguments = [file, ".read \(script.path)"]
@@ -120,9 +127,10 @@ struct ExternalWriterTests {
     /// Waits for the writer (stopping it past its deadline) and checks it
     /// succeeded.
     static func finish(_ writer: Process, seed: UInt64) {
-        if writer.isRunning { writer.terminate() }
+        let stopped = writer.isRunning
+        if stopped { writer.terminate() }
         writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "seed \(seed): the writer failed")
+        #expect(writer.terminationStatus == 0, "seed \(seed): the writer \(stopped ? "was still running after 120 s, and was stopped" : "failed")")
     }
 
     @Test("checkForExternalChanges every 10 ms under a writer of about 2,500 commits a second: a final check leaves the controller equal to a fresh query")
@@ -133,20 +141,27 @@ struct ExternalWriterTests {
         defer { fixture.removeFiles() }
         let (file, controller) = (fixture.file, fixture.controller)
 
-        let writer = try Self.startWriter(file: file, seed: seed)
-        let deadline = ContinuousClock.now + .seconds(60)
+        // The writer stops half-way until a check has found its commits:
+        // however slow the controller (under ThreadSanitizer, say), one
+        // check reads the table between two of its commits.
+        let gate = file + "-gate"
+        defer { try? FileManager.default.removeItem(atPath: gate) }
+        let writer = try Self.startWriter(file: file, seed: seed, gate: gate)
+        // A limit against a hang only (generous for a sanitizer build on a
+        // busy machine).
+        let deadline = ContinuousClock.now + .seconds(120)
         // Checks that found commits while the writer was still writing:
         // each one read the table between two of its commits.
         var checksAmidWrites = 0
         while writer.isRunning && ContinuousClock.now < deadline {
-            if try controller.checkForExternalChanges(), writer.isRunning { checksAmidWrites += 1 }
+            if try controller.checkForExternalChanges(), writer.isRunning {
+                checksAmidWrites += 1
+                if checksAmidWrites == 1 { _ = FileManager.default.createFile(atPath: gate, contents: nil) }
+            }
             Thread.sleep(forTimeInterval: 0.01)
         }
         Self.finish(writer, seed: seed)
         try controller.checkForExternalChanges()
-        // However slow the controller (under ThreadSanitizer, say), the
-        // test must have caught the writer mid-way (CI under
-        // ThreadSanitizer once caught it twice only, so once is asked).
         #expect(checksAmidWrites >= 1, "seed \(seed): the writer finished before the controller caught it mid-way (\(checksAmidWrites) checks found commits while it wrote)")
         try fixture.checkAgainstFreshQuery(seed: seed)
     }
@@ -163,14 +178,16 @@ struct ExternalWriterTests {
         let polling = Task { @MainActor in await controller.followExternalChanges(every: .milliseconds(10)) }
         defer { polling.cancel() }
         let writer = try Self.startWriter(file: file, seed: seed)
-        let deadline = ContinuousClock.now + .seconds(60)
+        // A limit against a hang only (generous for a sanitizer build on a
+        // busy machine).
+        let deadline = ContinuousClock.now + .seconds(120)
         while writer.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         Self.finish(writer, seed: seed)
         // Polling alone must catch up, however loaded the machine: no check
-        // by hand here, and up to 30 s for the polls to reach the end.
-        let settle = ContinuousClock.now + .seconds(30)
+        // by hand here, and up to 120 s for the polls to reach the end.
+        let settle = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < settle, try !fixture.matchesFreshQuery() {
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -181,8 +181,10 @@ struct LazyReviewTests {
             _ = result.snapshot
             otherDone.signal()
         }
-        let finished = writerDone.wait(timeout: .now() + 5) == .success && otherDone.wait(timeout: .now() + 5) == .success
-        #expect(finished, "deadlock: the snapshot lock and the connection lock are taken in both orders")
+        // A limit against the hang this test looks for, generous for a
+        // sanitizer build on a busy machine.
+        let finished = writerDone.wait(timeout: .now() + 120) == .success && otherDone.wait(timeout: .now() + 120) == .success
+        #expect(finished, "deadlock (not done within 120 s): the snapshot lock and the connection lock are taken in both orders")
         if !finished {
             // Leave the two threads hung; keep what they use alive.
             _ = Unmanaged.passRetained(database)

@@ -53,9 +53,10 @@ struct ProgressiveReviewTests {
         (0..<snapshot.numberOfSections).map { section in snapshot.items(inSection: section).map { $0.id } }
     }
 
-    /// Waits (polling, no finishLoading) until the controller's load ends.
+    /// Waits (polling, no finishLoading) until the controller's load ends,
+    /// for 120 s at most (a limit against a hang only).
     static func waitForLoadToEnd(_ controller: FetchedResultsController<AnyRow>) {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         while controller.isLoading, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
     }
 
@@ -439,7 +440,9 @@ struct ProgressiveReviewTests {
         }
         Thread.sleep(forTimeInterval: 0.1)
         stop.withLock { $0 = true }
-        #expect(readersDone.wait(timeout: .now() + 30) == .success, "readers deadlocked")
+        // A limit against a hang (the deadlock this test looks for),
+        // generous for a sanitizer build on a busy machine.
+        #expect(readersDone.wait(timeout: .now() + 120) == .success, "readers deadlocked (not done within 120 s)")
         #expect(failures.withLock { $0 }.isEmpty, "seed \(seed): \(failures.withLock { $0 }.prefix(5))")
         #expect(Self.difference(controller.snapshot, try Self.whole(request, on: connection)) == nil, "seed \(seed)")
         #expect(log.errors.isEmpty)
@@ -491,10 +494,10 @@ struct ProgressiveReviewTests {
         for (commit, id) in [3, 500, 1_999].enumerated() {
             try await Task.detached { try connection.write { db in try db.execute("UPDATE item SET grp = 'moved' WHERE id = ?", [.integer(Int64(id))]) } }.value
             // Wait for its report, then replay it to a fresh result.
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(120)
             while await home.state().changesets.count <= commit, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             let changesets = await home.state().changesets
-            #expect(changesets.count == commit + 1)
+            #expect(changesets.count == commit + 1, "commit \(commit): \(changesets.count) changesets after waiting up to 120 s for its report")
             let now = try Self.whole(request, on: connection)
             for changeset in changesets[commit...] { replayed = try replayed.applying(changeset, takingValuesFrom: now) }
             #expect(Self.difference(replayed, now) == nil, "commit \(commit)")
