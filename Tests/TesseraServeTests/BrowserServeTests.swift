@@ -8,10 +8,10 @@ struct LivePageInBrowser {
     let page: BrowserPage
 
     /// Opens the server's page in a browser of its own and waits for its
-    /// snapshot.
+    /// snapshot. Its clock runs, and can be held (``PageClock``).
     init(_ server: LiveServer) throws {
         browser = try Chromium()
-        page = try browser.open(server.address)
+        page = try browser.open(server.address, before: PageClock.script)
         try page.wait(until: "window.tessera && tessera.connected && tessera.seq !== null && tessera.items().length > 0", "the page shows the list")
         try settle()
     }

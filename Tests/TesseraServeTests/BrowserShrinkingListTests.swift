@@ -18,17 +18,17 @@ struct BrowserShrinkingListTests {
         let scrollEnd = "(() => { const s = document.getElementById('scroller'); return [s.scrollTop, s.scrollHeight - s.clientHeight]; })()"
         let before: [Double] = try a.page.value(scrollEnd)
         #expect(before[0] > 0 && abs(before[0] - before[1]) < 1, "not at the end: \(before)")
-        // The last 12 photos of the last album go, in one commit.
+        // The last 12 photos of the last album go, in one commit. The
+        // page's clock is held: its animation waits for the test.
         let last = LiveServer.albums.last!
+        let start: Double = try a.page.value("__holdNow()")
         try server.sqlite("DELETE FROM photo WHERE album = '\(last.0)' AND position >= \(last.1 - 12)")
-        try a.page.wait(until: "tessera.seq === 1 && tessera.animating", timeout: 10, "the delete animates")
-        // The scroll position on frames of the animation: the screen only
-        // ever comes up.
-        var tops: [Double] = []
-        for _ in 0..<8 {
-            try a.page.nextFrames()
-            tops.append(try a.page.value("document.getElementById('scroller').scrollTop", as: Double.self))
-        }
+        try a.page.wait(until: "tessera.seq === 1 && tessera.animating", "the delete animates")
+        // The scroll position on frames of the animation, 50 ms apart:
+        // the screen only ever comes up.
+        let tops: [Double] = try a.framesOfTheAnimation(from: start, reading: "document.getElementById('scroller').scrollTop")
+        #expect(tops.count >= 2, "the animation was over after \(tops.count) steps of 50 ms: \(tops)")
+        try a.page.run("__setNow(null)")
         try a.settle(at: 1)
         let after: [Double] = try a.page.value(scrollEnd)
         #expect(zip(tops, tops.dropFirst()).allSatisfy { $1 <= $0 + 0.5 }, "the screen went down on the way up: \(tops)")

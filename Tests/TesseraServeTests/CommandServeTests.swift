@@ -205,15 +205,18 @@ final class ServeProcess: Sendable {
     var stdout: String { out.text }
     var stderr: String { err.text }
 
-    /// Waits (at most 60 s) for `count` lines on standard output.
+    /// Waits (at most 120 s: a limit against a hang only, generous for a
+    /// sanitizer build on a busy machine) for `count` lines on standard
+    /// output.
     func waitForLines(_ count: Int) async throws -> [String] {
-        for _ in 0..<6_000 {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             let lines = stdout.split(separator: "\n").map(String.init)
             if lines.count >= count { return lines }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw ServerTestError("expected \(count) lines; got \(stdout), standard error: \(stderr)")
+        throw ServerTestError("expected \(count) lines within 120 s (or before tessera exited); got \(stdout), standard error: \(stderr)")
     }
 
     /// The port of the printed address.
@@ -223,18 +226,21 @@ final class ServeProcess: Sendable {
         return Int(line[line.index(after: colon)...].prefix(while: \.isNumber))
     }
 
-    /// Sends a signal and waits (at most 30 s) for the exit; the status and
+    /// Sends a signal and waits (at most 120 s) for the exit; the status and
     /// the output.
     func stop(signal: Int32) async throws -> (Int32, String, String) {
         Glibc.kill(process.processIdentifier, signal)
         return try await waitForExit()
     }
 
+    /// Waits (at most 120 s, a limit against a hang only) for the exit and
+    /// the end of its output; the status and the output.
     func waitForExit() async throws -> (Int32, String, String) {
-        for _ in 0..<3_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        guard !process.isRunning else { throw ServerTestError("tessera did not exit") }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        guard !process.isRunning else { throw ServerTestError("tessera did not exit within 120 s") }
         // The last output may still be on its way through the pipes.
-        for _ in 0..<3_000 where !(out.ended && err.ended) {
+        while !(out.ended && err.ended) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
         return (process.terminationStatus, stdout, stderr)

@@ -84,7 +84,10 @@ struct HubOracleTests {
         // client caught up.
         await hub.poll()
         let last = await hub.seq
-        for _ in 0..<2_000 {
+        // A limit against a hang only (generous for a sanitizer build on a
+        // busy machine).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             for client in clients { try await client.drain() }
             if clients.allSatisfy({ $0.seq == last && $0.outbox.count == 0 }) { break }
             try await Task.sleep(for: .milliseconds(1))

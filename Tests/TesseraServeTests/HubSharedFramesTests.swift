@@ -186,7 +186,10 @@ struct ServerSlowSocketTests {
                 step += 1
                 try await Task.sleep(for: .milliseconds(15))
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // Every commit is in: one more poll takes whatever the hub has
+            // not taken yet, so the target is the list as committed (a
+            // pause here would be too short on a busy machine).
+            await server.hub.poll()
             let target = await server.hub.seq
             let titles = try writer.withDatabase { db in
                 try Dictionary(uniqueKeysWithValues: db.rows("SELECT id, title FROM photo").map { row -> (String, String) in

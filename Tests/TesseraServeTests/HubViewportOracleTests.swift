@@ -189,7 +189,10 @@ struct HubViewportOracleTests {
         // Quiescence: every client caught up.
         await hub.poll()
         let last = await hub.seq
-        for _ in 0..<2_000 {
+        // A limit against a hang only (generous for a sanitizer build on a
+        // busy machine).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             for (reader, _) in readers { try await reader.drain() }
             if readers.allSatisfy({ $0.reader.client.seq == last && $0.reader.client.outbox.count == 0 }) { break }
             try await Task.sleep(for: .milliseconds(1))

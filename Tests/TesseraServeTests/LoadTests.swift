@@ -203,8 +203,9 @@ enum LoadTool {
         var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
     }
 
-    /// Runs `tessera` and waits (at most `timeout` seconds) for it to exit.
-    static func run(_ arguments: [String], timeout: Double = 60) throws -> Result {
+    /// Runs `tessera` and waits (at most `timeout` seconds, a limit against
+    /// a hang only) for it to exit.
+    static func run(_ arguments: [String], timeout: Double = 120) throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw Failure(description: "no tessera executable at \(executable.path): run `swift build --build-tests` first")
         }
@@ -225,8 +226,9 @@ enum LoadTool {
             throw Failure(description: "tessera \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(errCollector.text)")
         }
         process.waitUntilExit()
-        _ = outCollector.finished.wait(timeout: .now() + 10)
-        _ = errCollector.finished.wait(timeout: .now() + 10)
+        // The last output may still be on its way through the pipes.
+        _ = outCollector.finished.wait(timeout: .now() + 120)
+        _ = errCollector.finished.wait(timeout: .now() + 120)
         return Result(status: process.terminationStatus, stdout: outCollector.text, stderr: errCollector.text)
     }
 

@@ -16,8 +16,11 @@ final class RawClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`, with reads that give up after
-    /// `timeout` seconds.
-    init(port: Int, timeout: Int = 20) throws {
+    /// `timeout` seconds: a limit against a hang only, since every read a
+    /// test makes waits for something the server is bound to send
+    /// (generous for a sanitizer build on a busy machine, where an
+    /// in-process server shares two cores with other suites).
+    init(port: Int, timeout: Int = 120) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw ServerTestError("socket() failed") }
         var time = timeval(tv_sec: timeout, tv_usec: 0)

@@ -90,10 +90,11 @@ final class Chromium {
         try? FileManager.default.removeItem(at: profile)
     }
 
-    /// Sends a command and waits (at most `timeout` seconds) for its answer;
+    /// Sends a command and waits (at most `timeout` seconds, a limit
+    /// against a hang only, generous for a busy machine) for its answer;
     /// events that arrive meanwhile are dropped.
     @discardableResult
-    func call(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil, timeout: Double = 20) throws -> [String: Any] {
+    func call(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil, timeout: Double = 120) throws -> [String: Any] {
         nextID += 1
         let id = nextID
         var message: [String: Any] = ["id": id, "method": method, "params": parameters]
@@ -178,9 +179,12 @@ struct BrowserPage {
         _ = try json("(() => { \(statement); return null; })()")
     }
 
-    /// Waits (polling every 20 ms, at most `timeout` seconds) until
-    /// `condition` is true in the page.
-    func wait(until condition: String, timeout: Double = 15, _ what: @autoclosure () -> String = "") throws {
+    /// Waits (polling every 20 ms, at most `timeout` seconds: a limit
+    /// against a hang only, generous for a busy machine) until `condition`
+    /// is true in the page. The condition must stay true once it holds: a
+    /// state that passes (an animation under way) could be missed between
+    /// two polls.
+    func wait(until condition: String, timeout: Double = 120, _ what: @autoclosure () -> String = "") throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if (try? value("!!(\(condition))", as: Bool.self)) == true { return }

@@ -70,7 +70,8 @@ final class LiveServer {
         let output = self.output
         pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
+        // A limit against a hang only (generous for a busy machine).
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let text = output.value
             if let range = text.range(of: "address: ") {
@@ -85,15 +86,15 @@ final class LiveServer {
             usleep(20_000)
         }
         stop()
-        throw DevToolsError("tessera serve did not print its address: \(output.value)")
+        throw DevToolsError("tessera serve did not print its address within 120 s: \(output.value)")
     }
 
-    /// Runs SQL in a separate `sqlite3` process (waiting up to 5 s for a
-    /// lock).
+    /// Runs SQL in a separate `sqlite3` process (waiting up to 120 s for a
+    /// lock the server holds for a moment: a limit against a hang only).
     func sqlite(_ sql: String) throws {
         let run = Process()
         run.executableURL = URL(fileURLWithPath: try sqlitePath())
-        run.arguments = ["-cmd", ".timeout 5000", database.path, sql]
+        run.arguments = ["-cmd", ".timeout 120000", database.path, sql]
         let errors = Pipe()
         run.standardError = errors
         run.standardOutput = FileHandle.nullDevice
