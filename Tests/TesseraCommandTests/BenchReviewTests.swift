@@ -180,20 +180,23 @@ struct BenchReviewTests {
         func poll() { if !exited, waitpid(pid, &status, WNOHANG) == pid { exited = true } }
         defer { if !exited { kill(pid, SIGKILL); waitpid(pid, &status, 0) } }
         // Until the script has written into the file (a journal, and the
-        // file grown), at most 30 s.
-        let deadline = Date().addingTimeInterval(30)
+        // file grown), at most 120 s (a limit against a hang only).
+        let deadline = Date().addingTimeInterval(120)
         func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
-        while Date() < deadline, !exited, !(FileManager.default.fileExists(atPath: path + "-journal") && size() > before.count) {
+        func writing() -> Bool { FileManager.default.fileExists(atPath: path + "-journal") && size() > before.count }
+        while Date() < deadline, !exited, !writing() {
             usleep(20_000)
             poll()
         }
         #expect(!exited, "the endless script ended")
+        try #require(writing(), "the script did not write into the file within 120 s")
         kill(pid, SIGINT)
-        let exit = Date().addingTimeInterval(20)
+        let exit = Date().addingTimeInterval(120)
         while !exited, Date() < exit {
             usleep(20_000)
             poll()
         }
+        #expect(exited, "still running 120 s after SIGINT: killed")
         if !exited {
             kill(pid, SIGKILL)
             waitpid(pid, &status, 0)

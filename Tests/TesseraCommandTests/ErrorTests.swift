@@ -12,7 +12,7 @@ struct ErrorTests {
 
     func expectError(_ arguments: [String], in folder: URL = diffFolder, message: String, status: Int32,
                      sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try Tool.run(arguments, in: folder, timeout: 60)
+        let result = try Tool.run(arguments, in: folder)
         #expect(result.status == status, "tessera \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr == "tessera: error: \(message)\n", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
@@ -126,7 +126,7 @@ struct ErrorTests {
     /// line on standard error that starts `tessera: error: ` and holds each
     /// of `fragments`, nothing on standard output.
     func expectUsageError(_ arguments: [String], containing fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try Tool.run(arguments, in: Self.diffFolder, timeout: 60)
+        let result = try Tool.run(arguments, in: Self.diffFolder)
         let context = "tessera \(arguments.joined(separator: " ")): \(result.stderr)"
         #expect(result.status == 64, "\(context)", sourceLocation: sourceLocation)
         #expect(result.stderr.hasPrefix("tessera: error: "), "\(context)", sourceLocation: sourceLocation)

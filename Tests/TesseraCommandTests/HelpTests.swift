@@ -7,7 +7,7 @@ import TesseraTestTraits
 struct HelpTests {
     /// The help of a subcommand, its lines joined and spaces collapsed.
     func help(_ subcommand: [String]) throws -> String {
-        let result = try Tool.run(subcommand + ["--help"], timeout: 60)
+        let result = try Tool.run(subcommand + ["--help"])
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }

@@ -33,11 +33,13 @@ enum WatchTestServer {
         guard let admin = try? PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "test admin") else { return }
         defer { admin.close() }
         // A slot of a watch that just ended can outlive it a moment, and
-        // holds the database until the server drops it.
-        for _ in 0..<40 {
+        // holds the database until the server drops it (tried for up to
+        // 120 s: a busy machine may take long).
+        let deadline = Date().addingTimeInterval(120)
+        repeat {
             if (try? admin.query("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", request: "drop \(name)")) != nil { return }
             usleep(250_000)
-        }
+        } while Date() < deadline
     }
 
     /// Runs SQL with `psql` (another process, its own session), as one
@@ -59,8 +61,9 @@ enum WatchTestServer {
         Int(try psql(databaseURL, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'tessera watch%'")) ?? -1
     }
 
-    /// Waits up to `timeout` seconds for `condition`.
-    static func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    /// Waits up to `timeout` seconds for `condition` (a limit against a
+    /// hang only: generous for a sanitizer build on a busy machine).
+    static func eventually(timeout: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return true }
@@ -267,8 +270,8 @@ struct WatchPostgresTests {
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stdout(waitingForEOF: true).split(separator: "\n").count == 1 + reports)
         #expect(tool.stderr(waitingForEOF: true) == "")
-        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the replication slot outlived watch")
-        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "a session of watch outlived it")
+        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the replication slot outlived watch by 120 s")
+        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "a session of watch outlived it by 120 s")
     }
 
     @Test("text reports name the URL without its password; Ctrl-C says it stopped")
@@ -326,7 +329,7 @@ struct WatchPostgresTests {
         var components = URLComponents(string: url)!
         let password = components.password
         func expectError(_ arguments: [String], _ message: String, status: Int32, _ comment: Comment? = nil) throws {
-            let result = try Tool.run(arguments, timeout: 60)
+            let result = try Tool.run(arguments)
             #expect(result.status == status, "\(arguments): \(result.stderr)")
             #expect(result.stdout == "")
             #expect(result.stderr.hasPrefix("tessera: error: " + message), "\(result.stderr)")
@@ -356,7 +359,7 @@ struct WatchPostgresTests {
         components.password = "not-the-password-\(UInt32.random(in: 0...UInt32.max))"
         let wrong = components.string!
         if (try? PostgresSession.connect(PostgresEndpoint(url: wrong), applicationName: "test probe"))?.close() == nil {
-            let result = try Tool.run(["watch", wrong, "--table", "photo"], timeout: 60)
+            let result = try Tool.run(["watch", wrong, "--table", "photo"])
             #expect(result.status == 2)
             #expect(result.stderr.hasPrefix("tessera: error: \(shown): the server refused the login: "), "\(result.stderr)")
             #expect(!result.stderr.contains(components.password!))
@@ -376,8 +379,8 @@ struct WatchPostgresTests {
         kill(tool.process.processIdentifier, SIGKILL)
         tool.process.waitUntilExit()
         #expect(tool.process.terminationReason == .uncaughtSignal)
-        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the killed watch's slot is still there after 10 s")
-        #expect(try Server.eventually { try Server.watchSessions(url) == 0 })
+        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the killed watch's slot is still there after 120 s")
+        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "the killed watch's session is still there after 120 s")
     }
 
     @Test("SIGTERM while the server holds watch up (its slot waits for another session's open transaction): status 0 within 5 s, nothing printed, nothing left")
@@ -393,24 +396,24 @@ struct WatchPostgresTests {
         try holder.execute("BEGIN", "SELECT txid_current()", request: "hold a transaction open")
         let tool = try Tool.start(["watch", url, "--table", "photo", "--json"])
         defer { if tool.process.isRunning { kill(tool.process.processIdentifier, SIGKILL) } }
-        let waiting = try Server.eventually(timeout: 20) {
+        let waiting = try Server.eventually {
             Int(try Server.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tessera watch (following)'")) == 1
         }
-        try #require(waiting, "watch never started making its slot: \(tool.stderr()) \((try? Server.psql(url, "SELECT application_name, state, wait_event_type, wait_event, left(query, 60) FROM pg_stat_activity")) ?? "")")
+        try #require(waiting, "watch did not start making its slot within 120 s: \(tool.stderr()) \((try? Server.psql(url, "SELECT application_name, state, wait_event_type, wait_event, left(query, 60) FROM pg_stat_activity")) ?? "")")
         try WatchTests().waitUntilCatching(SIGTERM, tool)
         usleep(300_000)
         // Still held up: nothing fetched.
         #expect(tool.stdout() == "")
         let sent = Date()
         kill(tool.process.processIdentifier, SIGTERM)
-        let exited = WatchTests().waitForExit(tool, timeout: 10)
-        try #require(exited, "watch was still running 10 s after SIGTERM")
+        let exited = WatchTests().waitForExit(tool, timeout: 120)
+        try #require(exited, "watch was still running 120 s after SIGTERM")
         #expect(Date().timeIntervalSince(sent) < 5)
         #expect(tool.process.terminationReason == .exit)
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stdout(waitingForEOF: true) == "")
         try holder.execute("ROLLBACK", request: "let go")
-        #expect(try Server.eventually { try Server.slots(url) == 0 && Server.watchSessions(url) == 0 })
+        #expect(try Server.eventually { try Server.slots(url) == 0 && Server.watchSessions(url) == 0 }, "watch's slot or session outlived it by 120 s")
     }
 
     @Test("two watch processes follow 300 random commits (and rollbacks) from three connections: each one's output replays, event by event, to a sorted result with the counts it states, and at the end to a fresh query")
@@ -497,7 +500,7 @@ struct WatchPostgresTests {
             var final: ReplayedResult?
             var lines: [String] = []
             var failure: String?
-            let settled = Server.eventually(timeout: 30) {
+            let settled = Server.eventually {
                 // Whole lines only: the last one may be on its way.
                 let text = tool.stdout()
                 lines = text[..<(text.lastIndex(of: "\n") ?? text.startIndex)].split(separator: "\n").map(String.init)
@@ -522,7 +525,7 @@ struct WatchPostgresTests {
             tool.process.waitUntilExit()
             #expect(tool.process.terminationStatus == 0, "seed \(seed): \(tool.stderr())")
         }
-        #expect(try Server.eventually { try Server.slots(url) == 0 })
+        #expect(try Server.eventually { try Server.slots(url) == 0 }, "a slot outlived the watch processes by 120 s")
     }
 
     /// Replays the lines of one process, checking after every event that

@@ -122,9 +122,9 @@ struct WatchTests {
             .shell touch '\(marker)'
 
             """.utf8))
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(10_000) }
-        try #require(FileManager.default.fileExists(atPath: marker), "the writer never reached the middle of its transaction")
+        try #require(FileManager.default.fileExists(atPath: marker), "the writer did not reach the middle of its transaction within 120 s")
         // It really holds the write lock.
         let prober = try Connection(path: path, busyTimeout: 0)
         #expect(throws: SQLiteError.self) { try prober.write { _ in } }
@@ -179,9 +179,10 @@ struct WatchTests {
     static let endlessPredicate = "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c) > 0"
 
     /// Waits until the process catches `signal` (it has installed its
-    /// handler; Linux shows it in /proc), at most 20 s.
+    /// handler; Linux shows it in /proc), at most 120 s (a limit against a
+    /// hang only).
     func waitUntilCatching(_ signal: Int32, _ tool: RunningTool) throws {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)
         let bit = UInt64(1) << UInt64(signal - 1)
         while Date() < deadline && tool.process.isRunning {
             let status = (try? String(contentsOfFile: "/proc/\(tool.process.processIdentifier)/status", encoding: .utf8)) ?? ""
@@ -192,7 +193,7 @@ struct WatchTests {
             }
             usleep(10_000)
         }
-        throw ToolError("watch did not start catching signal \(signal): \(tool.stderr())")
+        throw ToolError("watch did not start catching signal \(signal) within 120 s: \(tool.stderr())")
     }
 
     /// Waits up to `timeout` seconds for the process to exit; kills it
@@ -218,9 +219,9 @@ struct WatchTests {
         #expect(tool.process.isRunning, "watch ended before the signal: \(tool.stderr())")
         let sent = Date()
         kill(tool.process.processIdentifier, signal)
-        let exited = waitForExit(tool, timeout: 5)
+        let exited = waitForExit(tool, timeout: 120)
         let seconds = Date().timeIntervalSince(sent)
-        try #require(exited, "watch was still running 5 s after signal \(signal)")
+        try #require(exited, "watch was still running 120 s after signal \(signal)")
         #expect(seconds < 2, "watch took \(seconds) s to stop")
         #expect(tool.process.terminationReason == .exit)
         #expect(tool.process.terminationStatus == 0)
@@ -254,9 +255,9 @@ struct WatchTests {
         #expect(tool.process.isRunning, "watch ended before Ctrl-C: \(tool.stderr())")
         let sent = Date()
         tool.process.interrupt()
-        let exited = waitForExit(tool, timeout: 10)
+        let exited = waitForExit(tool, timeout: 120)
         let seconds = Date().timeIntervalSince(sent)
-        try #require(exited, "watch was still running 10 s after Ctrl-C")
+        try #require(exited, "watch was still running 120 s after Ctrl-C")
         #expect(seconds < 2, "watch took \(seconds) s to stop")
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
@@ -271,7 +272,7 @@ struct WatchTests {
         try waitUntilCatching(SIGINT, tool)
         usleep(300_000)
         tool.process.interrupt()
-        try #require(waitForExit(tool, timeout: 5), "watch was still running 5 s after Ctrl-C")
+        try #require(waitForExit(tool, timeout: 120), "watch was still running 120 s after Ctrl-C")
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stdout(waitingForEOF: true) == "")
         #expect(tool.stderr(waitingForEOF: true) == "")

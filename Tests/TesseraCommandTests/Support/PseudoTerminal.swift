@@ -21,11 +21,14 @@ struct PseudoTerminal {
         let grantpt = try function("grantpt", as: (@convention(c) (Int32) -> Int32).self)
         let unlockpt = try function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
         let ptsname = try function("ptsname", as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self)
-        master = openpt(O_RDWR | O_NOCTTY)
+        // Close-on-exec, so that no other child (of a test running in
+        // parallel) holds the terminal's side open: the master reads to
+        // its end once the command and this process have closed it.
+        master = openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
             throw ToolError("cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
-        terminal = open(name, O_RDWR | O_NOCTTY)
+        terminal = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard terminal >= 0 else { throw ToolError("cannot open \(String(cString: name)): \(String(cString: strerror(errno)))") }
     }
 }
@@ -38,10 +41,13 @@ extension Tool {
         let master = pty.master
         defer { close(master) }
         let (process, outPipe, _) = try makeProcess(arguments, in: folder)
-        process.standardError = FileHandle(fileDescriptor: pty.terminal, closeOnDealloc: true)
+        // Closed below, once the command has exited, not by the handle.
+        process.standardError = FileHandle(fileDescriptor: pty.terminal, closeOnDealloc: false)
         // The terminal is read as it fills, or the command would block on it.
         let written = PThreadMutex(Data())
+        let readToTheEnd = DispatchSemaphore(value: 0)
         let reader = Thread {
+            defer { readToTheEnd.signal() }
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
@@ -50,12 +56,20 @@ extension Tool {
             }
         }
         reader.start()
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            close(pty.terminal)
+            throw error
+        }
         let stdout = outPipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         // What the command wrote last may still be on its way through the
-        // terminal.
-        usleep(200_000)
+        // terminal: with the last copy of the terminal's side closed, the
+        // master gives everything written to it, then fails, and the reader
+        // ends (waited for at most 120 s, a limit against a hang only).
+        close(pty.terminal)
+        _ = readToTheEnd.wait(timeout: .now() + 120)
         let terminal = written.withLock { String(decoding: $0, as: UTF8.self) }
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: terminal)
     }

@@ -37,7 +37,7 @@ enum Tool {
     }
 
     /// Runs `tessera` with arguments in a folder and waits (at most
-    /// `timeout` seconds) for it to exit.
+    /// `timeout` seconds, a limit against a hang only) for it to exit.
     static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 120) throws -> Result {
         let (process, outPipe, errPipe) = try makeProcess(arguments, in: folder)
         let output = try TestServer.runToEnd(process, out: outPipe, err: errPipe, timeout: timeout, name: "tessera \(arguments.joined(separator: " "))")
@@ -108,7 +108,7 @@ final class RunningTool: Sendable {
             if waitingForEOF {
                 // The process has exited; its last output can still be on
                 // its way through the pipe when the machine is busy.
-                let deadline = Date().addingTimeInterval(60)
+                let deadline = Date().addingTimeInterval(120)
                 while !lock.withLock({ ended }) && Date() < deadline { usleep(5_000) }
             }
             return lock.withLock { String(decoding: collected, as: UTF8.self) }
@@ -127,8 +127,10 @@ final class RunningTool: Sendable {
 
     func stderr(waitingForEOF: Bool = false) -> String { err.text(waitingForEOF: waitingForEOF) }
 
-    /// Waits until standard output has at least `count` lines.
-    func waitForLines(_ count: Int, timeout: Double = 20) throws -> [String] {
+    /// Waits until standard output has at least `count` lines, for at most
+    /// `timeout` seconds (a limit against a hang only: generous for a
+    /// sanitizer build on a busy machine, and free when the lines come).
+    func waitForLines(_ count: Int, timeout: Double = 120) throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let lines = stdout().split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
