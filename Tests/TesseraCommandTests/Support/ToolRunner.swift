@@ -81,8 +81,8 @@ struct ToolError: Error, CustomStringConvertible {
 /// A running `tessera` whose output is read as it comes.
 final class RunningTool: Sendable {
     let process: Process
-    private let out = Output()
-    private let err = Output()
+    private let out: Output
+    private let err: Output
 
     /// What a pipe delivered, and whether it reached its end.
     ///
@@ -93,23 +93,62 @@ final class RunningTool: Sendable {
         private let lock = NSLock()
         private var collected = Data()
         private var ended = false
+        /// Whether a read by the readability handler is under way (taken
+        /// from the pipe, not yet collected), and whether the test reads
+        /// the rest itself.
+        private var reading = false, takenOver = false
+        /// The pipe's read end.
+        let descriptor: Int32
+
+        init(_ pipe: Pipe) { descriptor = pipe.fileHandleForReading.fileDescriptor }
 
         func read(_ handle: FileHandle) {
-            let chunk = handle.availableData
-            if chunk.isEmpty {
+            guard lock.withLock({ () -> Bool in
+                if takenOver || ended { return false }
+                reading = true
+                return true
+            }) else {
                 handle.readabilityHandler = nil
-                lock.withLock { ended = true }
-            } else {
-                lock.withLock { collected.append(chunk) }
+                return
             }
+            let chunk = handle.availableData
+            lock.withLock {
+                if chunk.isEmpty { ended = true } else { collected.append(chunk) }
+                reading = false
+            }
+            if chunk.isEmpty { handle.readabilityHandler = nil }
         }
 
         func text(waitingForEOF: Bool) -> String {
             if waitingForEOF {
-                // The process has exited; its last output can still be on
-                // its way through the pipe when the machine is busy.
+                // The process has exited: everything it wrote is collected
+                // or still in the pipe. The readability handler does not
+                // always see the pipe's end (under load it was seen to miss
+                // it for minutes), so the test reads the rest itself, once
+                // no read of the handler is under way: what the pipe holds,
+                // up to its end, or until it holds nothing more (a copy of
+                // its write side may be open elsewhere).
                 let deadline = Date().addingTimeInterval(120)
-                while !lock.withLock({ ended }) && Date() < deadline { usleep(5_000) }
+                while Date() < deadline {
+                    let mine = lock.withLock { () -> Bool in
+                        if ended { return true }
+                        if reading { return false }
+                        takenOver = true
+                        return true
+                    }
+                    if mine { break }
+                    usleep(5_000)
+                }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while lock.withLock({ takenOver && !ended }) {
+                    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                    guard poll(&poller, 1, 0) == 1 else { break }
+                    let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    lock.withLock {
+                        if count > 0 { collected.append(contentsOf: buffer[..<count]) } else { ended = true }
+                    }
+                }
             }
             return lock.withLock { String(decoding: collected, as: UTF8.self) }
         }
@@ -118,6 +157,8 @@ final class RunningTool: Sendable {
     init(executable: URL, arguments: [String], folder: URL?) throws {
         let (process, outPipe, errPipe) = try Tool.makeProcess(arguments, in: folder, executable: executable)
         self.process = process
+        out = Output(outPipe)
+        err = Output(errPipe)
         outPipe.fileHandleForReading.readabilityHandler = { [out] handle in out.read(handle) }
         errPipe.fileHandleForReading.readabilityHandler = { [err] handle in err.read(handle) }
         try process.run()
