@@ -496,6 +496,7 @@ struct WatchPostgresTests {
         }
         let expected = try Self.fresh(url)
 
+        var linesAtTheEnd: [Int] = []
         for (n, tool) in tools.enumerated() {
             var final: ReplayedResult?
             var lines: [String] = []
@@ -515,10 +516,23 @@ struct WatchPostgresTests {
             }
             #expect(failure == nil, "seed \(seed): process \(n + 1): \(failure ?? "")")
             #expect(settled && final == expected, "seed \(seed): process \(n + 1) replays to \(final?.description ?? "nothing") after \(lines.count - 1) reports, and a fresh query gives \(expected)")
-            // Quiet: nothing more comes.
-            usleep(500_000)
-            #expect(tool.stdout().split(separator: "\n").count == lines.count, "seed \(seed): process \(n + 1) reported after the end")
+            linesAtTheEnd.append(lines.count)
             print("seed \(seed): process \(n + 1): \(lines.count - 1) reports for \(commits) commits and \(rollbacks) rollbacks, \(expected.rowCount) rows in \(expected.sections.count) sections")
+        }
+        // Quiet: nothing more comes. A fence rather than a pause: one more
+        // commit, whose report must be each process's next (a report after
+        // the end would come before it).
+        try Server.psql(url, "INSERT INTO photo VALUES (9000000, 'Fence', 'fence', 0)")
+        let fenced = try Self.fresh(url)
+        for (n, tool) in tools.enumerated() {
+            var lines: [String] = []
+            let reached = Server.eventually {
+                let text = tool.stdout()
+                lines = text[..<(text.lastIndex(of: "\n") ?? text.startIndex)].split(separator: "\n").map(String.init)
+                return lines.count > linesAtTheEnd[n] && (try? Self.replay(lines)) == fenced
+            }
+            #expect(reached, "seed \(seed): process \(n + 1) did not report the fence commit within 120 s")
+            #expect(lines.count == linesAtTheEnd[n] + 1, "seed \(seed): process \(n + 1) reported after the end: \(lines.count - linesAtTheEnd[n]) reports up to the fence commit's")
         }
         for tool in tools {
             kill(tool.process.processIdentifier, SIGTERM)

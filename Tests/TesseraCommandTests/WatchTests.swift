@@ -56,7 +56,10 @@ struct WatchTests {
         for commit in commits {
             try writer.write { db in for sql in commit.sql { try db.execute(sql) } }
             guard let expected = commit.counts else {
-                // Nothing the result shows changed: no report after several polls.
+                // Nothing the result shows changed: no report. The next
+                // commit's report, checked to be the next one, is the
+                // fence (a report of this one would come before it); the
+                // pause keeps the two commits in polls of their own.
                 usleep(500_000)
                 #expect(try tool.waitForLines(1).count == 1 + expectedReports, "a commit that changes nothing in photo was reported")
                 continue
@@ -78,8 +81,13 @@ struct WatchTests {
                 throw ToolError("roll back")
             }
         } catch is ToolError {}
-        usleep(500_000)
-        #expect(try tool.waitForLines(1).count == 1 + expectedReports)
+        // A fence rather than a pause: the next report is the next
+        // commit's (a report of the rolled-back work would come before it).
+        try writer.write { db in try db.execute("INSERT INTO photo VALUES (7, 'Athens', 'Stoa', 7)") }
+        expectedReports += 1
+        let fenced = try tool.waitForLines(1 + expectedReports)
+        #expect(fenced.count == 1 + expectedReports, "the rolled-back transaction was reported: \(fenced)")
+        #expect(try counts(fenced[expectedReports]) == ["itemInserts": 1], "the report after the rollback is not the next commit's: \(fenced[expectedReports])")
 
         tool.process.interrupt()
         tool.process.waitUntilExit()
