@@ -277,6 +277,16 @@ if buildsServer {
     ]
 }
 
+// The libFuzzer targets exist only when TESSERA_FUZZ is set (Fuzz/run sets
+// it and builds them with -sanitize=fuzzer,address): libFuzzer supplies
+// their entry point, which an ordinary build would lack.
+let fuzzTargets = ["FuzzDiff", "FuzzBatch", "FuzzLayout", "FuzzCollation", "FuzzDocument"]
+if Context.environment["TESSERA_FUZZ"] != nil {
+    for name in fuzzTargets {
+        package.targets.append(.executableTarget(name: name, dependencies: ["TesseraFuzzChecks"], path: "Fuzz/Targets/\(name)"))
+    }
+}
+
 /// `.ci/sanitizers` builds the suites a sanitizer checks in the plain
 /// build's own folder, with TESSERA_SANITIZER set to `address` or
 /// `thread`: the sanitizer then instruments Tessera's library targets and
@@ -286,16 +296,17 @@ if buildsServer {
 /// Tessera's code touches, and the locks of every library (it intercepts
 /// pthreads).
 if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
+    precondition(["address", "thread"].contains(sanitizer), "TESSERA_SANITIZER is address or thread, not \(sanitizer)")
     let libraries: Set<String> = [
         "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres",
         "Tessera", "TesseraRender", "TesseraCommandKit", "TesseraCommandPostgres", "tessera",
     ]
-    let tests: Set<String> = sanitizer == "address"
-        ? ["TesseraSQLiteTests", "TesseraResultsTests", "TesseraCommandTests", "TesseraFuzzCorpusTests", "TesseraFuzzChecks",
-           "TesseraResultsTestSupport", "TesseraTestSupport"]
-        : ["TesseraSQLiteTests", "TesseraResultsTests", "TesseraPostgresTests",
-           "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits"]
-    for target in package.targets where libraries.contains(target.name) || tests.contains(target.name) {
+    let checked: Set<String> = sanitizer == "address"
+        ? libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraCommandTests", "TesseraFuzzCorpusTests",
+                           "TesseraFuzzChecks", "TesseraResultsTestSupport", "TesseraTestSupport"])
+        : libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraPostgresTests",
+                           "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits"])
+    for target in package.targets where checked.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
         target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
     }
@@ -303,14 +314,5 @@ if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
     // whose allocator they would bypass, is compiled in.
     if let counter = package.targets.first(where: { $0.name == "CAllocationCount" }) {
         counter.cSettings = (counter.cSettings ?? []) + [.unsafeFlags(["-fsanitize=\(sanitizer)"])]
-    }
-}
-
-// The libFuzzer targets exist only when TESSERA_FUZZ is set (Fuzz/run sets
-// it and builds them with -sanitize=fuzzer,address): libFuzzer supplies
-// their entry point, which an ordinary build would lack.
-if Context.environment["TESSERA_FUZZ"] != nil {
-    for name in ["FuzzDiff", "FuzzBatch", "FuzzLayout", "FuzzCollation", "FuzzDocument"] {
-        package.targets.append(.executableTarget(name: name, dependencies: ["TesseraFuzzChecks"], path: "Fuzz/Targets/\(name)"))
     }
 }
