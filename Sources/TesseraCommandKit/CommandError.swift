@@ -16,8 +16,9 @@ package struct CommandError: Error, Hashable, Sendable, CustomStringConvertible 
     package var description: String { message }
 }
 
-/// The exit statuses of `tessera` (README.md, "The `tessera` command",
-/// states the same table).
+/// The exit statuses of `tessera` (the article "The tessera command",
+/// Sources/Tessera/Tessera.docc/TheTesseraCommand.md, states the same
+/// table).
 extension CommandError {
     /// 1: a bad input file (missing, unreadable, empty, not JSON, not a
     /// snapshot or plan, duplicate ids) or a file that cannot be written.
