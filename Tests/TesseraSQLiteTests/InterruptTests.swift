@@ -38,33 +38,53 @@ final class Interrupter: Sendable {
 }
 
 /// A limit against a statement that does not stop: unless ``finish()``
-/// comes within `seconds` (generous for a sanitizer build on a busy
-/// machine), it interrupts the connection until it does, and ``fired``
-/// tells the test, which fails.
+/// comes within `seconds` of ``start()`` (generous for a sanitizer build
+/// on a busy machine), it interrupts the connection until it does, and
+/// ``fired`` tells the test, which fails.
+///
+/// The clock starts when the slow statement is about to run, not when the
+/// test begins: a task that waits for a thread of the cooperative pool
+/// (all of them busy with other tests on a loaded machine) has not begun
+/// its statement, and a guard counting from before would interrupt it as
+/// soon as it started.
 final class HangGuard: Sendable {
     let seconds: Int
+    private let connection: Connection
     private let finished = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
-    private let firedState = PThreadMutex(false)
+    private let state = PThreadMutex((started: false, fired: false))
 
-    init(_ connection: Connection, seconds: Int = 120) {
+    init(_ connection: Connection, seconds: Int = 120, startsNow: Bool = true) {
         self.seconds = seconds
-        Thread.detachNewThread { [finished, done, firedState] in
+        self.connection = connection
+        if startsNow { start() }
+    }
+
+    /// Starts the clock; a second call does nothing.
+    func start() {
+        let first = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        Thread.detachNewThread { [finished, done, state, connection, seconds] in
             defer { done.signal() }
             if finished.wait(timeout: .now() + .seconds(seconds)) == .success { return }
-            firedState.withLock { $0 = true }
+            state.withLock { $0.fired = true }
             repeat { connection.interrupt() } while finished.wait(timeout: .now() + .milliseconds(10)) == .timedOut
         }
     }
 
-    /// The statement has ended; returns once the guard is done.
+    /// The statement has ended; returns once the guard is done. A guard
+    /// never started has nothing to end.
     func finish() {
+        guard state.withLock({ $0.started }) else { return }
         finished.signal()
         done.wait()
     }
 
     /// Whether the guard had to end the statement.
-    var fired: Bool { firedState.withLock { $0 } }
+    var fired: Bool { state.withLock { $0.fired } }
 }
 
 /// Seconds since `start`.
@@ -211,9 +231,14 @@ struct CancelledFetchTests {
         let (folder, path) = try makeDatabase()
         defer { try? FileManager.default.removeItem(at: folder) }
         let connection = try Connection(path: path)
-        let guardian = HangGuard(connection)
+        let guardian = HangGuard(connection, startsNow: false)
         let started = DispatchSemaphore(value: 0)
-        let task = Task.detached { try body(connection, path) { started.signal() } }
+        let task = Task.detached {
+            try body(connection, path) {
+                guardian.start()
+                started.signal()
+            }
+        }
         Thread.detachNewThread {
             started.wait()
             usleep(300_000)
@@ -304,10 +329,11 @@ struct CancelledFetchTests {
         let connection = try Connection(path: path, busyTimeout: 3600, journalModeWAL: false)
         try holder.withDatabase { db in try db.execute("BEGIN EXCLUSIVE") }
         defer { try? holder.withDatabase { db in try db.execute("ROLLBACK") } }
-        let guardian = HangGuard(connection)
+        let guardian = HangGuard(connection, startsNow: false)
         let started = DispatchSemaphore(value: 0)
         let task = Task.detached { () -> ResultsError? in
             let controller = try FetchedResultsController<Photo>(connection: connection, request: FetchRequest(table: "photo"))
+            guardian.start()
             started.signal()
             do throws(ResultsError) {
                 try controller.performFetch()
@@ -375,7 +401,7 @@ struct CancelledFetchTests {
             func controller(_ controller: FetchedResultsController<Photo>, didFailWith error: ResultsError) { errors.append(error) }
         }
         let connection = try Connection(path: path)
-        let guardian = HangGuard(connection)
+        let guardian = HangGuard(connection, startsNow: false)
         let fetched = DispatchSemaphore(value: 0)
         let task = Task.detached { () -> (errors: [ResultsError], lastError: ResultsError?, count: Int) in
             let controller = try FetchedResultsController<Photo>(
@@ -388,6 +414,7 @@ struct CancelledFetchTests {
             // The next poll sees another connection's commit and re-fetches,
             // for ever, until the task is cancelled.
             try Self.makeSlow(path)
+            guardian.start()
             fetched.signal()
             await controller.followExternalChanges(every: .milliseconds(10))
             return (failures.errors, controller.lastError, controller.snapshot.numberOfItems)
