@@ -381,11 +381,14 @@ struct PostgresBlockedHomeMergeTests {
                 continue
             }
             pauses += 1
-            // A limit against a hang only (generous for a sanitizer build
-            // on a busy machine): the follower is bound to settle.
-            let deadline = ContinuousClock.now + .seconds(120)
+            // A limit against a hang only, counted in rounds rather than
+            // time (the follower is bound to settle; while other tests hold
+            // the cooperative pool, neither it nor this loop runs): 24,000
+            // rounds of at least 5 ms.
             var state = await home.state()
-            while state.records != expected && ContinuousClock.now < deadline {
+            var rounds = 0
+            while state.records != expected && rounds < 24_000 {
+                rounds += 1
                 try await Task.sleep(for: .milliseconds(5))
                 state = await home.state()
             }
@@ -397,7 +400,7 @@ struct PostgresBlockedHomeMergeTests {
             if state.records != expected {
                 let extra = Set(state.records).subtracting(expected).sorted { $0.id < $1.id }
                 let missing = Set(expected).subtracting(state.records).sorted { $0.id < $1.id }
-                Issue.record("\(comment): after waiting up to 120 s, the follower differs from a fresh query (\(state.ids.count) rows against \(expected.count)); it has \(extra), not \(missing)")
+                Issue.record("\(comment): after waiting 24,000 rounds of 5 ms, the follower differs from a fresh query (\(state.ids.count) rows against \(expected.count)); it has \(extra), not \(missing)")
             }
             wrong = state.records != expected || !state.duplicates.isEmpty || !state.errors.isEmpty
             if wrong { progress.stop() }
