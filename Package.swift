@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TesseraLayout", targets: ["TesseraLayout"]),
         .library(name: "TesseraView", targets: ["TesseraView"]),
         .library(name: "TesseraSQLite", targets: ["TesseraSQLite"]),
+        .library(name: "TesseraResultsCore", targets: ["TesseraResultsCore"]),
         .library(name: "TesseraResults", targets: ["TesseraResults"]),
         .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
         .library(name: "Tessera", targets: ["Tessera"]),
@@ -63,22 +64,41 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The store-independent results controllers and their engine, the
+        // store seam, and the values every store reads (DatabaseValue,
+        // Row): no store, and no SQLite.
         .target(
-            name: "TesseraSQLite",
-            dependencies: ["CSQLite"],
+            name: "TesseraResultsCore",
+            dependencies: ["TesseraDiff"],
             swiftSettings: internalChecks
         ),
+        // A Swift interface to the system SQLite (connections, statements,
+        // transaction observers).
+        .target(
+            name: "TesseraSQLite",
+            dependencies: ["CSQLite", "TesseraResultsCore"],
+            swiftSettings: internalChecks
+        ),
+        // The SQLite store: the controllers over a connection.
+        .target(
+            name: "TesseraResultsSQLite",
+            dependencies: ["TesseraResultsCore", "TesseraSQLite"],
+            swiftSettings: internalChecks
+        ),
+        // The results controllers over SQLite: the core, the SQLite store
+        // and the connection, in one import.
         .target(
             name: "TesseraResults",
-            dependencies: ["TesseraDiff", "TesseraSQLite"],
+            dependencies: ["TesseraDiff", "TesseraSQLite", "TesseraResultsCore", "TesseraResultsSQLite"],
             swiftSettings: internalChecks
         ),
         // The results controllers over PostgreSQL: the one library product
-        // that depends on postgres-nio.
+        // that depends on postgres-nio. It builds on the core alone: SQLite
+        // is not linked.
         .target(
             name: "TesseraPostgres",
             dependencies: [
-                "TesseraResults", "TesseraSQLite", "TesseraDiff",
+                "TesseraResultsCore", "TesseraDiff",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: internalChecks
@@ -119,6 +139,7 @@ let package = Package(
             dependencies: [
                 "TesseraCommandKit",
                 "TesseraCommandPostgres",
+                "TesseraResultsCore",
                 "CAllocationCount",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + (buildsServer ? ["TesseraServe"] : [])
@@ -128,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "TesseraCommandTests",
             // TesseraPostgres for the sessions WatchPostgresTests write with.
-            dependencies: ["TesseraCommandKit", "TesseraRender", "tessera", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport", "TesseraTestTraits"],
+            dependencies: ["TesseraCommandKit", "TesseraRender", "tessera", "TesseraResultsCore", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport", "TesseraTestTraits"],
             exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public
@@ -167,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "TesseraSQLiteTests",
             // CSQLite for the fault-injecting VFS of StorageFaultTests.
-            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
+            dependencies: ["CSQLite", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         // What the SQLite tests and the controller tests share: records,
@@ -175,7 +196,7 @@ let package = Package(
         // (ResultsStoreFixture.all, one case per store).
         .target(
             name: "TesseraResultsTestSupport",
-            dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],
             path: "Tests/TesseraResultsTestSupport"
         ),
         // The controllers over a real PostgreSQL server (see
@@ -185,13 +206,13 @@ let package = Package(
         // TestCluster), shared by the store's tests and the command's.
         .target(
             name: "TesseraPostgresTestSupport",
-            dependencies: ["TesseraSQLite"],
+            dependencies: ["TesseraResultsCore"],
             path: "Tests/TesseraPostgresTestSupport"
         ),
         .testTarget(
             name: "TesseraPostgresTests",
             dependencies: [
-                "TesseraPostgres", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits",
+                "TesseraPostgres", "TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             exclude: ["README.md"],
@@ -199,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraResultsTests",
-            dependencies: ["Tessera", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
+            dependencies: ["Tessera", "TesseraResultsCore", "TesseraResultsSQLite", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with
@@ -253,7 +274,7 @@ if buildsServer {
         .target(
             name: "TesseraServe",
             dependencies: [
-                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender",
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -265,7 +286,7 @@ if buildsServer {
         .testTarget(
             name: "TesseraServeTests",
             dependencies: [
-                "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults",
+                "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
                 "tessera",
                 // SplitMix64 for the seeded tests.
                 "TesseraTestSupport", "TesseraTestTraits",
@@ -298,7 +319,7 @@ if Context.environment["TESSERA_FUZZ"] != nil {
 if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
     precondition(["address", "thread"].contains(sanitizer), "TESSERA_SANITIZER is address or thread, not \(sanitizer)")
     let libraries: Set<String> = [
-        "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres",
+        "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResultsSQLite", "TesseraResults", "TesseraPostgres",
         "Tessera", "TesseraRender", "TesseraCommandKit", "TesseraCommandPostgres", "tessera",
     ]
     let checked: Set<String> = sanitizer == "address"

@@ -1,4 +1,4 @@
-import TesseraResults
+import TesseraResultsCore
 
 extension FetchedResultsController {
     /// A controller of a PostgreSQL database's rows, sorted and grouped

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import TesseraResults
+import TesseraResultsCore
 
 /// A store's change capture: one temporary logical replication slot
 /// (`test_decoding`), read in rounds by a thread of its own, and handed to

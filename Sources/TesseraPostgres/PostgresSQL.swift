@@ -1,4 +1,4 @@
-import TesseraResults
+import TesseraResultsCore
 
 /// The SQL Tessera sends to PostgreSQL for a request: the same request as
 /// on SQLite, in PostgreSQL's dialect (`$1` parameters, `COLLATE "C"`).

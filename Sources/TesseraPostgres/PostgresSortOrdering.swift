@@ -1,5 +1,4 @@
-import TesseraResults
-import TesseraSQLite
+import TesseraResultsCore
 
 /// PostgreSQL's `ORDER BY` for one sort column, in Swift: how the server
 /// orders the values ``PostgresValue/databaseValue(_:)`` reads from a column

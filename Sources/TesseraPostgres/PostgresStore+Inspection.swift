@@ -1,4 +1,4 @@
-import TesseraResults
+import TesseraResultsCore
 
 /// What a tool asks of a database before it follows a table: the tables
 /// it has, their columns, and whether the server can follow commits.

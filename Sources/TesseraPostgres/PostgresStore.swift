@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TesseraResults
+import TesseraResultsCore
 
 /// A PostgreSQL database that results controllers read and follow: the
 /// controllers of TesseraResults (``TesseraResults/FetchedResultsController``,
@@ -222,7 +222,7 @@ extension PostgresStore: ResultsStore {
     }
 }
 
-/// A reader of one snapshot (see ``TesseraResults/StoreReader``).
+/// A reader of one snapshot (see ``TesseraResultsCore/StoreReader``).
 struct PostgresStoreReader: StoreReader {
     let store: PostgresStore
     let held: PostgresHeldSnapshot

@@ -1,4 +1,4 @@
-import TesseraResults
+import TesseraResultsCore
 
 /// A table or view as the server's catalog describes it: what a request's
 /// patch plan and its change capture need.

@@ -1,9 +1,9 @@
 import PostgresNIO
-import TesseraResults
+import TesseraResultsCore
 
 /// A failure of PostgreSQL, or of reaching it: what was asked, and why it
 /// failed. The controllers report it as ``TesseraResults/ResultsError/store(_:)``,
-/// whose ``TesseraResults/StoreError/underlying`` is this error.
+/// whose ``TesseraResultsCore/StoreError/underlying`` is this error.
 public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure.
     public enum Kind: String, Hashable, Sendable {

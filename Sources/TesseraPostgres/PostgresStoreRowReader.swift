@@ -1,4 +1,4 @@
-import TesseraResults
+import TesseraResultsCore
 
 /// What a reader reads: one of the controllers' requests.
 enum PostgresRequest: Sendable {

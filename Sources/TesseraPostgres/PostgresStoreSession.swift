@@ -7,7 +7,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
-import TesseraResults
+import TesseraResultsCore
 
 /// Where a store connects: parsed from a `postgres://` URL.
 struct PostgresEndpoint: Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import TesseraSQLite
+import TesseraResultsCore
 
 extension PostgresColumnKind {
     /// The kind of a column whose type PostgreSQL names so: the name

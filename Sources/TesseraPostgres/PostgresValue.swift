@@ -1,5 +1,5 @@
+import TesseraResultsCore
 import PostgresNIO
-import TesseraSQLite
 
 /// How a column's PostgreSQL type maps to a ``DatabaseValue`` and how its
 /// values order.

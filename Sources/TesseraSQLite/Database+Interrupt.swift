@@ -1,4 +1,5 @@
 import CSQLite
+import TesseraResultsCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import CSQLite
+import TesseraResultsCore
 
 /// A statement of a script that SQLite could not prepare or run, and where
 /// it lies in the script.

@@ -1,4 +1,5 @@
 import CSQLite
+import TesseraResultsCore
 
 /// A SQLite database handle, as the closures of a ``Connection`` receive it:
 /// run SQL, prepare statements, manage savepoints, and observe changes

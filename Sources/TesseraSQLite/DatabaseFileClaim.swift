@@ -1,3 +1,4 @@
+import TesseraResultsCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

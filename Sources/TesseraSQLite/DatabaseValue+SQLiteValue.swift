@@ -1,4 +1,5 @@
 import CSQLite
+import TesseraResultsCore
 
 extension DatabaseValue {
     /// The value of an `sqlite3_value`.

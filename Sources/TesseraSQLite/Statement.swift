@@ -1,4 +1,5 @@
 import CSQLite
+import TesseraResultsCore
 
 /// A prepared SQL statement: prepare once, bind, step through rows, reset,
 /// run again. Not thread-safe: use it only inside the closure that gave you

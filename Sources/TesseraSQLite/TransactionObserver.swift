@@ -1,3 +1,4 @@
+import TesseraResultsCore
 /// Follows the changes committed through a ``Database``: register one with
 /// ``Database/add(transactionObserver:)`` (the results controllers register
 /// observers of their own this way).

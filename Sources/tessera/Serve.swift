@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import TesseraCommandKit
 import TesseraServe
+import TesseraResultsCore
 import TesseraSQLite
 
 /// The subcommands that exist only in builds with the live server.

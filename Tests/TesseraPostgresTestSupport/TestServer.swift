@@ -1,5 +1,5 @@
 import Foundation
-import TesseraSQLite
+import TesseraResultsCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

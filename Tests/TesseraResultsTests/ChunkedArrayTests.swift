@@ -1,5 +1,7 @@
 import Testing
 @testable import TesseraResults
+@testable import TesseraResultsCore
+@testable import TesseraResultsSQLite
 import TesseraSQLite
 import TesseraTestSupport
 

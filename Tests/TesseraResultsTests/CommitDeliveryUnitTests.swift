@@ -1,5 +1,7 @@
 import Testing
 @testable import TesseraResults
+@testable import TesseraResultsCore
+@testable import TesseraResultsSQLite
 import TesseraSQLite
 
 // No store: the delivery alone, with a receiver that notes what it gets.

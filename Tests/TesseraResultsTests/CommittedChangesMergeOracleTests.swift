@@ -2,6 +2,8 @@ import Testing
 import TesseraTestTraits
 import TesseraDiff
 @testable import TesseraResults
+@testable import TesseraResultsCore
+@testable import TesseraResultsSQLite
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport

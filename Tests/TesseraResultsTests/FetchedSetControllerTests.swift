@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import TesseraResults
+@testable import TesseraResultsCore
+@testable import TesseraResultsSQLite
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport

@@ -1,6 +1,8 @@
 import Testing
 import TesseraDiff
 @testable import TesseraResults
+@testable import TesseraResultsCore
+@testable import TesseraResultsSQLite
 import TesseraSQLite
 import TesseraTestSupport
 

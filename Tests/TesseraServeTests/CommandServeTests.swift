@@ -1,5 +1,6 @@
 import Foundation
 import TesseraRender
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestTraits
 import Testing

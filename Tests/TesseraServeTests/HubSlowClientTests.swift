@@ -3,6 +3,7 @@ import Testing
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestSupport
 

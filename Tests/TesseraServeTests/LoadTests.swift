@@ -1,6 +1,7 @@
 import Foundation
 import TesseraRender
 import TesseraServe
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestTraits
 import Testing

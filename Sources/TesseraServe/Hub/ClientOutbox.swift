@@ -1,4 +1,5 @@
 import NIOCore
+import TesseraResultsCore
 import TesseraSQLite
 
 /// A connected client's messages waiting to be sent, bounded.

@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import TesseraRender
+import TesseraResultsCore
 import TesseraSQLite
 
 /// The time on the monotonic clock, in nanoseconds.

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraResultsCore
 import TesseraSQLite
 
 #if canImport(Glibc)

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import Synchronization
 import TesseraRender
+import TesseraResultsCore
 import TesseraSQLite
 
 /// The limits the server puts on each WebSocket client.

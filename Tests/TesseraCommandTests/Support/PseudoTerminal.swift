@@ -1,4 +1,5 @@
 import Foundation
+import TesseraResultsCore
 import TesseraSQLite
 
 /// A pseudo-terminal: a child process writing to ``terminal`` sees a

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import TesseraResultsCore
 import TesseraSQLite
 
 /// A VFS for tests that passes everything to SQLite's default VFS and fails

@@ -1,0 +1,131 @@
+
+/// The records of a lazily fetched result (a request with a
+/// ``FetchRequest/fetchBatchSize``): read from the store by key when asked,
+/// a batch at a time around the one asked for, and kept in a bounded cache
+/// shared by every state of one controller's result.
+///
+/// The cache holds each key's record as it was last read or patched, so a
+/// state before a change reads a changed record as it is now; the records
+/// a commit brings in (read to place them) go into the cache at once.
+final class _RecordFaults<Record: FetchableRecord>: Sendable {
+    /// Reads the records with the given keys, as the store has them now,
+    /// and says whether they are committed (a read from inside a
+    /// transaction open on the store sees rows that may be rolled back:
+    /// they are returned but not kept).
+    typealias Read = @Sendable ([DatabaseValue]) throws(ResultsError) -> (records: [DatabaseValue: Record], committed: Bool)
+
+    /// How many records one read brings in.
+    let batchSize: Int
+    /// The most records kept.
+    let capacity: Int
+    private let read: Read
+
+    private struct Cache {
+        var records: [DatabaseValue: Record] = [:]
+        /// Keys in the order they came in, for eviction (oldest first).
+        var order: [DatabaseValue] = []
+        var orderStart = 0
+    }
+
+    private let cache = PThreadMutex(Cache())
+
+    init(batchSize: Int, read: @escaping Read) {
+        self.batchSize = Swift.max(1, batchSize)
+        capacity = Swift.max(4_096, 8 * self.batchSize)
+        self.read = read
+    }
+
+    /// The number of records kept.
+    var cachedCount: Int { cache.withLock { $0.records.count } }
+
+    /// The record kept for `key`, if any.
+    func cached(_ key: DatabaseValue) -> Record? {
+        cache.withLock { $0.records[key] }
+    }
+
+    /// The keys whose records are kept.
+    var cachedKeys: [DatabaseValue] { cache.withLock { Array($0.records.keys) } }
+
+    /// Keeps records (a commit's arrivals, a batch just read), evicting the
+    /// oldest when over capacity.
+    ///
+    /// - Complexity: amortized O(*k*) for *k* records.
+    func keep(_ records: some Sequence<(DatabaseValue, Record)>) {
+        cache.withLock { cache in
+            for (key, record) in records {
+                if cache.records.updateValue(record, forKey: key) == nil { cache.order.append(key) }
+            }
+            guard cache.records.count > capacity else { return }
+            // Evict the oldest down to three quarters of the capacity.
+            while cache.records.count > capacity * 3 / 4, cache.orderStart < cache.order.count {
+                cache.records[cache.order[cache.orderStart]] = nil
+                cache.orderStart += 1
+            }
+            if cache.orderStart > cache.order.count / 2 {
+                cache.order.removeFirst(cache.orderStart)
+                cache.orderStart = 0
+            }
+        }
+    }
+
+    /// The record at `flat` in a state whose keys are `keys`: from the
+    /// cache, or read with the batch around it.
+    ///
+    /// - Throws: ``ResultsError``: the store's failure, a record that fails
+    ///   to decode, or ``ResultsError/recordUnavailable(key:)`` when the
+    ///   row is no longer in the store.
+    /// - Complexity: O(log *n*) when kept; else one read of
+    ///   ``batchSize`` rows.
+    func record(at flat: Int, keys: _KeyColumn) throws(ResultsError) -> Record {
+        let key = keys[flat]
+        if let record = cached(key) { return record }
+        let start = Swift.max(0, Swift.min(flat - batchSize / 4, keys.count - batchSize))
+        let end = Swift.min(keys.count, start + batchSize)
+        // One lock for the batch, not one a key.
+        let wanted = cache.withLock { cache in
+            (start..<end).map { keys[$0] }.filter { $0 == key || cache.records[$0] == nil }
+        }
+        let (records, committed) = try read(wanted)
+        if committed { keep(wanted.lazy.compactMap { key in records[key].map { (key, $0) } }) }
+        guard let record = records[key] else { throw .recordUnavailable(key: key.description) }
+        return record
+    }
+
+    /// The records of `range` in a state whose keys are `keys`, read in
+    /// batches where not kept, and kept (up to the capacity).
+    ///
+    /// - Complexity: O(*r*) record reads at most, for *r* rows.
+    func records(in range: Range<Int>, keys: _KeyColumn) throws(ResultsError) -> [Record] {
+        var result: [Record] = []
+        result.reserveCapacity(range.count)
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let end = Swift.min(range.upperBound, start + Swift.max(batchSize, 256))
+            var wanted: [DatabaseValue] = []
+            var found: [DatabaseValue: Record] = [:]
+            cache.withLock { cache in
+                for index in start..<end {
+                    let key = keys[index]
+                    if let record = cache.records[key] { found[key] = record } else { wanted.append(key) }
+                }
+            }
+            if !wanted.isEmpty {
+                let (read, committed) = try self.read(wanted)
+                if committed { keep(read.lazy.map { ($0.key, $0.value) }) }
+                found.merge(read) { kept, _ in kept }
+            }
+            for index in start..<end {
+                let key = keys[index]
+                guard let record = found[key] else { throw .recordUnavailable(key: key.description) }
+                result.append(record)
+            }
+            start = end
+        }
+        return result
+    }
+
+    /// Reads records as the store has them now, without keeping them.
+    func readNow(_ keys: [DatabaseValue]) throws(ResultsError) -> (records: [DatabaseValue: Record], committed: Bool) {
+        try read(keys)
+    }
+}

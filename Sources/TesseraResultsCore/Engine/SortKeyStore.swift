@@ -1,0 +1,406 @@
+
+/// One column of kept sort values: 8 bytes a row while every value is an
+/// integer, or every value a real, a `DatabaseValue` a row once neither
+/// holds. Every column of a store is chunked alike, so one lookup locates
+/// a row in all of them.
+struct _KeyColumn: Sendable {
+    static var chunkSize: Int { 1024 }
+
+    /// How the values are kept.
+    enum Kind: Sendable {
+        /// In ``integers``: every value is an integer (also while empty).
+        case integers
+        /// In ``reals``: every value is a real.
+        case reals
+        /// In ``values``.
+        case general
+    }
+
+    /// The values while they are all integers.
+    private(set) var integers = _ChunkedArray<Int64>(maxChunk: _KeyColumn.chunkSize)
+    /// The values while they are all reals.
+    private(set) var reals = _ChunkedArray<Double>(maxChunk: _KeyColumn.chunkSize)
+    /// The values once they are neither (then the others are empty).
+    private(set) var values = _ChunkedArray<DatabaseValue>(maxChunk: _KeyColumn.chunkSize)
+    /// Which of the three holds the column.
+    private(set) var kind = Kind.integers
+
+    var count: Int {
+        switch kind {
+        case .integers: return integers.count
+        case .reals: return reals.count
+        case .general: return values.count
+        }
+    }
+
+    /// The number of chunks.
+    var chunkCount: Int {
+        switch kind {
+        case .integers: return integers.chunks.count
+        case .reals: return reals.chunks.count
+        case .general: return values.chunks.count
+        }
+    }
+
+    /// The number of values in chunk `c`.
+    func count(ofChunk c: Int) -> Int {
+        switch kind {
+        case .integers: return integers.chunks[c].count
+        case .reals: return reals.chunks[c].count
+        case .general: return values.chunks[c].count
+        }
+    }
+
+    /// Where chunk `c` starts.
+    ///
+    /// - Complexity: O(log *c*) for *c* chunks.
+    func start(ofChunk c: Int) -> Int {
+        switch kind {
+        case .integers: return integers.start(ofChunk: c)
+        case .reals: return reals.start(ofChunk: c)
+        case .general: return values.start(ofChunk: c)
+        }
+    }
+
+    /// The chunk holding position `index`, and the position in it.
+    ///
+    /// - Complexity: O(log *c*) for *c* chunks.
+    func locate(_ index: Int) -> (chunk: Int, offset: Int) {
+        switch kind {
+        case .integers: return integers.locate(index)
+        case .reals: return reals.locate(index)
+        case .general: return values.locate(index)
+        }
+    }
+
+    subscript(index: Int) -> DatabaseValue {
+        let (c, k) = locate(index)
+        return self[chunk: c, offset: k]
+    }
+
+    subscript(chunk c: Int, offset k: Int) -> DatabaseValue {
+        switch kind {
+        case .integers: return .integer(integers[chunk: c, offset: k])
+        case .reals: return .real(reals[chunk: c, offset: k])
+        case .general: return values[chunk: c, offset: k]
+        }
+    }
+
+    /// Bytes the kept values take (not counting text and blob contents).
+    var byteCount: Int {
+        switch kind {
+        case .integers: return integers.count * MemoryLayout<Int64>.stride
+        case .reals: return reals.count * MemoryLayout<Double>.stride
+        case .general: return values.count * MemoryLayout<DatabaseValue>.stride
+        }
+    }
+
+    /// Switches to general storage (same chunks), once a value is neither
+    /// an integer nor a real, or the column holds both.
+    ///
+    /// - Complexity: O(*n*), once per column.
+    private mutating func generalize() {
+        switch kind {
+        case .integers:
+            values = integers.map(DatabaseValue.integer)
+            integers = _ChunkedArray(maxChunk: Self.chunkSize)
+        case .reals:
+            values = reals.map(DatabaseValue.real)
+            reals = _ChunkedArray(maxChunk: Self.chunkSize)
+        case .general:
+            return
+        }
+        kind = .general
+    }
+
+    /// Makes the storage one that can hold `added` too: an empty column
+    /// takes reals when every value added is one.
+    private mutating func prepare(toHold added: some Collection<DatabaseValue>) {
+        switch kind {
+        case .integers:
+            if added.allSatisfy({ $0.int64 != nil }) { return }
+            if integers.isEmpty && !added.isEmpty && added.allSatisfy({ $0.real != nil }) {
+                kind = .reals
+                return
+            }
+        case .reals:
+            if added.allSatisfy({ $0.real != nil }) { return }
+        case .general:
+            return
+        }
+        generalize()
+    }
+
+    mutating func append(_ value: DatabaseValue) {
+        switch (kind, value) {
+        case let (.integers, .integer(x)): integers.append(x)
+        case let (.reals, .real(x)): reals.append(x)
+        default:
+            prepare(toHold: CollectionOfOne(value))
+            switch (kind, value) {
+            case let (.reals, .real(x)): reals.append(x)
+            default: values.append(value)
+            }
+        }
+    }
+
+    /// Removes the values at `removals` (sorted ascending) and inserts
+    /// `inserted` so that they end at `offsets` (sorted ascending), as
+    /// ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``.
+    mutating func replace(removing removals: [Int], inserting inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
+        prepare(toHold: inserted)
+        switch kind {
+        case .integers: integers.replace(removing: removals, inserting: inserted.map { $0.int64 ?? 0 }, atSortedOffsets: offsets)
+        case .reals: reals.replace(removing: removals, inserting: inserted.map { $0.real ?? 0 }, atSortedOffsets: offsets)
+        case .general: values.replace(removing: removals, inserting: inserted, atSortedOffsets: offsets)
+        }
+    }
+}
+
+extension DatabaseValue {
+    /// The real, or `nil` when the value is not one (an integer included).
+    fileprivate var real: Double? {
+        if case let .real(value) = self { return value }
+        return nil
+    }
+}
+
+/// The sort values of every row of a result, in result order: the request's
+/// sort keys, then the key column (the tie-breaker), compared as the
+/// store's `ORDER BY` compares them (its ``SortOrdering`` for each).
+struct _SortKeyStore: Sendable {
+    /// One per sort key, then the key column.
+    private(set) var columns: [_KeyColumn]
+    let orderings: [any SortOrdering]
+    /// Each ordering's ``SortOrdering/integersAscending``, read once.
+    private let ascending: [Bool]
+    /// Each ordering's ``SortOrdering/realsAscending``, read once.
+    private let realsAscending: [Bool?]
+
+    init(orderings: [any SortOrdering]) {
+        self.orderings = orderings
+        ascending = orderings.map(\.integersAscending)
+        realsAscending = orderings.map(\.realsAscending)
+        columns = Array(repeating: _KeyColumn(), count: orderings.count)
+    }
+
+    /// No kept values: a result that commits re-fetch.
+    static var none: _SortKeyStore { _SortKeyStore(orderings: []) }
+
+    var count: Int { columns.first?.count ?? 0 }
+
+    /// Bytes the kept values take (not counting text and blob contents).
+    var byteCount: Int { columns.reduce(0) { $0 + $1.byteCount } }
+
+    mutating func append(_ tuple: [DatabaseValue]) {
+        for c in columns.indices { columns[c].append(tuple[c]) }
+    }
+
+    /// Appends a row's values at the given positions (one per column).
+    mutating func append(_ values: [DatabaseValue], at positions: [Int]) {
+        for c in columns.indices { columns[c].append(values[positions[c]]) }
+    }
+
+    /// Removes the rows at `removals` (sorted ascending, in the store
+    /// before the edit) and inserts tuples so that they end at `offsets`
+    /// (sorted ascending, in the store after it): each chunk of each
+    /// column is made again once.
+    ///
+    /// - Complexity: as ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``,
+    ///   for each column.
+    mutating func replace(removing removals: [Int], inserting tuples: [[DatabaseValue]], atSortedOffsets offsets: [Int]) {
+        for c in columns.indices { columns[c].replace(removing: removals, inserting: tuples.map { $0[c] }, atSortedOffsets: offsets) }
+    }
+
+    /// Compares one column's values in the result's order (two integers,
+    /// or two reals where the store orders them by value, without a call).
+    func compare(_ a: DatabaseValue, _ b: DatabaseValue, column c: Int) -> Int {
+        switch (a, b) {
+        case let (.integer(x), .integer(y)):
+            let order = x < y ? -1 : (x > y ? 1 : 0)
+            return ascending[c] ? order : -order
+        case let (.real(x), .real(y)):
+            guard let realsAscending = realsAscending[c] else { break }
+            let order = x < y ? -1 : (x > y ? 1 : 0)
+            return realsAscending ? order : -order
+        default:
+            break
+        }
+        return orderings[c].compare(a, b)
+    }
+
+    /// Compares two tuples in the result's order.
+    func compare(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Int {
+        for c in columns.indices {
+            let order = compare(a[c], b[c], column: c)
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    /// Compares the row at `index` with a tuple.
+    func compare(row index: Int, with tuple: [DatabaseValue]) -> Int {
+        let (chunk, offset) = columns[0].locate(index)
+        for c in columns.indices {
+            let order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    /// Compares the row at a located position with a tuple (integers, and
+    /// reals the store orders by value, compared without making values).
+    func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue], fromColumn first: Int = 0) -> Int {
+        for c in first..<columns.count {
+            var order: Int
+            switch (columns[c].kind, tuple[c]) {
+            case let (.integers, .integer(y)):
+                let x = columns[c].integers[chunk: chunk, offset: offset]
+                order = x < y ? -1 : (x > y ? 1 : 0)
+                if !ascending[c] { order = -order }
+            case let (.reals, .real(y)) where realsAscending[c] != nil:
+                let x = columns[c].reals[chunk: chunk, offset: offset]
+                order = x < y ? -1 : (x > y ? 1 : 0)
+                if realsAscending[c] == false { order = -order }
+            default:
+                order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
+            }
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    /// The first row that does not sort before `tuple`.
+    ///
+    /// - Complexity: O(log *n*) tuple comparisons.
+    func lowerBound(_ tuple: [DatabaseValue]) -> Int {
+        lowerBounds([tuple], within: [nil])[0]
+    }
+
+    /// One search of ``lowerBounds(_:within:)``: where it is, in the chunks
+    /// and then in one chunk.
+    private struct Search {
+        /// The first column compared: 1 in a section, whose rows all have
+        /// the tuple's first value.
+        var fromColumn: Int
+        var firstChunk: Int
+        var firstOffset: Int
+        var lastChunk: Int
+        var lastOffset: Int
+        /// The chunks still searched, then the offsets in the chunk found.
+        var low: Int
+        var high: Int
+    }
+
+    /// For each tuple, the first row of its range that does not sort
+    /// before it, where every row of the range has the tuple's first value
+    /// (a section: the first column is not compared); for a `nil` range,
+    /// the first row of the store that does not sort before it, as
+    /// ``lowerBound(_:)`` finds it.
+    ///
+    /// Each range is located once; a search runs over the last rows of
+    /// the chunks the range covers, then inside one chunk. The searches
+    /// run side by side, one probe of each in turn: the rows of a large
+    /// result are mostly out of the processor's caches, and a probe of one
+    /// search need not wait for the row another search reads.
+    ///
+    /// - Complexity: O(*q* (log *c* + log *m*)) for *q* searches, *c*
+    ///   chunks of at most *m* rows.
+    func lowerBounds(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int] {
+        var results = ranges.map { $0?.lowerBound ?? 0 }
+        guard let first = columns.first, first.count > 0 else { return results }
+        var searches: [Search] = []
+        searches.reserveCapacity(tuples.count)
+        for (q, range) in ranges.enumerated() {
+            let bounds = range ?? 0..<first.count
+            guard !bounds.isEmpty else {
+                searches.append(Search(fromColumn: 0, firstChunk: 0, firstOffset: 0, lastChunk: 0, lastOffset: 0, low: 0, high: -1))
+                results[q] = bounds.lowerBound
+                continue
+            }
+            let (firstChunk, firstOffset) = first.locate(bounds.lowerBound)
+            let (lastChunk, lastOffset) = first.locate(bounds.upperBound - 1)
+            searches.append(Search(
+                fromColumn: range == nil ? 0 : 1, firstChunk: firstChunk, firstOffset: firstOffset,
+                lastChunk: lastChunk, lastOffset: lastOffset, low: firstChunk, high: lastChunk))
+        }
+        // The first chunk whose last row in the range does not sort before
+        // the tuple (the last chunk when none does).
+        var searching = true
+        while searching {
+            searching = false
+            for q in searches.indices where searches[q].low < searches[q].high {
+                let mid = (searches[q].low + searches[q].high) / 2
+                if compare(chunk: mid, offset: first.count(ofChunk: mid) - 1, with: tuples[q], fromColumn: searches[q].fromColumn) < 0 {
+                    searches[q].low = mid + 1
+                } else {
+                    searches[q].high = mid
+                }
+                searching = true
+            }
+        }
+        // The offsets of the chunk found that are in the range; `lastChunk`
+        // keeps the chunk.
+        for q in searches.indices where searches[q].high >= 0 {
+            let chunk = searches[q].low
+            searches[q].lastOffset = chunk == searches[q].lastChunk ? searches[q].lastOffset + 1 : first.count(ofChunk: chunk)
+            searches[q].lastChunk = chunk
+            searches[q].low = chunk == searches[q].firstChunk ? searches[q].firstOffset : 0
+            searches[q].high = searches[q].lastOffset
+        }
+        searching = true
+        while searching {
+            searching = false
+            for q in searches.indices where searches[q].low < searches[q].high {
+                let mid = (searches[q].low + searches[q].high) / 2
+                if compare(chunk: searches[q].lastChunk, offset: mid, with: tuples[q], fromColumn: searches[q].fromColumn) < 0 {
+                    searches[q].low = mid + 1
+                } else {
+                    searches[q].high = mid
+                }
+                searching = true
+            }
+        }
+        for (q, search) in searches.enumerated() where search.high >= 0 {
+            let chunk = search.lastChunk
+            let base = chunk == search.firstChunk ? (ranges[q]?.lowerBound ?? 0) - search.firstOffset : first.start(ofChunk: chunk)
+            results[q] = base + search.low
+        }
+        return results
+    }
+
+    /// The row whose sort values and key are `tuple`, or `nil`; searched
+    /// in `range` (without comparing first values) when it is given.
+    ///
+    /// - Complexity: O(log *n*).
+    func find(_ tuple: [DatabaseValue], within range: Range<Int>? = nil) -> Int? {
+        find([tuple], within: [range])[0]
+    }
+
+    /// The row of each tuple, as ``find(_:within:)`` finds it, with the
+    /// searches run side by side (see ``lowerBounds(_:within:)``).
+    ///
+    /// - Complexity: O(*q* log *n*) for *q* tuples.
+    func find(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int?] {
+        let bounds = lowerBounds(tuples, within: ranges)
+        return zip(tuples, bounds).map { tuple, index in
+            guard index < count, compare(row: index, with: tuple) == 0,
+                  let key = tuple.last, columns[columns.count - 1][index] == key else { return nil }
+            return index
+        }
+    }
+
+    /// The index of the section whose value sorts as `value` in the
+    /// result's first column, among `sections` in result order, or `nil`.
+    ///
+    /// - Complexity: O(log *s*) comparisons.
+    func section(of value: DatabaseValue, in sections: [ResultSection]) -> Int? {
+        var low = 0
+        var high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if compare(sections[mid].value, value, column: 0) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low < sections.count && sections[low].value == value ? low : nil
+    }
+}

@@ -1,0 +1,167 @@
+/// A piece of SQL that Tessera splices into a statement of its own: a
+/// predicate, a sort or section expression, or a SELECT used as a source.
+///
+/// ``problem(in:as:)`` reads the fragment with SQLite's lexical rules
+/// (quotes, comments, named parameters, parentheses, `;`) and refuses what
+/// could reach past it into the rest of the statement: a `;` that starts a
+/// second statement, a parenthesis that closes what the fragment did not
+/// open, a `/*` comment, a quote or a parameter's `(` left open (each
+/// swallows the rest), a NUL character (the statement would end there). A `--` comment is fine: ``spliced(_:)``
+/// ends the fragment with a line break, so the comment stops there.
+package enum SQLFragment {
+    /// What the fragment must be.
+    package enum Kind: Sendable {
+        /// A condition for WHERE.
+        case condition
+        /// One expression, for ORDER BY or a result column: no comma
+        /// outside parentheses either.
+        case expression
+        /// A SELECT statement used as a source.
+        case query
+    }
+
+    /// Why the fragment cannot be spliced, in a sentence that ends the
+    /// caller's "the predicate … is refused: ", or `nil` when it can.
+    ///
+    /// - Complexity: O(*n*) in the fragment's UTF-8 length.
+    package static func problem(in text: String, as kind: Kind) -> String? {
+        let bytes = Array(text.utf8)
+        var depth = 0
+        var index = 0
+        func ending(_ terminator: UInt8, from start: Int) -> Int? {
+            // A quote ends at its terminator not doubled ('it''s').
+            var i = start + 1
+            while i < bytes.count {
+                if bytes[i] == terminator {
+                    if terminator != UInt8(ascii: "]"), i + 1 < bytes.count, bytes[i + 1] == terminator { i += 2; continue }
+                    return i
+                }
+                i += 1
+            }
+            return nil
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0:
+                return "it holds a NUL character (at byte \(index)), where SQLite would end the statement"
+            case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
+                let terminator = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
+                guard let end = ending(terminator, from: index) else {
+                    return "it opens a quote (\(Character(Unicode.Scalar(byte)))) at byte \(index) that it does not close, which would swallow the rest of the statement"
+                }
+                index = end + 1
+                continue
+            case UInt8(ascii: "-") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-"):
+                while index < bytes.count && bytes[index] != UInt8(ascii: "\n") { index += 1 }
+                continue
+            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
+                var end = index + 2
+                while end + 1 < bytes.count && !(bytes[end] == UInt8(ascii: "*") && bytes[end + 1] == UInt8(ascii: "/")) { end += 1 }
+                guard end + 1 < bytes.count else {
+                    return "it opens a /* comment at byte \(index) that it does not close, which would swallow the rest of the statement"
+                }
+                index = end + 2
+                continue
+            case UInt8(ascii: "$"), UInt8(ascii: "@"), UInt8(ascii: ":"), UInt8(ascii: "#"):
+                // A named parameter: what SQLite reads as part of it (a
+                // quote or a comment mark in its `(…)`) is not SQL.
+                guard let end = parameterEnd(bytes, from: index) else {
+                    return "it opens a parameter's ( at byte \(index) that it does not close, which would swallow what follows it"
+                }
+                index = end
+                continue
+            case UInt8(ascii: "?"):
+                // A numbered parameter ends with its digits: a `$` right
+                // after it starts a named one.
+                index += 1
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+                continue
+            case _ where isNameByte(byte):
+                // A word: a name, a keyword or a number. `$` is one of its
+                // letters (`a$b(` is the name `a$b` and a parenthesis), so
+                // it starts a parameter only where no word goes on (above).
+                while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+                continue
+            case UInt8(ascii: ";"):
+                return "it holds a ';' (at byte \(index)): what follows would be a second statement"
+            case UInt8(ascii: "("):
+                depth += 1
+            case UInt8(ascii: ")"):
+                guard depth > 0 else {
+                    return "it closes a parenthesis it did not open (at byte \(index))"
+                }
+                depth -= 1
+            case UInt8(ascii: ",") where kind == .expression && depth == 0:
+                return "it holds a comma outside parentheses (at byte \(index)): it must be one expression"
+            default:
+                break
+            }
+            index += 1
+        }
+        if depth > 0 {
+            return "it leaves \(depth == 1 ? "a parenthesis" : "\(depth) parentheses") open"
+        }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C }) {
+            return "it is empty"
+        }
+        return nil
+    }
+
+    /// Whether SQLite reads a byte as part of a word (a name, keyword or
+    /// number): letters, digits, `_`, `$` and every byte of a non-ASCII
+    /// character.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    /// Where a named parameter that starts at `start` (`$name`, `:name`,
+    /// `@name` or `#name`) ends, as SQLite's tokenizer reads it: its name
+    /// (letters, digits, `_`, `$` and non-ASCII bytes), with `::` pairs
+    /// inside, and after the name an optional `(…)` (Tcl's array syntax)
+    /// that runs to the first `)` or white space, taking in whatever it
+    /// meets: quotes, `--`, `/*`, `;`. `nil` when that `(` reaches the end
+    /// of the fragment unclosed, where SQLite would read on into the
+    /// statement around it.
+    private static func parameterEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start + 1
+        var nameLength = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if isNameByte(byte) {
+                nameLength += 1
+                index += 1
+            } else if byte == UInt8(ascii: "("), nameLength > 0 {
+                index += 1
+                // SQLite's white space here: tab, line feed, vertical tab,
+                // form feed, carriage return and space.
+                while index < bytes.count, !(0x09...0x0D).contains(bytes[index]), bytes[index] != 0x20, bytes[index] != UInt8(ascii: ")") {
+                    index += 1
+                }
+                guard index < bytes.count else { return nil }
+                return bytes[index] == UInt8(ascii: ")") ? index + 1 : index
+            } else if byte == UInt8(ascii: ":"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ":") {
+                index += 2
+            } else {
+                break
+            }
+        }
+        return index
+    }
+
+    /// The fragment as it goes into a statement: followed by a line break
+    /// when it holds a `--` comment, so that the comment ends with it.
+    ///
+    /// - Complexity: O(*n*) in the fragment's length.
+    package static func spliced(_ text: String) -> String {
+        text.contains("--") ? text + "\n" : text
+    }
+}
+
+/// An SQL identifier in double quotes, inner quotes doubled.
+package func quotedIdentifier(_ identifier: String) -> String {
+    "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+}
