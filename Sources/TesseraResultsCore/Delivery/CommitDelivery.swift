@@ -1,18 +1,5 @@
 import Synchronization
 
-/// A controller's side of the seam: takes committed changes and reports
-/// them, always in the controller's isolation.
-package protocol CommitReceiver: AnyObject {
-    /// Applies committed changes (one transaction's, or several merged)
-    /// and reports them. Called in the controller's isolation, inside
-    /// a read of the store's state just after them.
-    func receive(_ changes: CommittedChanges, from reader: any StoreReader)
-
-    /// Takes the changes that waited for the controller's isolation (see
-    /// ``CommitDelivery``) and reports them. Called on that isolation.
-    func takeWaitingChanges(isolation: isolated (any Actor)?)
-}
-
 /// Where a controller's committed changes go: the isolation the controller
 /// lives in (its *home*: the actor of the code that called
 /// `performFetch()`, or none). One per controller, for its whole life.
