@@ -7,11 +7,6 @@ let internalChecks: [SwiftSetting] = [
     .define("TESSERA_INTERNAL_CHECKS", .when(configuration: .debug)),
 ]
 
-/// The live list (`tessera serve`, TesseraServe) builds on Hummingbird and
-/// SwiftNIO. `Fuzz/run` sets TESSERA_NO_SERVE so that its fuzzer builds
-/// leave it out; every other build has it.
-let buildsServer = Context.environment["TESSERA_NO_SERVE"] == nil
-
 let package = Package(
     name: "Tessera",
     products: [
@@ -24,6 +19,20 @@ let package = Package(
         .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
         .library(name: "Tessera", targets: ["Tessera"]),
         .executable(name: "tessera", targets: ["tessera"]),
+        // The fuzz targets' checks, for the Fuzz package (Fuzz/README.md);
+        // not API.
+        .library(name: "_TesseraFuzzChecks", targets: ["TesseraFuzzChecks"]),
+    ],
+    // What the `tessera` command links beyond SQLite, each on by default.
+    // `swift build --disable-default-traits --product tessera` builds the
+    // command without them (the demo, `watch` of SQLite files, `diff`,
+    // `render` and `bench diff`), leaving SwiftNIO, Hummingbird,
+    // postgres-nio and BoringSSL unbuilt. The library products do not use
+    // traits. The tests need both: `swift test` builds with the defaults.
+    traits: [
+        .trait(name: "LiveServer", description: "`tessera serve` and `tessera bench serve`: the live list in the browser, on Hummingbird and SwiftNIO."),
+        .trait(name: "PostgreSQL", description: "`tessera watch postgres://…`: following a PostgreSQL table, through postgres-nio."),
+        .default(enabledTraits: ["LiveServer", "PostgreSQL"]),
     ],
     dependencies: [
         // Only the `tessera` executable uses it; the library modules stay
@@ -138,11 +147,12 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraCommandKit",
-                "TesseraCommandPostgres",
                 "TesseraResultsCore",
                 "CAllocationCount",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + (buildsServer ? ["TesseraServe"] : [])
+                .target(name: "TesseraCommandPostgres", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "TesseraServe", condition: .when(traits: ["LiveServer"])),
+            ]
         ),
         // End-to-end tests run the built `tessera`; listing it here makes
         // `swift build --build-tests` and `swift test` build it first.
@@ -262,51 +272,37 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: internalChecks
         ),
+    // The live list: a Hummingbird server that follows a table with a
+    // results controller and sends every connected browser the plan of
+    // each commit for its own viewport.
+    .target(
+        name: "TesseraServe",
+        dependencies: [
+            "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ]
+    ),
+    .testTarget(
+        name: "TesseraServeTests",
+        dependencies: [
+            "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
+            "tessera",
+            // SplitMix64 for the seeded tests.
+            "TesseraTestSupport", "TesseraTestTraits",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        ]
+    ),
     ],
     swiftLanguageModes: [.v6]
 )
 
-if buildsServer {
-    package.targets += [
-        // The live list: a Hummingbird server that follows a table with a
-        // results controller and sends every connected browser the plan of
-        // each commit for its own viewport.
-        .target(
-            name: "TesseraServe",
-            dependencies: [
-                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "TesseraServeTests",
-            dependencies: [
-                "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
-                "tessera",
-                // SplitMix64 for the seeded tests.
-                "TesseraTestSupport", "TesseraTestTraits",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            ]
-        ),
-    ]
-}
-
-// The libFuzzer targets exist only when TESSERA_FUZZ is set (Fuzz/run sets
-// it and builds them with -sanitize=fuzzer,address): libFuzzer supplies
-// their entry point, which an ordinary build would lack.
-let fuzzTargets = ["FuzzDiff", "FuzzBatch", "FuzzLayout", "FuzzCollation", "FuzzDocument"]
-if Context.environment["TESSERA_FUZZ"] != nil {
-    for name in fuzzTargets {
-        package.targets.append(.executableTarget(name: name, dependencies: ["TesseraFuzzChecks"], path: "Fuzz/Targets/\(name)"))
-    }
-}
 
 /// `.ci/sanitizers` builds the suites a sanitizer checks in the plain
 /// build's own folder, with TESSERA_SANITIZER set to `address` or

@@ -14,8 +14,8 @@ import TesseraTestSupport
 /// batch it accepts replays to exactly the snapshot the mapping describes
 /// (each item where the mapping sends it, both ways); a batch valid under
 /// UIKit's rules is valid under Tessera's.
-package enum BatchFuzzCheck {
-    package static func problems(_ input: inout FuzzInput) -> [String] {
+public enum BatchFuzzCheck {
+    public static func problems(_ input: inout FuzzInput) -> [String] {
         let before = (0..<input.int(in: 0...4)).map { _ in input.int(in: -1...8) }
         let after = (0..<input.int(in: 0...4)).map { _ in input.int(in: -1...8) }
         func section() -> Int { input.int(in: -1...4) }

@@ -8,10 +8,10 @@ import TesseraSQLite
 /// Oracle: values stored in a table and read back, sorted in Swift with
 /// `Collation.compare` (ties by row id), come out in the order
 /// `ORDER BY x COLLATE … , id` gives.
-package final class CollationFuzzCheck {
+public final class CollationFuzzCheck {
     let connection: Connection
 
-    package init() throws {
+    public init() throws {
         connection = try Connection(path: ":memory:")
         try connection.write { db in try db.execute("CREATE TABLE v (id INTEGER PRIMARY KEY, x)") }
     }
@@ -19,7 +19,7 @@ package final class CollationFuzzCheck {
     static let reals: [Double] = [0, -0.0, 1, -1, 0.5, .infinity, -.infinity, .nan, 9.223372036854775807e18, -9.223372036854775808e18, 9.223372036854774784e18, 1e308, -1e-308, .leastNonzeroMagnitude, 2.5, 3]
     static let integers: [Int64] = [0, 1, -1, 2, 3, .max, .min, .max - 1, .min + 1, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, 9_223_372_036_854_774_784]
 
-    package func problems(_ input: inout FuzzInput) -> [String] {
+    public func problems(_ input: inout FuzzInput) -> [String] {
         var values: [DatabaseValue] = []
         for _ in 0..<input.int(in: 1...12) {
             switch input.int(in: 0...5) {

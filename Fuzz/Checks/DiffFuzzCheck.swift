@@ -8,8 +8,8 @@ import TesseraTestSupport
 /// as staged batches) on the old snapshot gives the new one, the batch
 /// passes the validator under UIKit's rules, and the changeset does not
 /// depend on the id hashing's key.
-package enum DiffFuzzCheck {
-    package static func problems(_ input: inout FuzzInput) -> [String] {
+public enum DiffFuzzCheck {
+    public static func problems(_ input: inout FuzzInput) -> [String] {
         // A narrow id range makes repeats and shared ids likely; a wide one
         // makes every id distinct.
         let idRange = input.bool() ? 0...15 : 0...65_535

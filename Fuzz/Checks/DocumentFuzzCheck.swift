@@ -15,8 +15,8 @@ import TesseraRender
 /// text it parses back to the same value; a snapshot document that loads
 /// holds no repeated id (the diff accepts it against itself with no
 /// changes); a plan that decodes encodes and decodes back to itself.
-package enum DocumentFuzzCheck {
-    package static func problems(_ input: inout FuzzInput) -> [String] {
+public enum DocumentFuzzCheck {
+    public static func problems(_ input: inout FuzzInput) -> [String] {
         var bytes: [UInt8] = []
         while !input.isAtEnd { bytes.append(input.byte()) }
         let text = String(decoding: bytes, as: UTF8.self)

@@ -3,23 +3,23 @@
 /// Reading past the end gives zeros, so every byte string is a valid input
 /// and a longer one only adds detail: what coverage-guided fuzzing needs to
 /// grow inputs a byte at a time.
-package struct FuzzInput {
+public struct FuzzInput {
     private let bytes: [UInt8]
     private var offset = 0
 
-    package init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    package init(_ data: UnsafeRawBufferPointer) {
+    public init(_ data: UnsafeRawBufferPointer) {
         self.init(Array(data))
     }
 
     /// Whether every byte has been read.
-    package var isAtEnd: Bool { offset >= bytes.count }
+    public var isAtEnd: Bool { offset >= bytes.count }
 
     /// The next byte, or 0 past the end.
-    package mutating func byte() -> UInt8 {
+    public mutating func byte() -> UInt8 {
         guard offset < bytes.count else { return 0 }
         defer { offset += 1 }
         return bytes[offset]
@@ -27,29 +27,29 @@ package struct FuzzInput {
 
     /// A number in `range` from one byte (two when the range is wider than
     /// 256 values).
-    package mutating func int(in range: ClosedRange<Int>) -> Int {
+    public mutating func int(in range: ClosedRange<Int>) -> Int {
         let width = UInt64(range.upperBound - range.lowerBound) + 1
         var raw = UInt64(byte())
         if width > 256 { raw = raw << 8 | UInt64(byte()) }
         return range.lowerBound + Int(raw % width)
     }
 
-    package mutating func bool() -> Bool { byte() & 1 == 1 }
+    public mutating func bool() -> Bool { byte() & 1 == 1 }
 
     /// Eight bytes, little-endian.
-    package mutating func uint64() -> UInt64 {
+    public mutating func uint64() -> UInt64 {
         (0..<8).reduce(0) { value, shift in value | UInt64(byte()) << (8 * UInt64(shift)) }
     }
 
     /// Up to `limit` raw bytes, the count read first.
-    package mutating func bytes(upTo limit: Int) -> [UInt8] {
+    public mutating func bytes(upTo limit: Int) -> [UInt8] {
         (0..<int(in: 0...limit)).map { _ in byte() }
     }
 
     /// A length as a delegate or a property might give it: mostly ordinary
     /// whole and fractional points, sometimes hostile (NaN, infinities,
     /// negative, tiny, huge, the largest finite double).
-    package mutating func length() -> Double {
+    public mutating func length() -> Double {
         let code = byte()
         switch code {
         case 0: return .nan

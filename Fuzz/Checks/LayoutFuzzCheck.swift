@@ -7,8 +7,8 @@ import TesseraTestSupport
 /// Oracles: nothing traps; every frame is finite; a layout that reports no
 /// error has content that encloses every frame and rect queries that equal
 /// a brute-force filter; one that reports an error names it.
-package enum LayoutFuzzCheck {
-    package static func problems(_ input: inout FuzzInput) -> [String] {
+public enum LayoutFuzzCheck {
+    public static func problems(_ input: inout FuzzInput) -> [String] {
         let kind = LayoutKind.allCases[input.int(in: 0...LayoutKind.allCases.count - 1)]
         let spec = RandomLayoutSpec(kind: kind, seed: UInt64(input.byte()) | UInt64(input.byte()) << 8)
         let itemCounts = (0..<input.int(in: 0...4)).map { _ in input.int(in: 0...12) }

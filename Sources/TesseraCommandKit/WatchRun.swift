@@ -109,7 +109,7 @@ package struct WatchRun: Sendable {
         }
         if isPostgres {
             guard let followPostgres else {
-                throw CommandError("\(Self.urlWithoutPassword(databasePath)): this build follows SQLite files only (the tessera command follows PostgreSQL)", exitCode: CommandError.usageExitCode)
+                throw CommandError("\(Self.urlWithoutPassword(databasePath)): this tessera was built without the PostgreSQL trait and follows SQLite files only (build it with the default traits to follow PostgreSQL)", exitCode: CommandError.usageExitCode)
             }
             try followPostgres(self, print, shouldStop)
             return

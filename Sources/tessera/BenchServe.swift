@@ -1,6 +1,6 @@
 import ArgumentParser
 
-#if canImport(TesseraServe)
+#if LiveServer
 /// `bench`'s subcommands that need the live-list server's module.
 let benchServeSubcommands: [any ParsableCommand.Type] = [BenchServe.self]
 #else
@@ -9,7 +9,7 @@ let benchServeSubcommands: [any ParsableCommand.Type] = [BenchServe.self]
 let benchServeSubcommands: [any ParsableCommand.Type] = []
 #endif
 
-#if canImport(TesseraServe)
+#if LiveServer
 import Foundation
 import TesseraCommandKit
 import TesseraServe

@@ -1,4 +1,4 @@
-#if canImport(TesseraServe)
+#if LiveServer
 import ArgumentParser
 import Foundation
 import TesseraCommandKit

@@ -3,7 +3,9 @@ import CAllocationCount
 import Foundation
 import Synchronization
 import TesseraCommandKit
+#if PostgreSQL
 import TesseraCommandPostgres
+#endif
 import TesseraDiff
 import TesseraRender
 
@@ -299,7 +301,9 @@ struct Watch: ParsableCommand {
             interval: interval ?? WatchRun.defaultInterval(for: database), busyTimeout: busyTimeout ?? 1
         )
         run.printRows = printRows
+#if PostgreSQL
         run.followPostgres = WatchRun.postgresFollower
+#endif
         if run.isPostgres { Self.stopAfterGrace(table: table, json: json) }
         // SQLite checks the flag while a fetch runs, so even a slow query
         // stops at once.

@@ -304,7 +304,8 @@ struct PostgresOracleTests {
     static let rolledBackMarker = "rolledback-"
     static let initialRows = 2_000
     static let albums = 8
-    static let phases = 10
+    /// Ten, or fewer under ThreadSanitizer in CI (see ``oracleRounds(_:minimum:)``).
+    static let phases = oracleRounds(10, minimum: 3)
     static let transactionsPerWriterAndPhase = 35
     static let minimumFraction = 0.3
 
@@ -390,7 +391,7 @@ struct PostgresOracleTests {
         #expect(previous == final, "seed \(seed): \(label): the reports do not end where the controller is")
     }
 
-    @Test("≥ 1,000 random transactions by three writers: every report replays, no rolled-back row shows, and at each pause every follower equals a fresh query")
+    @Test("≥ 1,000 random transactions by three writers (fewer under ThreadSanitizer in CI): every report replays, no rolled-back row shows, and at each pause every follower equals a fresh query")
     func followersMatchFreshQueries() async throws {
         let seed = testSeed(default: 0x0AC1E)
         print("PostgresOracleTests seed \(seed) (TESSERA_SEED=\(seed) replays the writers' statements)")
@@ -562,7 +563,7 @@ struct PostgresOracleTests {
         let committed = writers.map(\.committed).reduce(0, +)
         let rolledBack = writers.map(\.rolledBack).reduce(0, +)
         print("PostgresOracleTests seed \(seed): \(committed) transactions committed, \(rolledBack) rolled back; reports: sectioned \(plainLog.reports.count) (\(plainLog.methods.filter { $0 == .incremental }.count) incremental), descending \(descendingLog.reports.count), set \(setLog.reports.count), relational \(relationalLog.reports.count), on an actor \(homedState.reports.count)")
-        #expect(committed + rolledBack >= 1_000, "seed \(seed): only \(committed + rolledBack) transactions")
+        #expect(committed + rolledBack >= Self.phases * 3 * Self.transactionsPerWriterAndPhase * 95 / 100, "seed \(seed): only \(committed + rolledBack) transactions in \(Self.phases) phases")
         #expect(writers.flatMap(\.failed).isEmpty, "seed \(seed): writers failed: \(writers.flatMap(\.failed).prefix(5))")
         #expect(plainLog.errors.isEmpty && descendingLog.errors.isEmpty && setLog.errors.isEmpty && relationalLog.errors.isEmpty && homedState.lastError == nil,
                 "seed \(seed): errors: \(plainLog.errors + descendingLog.errors + setLog.errors + relationalLog.errors) \(homedState.lastError.map { "\($0)" } ?? "")")

@@ -38,7 +38,13 @@ enum Tool {
 
     /// Runs `tessera` with arguments in a folder and waits (at most
     /// `timeout` seconds, a limit against a hang only) for it to exit.
-    static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 120) throws -> Result {
+    ///
+    /// The limit is far above any run's time: a debug `tessera bench diff`
+    /// over a 12 MB script needs about 10 s of CPU, and took 120 s of wall
+    /// time on a 2-core machine running two CPU hogs, two builds and the
+    /// suite's other processes beside it (a run there failed on a limit of
+    /// 120 s).
+    static func run(_ arguments: [String], in folder: URL? = nil, timeout: Double = 900) throws -> Result {
         let (process, outPipe, errPipe) = try makeProcess(arguments, in: folder)
         let output = try TestServer.runToEnd(process, out: outPipe, err: errPipe, timeout: timeout, name: "tessera \(arguments.joined(separator: " "))")
         return Result(status: output.status, stdout: output.stdout, stderr: output.stderr)
