@@ -63,6 +63,11 @@ struct Tessera: ParsableCommand {
             guard !argument.hasPrefix("-"), !subcommands.isEmpty, argument != "help" else { return }
             let names = subcommands.map { $0._commandName }
             guard let index = names.firstIndex(of: argument) else {
+#if !LiveServer
+                if argument == "serve" {
+                    throw CommandError("\(path) serve: this tessera was built without the LiveServer trait (build it with the default traits to serve a live list)", exitCode: CommandError.usageExitCode)
+                }
+#endif
                 throw CommandError("\(path) does not know '\(argument)': its subcommands are \(names.joined(separator: ", "))", exitCode: CommandError.usageExitCode)
             }
             subcommands = subcommands[index].configuration.subcommands
