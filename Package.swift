@@ -172,22 +172,24 @@ let package = Package(
         ),
         // What the SQLite tests and the controller tests share: records,
         // and the stores the controller tests run against
-        // (ResultsStoreFixture.all, one case per store).
+        // (ResultsStoreFixture.all, one case per store: SQLite's, and
+        // PostgreSQL's on the server TesseraPostgresTestSupport finds).
         .target(
             name: "TesseraResultsTestSupport",
-            dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraPostgres", "TesseraPostgresTestSupport"],
             path: "Tests/TesseraResultsTestSupport"
         ),
-        // The controllers over a real PostgreSQL server (see
-        // Tests/TesseraPostgresTests/Support/TestServer.swift for how the
-        // tests find or start one).
         // How the PostgreSQL tests find or start their server (TestServer,
-        // TestCluster), shared by the store's tests and the command's.
+        // TestCluster), shared by the store's tests, the command's and the
+        // controller tests' PostgreSQL case.
         .target(
             name: "TesseraPostgresTestSupport",
             dependencies: ["TesseraSQLite"],
             path: "Tests/TesseraPostgresTestSupport"
         ),
+        // The controllers over a real PostgreSQL server (see
+        // Tests/TesseraPostgresTestSupport/TestServer.swift for how the
+        // tests find or start one).
         .testTarget(
             name: "TesseraPostgresTests",
             dependencies: [

@@ -96,7 +96,7 @@ final class ChainingRelationalDelegate: RelationalResultsControllerDelegate {
     }
 }
 
-@Suite("Commit delivery oracle: every controller of a connection equals a fresh query after every step, and its reports chain", .tags(.oracle))
+@Suite("Commit delivery oracle: every controller of a connection equals a fresh query after every step, and its reports chain", .tags(.postgres, .oracle), .ownThreads)
 struct CommitDeliveryOracleTests {
     static let entryRequest = FetchRequest(
         table: "entry", sortKeys: [SortKey("album_id"), SortKey("title")], sectionKey: "album_id"

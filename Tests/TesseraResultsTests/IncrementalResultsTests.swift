@@ -54,7 +54,7 @@ extension DatabaseValue {
     }
 }
 
-@Suite("Incremental results")
+@Suite("Incremental results", .tags(.postgres), .ownThreads)
 struct IncrementalResultsTests {
     @Test("Collation.compare orders random mixed values exactly as SQLite's ORDER BY does, for every collation and direction")
     func orderingMatchesSQLite() throws {
@@ -585,7 +585,7 @@ struct IncrementalResultsTests {
 
 /// Edge cases of the patching path: each once broke the result or
 /// the controller.
-@Suite("Incremental results: edge cases")
+@Suite("Incremental results: edge cases", .tags(.postgres), .ownThreads)
 struct IncrementalEdgeCaseTests {
     /// `item` holding `count` rows, in a database of `store`.
     static func items(_ store: ResultsStoreFixture, _ count: Int) throws -> TestDatabase {

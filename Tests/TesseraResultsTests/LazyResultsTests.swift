@@ -6,6 +6,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Runs on every store (ResultsStoreFixture.all): a lazy result
 // (FetchRequest.fetchBatchSize) against one that reads every record, under
@@ -25,7 +26,7 @@ struct CountedRow: FetchableRecord {
     }
 }
 
-@Suite("Lazy results: fetchBatchSize")
+@Suite("Lazy results: fetchBatchSize", .tags(.postgres), .ownThreads)
 struct LazyResultsTests {
     /// The requests of the patching oracle, and one a patch cannot serve
     /// (a SELECT of its own), so that lazy re-fetches are covered too.

@@ -26,7 +26,7 @@ struct ReviewCountedRow: FetchableRecord {
     }
 }
 
-@Suite("Lazy results: review of fetchBatchSize", .ownThreads, .serialized)
+@Suite("Lazy results: review of fetchBatchSize", .tags(.postgres), .ownThreads, .serialized)
 struct LazyReviewTests {
     static func lazy(_ request: FetchRequest, batch: Int) -> FetchRequest {
         var request = request
