@@ -8,8 +8,10 @@ import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
 
-// Review of f94080b (lazy fetch, FetchRequest.fetchBatchSize): reproductions
-// of what goes wrong, and checks of cases the commit's tests do not cover.
+// Lazy fetches (FetchRequest.fetchBatchSize) on the paths LazyResultsTests
+// leaves out: sort keys with parameters, reads inside transactions that roll
+// back, key reuse and swaps, setRequest between lazy and eager requests,
+// collations that tie, and readers on other threads.
 
 /// A row of `item` that counts its decodes (its own counter, so that other
 /// suites running at the same time do not disturb it).
@@ -26,8 +28,8 @@ struct ReviewCountedRow: FetchableRecord {
     }
 }
 
-@Suite("Lazy results: review of fetchBatchSize", .tags(.postgres), .ownThreads, .serialized)
-struct LazyReviewTests {
+@Suite("Lazy results: sort parameters, rollbacks, key reuse, setRequest, readers on other threads", .tags(.postgres), .ownThreads, .serialized)
+struct LazyResultsEdgeTests {
     static func lazy(_ request: FetchRequest, batch: Int) -> FetchRequest {
         var request = request
         request.fetchBatchSize = batch
