@@ -204,6 +204,14 @@ let package = Package(
             dependencies: ["Tessera", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
+        // ResultsDataSource (module Tessera): the data source that drives a
+        // collection view from a controller's reports, over every store of
+        // the matrix.
+        .testTarget(
+            name: "TesseraTests",
+            dependencies: ["Tessera", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
+            swiftSettings: internalChecks
+        ),
         // Every sample of README.md and the DocC articles, compiled with
         // the import it states and run where it can be: the plugin writes
         // the tests' sources from their templates (*.swift.in), taking each
@@ -306,7 +314,7 @@ if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
     let checked: Set<String> = sanitizer == "address"
         ? libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraCommandTests", "TesseraFuzzCorpusTests",
                            "TesseraFuzzChecks", "TesseraResultsTestSupport", "TesseraTestSupport"])
-        : libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraPostgresTests",
+        : libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraTests", "TesseraPostgresTests",
                            "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits"])
     for target in package.targets where checked.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
