@@ -203,22 +203,24 @@ let package = Package(
         ),
         // What the SQLite tests and the controller tests share: records,
         // and the stores the controller tests run against
-        // (ResultsStoreFixture.all, one case per store).
+        // (ResultsStoreFixture.all, one case per store: SQLite's, and
+        // PostgreSQL's on the server TesseraPostgresTestSupport finds).
         .target(
             name: "TesseraResultsTestSupport",
-            dependencies: ["TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport"],
+            dependencies: ["TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraPostgres", "TesseraPostgresTestSupport"],
             path: "Tests/TesseraResultsTestSupport"
         ),
-        // The controllers over a real PostgreSQL server (see
-        // Tests/TesseraPostgresTests/Support/TestServer.swift for how the
-        // tests find or start one).
         // How the PostgreSQL tests find or start their server (TestServer,
-        // TestCluster), shared by the store's tests and the command's.
+        // TestCluster), shared by the store's tests, the command's and the
+        // controller tests' PostgreSQL case.
         .target(
             name: "TesseraPostgresTestSupport",
             dependencies: ["TesseraResultsCore"],
             path: "Tests/TesseraPostgresTestSupport"
         ),
+        // The controllers over a real PostgreSQL server (see
+        // Tests/TesseraPostgresTestSupport/TestServer.swift for how the
+        // tests find or start one).
         .testTarget(
             name: "TesseraPostgresTests",
             dependencies: [
@@ -231,6 +233,14 @@ let package = Package(
         .testTarget(
             name: "TesseraResultsTests",
             dependencies: ["Tessera", "TesseraResultsCore", "TesseraResultsSQLite", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
+            swiftSettings: internalChecks
+        ),
+        // ResultsDataSource (module Tessera): the data source that drives a
+        // collection view from a controller's reports, over every store of
+        // the matrix.
+        .testTarget(
+            name: "TesseraTests",
+            dependencies: ["Tessera", "TesseraResults", "TesseraDiff", "TesseraTestSupport", "TesseraResultsTestSupport", "TesseraTestTraits"],
             swiftSettings: internalChecks
         ),
         // Every sample of README.md and the DocC articles, compiled with
@@ -321,7 +331,7 @@ if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
     let checked: Set<String> = sanitizer == "address"
         ? libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraCommandTests", "TesseraFuzzCorpusTests",
                            "TesseraFuzzChecks", "TesseraResultsTestSupport", "TesseraTestSupport"])
-        : libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraPostgresTests",
+        : libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraTests", "TesseraPostgresTests",
                            "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits"])
     for target in package.targets where checked.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]

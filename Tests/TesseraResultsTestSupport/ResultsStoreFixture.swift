@@ -20,17 +20,40 @@ import TesseraSQLite
 ///
 /// A store joins the matrix with one more case in ``all``: a name and a
 /// way to open an empty database (a ``StoreBackend``). The tests' SQL is
-/// SQLite's today.
+/// SQLite's; a backend of another store runs it as SQLite would (see
+/// ``postgres``).
 public struct ResultsStoreFixture: Sendable, Identifiable, CustomTestStringConvertible {
     /// The name a test run shows for the case.
     public let name: String
+    /// Whether the store finds commits in the background (PostgreSQL's
+    /// change feed) rather than as they are made (SQLite's hooks): its
+    /// controllers then take a commit some time after the write returns,
+    /// and ``TestDatabase`` waits for them after each write.
+    public let followsInBackground: Bool
     private let open: @Sendable () throws -> any StoreBackend
 
     /// A case: `open` makes an empty database of the store each time it
     /// is called.
-    package init(name: String, open: @escaping @Sendable () throws -> any StoreBackend) {
+    package init(name: String, followsInBackground: Bool = false, open: @escaping @Sendable () throws -> any StoreBackend) {
         self.name = name
+        self.followsInBackground = followsInBackground
         self.open = open
+    }
+
+    /// `request` as this store can sort it: PostgreSQL has no NOCASE or
+    /// RTRIM collation (its store refuses them), so there the keys that
+    /// name one sort by bytes. A test whose subject is such a collation
+    /// runs on ``sqlite`` only.
+    public func portable(_ request: FetchRequest) -> FetchRequest {
+        guard followsInBackground else { return request }
+        var request = request
+        request.sortKeys = request.sortKeys.map { key in
+            guard key.collation == .nocase || key.collation == .rtrim else { return key }
+            var key = key
+            key.collation = nil
+            return key
+        }
+        return request
     }
 
     public var id: String { name }
@@ -41,8 +64,11 @@ public struct ResultsStoreFixture: Sendable, Identifiable, CustomTestStringConve
         TestDatabase(store: self, backend: try open())
     }
 
-    /// Every case: the matrix.
-    public static let all: [ResultsStoreFixture] = [.sqliteFile, .sqliteInMemory]
+    /// Every case: the matrix. PostgreSQL's when ``includesPostgres``.
+    public static let all: [ResultsStoreFixture] = sqlite + (includesPostgres ? [.postgres] : [])
+
+    /// SQLite's cases, for a test whose subject is SQLite's own behaviour.
+    public static let sqlite: [ResultsStoreFixture] = [.sqliteFile, .sqliteInMemory]
 
     /// An SQLite file in write-ahead-log mode, in a directory of its own
     /// that goes when the test's database does.
@@ -60,10 +86,30 @@ public struct ResultsStoreFixture: Sendable, Identifiable, CustomTestStringConve
 /// An empty database of one store, made by ``ResultsStoreFixture/makeDatabase()``:
 /// SQL to set it up and to write to it, the controllers over it, and
 /// fresh results to compare them with.
-public final class TestDatabase: Sendable {
+public final class TestDatabase: @unchecked Sendable {
     /// The store it is in.
     public let store: ResultsStoreFixture
     let backend: any StoreBackend
+    /// The controllers it made, over a store that follows in the
+    /// background: each says whether it has caught up.
+    private let followers = PThreadMutex<[Follower]>([])
+    /// Whether a wait for the followers is under way (a delegate that
+    /// writes from inside a report does not wait again).
+    private let settling = PThreadMutex(false)
+
+    /// A controller the database made, weakly.
+    private struct Follower: Sendable {
+        let controller: WeakReference
+        /// Takes what waits for the controller and says whether it now
+        /// equals a fresh fetch (`true` once the controller is gone).
+        let catchUp: @Sendable (_ isolation: isolated (any Actor)?, _ compare: Bool) -> Bool
+    }
+
+    /// A controller, weakly: the tests own their controllers.
+    private final class WeakReference: @unchecked Sendable {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
 
     init(store: ResultsStoreFixture, backend: any StoreBackend) {
         self.store = store
@@ -92,7 +138,8 @@ public final class TestDatabase: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (any TestConnection) throws(E) -> T
     ) throws(E) -> T {
-        try backend.withConnection(isolation: isolation, body)
+        defer { settle(isolation: isolation) }
+        return try backend.withConnection(isolation: isolation, body)
     }
 
     /// Runs `body` in one read transaction.
@@ -103,19 +150,85 @@ public final class TestDatabase: Sendable {
     /// Runs `body` in one write transaction: committed when it returns,
     /// rolled back when it throws.
     public func write<T>(isolation: isolated (any Actor)? = #isolation, _ body: (any TestConnection) throws -> T) throws -> T {
-        try backend.write(isolation: isolation, body)
+        defer { settle(isolation: isolation) }
+        return try backend.write(isolation: isolation, body)
+    }
+
+    /// The most rounds ``settle(isolation:)`` waits (of 5 ms each, when a
+    /// controller has not caught up): a bound against a hang only.
+    public static let settleRounds = 24_000
+
+    /// Over a store that follows in the background, waits until every
+    /// controller the database made has taken the commits made so far:
+    /// each takes what waits for it (``FetchedResultsController/deliverWaitingChanges(isolation:)``)
+    /// until it equals a fresh fetch, or a fetch fails and the controller
+    /// holds the error. Bounded in rounds (``settleRounds``), not by a
+    /// clock. Over SQLite it returns at once: its controllers took each
+    /// commit as it was made. The database calls it after each write.
+    public func settle(isolation: isolated (any Actor)? = #isolation) {
+        guard store.followsInBackground else { return }
+        let outermost = settling.withLock { settling -> Bool in
+            defer { settling = true }
+            return !settling
+        }
+        guard outermost else { return }
+        defer { settling.withLock { $0 = false } }
+        var waiting = followers.withLock { $0 }
+        var round = 0
+        while !waiting.isEmpty && round < Self.settleRounds {
+            waiting = waiting.filter { !$0.catchUp(isolation, round == 0 || round % 20 == 0) }
+            round += 1
+            if !waiting.isEmpty { usleep(5_000) }
+        }
+    }
+
+    private func follow<Controller: AnyObject>(
+        _ controller: Controller,
+        _ catchUp: @escaping @Sendable (_ controller: Controller, _ isolation: isolated (any Actor)?, _ compare: Bool) -> Bool
+    ) {
+        guard store.followsInBackground else { return }
+        let reference = WeakReference(controller)
+        followers.withLock { followers in
+            followers.removeAll { $0.controller.object == nil }
+            followers.append(Follower(controller: reference) { isolation, compare in
+                guard let controller = reference.object as? Controller else { return true }
+                return catchUp(controller, isolation, compare)
+            })
+        }
     }
 
     // MARK: Controllers
 
     /// A fetched results controller over the database (not fetched yet).
     public func fetchedResultsController<Record: FetchableRecord>(_ request: FetchRequest, of record: Record.Type = Record.self) throws(ResultsError) -> FetchedResultsController<Record> {
-        try FetchedResultsController<Record>(store: backend.makeResultsStore(), request: request)
+        let controller = try FetchedResultsController<Record>(store: backend.makeResultsStore(), request: request)
+        follow(controller) { [weak self] controller, isolation, compare in
+            guard let self, !(controller.observedTables.isEmpty && controller.snapshot.numberOfSections == 0) else { return true }
+            let took = (try? controller.deliverWaitingChanges(isolation: isolation)) ?? true
+            guard took || compare else { return false }
+            guard let fresh = try? self.freshSnapshot(controller.request, of: Record.self, isolation: isolation) else { return controller.lastError != nil }
+            // A lazy result's snapshot reads every record, and one deleted
+            // before it was read traps: its sections and counts need none.
+            guard controller.request.fetchBatchSize == 0 else {
+                return controller.sections == fresh.sections && controller.snapshot.itemCounts == fresh.itemCounts
+            }
+            return controller.snapshot == fresh
+        }
+        return controller
     }
 
     /// A fetched set controller over the database (not fetched yet).
     public func fetchedSetController<Record: FetchableRecord>(_ request: SetRequest, of record: Record.Type = Record.self) -> FetchedSetController<Record> {
-        FetchedSetController<Record>(store: backend.makeResultsStore(), request: request)
+        let controller = FetchedSetController<Record>(store: backend.makeResultsStore(), request: request)
+        follow(controller) { [weak self] controller, isolation, compare in
+            guard let self, !(controller.observedTables.isEmpty && controller.records.isEmpty) else { return true }
+            let took = (try? controller.deliverWaitingChanges(isolation: isolation)) ?? true
+            guard took || compare else { return false }
+            guard let fresh = try? self.freshRecords(request, of: Record.self, isolation: isolation) else { return controller.lastError != nil }
+            return Dictionary(controller.records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                == Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return controller
     }
 
     /// A relational results controller over the database (not fetched
@@ -123,7 +236,17 @@ public final class TestDatabase: Sendable {
     public func relationalResultsController<Parent: FetchableRecord, Child: FetchableRecord>(
         parents: ParentRequest, children: ChildRequest, of records: (Parent.Type, Child.Type) = (Parent.self, Child.self)
     ) -> RelationalResultsController<Parent, Child> {
-        RelationalResultsController<Parent, Child>(store: backend.makeResultsStore(), parents: parents, children: children)
+        let controller = RelationalResultsController<Parent, Child>(store: backend.makeResultsStore(), parents: parents, children: children)
+        follow(controller) { [weak self] controller, isolation, compare in
+            guard let self, !(controller.observedTables.isEmpty && controller.snapshot.numberOfSections == 0) else { return true }
+            let took = (try? controller.deliverWaitingChanges(isolation: isolation)) ?? true
+            guard took || compare else { return false }
+            guard let fresh = try? self.freshSnapshot(parents: controller.parentRequest, children: controller.childRequest, of: (Parent.self, Child.self), isolation: isolation) else {
+                return controller.lastError != nil
+            }
+            return controller.snapshot == fresh
+        }
+        return controller
     }
 
     // MARK: Fresh results
@@ -133,7 +256,7 @@ public final class TestDatabase: Sendable {
     public func freshSnapshot<Record: FetchableRecord>(
         _ request: FetchRequest, of record: Record.Type = Record.self, isolation: isolated (any Actor)? = #isolation
     ) throws -> Snapshot<ResultSection, Record> {
-        let controller = try fetchedResultsController(request, of: Record.self)
+        let controller = try FetchedResultsController<Record>(store: backend.makeResultsStore(), request: request)
         try controller.performFetch(isolation: isolation)
         return controller.snapshot
     }
@@ -142,7 +265,7 @@ public final class TestDatabase: Sendable {
     public func freshRecords<Record: FetchableRecord>(
         _ request: SetRequest, of record: Record.Type = Record.self, isolation: isolated (any Actor)? = #isolation
     ) throws -> [Record] {
-        let controller = fetchedSetController(request, of: Record.self)
+        let controller = FetchedSetController<Record>(store: backend.makeResultsStore(), request: request)
         try controller.performFetch(isolation: isolation)
         return controller.records
     }
@@ -152,7 +275,7 @@ public final class TestDatabase: Sendable {
         parents: ParentRequest, children: ChildRequest, of records: (Parent.Type, Child.Type) = (Parent.self, Child.self),
         isolation: isolated (any Actor)? = #isolation
     ) throws -> Snapshot<Parent, Child> {
-        let controller = relationalResultsController(parents: parents, children: children, of: records)
+        let controller = RelationalResultsController<Parent, Child>(store: backend.makeResultsStore(), parents: parents, children: children)
         try controller.performFetch(isolation: isolation)
         return controller.snapshot
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsTestSupport
 import TesseraSQLite
 
 // Single-store (SQLite): a commit made by a nonisolated helper (whose

@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Runs on every store (ResultsStoreFixture.all): sections from parents,
 // renames, moves across parents, deletes, rollbacks and savepoints, one
@@ -13,27 +14,7 @@ import TesseraTestSupport
 // SQLite's, and refresh after another connection's commit to the same
 // file.
 
-/// Records every report and callback of a relational controller.
-final class RelationalLog<Parent: FetchableRecord, Child: FetchableRecord>: RelationalResultsControllerDelegate {
-    var reports: [SnapshotReport<Parent, Child>] = []
-    var events: [String] = []
-    var errors: [ResultsError] = []
-
-    func controllerWillChangeContent(_ controller: RelationalResultsController<Parent, Child>) { events.append("will") }
-    func controller(_ controller: RelationalResultsController<Parent, Child>, didChangeSectionAt oldIndex: Int?, for type: ResultsChangeType, newIndex: Int?) {
-        events.append("section \(type) \(oldIndex.map(String.init) ?? "-") \(newIndex.map(String.init) ?? "-")")
-    }
-    func controller(_ controller: RelationalResultsController<Parent, Child>, didChangeRecordAt oldIndexPath: IndexPath?, for type: ResultsChangeType, newIndexPath: IndexPath?) {
-        events.append("\(type) \(oldIndexPath.map { "\(Array($0))" } ?? "-") \(newIndexPath.map { "\(Array($0))" } ?? "-")")
-    }
-    func controller(_ controller: RelationalResultsController<Parent, Child>, didChangeContentWith report: SnapshotReport<Parent, Child>) {
-        events.append("did")
-        reports.append(report)
-    }
-    func controller(_ controller: RelationalResultsController<Parent, Child>, didFailWith error: ResultsError) { errors.append(error) }
-}
-
-@Suite("RelationalResultsController")
+@Suite("RelationalResultsController", .tags(.postgres), .ownThreads)
 struct RelationalResultsControllerTests {
     static let parents = ParentRequest(table: "album", predicate: "archived = ?", arguments: [.integer(0)], sortKeys: [SortKey("name")])
     static let children = ChildRequest(table: "photo", foreignKeyColumn: "album_id", predicate: "hidden = ?", arguments: [.integer(0)], sortKeys: [SortKey("date", ascending: false)])

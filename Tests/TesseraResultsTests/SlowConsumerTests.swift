@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Runs on every store (ResultsStoreFixture.all): the set controller's
 // sequence. The mutable controller's reads no store.
@@ -12,7 +13,7 @@ import TesseraTestSupport
 /// Every controller's report sequence under a consumer that does not keep
 /// up: the newest reports merge, and replaying what arrives gives the
 /// controller's state.
-@Suite("Report sequences under load")
+@Suite("Report sequences under load", .tags(.postgres), .ownThreads)
 struct SlowConsumerTests {
     @Test("Mutable controller: 60 random edits, a buffer of 3; the reports that arrive replay to the content, in-place updates included")
     func mutable() async throws {

@@ -14,7 +14,7 @@ struct BrowserShrinkingListTests {
         defer { server.stop() }
         let a = try LivePageInBrowser(server)
         defer { a.close() }
-        try ReviewServeBrowserTests.scrollToTheEnd(a)
+        try BrowserLiveEditingTests.scrollToTheEnd(a)
         let scrollEnd = "(() => { const s = document.getElementById('scroller'); return [s.scrollTop, s.scrollHeight - s.clientHeight]; })()"
         let before: [Double] = try a.page.value(scrollEnd)
         #expect(before[0] > 0 && abs(before[0] - before[1]) < 1, "not at the end: \(before)")

@@ -173,17 +173,8 @@ final class ServeProcess: Sendable {
     private let out = Output()
     private let err = Output()
 
-    /// The built `tessera`.
-    static let executable: URL = {
-        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("tessera")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "tessera")
-    }()
+    /// The built `tessera` (see ``LiveServer/executable``).
+    static var executable: URL { LiveServer.executable }
 
     /// Starts `tessera` with the arguments; `temporaryFolder` is its
     /// TMPDIR (where the demo library goes).

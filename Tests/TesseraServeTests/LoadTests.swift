@@ -157,20 +157,8 @@ extension JSON {
 
 /// Runs the built `tessera` and collects what it prints.
 enum LoadTool {
-    /// The executable: next to the test binary (the test target depends on
-    /// it, so `swift build --build-tests` builds it first).
-    static let executable: URL = {
-        var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("tessera")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue { return candidate }
-            if folder.lastPathComponent == ".build" { break }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/tessera")
-    }()
+    /// The built `tessera` (see ``LiveServer/executable``).
+    static var executable: URL { LiveServer.executable }
 
     /// What a run printed and how it ended.
     struct Result {

@@ -1,9 +1,10 @@
 import Testing
 
 /// The tags that sort the suites by what they need and what they cost, so
-/// that a run can pick them (`swift test --filter tag:postgres`, `swift
-/// test --skip tag:browser`): `.ci/sanitizers` runs each sanitizer on the
-/// tags and targets where it can find something (see CONTRIBUTING.md).
+/// that a run can pick them: Xcode and VS Code filter by them; the `swift
+/// test` of Swift 6.3 filters by test name only, so `.ci/sanitizers` names
+/// the suites of the tags where each sanitizer can find something (see
+/// CONTRIBUTING.md).
 extension Tag {
     /// Talks to a real PostgreSQL server (`TESSERA_POSTGRES_URL`, or a
     /// cluster the test support starts from `TESSERA_POSTGRES_BIN`).

@@ -6,8 +6,8 @@ import TesseraSQLite
 
 /// `tessera serve` on tables it cannot serve as asked: each is status 2
 /// and one line naming why; the help says what `--table` takes.
-@Suite("Review: serve command", .tags(.process))
-struct ReviewServeCommandTests {
+@Suite("tessera serve refuses a table it cannot serve, in one line", .tags(.process))
+struct ServeCommandRefusalTests {
     @Test("a view, a table without row ids or a single-column key, and a missing title column are status 2, one line")
     func tablesItCannotServe() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-review-cmd-\(UUID().uuidString).sqlite").path

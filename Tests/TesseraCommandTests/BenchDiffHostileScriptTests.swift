@@ -9,7 +9,7 @@ import TesseraTestTraits
 /// mistakes: the database is left as it was, every error is one line with
 /// the status of its kind, and the figures mean what their names say.
 @Suite("tessera bench diff: hostile scripts, interruptions, errors and figures", .tags(.process), .ownThreads)
-struct BenchReviewTests {
+struct BenchDiffHostileScriptTests {
     // MARK: Fixtures
 
     /// A database in rollback-journal mode (or WAL) in a new folder, with

@@ -6,7 +6,7 @@ import TesseraTestSupport
 /// Batches on sections whose item counts come near `Int.max`: the checks and
 /// the mapping answer with the exact counts, never trapping on overflow.
 @Suite("Batches near Int.max items")
-struct BatchPerfReviewTests {
+struct BatchNearIntMaxTests {
     @Test("A valid batch whose counts only add up past Int.max in a partial sum is accepted")
     func countsSummedWithoutOverflow() throws {
         // Section 0 keeps Int.max items: one inserted, one moved out to section 1.

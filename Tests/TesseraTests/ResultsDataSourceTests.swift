@@ -3,13 +3,14 @@ import Testing
 import Tessera
 import TesseraResultsTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Runs on every store (ResultsStoreFixture.all): a ResultsDataSource
 // driven by a FetchedResultsController's reports, against a
 // DiffableDataSource given the same reports' snapshots, and reports
 // applied out of step. One relational case runs on SQLite in memory.
 
-@Suite("ResultsDataSource")
+@Suite("ResultsDataSource", .tags(.postgres), .ownThreads)
 struct ResultsDataSourceTests {
     static let request = FetchRequest(
         table: "photo",
@@ -78,7 +79,7 @@ struct ResultsDataSourceTests {
         print("ResultsDataSource random transactions (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
         var generator = SplitMix64(seed: seed)
         let database = try Self.makePhotos(store)
-        let controller = try database.fetchedResultsController(Self.request, of: Photo.self)
+        let controller = try database.fetchedResultsController(store.portable(Self.request), of: Photo.self)
         let log = ReportLog<Photo>()
         controller.delegate = log
         try controller.performFetch()
@@ -125,7 +126,7 @@ struct ResultsDataSourceTests {
         print("ResultsDataSource lazy result (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
         var generator = SplitMix64(seed: seed)
         let database = try Self.makePhotos(store)
-        var request = Self.request
+        var request = store.portable(Self.request)
         request.fetchBatchSize = 4
         let controller = try database.fetchedResultsController(request, of: Photo.self)
         let log = ReportLog<Photo>()
@@ -171,7 +172,7 @@ struct ResultsDataSourceTests {
         print("ResultsDataSource out of step (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
         var generator = SplitMix64(seed: seed)
         let database = try Self.makePhotos(store)
-        let controller = try database.fetchedResultsController(Self.request, of: Photo.self)
+        let controller = try database.fetchedResultsController(store.portable(Self.request), of: Photo.self)
         let log = ReportLog<Photo>()
         controller.delegate = log
         try controller.performFetch()

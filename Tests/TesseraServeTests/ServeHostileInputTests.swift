@@ -7,8 +7,8 @@ import TesseraSQLite
 
 /// Hostile input the protocol's bounds must hold against: titles whose
 /// characters are long, deletes that name many ids.
-@Suite("Review: hostile input")
-struct ReviewServeInputTests {
+@Suite("The live list against hostile input")
+struct ServeHostileInputTests {
     /// A client that said hello, reading a list layout with ids.
     static func client(_ hub: ServeHub, label: String) async throws -> HubTestClient {
         let (id, outbox) = await hub.connect(canEdit: true)

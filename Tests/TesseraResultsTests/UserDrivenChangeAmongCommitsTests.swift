@@ -30,8 +30,8 @@ final class ReviewLog: FetchedResultsControllerDelegate {
 
 struct WriteFailed: Error {}
 
-@Suite("User-driven changes, reviewed")
-struct UserDrivenReviewTests {
+@Suite("User-driven changes among other commits: the delegate, report sequences, actor homes, moves the view did not make")
+struct UserDrivenChangeAmongCommitsTests {
     /// Replays reports on the state the view shows: each user-driven one
     /// from its result before the change with the change applied by hand.
     /// Returns the state reached, or records an issue naming the report.
@@ -270,7 +270,7 @@ actor DraggableList {
     }
 }
 
-extension UserDrivenReviewTests {
+extension UserDrivenChangeAmongCommitsTests {
     @Test("An actor-isolated controller with its data source: a drag is written, reported from inside the handler, and applied once the item settled")
     func actorIsolatedDrag() async throws {
         let directory = try temporaryDirectory()
@@ -290,7 +290,7 @@ extension UserDrivenReviewTests {
     }
 }
 
-extension UserDrivenReviewTests {
+extension UserDrivenChangeAmongCommitsTests {
     /// The item each cell's view shows in a plan, by view.
     static func itemsByView(_ plan: AnimationPlan) -> [ViewIdentity: String] {
         var shown: [ViewIdentity: String] = [:]

@@ -7,16 +7,16 @@ import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
 
-// Review of 74d67c6 ("a lazy request opens before its keys are read"):
-// reproductions of what a lazy result that opens on a snapshot answers
+// A lazy request opens before its keys are read: what a lazy result that
+// opens on a snapshot answers
 // while (and after) its keys load, against the same request read whole on
 // the same connection. Loads are held at a gate for each test's own file
 // (ProgressiveLoadTests.holdingLoads). Where the counts could disagree with
 // the sorted rows, the lazy open is a whole fetch: these tests check the
 // outcome (what the result shows), whichever way it opened.
 
-@Suite("Review: lazy results opening before the keys are read", .ownThreads, .serialized)
-struct ProgressiveReviewTests {
+@Suite("Lazy results opening before the keys are read: ties, refused requests, connection settings, cancellation, readers on other threads", .ownThreads, .serialized)
+struct ProgressiveLoadEdgeTests {
     static func makeFile(_ name: String) throws -> String {
         try temporaryDirectory().appendingPathComponent(name).path
     }
@@ -362,7 +362,7 @@ struct ProgressiveReviewTests {
     @Test("Reads from four threads while the keys load and commits on the store's connection wait for it: no trap, no deadlock, no race; the reports replay to a fresh query")
     func readersAndCommitsWhileLoading() throws {
         let seed = testSeed(default: 0x5EED_0FF5)
-        print("ProgressiveReviewTests.readersAndCommitsWhileLoading seed \(seed) (TESSERA_SEED to replay)")
+        print("ProgressiveLoadEdgeTests.readersAndCommitsWhileLoading seed \(seed) (TESSERA_SEED to replay)")
         var generator = SplitMix64(seed: seed)
         let groups: [DatabaseValue] = ["a", "b", "c", .null, .integer(1), .real(2.5)]
         let (connection, _) = try Self.items((0..<3_000).map { _ in groups[Int.random(in: 0..<groups.count, using: &generator)] }, name: "readers.sqlite")

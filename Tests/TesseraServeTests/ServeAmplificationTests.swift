@@ -6,8 +6,8 @@ import TesseraRender
 import TesseraSQLite
 
 /// What one client can make the hub do with messages the protocol allows.
-@Suite("Review: amplification")
-struct ReviewServeAmplificationTests {
+@Suite("The hub bounds what one client's messages can make it do")
+struct ServeAmplificationTests {
     /// The largest reply a client's one small message should cost.
     static let replyBound = 1024 * 1024
 

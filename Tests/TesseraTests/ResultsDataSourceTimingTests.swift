@@ -3,15 +3,16 @@ import Testing
 import Tessera
 import TesseraResultsTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("ResultsDataSource at a time")
+@Suite("ResultsDataSource at a time", .tags(.postgres), .ownThreads)
 struct ResultsDataSourceTimingTests {
     @Test("Reports applied at random times, often while the plan before plays, give the plans of a diffing data source given the same snapshots at the same times", arguments: ResultsStoreFixture.all)
     func reportsDuringAnimations(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x71_3ED)
         var generator = SplitMix64(seed: seed)
         let database = try ResultsDataSourceTests.makePhotos(store)
-        let controller = try database.fetchedResultsController(ResultsDataSourceTests.request, of: Photo.self)
+        let controller = try database.fetchedResultsController(store.portable(ResultsDataSourceTests.request), of: Photo.self)
         let log = ReportLog<Photo>()
         controller.delegate = log
         try controller.performFetch()

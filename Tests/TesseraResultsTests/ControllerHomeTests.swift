@@ -9,8 +9,9 @@ import TesseraTestSupport
 
 // Single-store (SQLite), for the same reason as IsolationTests.
 
-// Cases found by an independent review of the store seam (controllers that
-// live in the isolation that fetched them): each failed before its fix, and
+// Controllers that live in the isolation that fetched them (their home):
+// a home held weakly, a fetch from elsewhere that fails, a delegate that
+// fetches again inside the home's job, a nonisolated helper's re-fetch, and
 // a randomized oracle over commits from several isolations.
 
 /// The `item(id, grp, rank)` database the isolation tests share.
@@ -97,7 +98,7 @@ actor ReviewRefetchingHome {
 }
 
 @Suite("Isolation: homes held weakly, moved safely, kept by calls from no actor, and an oracle over commits from everywhere", .tags(.oracle))
-struct ReviewReproTests {
+struct ControllerHomeTests {
     @Test("An actor that owns its controller is released once nothing else holds it")
     func actorHomeIsReleased() async throws {
         let connection = try ItemDatabase.make()
@@ -277,7 +278,7 @@ actor ReviewOracleHome {
     var reportCount: Int { listLog.reports.count }
 }
 
-extension ReviewReproTests {
+extension ControllerHomeTests {
     /// A random transaction of 1...4 statements over ids 1...80.
     static func randomTransaction(_ g: inout SplitMix64, step: Int) -> [String] {
         (0..<Int.random(in: 1...4, using: &g)).map { k in
@@ -374,7 +375,7 @@ final class ReviewThreadLog: FetchedResultsControllerDelegate {
     }
 }
 
-extension ReviewReproTests {
+extension ControllerHomeTests {
     @Test("A main-actor controller re-fetched through a nonisolated helper still reports on the main actor")
     @MainActor
     func nonisolatedHelperKeepsHome() async throws {

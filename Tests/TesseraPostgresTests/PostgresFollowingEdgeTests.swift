@@ -15,8 +15,8 @@ struct ReviewRow: FetchableRecord, Hashable {
     }
 }
 
-@Suite("PostgreSQL review", .tags(.postgres), .ownThreads)
-struct PostgresReviewTests {
+@Suite("PostgreSQL: asynchronous commits, key changes without a replica identity, joined tables, a source followed again", .tags(.postgres), .ownThreads)
+struct PostgresFollowingEdgeTests {
     /// Waits until the controller holds what a fresh query reads, for at
     /// most 120 s (a limit against a hang, generous for a sanitizer build
     /// on a busy machine).

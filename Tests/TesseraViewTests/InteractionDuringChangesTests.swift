@@ -36,8 +36,8 @@ private func selectedIDs(_ view: CollectionView, _ source: DiffableDataSource<Te
 }
 
 @MainActor
-@Suite("Interaction review")
-struct InteractionReviewTests {
+@Suite("Drags, selection and sizing while the data, the layout or the direction change")
+struct InteractionDuringChangesTests {
     @Test func fittedSizesDuringADragAreAskedForThePresentedItem() throws {
         // Two sections of one row; dragging item 0 of section 0 to the end
         // of section 1 presents section 1 with one item more than the
