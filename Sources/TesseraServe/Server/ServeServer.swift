@@ -265,10 +265,13 @@ package final class ServeServer: Sendable {
     private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let target = request.path ?? ""
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        // The limit is not checked again here: UpgradeGate has answered an
+        // upgrade that came while the server was full with 503, and one
+        // that raced past it since is closed with 1013 in `serve`. A
+        // refusal here would be the upgrade handler's bare 400.
         guard parts.first == "/live", request.method == .get,
               access.allowsHost(request.authority),
-              access.allowsOrigin(request.headerFields[.origin], authority: request.authority),
-              connectedClients < limits.maximumClients
+              access.allowsOrigin(request.headerFields[.origin], authority: request.authority)
         else { return .dontUpgrade }
         let canEdit = access.canEdit(query: parts.count == 2 ? String(parts[1]) : nil)
         return .upgrade([:]) { [self] inbound, outbound, _ in
