@@ -24,11 +24,20 @@ extension ResultsStoreFixture {
         try PostgresBackend(url: TestServer.freshDatabase("matrix"))
     }
 
-    /// Whether the PostgreSQL case runs: when `TESSERA_POSTGRES_URL` is set,
-    /// and under CI (where, without the URL, it fails loudly rather than
-    /// skip). Without either it is left out of ``all``: the matrix does not
-    /// start a server of its own.
-    public static let includesPostgres: Bool = TestServer.source(environment: ProcessInfo.processInfo.environment) != .privateCluster
+    /// Whether the PostgreSQL case runs: only when `TESSERA_MATRIX_POSTGRES`
+    /// is `1`, with a server as the PostgreSQL tests find one
+    /// (`TESSERA_POSTGRES_URL`, or under CI a loud failure without it).
+    ///
+    /// It is off by default, and CI does not turn it on yet: over
+    /// PostgreSQL the matrix's long oracles wait for the change feed after
+    /// every write, and in a clean-clone CI run `swift test` went from about
+    /// 6 minutes to more than 20 with them. Their rounds over PostgreSQL
+    /// must come down before CI runs the case.
+    public static let includesPostgres: Bool = {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["TESSERA_MATRIX_POSTGRES"] == "1" else { return false }
+        return TestServer.source(environment: environment) != .privateCluster
+    }()
 }
 
 /// A PostgreSQL database through one session of its own (the writer),
