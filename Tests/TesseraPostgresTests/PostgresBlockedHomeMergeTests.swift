@@ -11,56 +11,6 @@ import TesseraTestTraits
 import Glibc
 #endif
 
-/// A serial executor running its jobs on a thread of its own, which a test
-/// can hold (its jobs then wait, as on an actor busy with other work)
-/// without blocking any thread of the cooperative pool.
-final class HoldableExecutor: SerialExecutor, @unchecked Sendable {
-    // `jobs`, `held` and `stopped` are guarded by `condition`.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var held = false
-    private var stopped = false
-
-    init() {
-        Thread.detachNewThread { [self] in
-            while true {
-                condition.lock()
-                while (jobs.isEmpty || held) && !stopped { condition.wait() }
-                if stopped {
-                    condition.unlock()
-                    return
-                }
-                let job = jobs.removeFirst()
-                condition.unlock()
-                job.runSynchronously(on: asUnownedSerialExecutor())
-            }
-        }
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Holds the jobs (`true`) or lets them run again.
-    func hold(_ holding: Bool) {
-        condition.lock()
-        held = holding
-        condition.signal()
-        condition.unlock()
-    }
-
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
-    }
-}
-
 /// The reports and failures of a follower, checked as they come: a report
 /// whose result holds an id twice is noted.
 final class TitledPhotoLog: FetchedResultsControllerDelegate {
@@ -84,13 +34,13 @@ final class TitledPhotoLog: FetchedResultsControllerDelegate {
 /// A follower on an actor whose executor the test holds now and then, so
 /// that the commits merge while it waits.
 actor HeldHome {
-    let executor: HoldableExecutor
+    let executor: ThreadExecutor
     let controller: FetchedResultsController<TitledPhoto>
     let log = TitledPhotoLog()
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    init(store: PostgresStore, request: FetchRequest, executor: HoldableExecutor) throws {
+    init(store: PostgresStore, request: FetchRequest, executor: ThreadExecutor) throws {
         self.executor = executor
         controller = try FetchedResultsController<TitledPhoto>(store: store, request: request)
     }
@@ -193,7 +143,7 @@ struct PostgresBlockedHomeMergeTests {
     }
 
     /// The writers: runs on a thread of its own (its sessions block).
-    static func write(url: String, seed: UInt64, commitsWanted: Int, executor: HoldableExecutor, progress: Progress) {
+    static func write(url: String, seed: UInt64, commitsWanted: Int, executor: ThreadExecutor, progress: Progress) {
         var random = SplitMix64(seed: seed)
         func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
         func pick<T>(_ values: [T]) -> T? { values.isEmpty ? nil : values[Int(random.next() % UInt64(values.count))] }
@@ -356,7 +306,7 @@ struct PostgresBlockedHomeMergeTests {
         )
         let store = try PostgresStore(url: url)
         store.pollInterval = 0.005
-        let executor = HoldableExecutor()
+        let executor = ThreadExecutor()
         defer {
             store.close()
             executor.stop()

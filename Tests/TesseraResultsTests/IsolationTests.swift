@@ -5,6 +5,7 @@ import TesseraDiff
 import TesseraResults
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Single-store (SQLite): where reports are delivered depends on how a
 // store's commits arrive, and these tests make them arrive from other
@@ -20,56 +21,6 @@ struct IsolatedItem: FetchableRecord, Hashable {
         id = row["id"].int64 ?? -1
         group = row["grp"].int64 ?? -1
         rank = row["rank"].int64 ?? -1
-    }
-}
-
-/// A serial executor that runs every job on one thread of its own, so a
-/// test can tell whether code ran there.
-final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
-    // `jobs` and `stopped` are guarded by `condition`; `thread` is written
-    // once, by the thread itself, before `ready` is signalled, and only
-    // read after.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var stopped = false
-    private var thread: pthread_t?
-    private let ready = DispatchSemaphore(value: 0)
-
-    init() {
-        Thread.detachNewThread { [self] in
-            thread = pthread_self()
-            ready.signal()
-            while true {
-                condition.lock()
-                while jobs.isEmpty && !stopped { condition.wait() }
-                if jobs.isEmpty && stopped {
-                    condition.unlock()
-                    return
-                }
-                let job = jobs.removeFirst()
-                condition.unlock()
-                job.runSynchronously(on: asUnownedSerialExecutor())
-            }
-        }
-        ready.wait()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Whether the calling thread is the executor's.
-    var isCurrent: Bool { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
     }
 }
 

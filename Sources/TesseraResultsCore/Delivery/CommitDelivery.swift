@@ -16,8 +16,10 @@ import Synchronization
 /// - otherwise it waits here, merged with any that wait already, and the
 ///   home actor is asked to run a job that takes it: the controller is
 ///   never touched from another isolation. The job runs when the home
-///   actor is next free (for code running on it: at its next suspension);
-///   `deliverWaitingChanges()` takes what waits at once.
+///   actor is next free (for code running on it: at its next suspension),
+///   whether or not Swift's cooperative pool is (see
+///   ``DeliveryExecutor``); `deliverWaitingChanges()` takes what waits at
+///   once.
 ///
 /// Sendable: its state is behind a mutex, and the controller is reached
 /// only through ``_HomeBound``. The home actor is held weakly: an actor
@@ -141,9 +143,12 @@ package final class CommitDelivery: Sendable {
         if let schedule { scheduleJob(on: schedule.home, generation: schedule.generation) }
     }
 
+    /// Asks `home` to take what waits, through a job that starts on
+    /// ``DeliveryExecutor``: neither the hop nor the take waits for the
+    /// cooperative pool.
     private func scheduleJob(on home: any Actor, generation: Int) {
         let receiver = self.receiver
-        Task { [weak self] in
+        Task(executorPreference: DeliveryExecutor.shared) { [weak self] in
             await receiver.takeWaitingChanges(on: home) { [weak self] in
                 self?.state.withLock { $0.generation } == generation
             }

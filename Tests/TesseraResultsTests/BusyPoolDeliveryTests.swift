@@ -1,0 +1,185 @@
+import Foundation
+import Synchronization
+import Testing
+import TesseraDiff
+import TesseraResults
+import TesseraSQLite
+import TesseraTestTraits
+
+// Single-store (SQLite): a commit from another thread waits for the
+// controller's home actor, and the job that hands it over must not wait
+// for Swift's cooperative pool.
+
+/// Keeps every thread of the cooperative pool busy until ``release()``:
+/// the state of an app whose pool runs CPU-bound work. The blockers spin
+/// rather than wait: dispatch on Linux gives the pool another thread when
+/// one of its threads sleeps, never when one runs.
+private final class PoolBlocker: Sendable {
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    private let started = Atomic<Int>(0)
+    private let released = Atomic<Bool>(false)
+
+    /// How many blockers there are: one per thread of the pool at the
+    /// priority a task started outside any task gets (dispatch keeps other
+    /// threads for other priorities).
+    var blockers: Int { width }
+
+    init() {
+        for _ in 0..<width {
+            Task.detached { [self] in
+                started.add(1, ordering: .sequentiallyConsistent)
+                while !released.load(ordering: .sequentiallyConsistent) {}
+            }
+        }
+    }
+
+    /// Whether every blocker holds its thread, waiting (on this thread,
+    /// which is not the pool's) for at most `rounds` rounds of 5 ms: other
+    /// tests may hold the pool's threads for a while first.
+    func waitUntilBlocking(rounds: Int = 24_000) -> Bool {
+        for _ in 0..<rounds where started.load(ordering: .sequentiallyConsistent) < blockers { usleep(5_000) }
+        return started.load(ordering: .sequentiallyConsistent) == blockers
+    }
+
+    /// Lets the busy threads go.
+    func release() {
+        released.store(true, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// Counts a controller's reports where any thread can read the count.
+private final class CountingLog: FetchedResultsControllerDelegate, Sendable {
+    typealias Record = IsolatedItem
+    let reports = Atomic<Int>(0)
+
+    func controller(_ controller: FetchedResultsController<IsolatedItem>, didChangeContentWith report: ChangeReport<IsolatedItem>) {
+        reports.add(1, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// Where a controller lives.
+private protocol PoolTestHome: Sendable {
+    var reports: Int { get }
+    func snapshot() async -> Snapshot<ResultSection, IsolatedItem>
+}
+
+/// A controller on the main actor.
+@MainActor
+private final class MainActorHome: PoolTestHome {
+    let controller: FetchedResultsController<IsolatedItem>
+    private let log = CountingLog()
+    nonisolated private let count: @Sendable () -> Int
+
+    init(connection: Connection) throws {
+        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
+        controller.delegate = log
+        try controller.performFetch()
+        count = { [log] in log.reports.load(ordering: .sequentiallyConsistent) }
+    }
+
+    nonisolated var reports: Int { count() }
+    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { controller.snapshot }
+}
+
+/// A controller on an actor whose jobs run on a thread of its own.
+private actor ThreadHome: PoolTestHome {
+    let executor: ThreadExecutor
+    let controller: FetchedResultsController<IsolatedItem>
+    private let log = CountingLog()
+    private let count: @Sendable () -> Int
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(connection: Connection, executor: ThreadExecutor) throws {
+        self.executor = executor
+        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
+        count = { [log] in log.reports.load(ordering: .sequentiallyConsistent) }
+    }
+
+    func start() throws {
+        controller.delegate = log
+        try controller.performFetch()
+    }
+
+    nonisolated var reports: Int { count() }
+    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { controller.snapshot }
+}
+
+/// A controller on a default actor (whose jobs run wherever the task that
+/// calls it prefers, the cooperative pool when it prefers nothing).
+private actor DefaultHome: PoolTestHome {
+    let controller: FetchedResultsController<IsolatedItem>
+    private let log = CountingLog()
+    private let count: @Sendable () -> Int
+
+    init(connection: Connection) throws {
+        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
+        count = { [log] in log.reports.load(ordering: .sequentiallyConsistent) }
+    }
+
+    func start() throws {
+        controller.delegate = log
+        try controller.performFetch()
+    }
+
+    nonisolated var reports: Int { count() }
+    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { controller.snapshot }
+}
+
+@Suite("Delivery while the cooperative pool is busy: a commit from another thread reaches a free home actor", .ownThreads, .serialized)
+struct BusyPoolDeliveryTests {
+    enum Home: String, CaseIterable, CustomTestStringConvertible {
+        case mainActor, threadExecutor, defaultActor
+        var testDescription: String { rawValue }
+    }
+
+    /// Runs `body` on a new thread, outside any task, and waits for it.
+    static func onAThreadOfItsOwn(_ body: @escaping @Sendable () throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        Thread.detachNewThread {
+            do { try body() } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    // One case at a time: each keeps the whole pool busy.
+    @Test("Every thread of the cooperative pool busy: another thread's commit still reaches a controller on the main actor, on an actor with its own executor, and on a default actor; once the pool is free it equals a fresh query", arguments: Home.allCases)
+    func deliveredWhileThePoolIsBusy(home kind: Home) async throws {
+        let connection = try ItemDatabase.make()
+        let executor = ThreadExecutor()
+        defer { executor.stop() }
+        let home: any PoolTestHome
+        switch kind {
+        case .mainActor:
+            home = try await MainActor.run { try MainActorHome(connection: connection) }
+        case .threadExecutor:
+            let actor = try ThreadHome(connection: connection, executor: executor)
+            try await actor.start()
+            home = actor
+        case .defaultActor:
+            let actor = try DefaultHome(connection: connection)
+            try await actor.start()
+            home = actor
+        }
+
+        let blocker = PoolBlocker()
+        defer { blocker.release() }
+        try #require(blocker.waitUntilBlocking(), "the \(blocker.blockers) blockers never all held a thread of the pool")
+        // From a thread of its own, outside any task (as a store's change
+        // feed commits): the commit waits for the home.
+        try Self.onAThreadOfItsOwn { try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") } }
+        // A limit against a hang only, counted in rounds: 12,000 of 5 ms.
+        var rounds = 0
+        while home.reports == 0 && rounds < 12_000 {
+            rounds += 1
+            usleep(5_000)
+        }
+        let heard = home.reports
+        blocker.release()
+        #expect(heard == 1, "with every thread of the pool blocked, the \(kind) home heard \(heard) reports of 1 commit in \(rounds) rounds")
+        #expect(await home.snapshot() == (try ItemDatabase.fresh(connection)), "the \(kind) home differs from a fresh query")
+    }
+}
