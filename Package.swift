@@ -215,7 +215,7 @@ let package = Package(
         // controller tests' PostgreSQL case.
         .target(
             name: "TesseraPostgresTestSupport",
-            dependencies: ["TesseraResultsCore"],
+            dependencies: ["TesseraResultsCore", "TesseraTestTraits"],
             path: "Tests/TesseraPostgresTestSupport"
         ),
         // The controllers over a real PostgreSQL server (see

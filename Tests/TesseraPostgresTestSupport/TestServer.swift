@@ -1,5 +1,6 @@
 import Foundation
 import TesseraResultsCore
+import TesseraTestTraits
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -114,18 +115,24 @@ package enum TestServer {
 
     /// Creates a database on the server of `serverURL`. Two `CREATE
     /// DATABASE` at once can find the template busy; the statement is
-    /// tried again then, until it succeeds or two minutes have passed (a
-    /// count of tries would run out in a few seconds on a busy machine,
-    /// where another test may hold the template for longer).
+    /// tried again then, until it succeeds or for 1,200 rounds of a try
+    /// and at least 100 ms (two minutes at the least: another test may hold
+    /// the template for long on a busy machine). Bounded in rounds, not by
+    /// a clock, so that it does not run out while this process waits for
+    /// the CPU (``waitInRounds(_:sleepingEvery:until:)``).
     package static func createDatabase(_ name: String, on serverURL: String) throws {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while true {
+        var busy: Failure?
+        let created = try waitInRounds(1_200, sleepingEvery: .milliseconds(100)) {
             do {
                 _ = try psql(serverURL, "CREATE DATABASE \"\(name)\"")
-                return
-            } catch let failure as Failure where failure.description.contains("is being accessed by other users") && ContinuousClock.now < deadline {
-                usleep(100_000)
+                return true
+            } catch let failure as Failure where failure.description.contains("is being accessed by other users") {
+                busy = failure
+                return false
             }
+        }
+        if !created, let busy {
+            throw Failure("CREATE DATABASE \(name): the template was still busy after 1,200 rounds of a try and 100 ms: \(busy.description)")
         }
     }
 
@@ -393,8 +400,9 @@ package enum TestServer {
     }
 
     /// Starts `process`, whose standard output and error go to `out` and
-    /// `err`, and waits (at most `timeout` seconds) for it to exit; `name`
-    /// says which process timed out.
+    /// `err`, and waits (at most `timeout` seconds, a hang guard of the
+    /// child process only, its clock started with it) for it to exit;
+    /// `name` says which process timed out.
     package static func runToEnd(_ process: Process, out outPipe: Pipe, err errPipe: Pipe, timeout: Double, name: String) throws -> Output {
         try process.run()
         // Each pipe is read to its end on its own thread, so neither fills up
