@@ -3,6 +3,7 @@ import Testing
 @testable import TesseraResultsCore
 @testable import TesseraResultsSQLite
 import TesseraSQLite
+import TesseraTestTraits
 
 // No store: the delivery alone, with a receiver that notes what it gets.
 
@@ -52,13 +53,10 @@ struct CommitDeliveryUnitTests {
         CommittedChanges(touched: Dictionary(uniqueKeysWithValues: keys.map { (DatabaseValue.integer($0), [DatabaseValue]?.none) }))
     }
 
+    /// Waits until `done` holds, for 150,000 rounds of at least 2 ms (five
+    /// minutes at the least); bounded in rounds, never by a clock.
     static func eventually(_ done: () async -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(300)
-        while ContinuousClock.now < deadline {
-            if await done() { return true }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        return await done()
+        try await waitInRounds(150_000, every: .milliseconds(2), until: done)
     }
 
     @Test("Without an actor home every commit is taken at once; with one, only a commit made on it")

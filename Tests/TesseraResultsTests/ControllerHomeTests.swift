@@ -34,16 +34,12 @@ enum ItemDatabase {
         return controller.snapshot
     }
 
-    /// Waits until `done` holds, up to `seconds` (5 minutes by default:
-    /// under a sanitizer, with every core busy, a home actor may wait long
-    /// for a thread).
-    static func eventually(isolation: isolated (any Actor)? = #isolation, seconds: Int = 300, _ done: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await done() { return true }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return try await done()
+    /// Waits until `done` holds, for `rounds` rounds of at least 5 ms
+    /// (60,000 by default, five minutes at the least: under a sanitizer,
+    /// with every core busy, a home actor may wait long for a thread);
+    /// bounded in rounds, never by a clock (``waitInRounds(isolation:_:every:until:)``).
+    static func eventually(isolation: isolated (any Actor)? = #isolation, rounds: Int = 60_000, _ done: () async throws -> Bool) async throws -> Bool {
+        try await waitInRounds(rounds, every: .milliseconds(5), until: done)
     }
 }
 

@@ -124,13 +124,13 @@ struct ExternalWriterTests {
         }
     }
 
-    /// Waits for the writer (stopping it past its deadline) and checks it
-    /// succeeded.
-    static func finish(_ writer: Process, seed: UInt64) {
+    /// Waits for the writer (stopping it if it still runs past the wait
+    /// for it) and checks it succeeded.
+    static func finish(_ writer: Process, seed: UInt64, waited: String) {
         let stopped = writer.isRunning
         if stopped { writer.terminate() }
         writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "seed \(seed): the writer \(stopped ? "was still running after 120 s, and was stopped" : "failed")")
+        #expect(writer.terminationStatus == 0, "seed \(seed): the writer \(stopped ? "was still running after \(waited), and was stopped" : "failed")")
     }
 
     @Test("checkForExternalChanges every 10 ms under a writer of about 2,500 commits a second: a final check leaves the controller equal to a fresh query")
@@ -147,20 +147,22 @@ struct ExternalWriterTests {
         let gate = file + "-gate"
         defer { try? FileManager.default.removeItem(atPath: gate) }
         let writer = try Self.startWriter(file: file, seed: seed, gate: gate)
-        // A limit against a hang only (generous for a sanitizer build on a
-        // busy machine).
-        let deadline = ContinuousClock.now + .seconds(120)
         // Checks that found commits while the writer was still writing:
         // each one read the table between two of its commits.
         var checksAmidWrites = 0
-        while writer.isRunning && ContinuousClock.now < deadline {
+        // 12,000 rounds of a check and at least 10 ms (a limit against a
+        // hang only, generous for a sanitizer build on a busy machine),
+        // bounded in rounds, not by a clock: the writer waits half-way for
+        // this loop's checks.
+        try waitInRounds(12_000, sleepingEvery: .milliseconds(10)) {
+            guard writer.isRunning else { return true }
             if try controller.checkForExternalChanges(), writer.isRunning {
                 checksAmidWrites += 1
                 if checksAmidWrites == 1 { _ = FileManager.default.createFile(atPath: gate, contents: nil) }
             }
-            Thread.sleep(forTimeInterval: 0.01)
+            return false
         }
-        Self.finish(writer, seed: seed)
+        Self.finish(writer, seed: seed, waited: "12,000 rounds of a check and 10 ms")
         try controller.checkForExternalChanges()
         #expect(checksAmidWrites >= 1, "seed \(seed): the writer finished before the controller caught it mid-way (\(checksAmidWrites) checks found commits while it wrote)")
         try fixture.checkAgainstFreshQuery(seed: seed)
@@ -178,19 +180,17 @@ struct ExternalWriterTests {
         let polling = Task { @MainActor in await controller.followExternalChanges(every: .milliseconds(10)) }
         defer { polling.cancel() }
         let writer = try Self.startWriter(file: file, seed: seed)
-        // A limit against a hang only (generous for a sanitizer build on a
-        // busy machine).
+        // A hang guard of the child writer only (generous for a sanitizer
+        // build on a busy machine); its clock starts with the writer.
         let deadline = ContinuousClock.now + .seconds(120)
         while writer.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        Self.finish(writer, seed: seed)
+        Self.finish(writer, seed: seed, waited: "120 s")
         // Polling alone must catch up, however loaded the machine: no check
-        // by hand here, and up to 120 s for the polls to reach the end.
-        let settle = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < settle, try !fixture.matchesFreshQuery() {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // by hand here, and up to 2,400 rounds of at least 50 ms (bounded in
+        // rounds, not by a clock) for the polls to reach the end.
+        try await waitInRounds(2_400, every: .milliseconds(50)) { try fixture.matchesFreshQuery() }
         try fixture.checkAgainstFreshQuery(seed: seed)
     }
 }

@@ -571,13 +571,10 @@ struct IncrementalResultsTests {
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            // A limit against a hang only (generous for a sanitizer build
-            // on a busy machine).
-            let deadline = ContinuousClock.now + .seconds(120)
-            while log.reports.count < n && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            #expect(log.reports.count == n, "commit \(n) was not reported once within 120 s (\(log.reports.count) reports in all)")
+            // 24,000 rounds of at least 5 ms (generous for a sanitizer build
+            // on a busy machine), bounded in rounds, not by a clock.
+            try await waitInRounds(24_000, every: .milliseconds(5)) { log.reports.count >= n }
+            #expect(log.reports.count == n, "commit \(n) was not reported once within 24,000 rounds of 5 ms (\(log.reports.count) reports in all)")
             let changes = log.reports.last?.changeset
             #expect(n == 1 ? changes?.sectionInserts == [0] : changes?.itemInserts == [IndexPath(item: 0, section: 0)], "commit \(n)")
         }

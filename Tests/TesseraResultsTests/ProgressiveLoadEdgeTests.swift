@@ -54,10 +54,10 @@ struct ProgressiveLoadEdgeTests {
     }
 
     /// Waits (polling, no finishLoading) until the controller's load ends,
-    /// for 120 s at most (a limit against a hang only).
+    /// for 60,000 rounds of at least 2 ms (two minutes at the least; a limit
+    /// against a hang only, bounded in rounds, not by a clock).
     static func waitForLoadToEnd(_ controller: FetchedResultsController<AnyRow>) {
-        let deadline = Date().addingTimeInterval(120)
-        while controller.isLoading, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+        waitInRounds(60_000, sleepingEvery: .milliseconds(2)) { !controller.isLoading }
     }
 
     /// A table `item (id, grp, rank)` with `groups[i]` as row i's group and
@@ -494,10 +494,9 @@ struct ProgressiveLoadEdgeTests {
         for (commit, id) in [3, 500, 1_999].enumerated() {
             try await Task.detached { try connection.write { db in try db.execute("UPDATE item SET grp = 'moved' WHERE id = ?", [.integer(Int64(id))]) } }.value
             // Wait for its report, then replay it to a fresh result.
-            let deadline = ContinuousClock.now + .seconds(120)
-            while await home.state().changesets.count <= commit, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitInRounds(24_000, every: .milliseconds(5)) { await home.state().changesets.count > commit }
             let changesets = await home.state().changesets
-            #expect(changesets.count == commit + 1, "commit \(commit): \(changesets.count) changesets after waiting up to 120 s for its report")
+            #expect(changesets.count == commit + 1, "commit \(commit): \(changesets.count) changesets after waiting up to 24,000 rounds of 5 ms for its report")
             let now = try Self.whole(request, on: connection)
             for changeset in changesets[commit...] { replayed = try replayed.applying(changeset, takingValuesFrom: now) }
             #expect(Self.difference(replayed, now) == nil, "commit \(commit)")
