@@ -38,16 +38,15 @@ struct FollowingSmokeTests {
         try writer.execute("BEGIN", "INSERT INTO smoke VALUES (2000, 2, 'rolled back')", "ROLLBACK", request: "rollback")
         let fresh = try writer.query("SELECT id FROM smoke ORDER BY album, title, id", request: "fresh").rows.map { $0[0].int64! }
         // A limit against a hang only (generous for a sanitizer build on a
-        // busy machine): the controller is bound to catch up.
-        let deadline = Date().addingTimeInterval(120)
+        // busy machine; bounded in rounds, not by a clock): the controller
+        // is bound to catch up.
         var current: [Int64] = []
-        while Date() < deadline {
+        try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
             if try controller.checkForExternalChanges() { print("took changes") }
             current = controller.snapshot.allItems.map(\.id)
-            if current == fresh { break }
-            usleep(5000)
+            return current == fresh
         }
-        #expect(current == fresh, "the controller did not equal a fresh query within 120 s of the commits (\(current.count) rows against \(fresh.count))")
+        #expect(current == fresh, "the controller did not equal a fresh query within 24,000 rounds of a check and 5 ms of the commits (\(current.count) rows against \(fresh.count))")
         _ = reports0
         _ = reports
         writer.close()

@@ -60,18 +60,17 @@ struct PostgresFaultTests {
         }
 
         /// Checks for commits until the controller equals a fresh query,
-        /// for at most `seconds`; whether it did. The limit only stops a
-        /// test that would hang: it is generous for a sanitizer build on a
-        /// busy machine, and costs nothing when the controller follows.
-        func settle(within seconds: Int = 120) throws -> Bool {
+        /// for at most `rounds` rounds of a check and 10 ms (12,000 by
+        /// default, two minutes at the least); whether it did. The limit
+        /// only stops a test that would hang: it is generous for a
+        /// sanitizer build on a busy machine, costs nothing when the
+        /// controller follows, and is bounded in rounds, not by a clock.
+        func settle(rounds: Int = 12_000) throws -> Bool {
             let expected = try fresh()
-            let deadline = ContinuousClock.now + .seconds(seconds)
-            while ContinuousClock.now < deadline {
-                do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
-                if controller.snapshot.allItems == expected { return true }
-                usleep(10_000)
+            return waitInRounds(rounds, sleepingEvery: .milliseconds(10)) {
+                do throws(ResultsError) { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+                return controller.snapshot.allItems == expected
             }
-            return false
         }
 
         /// What the server's sessions of this database are doing (their
@@ -115,9 +114,8 @@ struct PostgresFaultTests {
         }
         fixture.checkReports("terminated sessions")
         // Following goes on: a new slot exists.
-        let deadline = ContinuousClock.now + .seconds(120)
-        while try OracleServer.replicationSlots(fixture.url).isEmpty && ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(try !OracleServer.replicationSlots(fixture.url).isEmpty, "no replication slot 120 s after the sessions were ended (sessions: \(fixture.activity()))")
+        try waitInRounds(6_000, sleepingEvery: .milliseconds(20)) { try !OracleServer.replicationSlots(fixture.url).isEmpty }
+        #expect(try !OracleServer.replicationSlots(fixture.url).isEmpty, "no replication slot 6,000 rounds of 20 ms after the sessions were ended (sessions: \(fixture.activity()))")
         // And it still follows.
         try fixture.insert(200_000)
         #expect(try fixture.settle(), "the controller stopped following after its sessions were ended")
@@ -159,20 +157,15 @@ struct PostgresFaultTests {
         try writer.query("INSERT INTO photo VALUES (500000, 4, 1, 'after restart', now(), 0.5, true)", request: "insert")
         try writer.query("DELETE FROM photo WHERE id = 3", request: "delete")
         let expected = try PostgresOracleTests.fresh(writer, Self.orderBy)
-        let deadline = ContinuousClock.now + .seconds(120)
-        var matched = false
-        while let current = fixture, ContinuousClock.now < deadline {
-            do { _ = try current.controller.checkForExternalChanges() } catch { current.thrown.append(error) }
-            if current.controller.snapshot.allItems == expected {
-                matched = true
-                break
-            }
-            usleep(20_000)
+        let matched = waitInRounds(6_000, sleepingEvery: .milliseconds(20)) {
+            guard let current = fixture else { return false }
+            do throws(ResultsError) { _ = try current.controller.checkForExternalChanges() } catch { current.thrown.append(error) }
+            return current.controller.snapshot.allItems == expected
         }
         let current = try #require(fixture)
         let failures = current.log.errors + current.thrown
         print("PostgresFaultTests.serverRestart: failures seen \(failures.map { "\(Self.storeError($0)?.kind.rawValue ?? "\($0)")" }), last update \(current.controller.lastUpdateMethod.map(\.rawValue) ?? "none")")
-        #expect(matched, "the controller did not equal a fresh query within 120 s of the restart (failures: \(failures))")
+        #expect(matched, "the controller did not equal a fresh query within 6,000 rounds of a check and 20 ms of the restart (failures: \(failures))")
         // It told: an error, or a fetch anew (nothing patched over the gap).
         #expect(!failures.isEmpty || current.controller.lastUpdateMethod == .refetch, "the restart went by without an error or a fetch anew")
         current.checkReports("server restart")
@@ -183,13 +176,13 @@ struct PostgresFaultTests {
     func droppedTable() throws {
         let fixture = try Fixture(url: OracleServer.freshDatabase("drop"))
         try fixture.writer.execute("DROP TABLE photo", request: "drop")
-        let deadline = ContinuousClock.now + .seconds(120)
-        while fixture.log.errors.isEmpty && ContinuousClock.now < deadline {
-            do { _ = try fixture.controller.checkForExternalChanges() } catch { fixture.thrown.append(error) }
-            usleep(10_000)
+        waitInRounds(12_000, sleepingEvery: .milliseconds(10)) {
+            guard fixture.log.errors.isEmpty else { return true }
+            do throws(ResultsError) { _ = try fixture.controller.checkForExternalChanges() } catch { fixture.thrown.append(error) }
+            return false
         }
         let kinds = fixture.log.errors.map { Self.storeError($0)?.kind }
-        #expect(kinds.contains(.unknownTable), "no unknown-table error within 120 s of DROP TABLE: the delegate heard \(fixture.log.errors), thrown \(fixture.thrown)")
+        #expect(kinds.contains(.unknownTable), "no unknown-table error within 12,000 rounds of a check and 10 ms of DROP TABLE: the delegate heard \(fixture.log.errors), thrown \(fixture.thrown)")
     }
 
     @Test("ALTER COLUMN rank TYPE bigint, then TYPE text: the controller fetches again and equals a fresh query", arguments: ["bigint", "text"])
@@ -253,14 +246,15 @@ struct PostgresFaultTests {
         }
     }
 
-    /// Waits up to 120 seconds (a limit against a hang, for a sanitizer
-    /// build on a busy machine) for the database's `tessera_%` slots to go.
+    /// Waits up to 6,000 rounds of a query and 20 ms (two minutes at the
+    /// least: a limit against a hang, for a sanitizer build on a busy
+    /// machine; bounded in rounds, not by a clock) for the database's
+    /// `tessera_%` slots to go.
     static func slotsGone(_ url: String) throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(120)
-        var slots = try OracleServer.replicationSlots(url)
-        while !slots.isEmpty && ContinuousClock.now < deadline {
-            usleep(20_000)
+        var slots: [String] = []
+        try waitInRounds(6_000, sleepingEvery: .milliseconds(20)) {
             slots = try OracleServer.replicationSlots(url)
+            return slots.isEmpty
         }
         return slots
     }
@@ -275,7 +269,7 @@ struct PostgresFaultTests {
             try controller.performFetch()
             #expect(try OracleServer.replicationSlots(url).count == 1, "following makes one slot")
             store.close()
-            #expect(try Self.slotsGone(url).isEmpty, "slots left 120 s after close()")
+            #expect(try Self.slotsGone(url).isEmpty, "slots left 6,000 rounds of 20 ms after close()")
         }
         do {
             var store: PostgresStore? = try PostgresStore(url: url)
@@ -284,7 +278,7 @@ struct PostgresFaultTests {
             #expect(try OracleServer.replicationSlots(url).count == 1, "following makes one slot")
             controller = nil
             store = nil
-            #expect(try Self.slotsGone(url).isEmpty, "slots left 120 s after the store and its controller were released")
+            #expect(try Self.slotsGone(url).isEmpty, "slots left 6,000 rounds of 20 ms after the store and its controller were released")
         }
     }
 }

@@ -18,19 +18,18 @@ struct ReviewRow: FetchableRecord, Hashable {
 @Suite("PostgreSQL: asynchronous commits, key changes without a replica identity, joined tables, a source followed again", .tags(.postgres), .ownThreads)
 struct PostgresFollowingEdgeTests {
     /// Waits until the controller holds what a fresh query reads, for at
-    /// most 120 s (a limit against a hang, generous for a sanitizer build
-    /// on a busy machine).
+    /// most 24,000 rounds of a check and 5 ms (two minutes at the least: a
+    /// limit against a hang, generous for a sanitizer build on a busy
+    /// machine; bounded in rounds, not by a clock).
     private func converge(_ controller: FetchedResultsController<ReviewRow>, _ writer: PostgresSession, _ sql: String) throws -> (current: [ReviewRow], fresh: [ReviewRow]) {
         let fresh = try writer.query(sql, request: "fresh").rows.map { values in
             try ReviewRow(row: Row(columnNames: ["id", "value"], values: values))
         }
-        let deadline = Date().addingTimeInterval(120)
         var current: [ReviewRow] = []
-        while Date() < deadline {
+        try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
             _ = try controller.checkForExternalChanges()
             current = controller.snapshot.allItems
-            if current == fresh { break }
-            usleep(5000)
+            return current == fresh
         }
         return (current, fresh)
     }
@@ -178,10 +177,9 @@ struct PostgresFollowingEdgeTests {
             reader.follow([try reader.query(for: request)], tuples: true, delivery: delivery, replacing: nil)
         }
         try writer.query("UPDATE items SET value = 100 WHERE id = 3", request: "update")
-        let deadline = Date().addingTimeInterval(120)
-        while !delivery.hasWaiting && Date() < deadline { usleep(2000) }
+        waitInRounds(60_000, sleepingEvery: .milliseconds(2)) { delivery.hasWaiting }
         let handed = delivery.hasWaiting
-        #expect(handed, "the old source was not handed the update within 120 s")
+        #expect(handed, "the old source was not handed the update within 60,000 rounds of 2 ms")
         // The new fetch's snapshot sees the update.
         let new = try store.withReader(isolation: nil) { reader throws(ResultsError) in
             reader.follow([try reader.query(for: request)], tuples: true, delivery: delivery, replacing: old)

@@ -114,7 +114,8 @@ struct PostgresMergedMovesTests {
         }
 
         /// Commits what is open, waits until the controller equals a fresh
-        /// query (for 120 s at most: a limit against a hang only), and says
+        /// query (for 12,000 rounds of a check and 10 ms at most: a limit
+        /// against a hang only, bounded in rounds, not by a clock), and says
         /// whether it did.
         func settle(_ label: String) throws -> Bool {
             for c in 0..<3 where working[c] != nil {
@@ -124,13 +125,17 @@ struct PostgresMergedMovesTests {
                 commits += 1
             }
             let expected = try fresh(checker)
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                guard check("while settling") else { return false }
-                if controller.snapshot.allItems == expected && sections(controller.snapshot) == grouped(expected) { return true }
-                usleep(10_000)
+            var failed = false
+            let settled = waitInRounds(12_000, sleepingEvery: .milliseconds(10)) {
+                guard check("while settling") else {
+                    failed = true
+                    return true
+                }
+                return controller.snapshot.allItems == expected && sections(controller.snapshot) == grouped(expected)
             }
-            Issue.record("seed \(seed): \(label): after 120 s, the controller differs from a fresh query (\(controller.snapshot.numberOfItems) rows against \(expected.count))")
+            if failed { return false }
+            if settled { return true }
+            Issue.record("seed \(seed): \(label): after 12,000 rounds of a check and 10 ms, the controller differs from a fresh query (\(controller.snapshot.numberOfItems) rows against \(expected.count))")
             return false
         }
 

@@ -469,15 +469,16 @@ struct PostgresOracleTests {
                     && homedState.snapshot.allItems == expectedFiltered && Self.sections(homedState.snapshot) == Self.grouped(expectedFiltered)
             }
             // The limit only stops a hung test (generous for a sanitizer
-            // build on a busy machine); each follower is bound to settle.
-            let deadline = ContinuousClock.now + .seconds(120)
+            // build on a busy machine; bounded in rounds, not by a clock);
+            // each follower is bound to settle.
             var homedState = await home.state()
-            while !settled(homedState) && ContinuousClock.now < deadline {
-                pump()
-                try await Task.sleep(for: .milliseconds(10))
+            try await waitInRounds(12_000, every: .milliseconds(10)) {
                 homedState = await home.state()
+                if settled(homedState) { return true }
+                pump()
+                return false
             }
-            let label = "seed \(seed), phase \(phase) (waited up to 120 s for the followers to settle)"
+            let label = "seed \(seed), phase \(phase) (waited up to 12,000 rounds of 10 ms for the followers to settle)"
             #expect(plain.snapshot.allItems == expectedSectioned, "\(label): the sectioned follower differs from a fresh query (\(plain.snapshot.numberOfItems) rows against \(expectedSectioned.count))")
             #expect(Self.sections(plain.snapshot) == Self.grouped(expectedSectioned), "\(label): the sectioned follower's sections differ from a fresh query's")
             #expect(descending.snapshot.allItems == expectedDescending, "\(label): the descending follower differs from a fresh query (\(descending.snapshot.numberOfItems) rows against \(expectedDescending.count))")
@@ -498,13 +499,13 @@ struct PostgresOracleTests {
                 "INSERT INTO photo (id, album, rank, title, taken, score, flag) VALUES ($1, $2, NULL, 'probe', now(), 0.5, true)",
                 [.integer(probeID), .integer(Int64(phase % Self.albums))], request: "the probe commit"
             )
-            let probeDeadline = ContinuousClock.now + .seconds(120)
-            while (plainLog.reports.count == plainBefore || descendingLog.reports.count == descendingBefore) && ContinuousClock.now < probeDeadline {
+            try await waitInRounds(24_000, every: .milliseconds(5)) {
+                if plainLog.reports.count != plainBefore && descendingLog.reports.count != descendingBefore { return true }
                 pump()
-                try await Task.sleep(for: .milliseconds(5))
+                return false
             }
             for (name, log, before) in [("sectioned", plainLog, plainBefore), ("descending", descendingLog, descendingBefore)] {
-                #expect(log.reports.count == before + 1, "\(label): the \(name) follower made \(log.reports.count - before) reports of the probe commit (waited up to 120 s), not one")
+                #expect(log.reports.count == before + 1, "\(label): the \(name) follower made \(log.reports.count - before) reports of the probe commit (waited up to 24,000 rounds of 5 ms), not one")
                 guard log.reports.count > before else { continue }
                 #expect(log.methods[before] == .incremental, "\(label): the \(name) follower fetched again for a one-row commit on a quiet table (\(String(describing: log.methods[before])))")
                 let report = log.reports[before]
@@ -521,15 +522,16 @@ struct PostgresOracleTests {
         // and the reports of the one fed by an AsyncSequence come after its
         // snapshot changes: wait until each has caught up before the
         // chains are compared.
-        let finalDeadline = ContinuousClock.now + .seconds(120)
+        // 12,000 rounds of at least 10 ms, bounded in rounds, not by a
+        // clock.
         let finalFiltered = try Self.fresh(checker, Self.filteredSQL + " " + Self.orderBy)
         let finalSet = Set(try Self.fresh(checker, "WHERE album = 3"))
-        while ContinuousClock.now < finalDeadline {
+        try await waitInRounds(12_000, every: .milliseconds(10)) {
             let state = await home.state()
             let reportsCaughtUp = (state.reports.last?.newSnapshot ?? homedInitial) == state.snapshot
-            if state.snapshot.allItems == finalFiltered && Set(state.setRecords) == finalSet && reportsCaughtUp { break }
+            if state.snapshot.allItems == finalFiltered && Set(state.setRecords) == finalSet && reportsCaughtUp { return true }
             pump()
-            try await Task.sleep(for: .milliseconds(10))
+            return false
         }
 
         // Every report replays, from each follower's first snapshot to its

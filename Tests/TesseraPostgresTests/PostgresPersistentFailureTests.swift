@@ -36,18 +36,16 @@ struct PostgresPersistentFailureTests {
         try controller.performFetch()
         var thrown: [ResultsError] = []
 
-        /// Checks until the controller equals a fresh query, for 120 s at
-        /// most (a limit against a hang only, generous for a sanitizer
-        /// build on a busy machine).
+        /// Checks until the controller equals a fresh query, for 12,000
+        /// rounds of a check and 10 ms at most (a limit against a hang only,
+        /// generous for a sanitizer build on a busy machine; bounded in
+        /// rounds, not by a clock).
         func settle() throws -> Bool {
             let expected = try PostgresOracleTests.fresh(admin, PostgresFaultTests.orderBy)
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
-                if controller.snapshot.allItems == expected { return true }
-                usleep(10_000)
+            return waitInRounds(12_000, sleepingEvery: .milliseconds(10)) {
+                do throws(ResultsError) { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+                return controller.snapshot.allItems == expected
             }
-            return false
         }
 
         try admin.execute("INSERT INTO photo VALUES (800000, 1, 1, 'before', now(), 0.5, true)", request: "insert")
@@ -56,13 +54,13 @@ struct PostgresPersistentFailureTests {
         // Every poll for commits fails now, on a session that stays open.
         try admin.execute("REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC", request: "revoke")
         try admin.execute("INSERT INTO photo VALUES (800001, 2, 1, 'unseen', now(), 0.5, true)", request: "insert")
-        let deadline = ContinuousClock.now + .seconds(120)
-        while log.errors.isEmpty && thrown.isEmpty && ContinuousClock.now < deadline {
-            do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
-            usleep(20_000)
+        waitInRounds(6_000, sleepingEvery: .milliseconds(20)) {
+            guard log.errors.isEmpty && thrown.isEmpty else { return true }
+            do throws(ResultsError) { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+            return false
         }
         let failures = log.errors + thrown
-        #expect(!failures.isEmpty, "120 s of failing rounds and the controller heard of none: it shows a result nothing follows")
+        #expect(!failures.isEmpty, "6,000 rounds of failing checks and 20 ms and the controller heard of none: it shows a result nothing follows")
         #expect(failures.contains { "\($0)".contains("pg_current_wal_insert_lsn") || "\($0)".contains("permission") }, "\(failures)")
 
         // Granted again: the next commit brings it to a fresh query.

@@ -40,17 +40,15 @@ struct PostgresRefetchFailureTests {
         var thrown: [ResultsError] = []
 
         /// Checks until the controller equals a fresh query and has no
-        /// error; the limit only stops a hung test (generous for a
-        /// sanitizer build on a busy machine).
-        func settle(within seconds: Int = 120) throws -> Bool {
+        /// error, for at most `rounds` rounds of a check and 10 ms; the
+        /// limit only stops a hung test (generous for a sanitizer build on
+        /// a busy machine; bounded in rounds, not by a clock).
+        func settle(rounds: Int = 12_000) throws -> Bool {
             let expected = try PostgresOracleTests.fresh(admin, PostgresFaultTests.orderBy)
-            let deadline = ContinuousClock.now + .seconds(seconds)
-            while ContinuousClock.now < deadline {
-                do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
-                if controller.snapshot.allItems == expected && controller.lastError == nil { return true }
-                usleep(10_000)
+            return waitInRounds(rounds, sleepingEvery: .milliseconds(10)) {
+                do throws(ResultsError) { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+                return controller.snapshot.allItems == expected && controller.lastError == nil
             }
-            return false
         }
 
         try admin.execute("INSERT INTO photo VALUES (900000, 1, 1, 'before', now(), 0.5, true)", request: "insert")
@@ -60,12 +58,12 @@ struct PostgresRefetchFailureTests {
         // to fetch, and its fetch fails.
         try admin.execute("REVOKE SELECT ON photo FROM \(role)", request: "revoke")
         try admin.execute("INSERT INTO photo VALUES (900001, 2, 1, 'unseen', now(), 0.5, true)", request: "insert")
-        let deadline = ContinuousClock.now + .seconds(120)
-        while log.errors.isEmpty && thrown.isEmpty && ContinuousClock.now < deadline {
-            do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
-            usleep(10_000)
+        waitInRounds(12_000, sleepingEvery: .milliseconds(10)) {
+            guard log.errors.isEmpty && thrown.isEmpty else { return true }
+            do throws(ResultsError) { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
+            return false
         }
-        #expect(!(log.errors + thrown).isEmpty, "120 s after the revoke and a commit, the controller heard of no failure")
+        #expect(!(log.errors + thrown).isEmpty, "12,000 rounds of a check and 10 ms after the revoke and a commit, the controller heard of no failure")
         #expect(controller.lastError != nil, "the fetch failed (\(log.errors + thrown)), yet lastError is nil: a controller without a delegate shows a stale result as sound")
         do { _ = try controller.checkForExternalChanges() } catch { thrown.append(error) }
         #expect(controller.lastError != nil, "one more check, no grant yet: lastError went back to nil, the result is still stale")
@@ -134,32 +132,23 @@ struct PostgresRefetchFailureTests {
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tessera (following)' AND datname = current_database()",
                 request: "end the slot's session"
             )
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                if (try? postgres.feed().admitReader()) == nil {
-                    lostSeen.withLock { $0 = true }
-                    return
-                }
-                usleep(2_000)
+            if waitInRounds(60_000, sleepingEvery: .milliseconds(2), until: { (try? postgres.feed().admitReader()) == nil }) {
+                lostSeen.withLock { $0 = true }
             }
         }
         try controller.refresh()
-        #expect(lostSeen.withLock { $0 }, "the store did not take its slot as lost within 120 s of its slot's session ending")
+        #expect(lostSeen.withLock { $0 }, "the store did not take its slot as lost within 60,000 rounds of 2 ms of its slot's session ending")
 
         // The fetch's source started from a history the new slot does not
         // continue: it asks for a fetch, which fails while there is no slot.
-        var deadline = ContinuousClock.now + .seconds(120)
-        while log.errors.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!log.errors.isEmpty, "no failure reported within 120 s while the store had no slot")
+        try await waitInRounds(6_000, every: .milliseconds(20)) { !log.errors.isEmpty }
+        #expect(!log.errors.isEmpty, "no failure reported within 6,000 rounds of 20 ms while the store had no slot")
 
         try writer.query("INSERT INTO photo VALUES (910000, 2, 1, 'inserted', now(), 0.5, true)", request: "insert")
         try blocker.execute("ROLLBACK", request: "let go")
         let expected = try PostgresOracleTests.fresh(writer, PostgresFaultTests.orderBy)
-        deadline = ContinuousClock.now + .seconds(120)
-        while (controller.lastError != nil || controller.snapshot.allItems != expected) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(controller.lastError == nil, "120 s after the slot could be made again, lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
+        try await waitInRounds(6_000, every: .milliseconds(20)) { controller.lastError == nil && controller.snapshot.allItems == expected }
+        #expect(controller.lastError == nil, "6,000 rounds of 20 ms after the slot could be made again, lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
         let same = controller.snapshot.allItems == expected
         #expect(same, "the slot was made again, and the controller differs from a fresh query (\(controller.snapshot.numberOfItems) rows against \(expected.count)): nothing asked it to fetch")
         #expect(try !OracleServer.replicationSlots(url).isEmpty, "no slot once the transaction ended")

@@ -249,15 +249,16 @@ struct PostgresSchemaChangeTests {
     }
 
     /// Waits until `followers` equal fresh queries and report no error, up
-    /// to `limit` (a limit against a hang only, generous for a sanitizer
-    /// build on a busy machine); the last state and what fresh queries give.
-    static func settle(_ followers: SchemaChangeFollowers, limit: Duration = .seconds(120)) async throws -> (SchemaChangeFollowers.State, SchemaChangeFollowers.State) {
+    /// to `rounds` rounds of at least 5 ms (24,000 by default, two minutes
+    /// at the least: a limit against a hang only, generous for a sanitizer
+    /// build on a busy machine; bounded in rounds, not by a clock); the
+    /// last state and what fresh queries give.
+    static func settle(_ followers: SchemaChangeFollowers, rounds: Int = 24_000) async throws -> (SchemaChangeFollowers.State, SchemaChangeFollowers.State) {
         let expected = try await followers.fresh()
-        let deadline = ContinuousClock.now + limit
         var state = await followers.state()
-        while state != expected && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
+        try await waitInRounds(rounds, every: .milliseconds(5)) {
             state = await followers.state()
+            return state == expected
         }
         return (state, expected)
     }
@@ -380,7 +381,7 @@ struct PostgresSchemaChangeTests {
             }
             try await followers.write(statements)
             let (state, expected) = try await Self.settle(followers)
-            let label = "seed \(seed), step \(step) (\(what)), after waiting up to 120 s"
+            let label = "seed \(seed), step \(step) (\(what)), after waiting up to 24,000 rounds of 5 ms"
             for (name, groups) in expected.results.sorted(by: { $0.key < $1.key }) where state.results[name] != groups {
                 Issue.record("\(label): \(name) differs from a fresh query\n  controller: \(state.results[name] ?? [])\n  fresh:      \(groups)")
             }
@@ -408,12 +409,13 @@ struct PostgresSchemaChangeTests {
         let fresh = { try OracleServer.run(url, "SELECT id FROM item ORDER BY title, id").map { $0[0].int64 ?? -1 } }
         func shown() -> [Int64] { controller.snapshot.allItems.map(\.id) }
         /// Follows commits until the controller shows `expected`, for
-        /// 120 s at most (a limit against a hang only).
+        /// 60,000 rounds of a check and 2 ms at most (a limit against a hang
+        /// only; bounded in rounds, not by a clock).
         func wait(for expected: [Int64]) {
-            let deadline = ContinuousClock.now + .seconds(120)
-            while shown() != expected && ContinuousClock.now < deadline {
+            waitInRounds(60_000, sleepingEvery: .milliseconds(2)) {
+                if shown() == expected { return true }
                 _ = try? controller.checkForExternalChanges()
-                usleep(2_000)
+                return false
             }
         }
         let byBytes = try fresh()
@@ -423,14 +425,14 @@ struct PostgresSchemaChangeTests {
         let byICU = try fresh()
         #expect(byICU != byBytes, "the titles order the same under both collations")
         wait(for: byICU)
-        #expect(shown() == byICU, "the controller kept the order of the old collation (waited 120 s)")
+        #expect(shown() == byICU, "the controller kept the order of the old collation (waited 60,000 rounds of 2 ms)")
         #expect(controller.lastError == nil)
 
         // A commit after it is placed in the new order.
         try OracleServer.run(url, "UPDATE item SET title = 'banana 0' WHERE id = 3", "INSERT INTO item VALUES (100, 1, 1, 'Cherry 0')")
         let after = try fresh()
         wait(for: after)
-        #expect(shown() == after, "a commit after the change was placed in the old collation's order (waited 120 s)")
+        #expect(shown() == after, "a commit after the change was placed in the old collation's order (waited 60,000 rounds of 2 ms)")
     }
 
     @Test("A column added, then dropped, under a request over a query of its own, with no row written: its records gain the column, then lose it, as a fresh query's do")
@@ -451,12 +453,13 @@ struct PostgresSchemaChangeTests {
             return rows.rows.map { ReshapedRow(columns: rows.columns.map(\.name), values: $0) }
         }
         /// Follows commits until the controller shows `expected`, for
-        /// 120 s at most (a limit against a hang only).
+        /// 60,000 rounds of a check and 2 ms at most (a limit against a hang
+        /// only; bounded in rounds, not by a clock).
         func wait(for expected: [ReshapedRow]) {
-            let deadline = ContinuousClock.now + .seconds(120)
-            while controller.snapshot.allItems != expected && ContinuousClock.now < deadline {
+            waitInRounds(60_000, sleepingEvery: .milliseconds(2)) {
+                if controller.snapshot.allItems == expected { return true }
                 _ = try? controller.checkForExternalChanges()
-                usleep(2_000)
+                return false
             }
         }
         #expect(controller.snapshot.allItems == (try fresh()))
@@ -464,7 +467,7 @@ struct PostgresSchemaChangeTests {
             try OracleServer.run(url, change)
             let expected = try fresh()
             wait(for: expected)
-            #expect(controller.snapshot.allItems == expected, "\(change): 120 s after it, the records keep the old columns \(controller.snapshot.allItems.first?.columns ?? [])")
+            #expect(controller.snapshot.allItems == expected, "\(change): 60,000 rounds of 2 ms after it, the records keep the old columns \(controller.snapshot.allItems.first?.columns ?? [])")
             #expect(controller.lastError == nil)
         }
     }
@@ -494,20 +497,21 @@ struct PostgresSchemaChangeTests {
         try controller.performFetch()
         let before = controller.result.count
 
-        /// Takes what reached the controller until `done`, for 120 s at
-        /// most (a limit against a hang only).
+        /// Takes what reached the controller until `done`, for 60,000
+        /// rounds of a check and 2 ms at most (a limit against a hang only;
+        /// bounded in rounds, not by a clock).
         func wait(until done: () -> Bool) {
-            let deadline = ContinuousClock.now + .seconds(120)
-            while !done() && ContinuousClock.now < deadline {
+            waitInRounds(60_000, sleepingEvery: .milliseconds(2)) {
+                if done() { return true }
                 _ = try? controller.checkForExternalChanges()
-                usleep(2_000)
+                return false
             }
         }
 
         try OracleServer.run(url, change)
         wait { controller.lastError != nil }
         let message = controller.lastError.map { "\($0)" } ?? ""
-        #expect(controller.lastError != nil, "\(change): no error reported within 120 s")
+        #expect(controller.lastError != nil, "\(change): no error reported within 60,000 rounds of 2 ms")
         #expect(message.contains("item") && message.contains(column), "\(change): the error does not name the request and its column: \(message)")
         #expect(log.errors.count >= 1, "\(change): the delegate was not told")
 
@@ -517,7 +521,7 @@ struct PostgresSchemaChangeTests {
             let reported = log.errors.count
             try OracleServer.run(url, "UPDATE item SET title = 'later \(round)' WHERE id = \(round + 1)", "INSERT INTO item (id, \(column == "family" ? "grp" : "family"), title\(change.contains("DROP") ? "" : ", \(column == "rank" ? "position" : "rank")")) VALUES (\(1000 + round), 1, 'new'\(change.contains("DROP") ? "" : ", 1"))")
             wait { log.errors.count > reported }
-            #expect(log.errors.count > reported, "\(change): commit \(round) after the change was not reported as failing within 120 s")
+            #expect(log.errors.count > reported, "\(change): commit \(round) after the change was not reported as failing within 60,000 rounds of 2 ms")
             #expect(controller.lastError != nil, "\(change): commit \(round) after the change cleared the error")
             #expect(controller.result.count == before, "\(change): commit \(round) after the change patched the old result")
         }
@@ -531,14 +535,14 @@ struct PostgresSchemaChangeTests {
         try await followers.start()
         let before = await followers.state()
 
-        /// Waits until `done`, for 120 s at most (a limit against a hang
-        /// only).
+        /// Waits until `done`, for 24,000 rounds of at least 5 ms at most
+        /// (a limit against a hang only; bounded in rounds, not by a
+        /// clock).
         func wait(until done: (BrokenRequestFollowers.State) -> Bool) async throws -> BrokenRequestFollowers.State {
-            let deadline = ContinuousClock.now + .seconds(120)
             var state = await followers.state()
-            while !done(state) && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
+            try await waitInRounds(24_000, every: .milliseconds(5)) {
                 state = await followers.state()
+                return done(state)
             }
             return state
         }
@@ -546,15 +550,15 @@ struct PostgresSchemaChangeTests {
         try OracleServer.run(url, "ALTER TABLE item RENAME COLUMN family TO grp")
         var state = try await wait { $0.setError != nil && $0.relationalError != nil }
         for (name, message) in [("set", state.setError), ("relational", state.relationalError)] {
-            #expect(message != nil, "\(name): no error reported within 120 s")
+            #expect(message != nil, "\(name): no error reported within 24,000 rounds of 5 ms")
             #expect((message ?? "").contains("item") && (message ?? "").contains("family"), "\(name): the error does not name the request and its column: \(message ?? "")")
         }
         for round in 0..<2 {
             let reported = state
             try OracleServer.run(url, "UPDATE item SET title = 'later \(round)' WHERE id = \(round + 1)", "INSERT INTO item (id, grp, rank, title) VALUES (\(1000 + round), 1, 1, 'new')")
             state = try await wait { $0.setFailures > reported.setFailures && $0.relationalFailures > reported.relationalFailures }
-            #expect(state.setFailures > reported.setFailures && state.setError != nil, "set: commit \(round) after the change was not reported as failing within 120 s")
-            #expect(state.relationalFailures > reported.relationalFailures && state.relationalError != nil, "relational: commit \(round) after the change was not reported as failing within 120 s")
+            #expect(state.setFailures > reported.setFailures && state.setError != nil, "set: commit \(round) after the change was not reported as failing within 24,000 rounds of 5 ms")
+            #expect(state.relationalFailures > reported.relationalFailures && state.relationalError != nil, "relational: commit \(round) after the change was not reported as failing within 24,000 rounds of 5 ms")
             #expect(state.setCount == before.setCount && state.relationalCount == before.relationalCount, "commit \(round) after the change patched the old result")
         }
         await followers.finish()

@@ -33,24 +33,28 @@ struct PostgresSlotErrorTests {
 
     /// Cancels the slot session's statements until one is cancelled: its
     /// slot is then gone (or already made again, by a new session).
-    /// Whether that happened within `seconds` (a limit against a hang
-    /// only, generous for a sanitizer build on a busy machine); the failure
-    /// names the step that did not come.
-    static func cancelUntilSlotDropped(_ fixture: PostgresFaultTests.Fixture, within seconds: Int = 120) throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+    /// Whether that happened: the slot is waited for `rounds` rounds of a
+    /// query and 10 ms (12,000 by default, two minutes at the least;
+    /// bounded in rounds, not by a clock), and the server's loop of
+    /// cancels is a hang guard of that one statement, of `seconds` (both
+    /// limits against a hang only, generous for a sanitizer build on a
+    /// busy machine); the failure names the step that did not come.
+    static func cancelUntilSlotDropped(_ fixture: PostgresFaultTests.Fixture, rounds: Int = 12_000, within seconds: Int = 120) throws -> String? {
         // A slot made again after an earlier cancel may still be on its way.
-        var first = try slotState(fixture)
-        while first?.slotExists != true && ContinuousClock.now < deadline {
-            usleep(10_000)
+        var first: (pid: Int64, slotExists: Bool)?
+        try waitInRounds(rounds, sleepingEvery: .milliseconds(10)) {
             first = try slotState(fixture)
+            return first?.slotExists == true
         }
-        guard let first, first.slotExists else { return "no slot and slot session within \(seconds) s (sessions: \(fixture.activity()))" }
+        guard let first, first.slotExists else { return "no slot and slot session within \(rounds) rounds of a query and 10 ms (sessions: \(fixture.activity()))" }
         // A cancel reaches a statement only while one runs, and the session
         // is idle between its polls: a loop of cancels from the test, one
         // round trip each, could miss every poll for a minute on a busy
         // machine. The server cancels in a loop of its own instead, until
         // the session no longer holds its slot, so that the first poll
-        // after the loop starts is cancelled.
+        // after the loop starts is cancelled. Its clock is a hang guard of
+        // this statement only, started with it, on the server: a loop of
+        // cancels with no pause has no rounds to count.
         _ = try fixture.writer.query(
             """
             DO $cancel$

@@ -49,10 +49,9 @@ struct PostgresSlotWaitTests {
         var timedOut = false
         // The server's time to make a slot is 5 s on the first try; the
         // limit only stops a hung test (generous for a sanitizer build on
-        // a busy machine).
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !timedOut && ContinuousClock.now < deadline {
-            do {
+        // a busy machine; bounded in rounds, not by a clock).
+        waitInRounds(6_000, sleepingEvery: .milliseconds(20)) {
+            do throws(ResultsError) {
                 _ = try fixture.controller.checkForExternalChanges()
             } catch {
                 let inner = Self.storeError(error)
@@ -62,15 +61,15 @@ struct PostgresSlotWaitTests {
                     timedOut = inner.message.contains("could not be made again")
                 }
             }
-            usleep(20_000)
+            return timedOut
         }
         #expect(!reported.isEmpty, "no check failed while the store had no slot (sessions: \(fixture.activity()))")
-        #expect(timedOut, "within 120 s, the store never said it could not make its slot again: \(reported.last.map { "\($0)" } ?? "no error") (sessions: \(fixture.activity()))")
+        #expect(timedOut, "within 6,000 rounds of a check and 20 ms, the store never said it could not make its slot again: \(reported.last.map { "\($0)" } ?? "no error") (sessions: \(fixture.activity()))")
 
         // The transaction ends: the store makes its slot, and the
         // controller catches up.
         try blocker.execute("ROLLBACK", request: "let go")
-        #expect(try fixture.settle(within: 120), "the controller did not catch up once the transaction ended (errors: \(fixture.log.errors + fixture.thrown); sessions: \(fixture.activity()))")
+        #expect(try fixture.settle(), "the controller did not catch up once the transaction ended (errors: \(fixture.log.errors + fixture.thrown); sessions: \(fixture.activity()))")
         #expect(try !OracleServer.replicationSlots(url).isEmpty, "no slot once the transaction ended")
         #expect(fixture.controller.lastError == nil, "the controller still reports \(fixture.controller.lastError.map { "\($0)" } ?? "")")
         fixture.checkReports("held-up slot")
@@ -103,21 +102,19 @@ struct PostgresSlotWaitTests {
         )
         try writer.query("INSERT INTO photo VALUES (800000, 2, 1, 'inserted', now(), 0.5, true)", request: "insert")
 
-        var deadline = ContinuousClock.now + .seconds(120)
         func heard() -> Bool {
             log.errors.contains { Self.storeError($0)?.message.contains("could not be made again") == true }
         }
-        while !heard() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(heard(), "within 120 s, the delegate never heard that the slot could not be made again: it heard \(log.errors)")
+        // 6,000 rounds of at least 20 ms, bounded in rounds, not by a
+        // clock.
+        try await waitInRounds(6_000, every: .milliseconds(20)) { heard() }
+        #expect(heard(), "within 6,000 rounds of 20 ms, the delegate never heard that the slot could not be made again: it heard \(log.errors)")
         #expect(controller.lastError.flatMap(Self.storeError)?.kind == .cannotFollow, "lastError is \(controller.lastError.map { "\($0)" } ?? "nil")")
 
         try blocker.execute("ROLLBACK", request: "let go")
         let expected = try PostgresOracleTests.fresh(writer, PostgresFaultTests.orderBy)
-        deadline = ContinuousClock.now + .seconds(120)
-        while (controller.lastError != nil || controller.snapshot.allItems != expected) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(controller.lastError == nil, "120 s after the transaction ended, lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
+        try await waitInRounds(6_000, every: .milliseconds(20)) { controller.lastError == nil && controller.snapshot.allItems == expected }
+        #expect(controller.lastError == nil, "6,000 rounds of 20 ms after the transaction ended, lastError is still \(controller.lastError.map { "\($0)" } ?? "nil")")
         #expect(controller.snapshot.allItems == expected, "the controller differs from a fresh query once the slot was made again")
     }
 
