@@ -197,18 +197,17 @@ final class ServeProcess: Sendable {
     var stdout: String { out.text }
     var stderr: String { err.text }
 
-    /// Waits (at most 120 s: a limit against a hang only, generous for a
-    /// sanitizer build on a busy machine) for `count` lines on standard
-    /// output.
+    /// Waits (12,000 rounds of at least 10 ms: generous for a sanitizer
+    /// build on a busy machine; bounded in rounds, not by a clock) for
+    /// `count` lines on standard output.
     func waitForLines(_ count: Int) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < deadline {
-            let lines = stdout.split(separator: "\n").map(String.init)
-            if lines.count >= count { return lines }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(10))
+        var lines: [String] = []
+        try await waitInRounds(12_000, every: .milliseconds(10)) {
+            lines = stdout.split(separator: "\n").map(String.init)
+            return lines.count >= count || !process.isRunning
         }
-        throw ServerTestError("expected \(count) lines within 120 s (or before tessera exited); got \(stdout), standard error: \(stderr)")
+        if lines.count >= count { return lines }
+        throw ServerTestError("expected \(count) lines within 12,000 rounds of 10 ms (or before tessera exited); got \(stdout), standard error: \(stderr)")
     }
 
     /// The port of the printed address.
@@ -225,16 +224,16 @@ final class ServeProcess: Sendable {
         return try await waitForExit()
     }
 
-    /// Waits (at most 120 s, a limit against a hang only) for the exit and
-    /// the end of its output; the status and the output.
+    /// Waits for the exit (at most 120 s, a hang guard of the child
+    /// process only) and the end of its output (12,000 rounds of at least
+    /// 10 ms, bounded in rounds, not by a clock); the status and the
+    /// output.
     func waitForExit() async throws -> (Int32, String, String) {
         let deadline = ContinuousClock.now + .seconds(120)
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         guard !process.isRunning else { throw ServerTestError("tessera did not exit within 120 s") }
         // The last output may still be on its way through the pipes.
-        while !(out.ended && err.ended) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitInRounds(12_000, every: .milliseconds(10)) { out.ended && err.ended }
         return (process.terminationStatus, stdout, stderr)
     }
 

@@ -192,8 +192,9 @@ enum LoadTool {
         var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
     }
 
-    /// Runs `tessera` and waits (at most `timeout` seconds, a limit against
-    /// a hang only) for it to exit.
+    /// Runs `tessera` and waits (at most `timeout` seconds, a hang guard of
+    /// the child process only, its clock started with the child) for it to
+    /// exit.
     static func run(_ arguments: [String], timeout: Double = 120) throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw Failure(description: "no tessera executable at \(executable.path): run `swift build --build-tests` first")

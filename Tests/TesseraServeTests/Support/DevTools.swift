@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestTraits
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -90,9 +91,10 @@ final class Chromium {
         try? FileManager.default.removeItem(at: profile)
     }
 
-    /// Sends a command and waits (at most `timeout` seconds, a limit
-    /// against a hang only, generous for a busy machine) for its answer;
-    /// events that arrive meanwhile are dropped.
+    /// Sends a command and waits (at most `timeout` seconds, a hang guard
+    /// of the browser only, generous for a busy machine, its clock started
+    /// when the command is sent) for its answer; events that arrive
+    /// meanwhile are dropped.
     @discardableResult
     func call(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil, timeout: Double = 120) throws -> [String: Any] {
         nextID += 1
@@ -179,18 +181,15 @@ struct BrowserPage {
         _ = try json("(() => { \(statement); return null; })()")
     }
 
-    /// Waits (polling every 20 ms, at most `timeout` seconds: a limit
-    /// against a hang only, generous for a busy machine) until `condition`
-    /// is true in the page. The condition must stay true once it holds: a
-    /// state that passes (an animation under way) could be missed between
-    /// two polls.
-    func wait(until condition: String, timeout: Double = 120, _ what: @autoclosure () -> String = "") throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if (try? value("!!(\(condition))", as: Bool.self)) == true { return }
-            usleep(20_000)
-        }
-        throw DevToolsError("\(what().isEmpty ? condition : what()): still false after \(timeout) s")
+    /// Waits until `condition` is true in the page, polling for at most
+    /// `rounds` rounds of a poll and 20 ms (6,000 by default, two minutes
+    /// at the least: generous for a busy machine; bounded in rounds, not by
+    /// a clock). The condition must stay true once it holds: a state that
+    /// passes (an animation under way) could be missed between two polls.
+    func wait(until condition: String, rounds: Int = 6_000, _ what: @autoclosure () -> String = "") throws {
+        let held = waitInRounds(rounds, sleepingEvery: .milliseconds(20)) { (try? value("!!(\(condition))", as: Bool.self)) == true }
+        if held { return }
+        throw DevToolsError("\(what().isEmpty ? condition : what()): still false after \(rounds) rounds of a poll and 20 ms")
     }
 
     /// Waits for two animation frames: what the page drew by then is on

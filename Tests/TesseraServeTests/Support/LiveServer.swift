@@ -70,7 +70,8 @@ final class LiveServer {
         let output = self.output
         pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
         try process.run()
-        // A limit against a hang only (generous for a busy machine).
+        // A hang guard of the server's start only (generous for a busy
+        // machine), its clock started with the child process.
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let text = output.value
@@ -127,6 +128,8 @@ final class LiveServer {
     func stop() {
         if process.isRunning {
             process.interrupt()
+            // Not a wait a test passes or fails by: past 5 s the server
+            // is killed instead.
             let deadline = Date().addingTimeInterval(5)
             while process.isRunning, Date() < deadline { usleep(20_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
