@@ -180,7 +180,8 @@ struct BenchDiffHostileScriptTests {
         func poll() { if !exited, waitpid(pid, &status, WNOHANG) == pid { exited = true } }
         defer { if !exited { kill(pid, SIGKILL); waitpid(pid, &status, 0) } }
         // Until the script has written into the file (a journal, and the
-        // file grown), at most 120 s (a limit against a hang only).
+        // file grown), at most 120 s (a hang guard of the child process
+        // only, its clock started with it).
         let deadline = Date().addingTimeInterval(120)
         func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
         func writing() -> Bool { FileManager.default.fileExists(atPath: path + "-journal") && size() > before.count }
@@ -191,6 +192,7 @@ struct BenchDiffHostileScriptTests {
         #expect(!exited, "the endless script ended")
         try #require(writing(), "the script did not write into the file within 120 s")
         kill(pid, SIGINT)
+        // A hang guard of the child's exit only.
         let exit = Date().addingTimeInterval(120)
         while !exited, Date() < exit {
             usleep(20_000)

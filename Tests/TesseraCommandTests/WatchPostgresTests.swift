@@ -34,12 +34,11 @@ enum WatchTestServer {
         defer { admin.close() }
         // A slot of a watch that just ended can outlive it a moment, and
         // holds the database until the server drops it (tried for up to
-        // 120 s: a busy machine may take long).
-        let deadline = Date().addingTimeInterval(120)
-        repeat {
-            if (try? admin.query("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", request: "drop \(name)")) != nil { return }
-            usleep(250_000)
-        } while Date() < deadline
+        // 480 rounds of a try and 250 ms, two minutes at the least: a busy
+        // machine may take long; bounded in rounds, not by a clock).
+        waitInRounds(480, sleepingEvery: .milliseconds(250)) {
+            (try? admin.query("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", request: "drop \(name)")) != nil
+        }
     }
 
     /// Runs SQL with `psql` (another process, its own session), as one
@@ -61,15 +60,12 @@ enum WatchTestServer {
         Int(try psql(databaseURL, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'tessera watch%'")) ?? -1
     }
 
-    /// Waits up to `timeout` seconds for `condition` (a limit against a
-    /// hang only: generous for a sanitizer build on a busy machine).
-    static func eventually(timeout: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
+    /// Waits for `condition`, checking it for up to `rounds` rounds of a
+    /// check and 50 ms (2,400 by default, two minutes at the least:
+    /// generous for a sanitizer build on a busy machine; bounded in rounds,
+    /// not by a clock).
+    static func eventually(rounds: Int = 2_400, _ condition: () throws -> Bool) rethrows -> Bool {
+        try waitInRounds(rounds, sleepingEvery: .milliseconds(50), until: condition)
     }
 }
 
@@ -270,8 +266,8 @@ struct WatchPostgresTests {
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stdout(waitingForEOF: true).split(separator: "\n").count == 1 + reports)
         #expect(tool.stderr(waitingForEOF: true) == "")
-        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the replication slot outlived watch by 120 s")
-        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "a session of watch outlived it by 120 s")
+        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the replication slot outlived watch by 2,400 rounds of 50 ms")
+        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "a session of watch outlived it by 2,400 rounds of 50 ms")
     }
 
     @Test("text reports name the URL without its password; Ctrl-C says it stopped")
@@ -379,8 +375,8 @@ struct WatchPostgresTests {
         kill(tool.process.processIdentifier, SIGKILL)
         tool.process.waitUntilExit()
         #expect(tool.process.terminationReason == .uncaughtSignal)
-        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the killed watch's slot is still there after 120 s")
-        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "the killed watch's session is still there after 120 s")
+        #expect(try Server.eventually { try Server.slots(url) == 0 }, "the killed watch's slot is still there after 2,400 rounds of 50 ms")
+        #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "the killed watch's session is still there after 2,400 rounds of 50 ms")
     }
 
     @Test("SIGTERM while the server holds watch up (its slot waits for another session's open transaction): status 0 within 5 s, nothing printed, nothing left")
@@ -399,7 +395,7 @@ struct WatchPostgresTests {
         let waiting = try Server.eventually {
             Int(try Server.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tessera watch (following)'")) == 1
         }
-        try #require(waiting, "watch did not start making its slot within 120 s: \(tool.stderr()) \((try? Server.psql(url, "SELECT application_name, state, wait_event_type, wait_event, left(query, 60) FROM pg_stat_activity")) ?? "")")
+        try #require(waiting, "watch did not start making its slot within 2,400 rounds of 50 ms: \(tool.stderr()) \((try? Server.psql(url, "SELECT application_name, state, wait_event_type, wait_event, left(query, 60) FROM pg_stat_activity")) ?? "")")
         try WatchTests().waitUntilCatching(SIGTERM, tool)
         usleep(300_000)
         // Still held up: nothing fetched.
@@ -413,7 +409,7 @@ struct WatchPostgresTests {
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stdout(waitingForEOF: true) == "")
         try holder.execute("ROLLBACK", request: "let go")
-        #expect(try Server.eventually { try Server.slots(url) == 0 && Server.watchSessions(url) == 0 }, "watch's slot or session outlived it by 120 s")
+        #expect(try Server.eventually { try Server.slots(url) == 0 && Server.watchSessions(url) == 0 }, "watch's slot or session outlived it by 2,400 rounds of 50 ms")
     }
 
     @Test("two watch processes follow 300 random commits (and rollbacks) from three connections: each one's output replays, event by event, to a sorted result with the counts it states, and at the end to a fresh query")
@@ -531,7 +527,7 @@ struct WatchPostgresTests {
                 lines = text[..<(text.lastIndex(of: "\n") ?? text.startIndex)].split(separator: "\n").map(String.init)
                 return lines.count > linesAtTheEnd[n] && (try? Self.replay(lines)) == fenced
             }
-            #expect(reached, "seed \(seed): process \(n + 1) did not report the fence commit within 120 s")
+            #expect(reached, "seed \(seed): process \(n + 1) did not report the fence commit within 2,400 rounds of 50 ms")
             #expect(lines.count == linesAtTheEnd[n] + 1, "seed \(seed): process \(n + 1) reported after the end: \(lines.count - linesAtTheEnd[n]) reports up to the fence commit's")
         }
         for tool in tools {
@@ -539,7 +535,7 @@ struct WatchPostgresTests {
             tool.process.waitUntilExit()
             #expect(tool.process.terminationStatus == 0, "seed \(seed): \(tool.stderr())")
         }
-        #expect(try Server.eventually { try Server.slots(url) == 0 }, "a slot outlived the watch processes by 120 s")
+        #expect(try Server.eventually { try Server.slots(url) == 0 }, "a slot outlived the watch processes by 2,400 rounds of 50 ms")
     }
 
     /// Replays the lines of one process, checking after every event that

@@ -130,6 +130,7 @@ struct WatchTests {
             .shell touch '\(marker)'
 
             """.utf8))
+        // A hang guard of the child writer only, its clock started with it.
         let deadline = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(10_000) }
         try #require(FileManager.default.fileExists(atPath: marker), "the writer did not reach the middle of its transaction within 120 s")
@@ -187,8 +188,8 @@ struct WatchTests {
     static let endlessPredicate = "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c) > 0"
 
     /// Waits until the process catches `signal` (it has installed its
-    /// handler; Linux shows it in /proc), at most 120 s (a limit against a
-    /// hang only).
+    /// handler; Linux shows it in /proc), at most 120 s (a hang guard of
+    /// the child process only).
     func waitUntilCatching(_ signal: Int32, _ tool: RunningTool) throws {
         let deadline = Date().addingTimeInterval(120)
         let bit = UInt64(1) << UInt64(signal - 1)
@@ -204,8 +205,9 @@ struct WatchTests {
         throw ToolError("watch did not start catching signal \(signal) within 120 s: \(tool.stderr())")
     }
 
-    /// Waits up to `timeout` seconds for the process to exit; kills it
-    /// (SIGKILL) and returns false when it does not.
+    /// Waits up to `timeout` seconds (a hang guard of the child process
+    /// only) for the process to exit; kills it (SIGKILL) and returns false
+    /// when it does not.
     func waitForExit(_ tool: RunningTool, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while tool.process.isRunning && Date() < deadline { usleep(10_000) }

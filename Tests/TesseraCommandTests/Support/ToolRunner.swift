@@ -1,6 +1,7 @@
 import Foundation
 import TesseraPostgresTestSupport
 import TesseraSQLite
+import TesseraTestTraits
 
 /// Runs the built `tessera` executable and collects what it prints.
 enum Tool {
@@ -37,7 +38,8 @@ enum Tool {
     }
 
     /// Runs `tessera` with arguments in a folder and waits (at most
-    /// `timeout` seconds, a limit against a hang only) for it to exit.
+    /// `timeout` seconds, a hang guard of the child process only, its clock
+    /// started with the child) for it to exit.
     ///
     /// The limit is far above any run's time: a debug `tessera bench diff`
     /// over a 12 MB script needs about 10 s of CPU, and took 120 s of wall
@@ -133,17 +135,16 @@ final class RunningTool: Sendable {
                 // it for minutes), so the test reads the rest itself, once
                 // no read of the handler is under way: what the pipe holds,
                 // up to its end, or until it holds nothing more (a copy of
-                // its write side may be open elsewhere).
-                let deadline = Date().addingTimeInterval(120)
-                while Date() < deadline {
-                    let mine = lock.withLock { () -> Bool in
+                // its write side may be open elsewhere). The handler's read
+                // under way is waited for 24,000 rounds of at least 5 ms
+                // (bounded in rounds, not by a clock).
+                waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+                    lock.withLock { () -> Bool in
                         if ended { return true }
                         if reading { return false }
                         takenOver = true
                         return true
                     }
-                    if mine { break }
-                    usleep(5_000)
                 }
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 while lock.withLock({ takenOver && !ended }) {
@@ -174,17 +175,18 @@ final class RunningTool: Sendable {
 
     func stderr(waitingForEOF: Bool = false) -> String { err.text(waitingForEOF: waitingForEOF) }
 
-    /// Waits until standard output has at least `count` lines, for at most
-    /// `timeout` seconds (a limit against a hang only: generous for a
-    /// sanitizer build on a busy machine, and free when the lines come).
-    func waitForLines(_ count: Int, timeout: Double = 120) throws -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let lines = stdout().split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-            if lines.count >= count { return lines }
-            if !process.isRunning { break }
-            usleep(10_000)
+    /// Waits until standard output has at least `count` lines, or the
+    /// process has exited, for at most `rounds` rounds of at least 10 ms
+    /// (12,000 by default, two minutes at the least: generous for a
+    /// sanitizer build on a busy machine, and free when the lines come;
+    /// bounded in rounds, not by a clock).
+    func waitForLines(_ count: Int, rounds: Int = 12_000) throws -> [String] {
+        var lines: [String] = []
+        waitInRounds(rounds, sleepingEvery: .milliseconds(10)) {
+            lines = stdout().split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            return lines.count >= count || !process.isRunning
         }
-        throw ToolError("expected \(count) lines within \(timeout) s; got:\n\(stdout())\nstandard error:\n\(stderr())")
+        if lines.count >= count { return lines }
+        throw ToolError("expected \(count) lines within \(rounds) rounds of 10 ms (or before tessera exited); got:\n\(stdout())\nstandard error:\n\(stderr())")
     }
 }
