@@ -57,73 +57,78 @@ private final class CountingLog: FetchedResultsControllerDelegate, Sendable {
     }
 }
 
+/// A controller and its log, made and used where they live.
+private final class Follower {
+    let controller: FetchedResultsController<IsolatedItem>
+    let log = CountingLog()
+
+    init(_ connection: Connection) throws {
+        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
+    }
+
+    func start() throws {
+        controller.delegate = log
+        try controller.performFetch()
+    }
+}
+
 /// Where a controller lives.
 private protocol PoolTestHome: Sendable {
-    var reports: Int { get }
+    var log: CountingLog { get }
     func snapshot() async -> Snapshot<ResultSection, IsolatedItem>
+}
+
+extension PoolTestHome {
+    /// The reports so far, read from any thread.
+    var reports: Int { log.reports.load(ordering: .sequentiallyConsistent) }
 }
 
 /// A controller on the main actor.
 @MainActor
 private final class MainActorHome: PoolTestHome {
-    let controller: FetchedResultsController<IsolatedItem>
-    private let log = CountingLog()
-    nonisolated private let count: @Sendable () -> Int
+    let follower: Follower
+    nonisolated let log: CountingLog
 
     init(connection: Connection) throws {
-        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
-        controller.delegate = log
-        try controller.performFetch()
-        count = { [log] in log.reports.load(ordering: .sequentiallyConsistent) }
+        follower = try Follower(connection)
+        log = follower.log
+        try follower.start()
     }
 
-    nonisolated var reports: Int { count() }
-    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { controller.snapshot }
+    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { follower.controller.snapshot }
 }
 
 /// A controller on an actor whose jobs run on a thread of its own.
 private actor ThreadHome: PoolTestHome {
     let executor: ThreadExecutor
-    let controller: FetchedResultsController<IsolatedItem>
-    private let log = CountingLog()
-    private let count: @Sendable () -> Int
+    let follower: Follower
+    let log: CountingLog
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     init(connection: Connection, executor: ThreadExecutor) throws {
         self.executor = executor
-        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
-        count = { [log] in log.reports.load(ordering: .sequentiallyConsistent) }
+        follower = try Follower(connection)
+        log = follower.log
     }
 
-    func start() throws {
-        controller.delegate = log
-        try controller.performFetch()
-    }
-
-    nonisolated var reports: Int { count() }
-    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { controller.snapshot }
+    func start() throws { try follower.start() }
+    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { follower.controller.snapshot }
 }
 
 /// A controller on a default actor (whose jobs run wherever the task that
 /// calls it prefers, the cooperative pool when it prefers nothing).
 private actor DefaultHome: PoolTestHome {
-    let controller: FetchedResultsController<IsolatedItem>
-    private let log = CountingLog()
-    private let count: @Sendable () -> Int
+    let follower: Follower
+    let log: CountingLog
 
     init(connection: Connection) throws {
-        controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
-        count = { [log] in log.reports.load(ordering: .sequentiallyConsistent) }
+        follower = try Follower(connection)
+        log = follower.log
     }
 
-    func start() throws {
-        controller.delegate = log
-        try controller.performFetch()
-    }
-
-    nonisolated var reports: Int { count() }
-    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { controller.snapshot }
+    func start() throws { try follower.start() }
+    func snapshot() -> Snapshot<ResultSection, IsolatedItem> { follower.controller.snapshot }
 }
 
 @Suite("Delivery while the cooperative pool is busy: a commit from another thread reaches a free home actor", .ownThreads, .serialized)
