@@ -7,21 +7,15 @@ import TesseraTestSupport
 struct BatchIndexMappingTests {
     @Test("Every surviving item maps to where its id is after the update, and back, for random snapshot pairs")
     func mapsLikeIdentity() throws {
-        let seed = testSeed(default: 0x3A9)
-        var pairs = RandomSnapshotPairs(seed: seed)
-        for round in 0..<2_000 {
-            let (old, new) = pairs.next()
+        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0x3A9))
+        try pairs.forEachRound(2_000) { _, old, new, round in
             let changeset = try diff(from: old, to: new)
-            let newPath = Dictionary(uniqueKeysWithValues: (0..<new.numberOfSections).flatMap { t in
-                new.items(inSection: t).enumerated().map { ($1.id, IndexPath(item: $0, section: t)) }
-            })
-            let oldPath = Dictionary(uniqueKeysWithValues: (0..<old.numberOfSections).flatMap { s in
-                old.items(inSection: s).enumerated().map { ($1.id, IndexPath(item: $0, section: s)) }
-            })
+            let newPath = new.indexPathsByID
+            let oldPath = old.indexPathsByID
             let deletedSections = Set(changeset.sectionDeletes)
             let insertedSections = Set(changeset.sectionInserts)
             let mapping = try BatchIndexMapping(changeset.structuralUpdateItems, itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
-            let comment = Comment(rawValue: "seed \(seed), round \(round): \(old) → \(new)")
+            let comment = Comment(rawValue: "\(round): \(old) → \(new)")
             for (id, path) in oldPath {
                 let survives = !deletedSections.contains(path[0]) && newPath[id].map { !insertedSections.contains($0[0]) } == true
                 #expect(mapping.indexPathAfter(path) == (survives ? newPath[id] : nil), comment)

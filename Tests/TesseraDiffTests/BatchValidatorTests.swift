@@ -716,11 +716,9 @@ struct BatchValidatorValidTests {
 
     @Test("Batches Tessera makes from random diffs pass under UIKit rules, one batch and staged")
     func batchesFromRandomDiffsPass() throws {
-        let seed = testSeed(default: 0xBA7C_4001)
-        var pairs = RandomSnapshotPairs(seed: seed)
-        for round in 0..<300 {
-            let (old, new) = pairs.next()
-            let context = "seed \(seed), round \(round): \(old) → \(new)"
+        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0xBA7C_4001))
+        try pairs.forEachRound(300) { _, old, new, round in
+            let context = "\(round): \(old) → \(new)"
             let changeset = try diff(from: old, to: new)
             for policy in MoveAndUpdatePolicy.allCases {
                 let batch = BatchUpdate(changeset, policy: policy)

@@ -126,11 +126,9 @@ struct CodableTests {
 
     @Test("Random snapshots, their diffs and their batches round-trip, and diffing twice gives identical bytes")
     func randomRoundTrips() throws {
-        let seed = testSeed(default: 0xC0DA_B1E5)
-        var pairs = RandomSnapshotPairs(seed: seed)
-        for round in 0..<200 {
-            let (old, new) = pairs.next()
-            let context: Comment = "seed \(seed), round \(round)"
+        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0xC0DA_B1E5))
+        try pairs.forEachRound(200) { _, old, new, round in
+            let context = Comment(rawValue: round)
             try expectRoundTrip(old, context)
             try expectRoundTrip(new, context)
 

@@ -119,8 +119,8 @@ struct HashFloodingTests {
             let id = item.id > 1_000_000 ? colliding[item.id - 1_000_001] : random[item.id % random.count]
             return Element(id: id, content: item.content)
         }
-        for index in 0..<500 {
-            var (old, new) = pairs.next()
+        try pairs.forEachRound(500) { index, pairOld, pairNew, round in
+            var (old, new) = (pairOld, pairNew)
             if index % 5 == 0 {
                 old = (0..<Int.random(in: 0...2_000, using: &generator)).map { TestItem(id: 1_000_001 + $0, content: $0 % 3) }
                 new = old.filter { _ in Bool.random(using: &generator) }.map { TestItem(id: $0.id, content: $0.content + Int.random(in: 0...1, using: &generator)) }
@@ -136,7 +136,7 @@ struct HashFloodingTests {
             let newElements = new.map(element)
             let first = Result { try diff(from: oldElements, to: newElements, hashKey: keys.0) }
             let second = Result { try diff(from: oldElements, to: newElements, hashKey: keys.1) }
-            try expectSame(first, second, context: "seed \(seed), pair \(index) (replay with TESSERA_SEED=\(seed))")
+            try expectSame(first, second, context: round)
         }
     }
 
@@ -145,12 +145,11 @@ struct HashFloodingTests {
         let seed = testSeed(default: 0xF100_D005)
         var generator = SplitMix64(seed: seed)
         var pairs = RandomSnapshotPairs(seed: seed, maxSections: 12, maxItems: 400)
-        for index in 0..<500 {
-            let (old, new) = pairs.next()
+        try pairs.forEachRound(500) { _, old, new, round in
             let keys = (_IDHashKey(using: &generator), _IDHashKey(using: &generator))
             let first = Result { try diff(from: old, to: new, hashKey: keys.0) }
             let second = Result { try diff(from: old, to: new, hashKey: keys.1) }
-            try expectSame(first, second, context: "seed \(seed), pair \(index) (replay with TESSERA_SEED=\(seed))")
+            try expectSame(first, second, context: round)
         }
     }
 

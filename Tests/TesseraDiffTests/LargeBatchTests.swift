@@ -10,22 +10,16 @@ import TesseraTestSupport
 struct LargeBatchTests {
     @Test("Large random batches map every item like identity, in one merge too, and name the sections they change")
     func largeBatchesMapLikeIdentity() throws {
-        let seed = testSeed(default: 0x1A76_E5)
-        var pairs = RandomSnapshotPairs(seed: seed, maxSections: 6, maxItems: 3_000)
+        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0x1A76_E5), maxSections: 6, maxItems: 3_000)
         var largest = 0
-        for round in 0..<40 {
-            let (old, new) = pairs.next()
+        try pairs.forEachRound(40) { _, old, new, round in
             let changeset = try diff(from: old, to: new)
             let items = changeset.structuralUpdateItems
             largest = max(largest, items.count)
-            let comment = Comment(rawValue: "seed \(seed), round \(round)")
+            let comment = Comment(rawValue: round)
             let mapping = try BatchIndexMapping(items, itemCountsBefore: old.itemCounts, itemCountsAfter: new.itemCounts)
-            let newPath = Dictionary(uniqueKeysWithValues: (0..<new.numberOfSections).flatMap { t in
-                new.items(inSection: t).enumerated().map { ($1.id, IndexPath(item: $0, section: t)) }
-            })
-            let oldPath = Dictionary(uniqueKeysWithValues: (0..<old.numberOfSections).flatMap { s in
-                old.items(inSection: s).enumerated().map { ($1.id, IndexPath(item: $0, section: s)) }
-            })
+            let newPath = new.indexPathsByID
+            let oldPath = old.indexPathsByID
             let deletedSections = Set(changeset.sectionDeletes)
             let insertedSections = Set(changeset.sectionInserts)
             var positions: [(section: Int, item: Int)] = []
@@ -71,7 +65,7 @@ struct LargeBatchTests {
             }
             #expect(mapping.sectionsChangedAfter == changed.sorted(), comment)
         }
-        #expect(largest >= 256, "seed \(seed): no batch was large enough for the radix path")
+        #expect(largest >= 256, "seed \(pairs.seed): no batch was large enough for the radix path")
     }
 
     @Test("An item named twice in a large batch throws the repeat that checking the operations one by one finds first")

@@ -6,11 +6,9 @@ import TesseraTestSupport
 struct ListChangesetInteropTests {
     @Test("Applying the CollectionDifference of a diff to the old list gives the new list, for 1,000 random pairs")
     func collectionDifferenceReplaysDiff() throws {
-        let seed = testSeed(default: 0x11D1_FF00)
-        var pairs = RandomListPairs(seed: seed)
-        for round in 0..<1_000 {
-            let (old, new) = pairs.next()
-            let context = "seed \(seed), round \(round): \(old) → \(new)"
+        var pairs = RandomListPairs(seed: testSeed(default: 0x11D1_FF00))
+        try pairs.forEachRound(1_000) { _, old, new, round in
+            let context = "\(round): \(old) → \(new)"
             let changeset = try diff(from: old, to: new)
             let difference = try #require(changeset.collectionDifference(from: old, to: new), "no difference; \(context)")
             let applied = try #require(old.applying(difference), "difference does not apply; \(context)")
@@ -61,13 +59,11 @@ struct ListChangesetInteropTests {
 
     @Test("Reading a CollectionDifference with inferred moves gives counts consistent with it, for 1,000 random id lists")
     func changesetFromCollectionDifference() throws {
-        let seed = testSeed(default: 0xC011_D1FF)
-        var pairs = RandomListPairs(seed: seed)
-        for round in 0..<1_000 {
-            let (oldItems, newItems) = pairs.next()
+        var pairs = RandomListPairs(seed: testSeed(default: 0xC011_D1FF))
+        try pairs.forEachRound(1_000) { _, oldItems, newItems, round in
             let old = oldItems.map(\.id)
             let new = newItems.map(\.id)
-            let context = "seed \(seed), round \(round): \(old) → \(new)"
+            let context = "\(round): \(old) → \(new)"
             let difference = new.difference(from: old).inferringMoves()
             let changeset = ListChangeset(difference)
 

@@ -105,11 +105,9 @@ struct ListDiffTests {
 
     @Test("Random lists: the flat diff agrees with a one-section snapshot diff, and moves are minimal")
     func randomLists() throws {
-        let seed = testSeed(default: 0xF1A7)
-        var pairs = RandomListPairs(seed: seed)
-        for round in 0..<2_000 {
-            let (old, new) = pairs.next()
-            let comment = Comment(rawValue: "seed \(seed), round \(round): \(old) → \(new)")
+        var pairs = RandomListPairs(seed: testSeed(default: 0xF1A7))
+        try pairs.forEachRound(2_000) { _, old, new, round in
+            let comment = Comment(rawValue: "\(round): \(old) → \(new)")
 
             let flat = try diff(from: old, to: new)
             let sectioned = try diff(from: TestSnapshot([(TestSection(id: 0), old)]), to: TestSnapshot([(TestSection(id: 0), new)]))

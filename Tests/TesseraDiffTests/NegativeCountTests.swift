@@ -49,24 +49,23 @@ struct NegativeCountTests {
         var pairs = RandomSnapshotPairs(seed: seed)
         var generator = SplitMix64(seed: seed)
         var checked = 0
-        for round in 0..<2_000 {
-            let (old, new) = pairs.next()
+        try pairs.forEachRound(2_000) { _, old, new, round in
             let items = BatchUpdate(try diff(from: old, to: new), policy: .deleteAndInsert).items
             var before = old.itemCounts
             var after = new.itemCounts
             try BatchValidator.validate(items, itemCountsBefore: before, itemCountsAfter: after)
             let space: BatchValidationError.Space = Bool.random(using: &generator) ? .before : .after
             let counts = space == .before ? before : after
-            guard !counts.isEmpty else { continue }
+            guard !counts.isEmpty else { return }
             let section = Int.random(in: 0..<counts.count, using: &generator)
             let count = -Int.random(in: 1...1_000, using: &generator)
             if space == .before { before[section] = count } else { after[section] = count }
             // The first negative count of the space is the one reported.
             let expected = BatchValidationError.negativeItemCount(section: section, count: count, space: space)
-            #expect(throws: expected, "seed \(seed), round \(round)") {
+            #expect(throws: expected, "\(round)") {
                 try BatchValidator.validate(items, itemCountsBefore: before, itemCountsAfter: after)
             }
-            #expect(throws: expected, "seed \(seed), round \(round)") {
+            #expect(throws: expected, "\(round)") {
                 try BatchIndexMapping(items, itemCountsBefore: before, itemCountsAfter: after)
             }
             checked += 1

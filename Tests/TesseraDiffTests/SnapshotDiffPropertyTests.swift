@@ -12,12 +12,11 @@ struct SnapshotDiffPropertyTests {
 
     @Test("Replay, validity, minimal moves and determinism hold for 10,000 random snapshot pairs")
     func randomPairs() throws {
-        let seed = testSeed(default: 0x7E55_E4A0)
-        var pairs = RandomSnapshotPairs(seed: seed)
+        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0x7E55_E4A0))
+        let seed = pairs.seed
         var seen: [String: Int] = [:]
-        for index in 0..<Self.pairCount {
-            let (old, new) = pairs.next()
-            let context = "seed \(seed), pair \(index) (replay with TESSERA_SEED=\(seed))\nold: \(old)\nnew: \(new)"
+        try pairs.forEachRound(Self.pairCount) { _, old, new, round in
+            let context = "\(round)\nold: \(old)\nnew: \(new)"
             try checkPair(old: old, new: new, context: context)
             try count(try diff(from: old, to: new), old: old, into: &seen)
         }

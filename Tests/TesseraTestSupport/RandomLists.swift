@@ -4,10 +4,13 @@ import TesseraDiff
 /// with random deletes, content changes, moves and inserts.
 public struct RandomListPairs {
     public var generator: SplitMix64
+    /// The seed the pairs come from.
+    public let seed: UInt64
     private var nextID = 0
 
     public init(seed: UInt64) {
         generator = SplitMix64(seed: seed)
+        self.seed = seed
     }
 
     private mutating func chance(_ percent: Int) -> Bool {

@@ -8,10 +8,13 @@ public struct RandomSnapshotPairs {
     public var generator: SplitMix64
     public var maxSections: Int
     public var maxItems: Int
+    /// The seed the pairs come from.
+    public let seed: UInt64
     private var nextID = 0
 
     public init(seed: UInt64, maxSections: Int = 8, maxItems: Int = 64) {
         generator = SplitMix64(seed: seed)
+        self.seed = seed
         self.maxSections = maxSections
         self.maxItems = maxItems
     }
