@@ -6,7 +6,7 @@ import TesseraTestSupport
 import TesseraTestTraits
 @testable import TesseraPostgres
 
-struct ReviewRow: FetchableRecord, Hashable {
+struct ValueRow: FetchableRecord, Hashable {
     var id: Int64
     var value: Int64
     init(row: Row) throws {
@@ -21,11 +21,11 @@ struct PostgresFollowingEdgeTests {
     /// most 24,000 rounds of a check and 5 ms (two minutes at the least: a
     /// limit against a hang, generous for a sanitizer build on a busy
     /// machine; bounded in rounds, not by a clock).
-    private func converge(_ controller: FetchedResultsController<ReviewRow>, _ writer: PostgresSession, _ sql: String) throws -> (current: [ReviewRow], fresh: [ReviewRow]) {
+    private func converge(_ controller: FetchedResultsController<ValueRow>, _ writer: PostgresSession, _ sql: String) throws -> (current: [ValueRow], fresh: [ValueRow]) {
         let fresh = try writer.query(sql, request: "fresh").rows.map { values in
-            try ReviewRow(row: Row(columnNames: ["id", "value"], values: values))
+            try ValueRow(row: Row(columnNames: ["id", "value"], values: values))
         }
-        var current: [ReviewRow] = []
+        var current: [ValueRow] = []
         try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
             _ = try controller.checkForExternalChanges()
             current = controller.snapshot.allItems
@@ -55,7 +55,7 @@ struct PostgresFollowingEdgeTests {
         )
         let store = try PostgresStore(url: url)
         defer { store.close() }
-        let controller = try FetchedResultsController<ReviewRow>(
+        let controller = try FetchedResultsController<ValueRow>(
             store: store, request: FetchRequest(table: "items", sortKeys: [SortKey("value"), SortKey("id")])
         )
         try controller.performFetch()
@@ -94,7 +94,7 @@ struct PostgresFollowingEdgeTests {
             )
             let store = try PostgresStore(url: url)
             defer { store.close() }
-            let controller = try FetchedResultsController<ReviewRow>(
+            let controller = try FetchedResultsController<ValueRow>(
                 store: store, request: FetchRequest(table: "items", sortKeys: [SortKey("value")])
             )
             try controller.performFetch()
@@ -138,7 +138,7 @@ struct PostgresFollowingEdgeTests {
             for statement in item.setup { try writer.execute(statement, request: "setup") }
             let store = try PostgresStore(url: url)
             defer { store.close() }
-            let controller = try FetchedResultsController<ReviewRow>(store: store, request: item.request)
+            let controller = try FetchedResultsController<ValueRow>(store: store, request: item.request)
             try controller.performFetch()
             try writer.query(item.write, request: "write")
             let sql: String

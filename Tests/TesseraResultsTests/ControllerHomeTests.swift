@@ -19,7 +19,7 @@ enum ItemDatabase {
     static let request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
 
     static func make(rows: Int = 50) throws -> Connection {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-review-\(UUID().uuidString).sqlite").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-items-\(UUID().uuidString).sqlite").path
         let connection = try Connection(path: file)
         try connection.write { db in
             try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, rank INTEGER NOT NULL)")
@@ -45,7 +45,7 @@ enum ItemDatabase {
 
 /// Fetches from no actor (a nonisolated synchronous function: `#isolation`
 /// is nil here), whatever isolation calls it.
-func reviewFetchFromNoActor(_ controller: FetchedResultsController<IsolatedItem>) -> ResultsError? {
+func fetchFromNoActor(_ controller: FetchedResultsController<IsolatedItem>) -> ResultsError? {
     do { try controller.performFetch(); return nil } catch { return error }
 }
 
@@ -53,7 +53,7 @@ func reviewFetchFromNoActor(_ controller: FetchedResultsController<IsolatedItem>
 
 /// The documentation's pattern (TheStoreSeam.md, `PhotoLibrary`): an actor
 /// that owns a controller and fetches it in an actor method.
-actor ReviewOwningHome {
+actor OwningHome {
     let controller: FetchedResultsController<IsolatedItem>
     init(connection: Connection) throws {
         controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
@@ -61,7 +61,7 @@ actor ReviewOwningHome {
     func start() throws { try controller.performFetch() }
 }
 
-actor ReviewOwningSetHome {
+actor OwningSetHome {
     let controller: FetchedSetController<IsolatedItem>
     init(connection: Connection) {
         controller = FetchedSetController<IsolatedItem>(connection: connection, request: SetRequest(table: "item"))
@@ -72,7 +72,7 @@ actor ReviewOwningSetHome {
 // MARK: A delegate that fetches again from a report the home actor's job delivers
 
 /// Fetches again (from its nonisolated callback: no actor) on its first report.
-final class ReviewRefetchingDelegate: FetchedResultsControllerDelegate {
+final class RefetchingDelegate: FetchedResultsControllerDelegate {
     typealias Record = IsolatedItem
     let fetched = Atomic<Bool>(false)
     func controller(_ controller: FetchedResultsController<IsolatedItem>, didChangeContentWith report: ChangeReport<IsolatedItem>) {
@@ -82,9 +82,9 @@ final class ReviewRefetchingDelegate: FetchedResultsControllerDelegate {
     }
 }
 
-actor ReviewRefetchingHome {
+actor RefetchingHome {
     let controller: FetchedResultsController<IsolatedItem>
-    let delegate = ReviewRefetchingDelegate()
+    let delegate = RefetchingDelegate()
     init(connection: Connection) throws {
         controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
         controller.delegate = delegate
@@ -98,16 +98,16 @@ struct ControllerHomeTests {
     @Test("An actor that owns its controller is released once nothing else holds it")
     func actorHomeIsReleased() async throws {
         let connection = try ItemDatabase.make()
-        weak var unfetched: ReviewOwningHome?
-        weak var fetched: ReviewOwningHome?
-        weak var fetchedSet: ReviewOwningSetHome?
+        weak var unfetched: OwningHome?
+        weak var fetched: OwningHome?
+        weak var fetchedSet: OwningSetHome?
         do {
-            let a = try ReviewOwningHome(connection: connection)
+            let a = try OwningHome(connection: connection)
             unfetched = a
-            let b = try ReviewOwningHome(connection: connection)
+            let b = try OwningHome(connection: connection)
             try await b.start()
             fetched = b
-            let c = ReviewOwningSetHome(connection: connection)
+            let c = OwningSetHome(connection: connection)
             try await c.start()
             fetchedSet = c
         }
@@ -126,7 +126,7 @@ struct ControllerHomeTests {
         // controller "keeps the result it had" (and, one expects, its home).
         let failure = await Task { @MainActor in
             withUnsafeCurrentTask { $0?.cancel() }
-            return reviewFetchFromNoActor(controller)
+            return fetchFromNoActor(controller)
         }.value
         #expect(failure == .cancelled)
         // Even fetching again at home does not help.
@@ -142,7 +142,7 @@ struct ControllerHomeTests {
     func refetchFromDelegateInsideJob() async {
         await #expect(processExitsWith: .success) {
             let connection = try ItemDatabase.make()
-            let home = try ReviewRefetchingHome(connection: connection)
+            let home = try RefetchingHome(connection: connection)
             try await home.start()
             try await Task.detached {
                 try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") }
@@ -156,7 +156,7 @@ struct ControllerHomeTests {
 // MARK: Randomized cross-isolation oracle (a check: passes when delivery is right)
 
 /// `IsolatedItem`, but a row whose rank is 666 fails to decode.
-struct ReviewPickyItem: FetchableRecord, Hashable {
+struct PickyItem: FetchableRecord, Hashable {
     var id: Int64
     var group: Int64
     var rank: Int64
@@ -171,43 +171,43 @@ struct ReviewPickyItem: FetchableRecord, Hashable {
 }
 
 /// Logs reports; writes from inside a report while it owes writes.
-final class ReviewListLog: FetchedResultsControllerDelegate {
-    typealias Record = ReviewPickyItem
-    var reports: [ChangeReport<ReviewPickyItem>] = []
+final class PickyListLog: FetchedResultsControllerDelegate {
+    typealias Record = PickyItem
+    var reports: [ChangeReport<PickyItem>] = []
     var failures = 0
     var owedWrites: [String] = []
-    func controller(_ controller: FetchedResultsController<ReviewPickyItem>, didChangeContentWith report: ChangeReport<ReviewPickyItem>) {
+    func controller(_ controller: FetchedResultsController<PickyItem>, didChangeContentWith report: ChangeReport<PickyItem>) {
         reports.append(report)
         if !owedWrites.isEmpty {
             let sql = owedWrites.removeFirst()
             try? controller.connection.write { db in try db.execute(sql) }
         }
     }
-    func controller(_ controller: FetchedResultsController<ReviewPickyItem>, didFailWith error: ResultsError) { failures += 1 }
+    func controller(_ controller: FetchedResultsController<PickyItem>, didFailWith error: ResultsError) { failures += 1 }
 }
 
-final class ReviewSetLog: FetchedSetControllerDelegate {
+final class PickySetLog: FetchedSetControllerDelegate {
     typealias Record = IsolatedItem
     var reports: [SetChangeReport<IsolatedItem>] = []
     func controller(_ controller: FetchedSetController<IsolatedItem>, didChangeContentWith report: SetChangeReport<IsolatedItem>) { reports.append(report) }
 }
 
-actor ReviewOracleHome {
+actor PickyOracleHome {
     let connection: Connection
-    let list: FetchedResultsController<ReviewPickyItem>
+    let list: FetchedResultsController<PickyItem>
     let set: FetchedSetController<IsolatedItem>
     let relational: RelationalResultsController<IsolatedItem, IsolatedItem>
-    let listLog = ReviewListLog()
-    let setLog = ReviewSetLog()
+    let listLog = PickyListLog()
+    let setLog = PickySetLog()
     var relationalReports: [SnapshotReport<IsolatedItem, IsolatedItem>] = []
-    var initialList = Snapshot<ResultSection, ReviewPickyItem>()
+    var initialList = Snapshot<ResultSection, PickyItem>()
     var initialSet: [Int64: IsolatedItem] = [:]
     var initialRelational = Snapshot<IsolatedItem, IsolatedItem>()
     var relationalTask: Task<Void, Never>?
 
     init(connection: Connection) throws {
         self.connection = connection
-        list = try FetchedResultsController<ReviewPickyItem>(connection: connection, request: ItemDatabase.request)
+        list = try FetchedResultsController<PickyItem>(connection: connection, request: ItemDatabase.request)
         set = FetchedSetController<IsolatedItem>(connection: connection, request: SetRequest(table: "item", predicate: "grp = 3"))
         relational = RelationalResultsController<IsolatedItem, IsolatedItem>(
             connection: connection,
@@ -242,7 +242,7 @@ actor ReviewOracleHome {
     /// Problems: each controller against a fresh query, and the replay of its reports.
     func check() throws -> [String] {
         var problems: [String] = []
-        let fresh = try FetchedResultsController<ReviewPickyItem>(connection: connection, request: list.request)
+        let fresh = try FetchedResultsController<PickyItem>(connection: connection, request: list.request)
         try fresh.performFetch()
         if list.snapshot != fresh.snapshot { problems.append("list != fresh query") }
         if let error = list.lastError { problems.append("list.lastError \(error)") }
@@ -301,7 +301,7 @@ extension ControllerHomeTests {
         var g = SplitMix64(seed: seed)
         let connection = try ItemDatabase.make(rows: 60)
         // Two homes on one connection: each one's commits are another isolation's for the other.
-        let homes = [try ReviewOracleHome(connection: connection), try ReviewOracleHome(connection: connection)]
+        let homes = [try PickyOracleHome(connection: connection), try PickyOracleHome(connection: connection)]
         for home in homes { try await home.start(threshold: threshold, setLimit: Bool.random(using: &g) ? 2 : nil) }
         for step in 0..<150 {
             let home = homes[Int.random(in: 0..<2, using: &g)]
@@ -355,16 +355,16 @@ extension ControllerHomeTests {
 /// Notes whether each report ran on the writer's thread. (Under `swift test`
 /// on Linux the main actor does not run on the main thread, so
 /// `Thread.isMainThread` cannot tell.)
-final class ReviewThreadNotes: Sendable {
+final class ThreadNotes: Sendable {
     let writerThread = PThreadMutex<pthread_t?>(nil)
     let onWriterThread = Atomic<Int>(0)
     let reports = Atomic<Int>(0)
 }
 
-final class ReviewThreadLog: FetchedResultsControllerDelegate {
+final class ThreadLog: FetchedResultsControllerDelegate {
     typealias Record = IsolatedItem
-    let notes: ReviewThreadNotes
-    init(_ notes: ReviewThreadNotes) { self.notes = notes }
+    let notes: ThreadNotes
+    init(_ notes: ThreadNotes) { self.notes = notes }
     func controller(_ controller: FetchedResultsController<IsolatedItem>, didChangeContentWith report: ChangeReport<IsolatedItem>) {
         if let writer = notes.writerThread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 { notes.onWriterThread.add(1, ordering: .relaxed) }
         notes.reports.add(1, ordering: .relaxed)
@@ -377,11 +377,11 @@ extension ControllerHomeTests {
     func nonisolatedHelperKeepsHome() async throws {
         let connection = try ItemDatabase.make()
         let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
-        let notes = ReviewThreadNotes()
-        let log = ReviewThreadLog(notes)
+        let notes = ThreadNotes()
+        let log = ThreadLog(notes)
         controller.delegate = log
         try controller.performFetch()                       // home: the main actor
-        #expect(reviewFetchFromNoActor(controller) == nil)   // e.g. a `func reload(_:)` helper; runs on main
+        #expect(fetchFromNoActor(controller) == nil)   // e.g. a `func reload(_:)` helper; runs on main
         try await Task.detached {
             notes.writerThread.withLock { $0 = pthread_self() }
             try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") }

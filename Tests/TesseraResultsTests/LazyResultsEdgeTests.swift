@@ -15,7 +15,7 @@ import TesseraTestTraits
 
 /// A row of `item` that counts its decodes (its own counter, so that other
 /// suites running at the same time do not disturb it).
-struct ReviewCountedRow: FetchableRecord {
+struct DecodeCountedRow: FetchableRecord {
     static let decoded = Atomic<Int>(0)
 
     var id: DatabaseValue
@@ -112,7 +112,7 @@ struct LazyResultsEdgeTests {
     func lazyToEagerAfterExternalDelete() async {
         await #expect(processExitsWith: .success) {
             let directory = try temporaryDirectory()
-            let path = directory.appendingPathComponent("review.sqlite").path
+            let path = directory.appendingPathComponent("lazy.sqlite").path
             let connection = try Connection(path: path)
             try connection.write { db in
                 try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, rank, name, flag INTEGER)")
@@ -152,11 +152,11 @@ struct LazyResultsEdgeTests {
     func eagerToLazyReadsEverything() throws {
         let database = try IncrementalEdgeCaseTests.items(.sqliteInMemory, 5_000)
         let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
-        let controller = try database.fetchedResultsController(request, of: ReviewCountedRow.self)
+        let controller = try database.fetchedResultsController(request, of: DecodeCountedRow.self)
         try controller.performFetch()
-        let before = ReviewCountedRow.decoded.load(ordering: .relaxed)
+        let before = DecodeCountedRow.decoded.load(ordering: .relaxed)
         try controller.setRequest(Self.lazy(request, batch: 20))
-        let decoded = ReviewCountedRow.decoded.load(ordering: .relaxed) - before
+        let decoded = DecodeCountedRow.decoded.load(ordering: .relaxed) - before
         #expect(controller.result.isLazy)
         #expect(decoded <= 20, "setRequest to a lazy request decoded \(decoded) records")
     }
@@ -376,14 +376,14 @@ struct LazyResultsEdgeTests {
     func cacheBounded() throws {
         let database = try IncrementalEdgeCaseTests.items(.sqliteInMemory, 20_000)
         let request = Self.lazy(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), batch: 50)
-        let controller = try database.fetchedResultsController(request, of: ReviewCountedRow.self)
+        let controller = try database.fetchedResultsController(request, of: DecodeCountedRow.self)
         try controller.performFetch()
-        let start = ReviewCountedRow.decoded.load(ordering: .relaxed)
+        let start = DecodeCountedRow.decoded.load(ordering: .relaxed)
         for item in stride(from: 0, to: 20_000, by: 1) { _ = controller.object(at: IndexPath(item: item, section: 0)) }
-        let first = ReviewCountedRow.decoded.load(ordering: .relaxed) - start
+        let first = DecodeCountedRow.decoded.load(ordering: .relaxed) - start
         #expect(first <= 20_100, "\(first) decodes for one pass")
         // Going back to the start reads again: the early records were evicted.
         _ = controller.object(at: IndexPath(item: 0, section: 0))
-        #expect(ReviewCountedRow.decoded.load(ordering: .relaxed) - start > first)
+        #expect(DecodeCountedRow.decoded.load(ordering: .relaxed) - start > first)
     }
 }

@@ -13,7 +13,7 @@ import TesseraTestSupport
 // (the result before it, with the declared change) to a fresh query.
 
 /// Records every report with what the controller said while it was made.
-final class ReviewLog: FetchedResultsControllerDelegate {
+final class UserChangeLog: FetchedResultsControllerDelegate {
     var reports: [ChangeReport<DeckCard>] = []
     /// Whether each report was made inside `performUserDrivenChange`.
     var insideChange: [Bool] = []
@@ -76,7 +76,7 @@ struct UserDrivenChangeAmongCommitsTests {
         }
         let other = try Connection(path: path)
         let controller = try FetchedResultsController<DeckCard>(connection: connection, request: UserDrivenChangeTests.request(sectioned: sectioned, lazy: lazy))
-        let log = ReviewLog()
+        let log = UserChangeLog()
         controller.delegate = log
         try controller.performFetch()
         let source = ResultsDataSource(collectionView: UserDrivenChangeTests.makeView(), result: controller.result)
@@ -171,7 +171,7 @@ struct UserDrivenChangeAmongCommitsTests {
         }
         let other = try Connection(path: path)
         let controller = try FetchedResultsController<DeckCard>(connection: connection, request: UserDrivenChangeTests.request(sectioned: false, lazy: false))
-        let log = ReviewLog()
+        let log = UserChangeLog()
         controller.delegate = log
         try controller.performFetch()
 
