@@ -73,9 +73,7 @@ struct BatchNearIntMaxTests {
 
     @Test("One survivor's target equals the target the whole section's placement gives it, for random operations")
     func survivorPlacementMatchesTheWholeSection() {
-        let seed = testSeed(default: 0x5_0B71)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<2_000 {
+        forEachSeededRound("BatchNearIntMaxTests.survivorPlacementMatchesTheWholeSection", seed: 0x5_0B71, rounds: 2_000) { round, seed, generator in
             let countBefore = Int.random(in: 0...40, using: &generator)
             let removedCount = Int.random(in: 0...countBefore, using: &generator)
             let removed = Array((0..<countBefore).shuffled(using: &generator).prefix(removedCount))

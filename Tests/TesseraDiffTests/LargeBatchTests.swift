@@ -70,10 +70,9 @@ struct LargeBatchTests {
 
     @Test("An item named twice in a large batch throws the repeat that checking the operations one by one finds first")
     func repeatsInLargeBatches() {
-        let seed = testSeed(default: 0xD0_0B1E)
-        var generator = SplitMix64(seed: seed)
         var thrown = 0
-        for round in 0..<60 {
+        let seed = testSeed(default: 0xD0_0B1E)
+        forEachSeededRound("LargeBatchTests.repeatsInLargeBatches", seed: seed, rounds: 60) { round, seed, generator in
             let counts = (0..<Int.random(in: 1...5, using: &generator)).map { _ in Int.random(in: 1...400, using: &generator) }
             func randomPath() -> IndexPath {
                 let s = Int.random(in: 0..<counts.count, using: &generator)
@@ -107,7 +106,7 @@ struct LargeBatchTests {
                 + items.filter { $0.updateAction == .reload && $0.indexPathAfterUpdate != nil }.map { ($0.indexPathAfterUpdate!, UpdateItem.Action.reload) }
             let expected: BatchValidationError? = firstRepeat(before).map { .itemNamedTwice(indexPath: $0.0, space: .before, first: $0.1, second: $0.2) }
                 ?? firstRepeat(after).map { .itemNamedTwice(indexPath: $0.0, space: .after, first: $0.1, second: $0.2) }
-            guard let expected else { continue }
+            guard let expected else { return }
             thrown += 1
             #expect(throws: expected, "seed \(seed), round \(round)") {
                 try BatchValidator.validate(items, itemCountsBefore: counts, itemCountsAfter: counts, rules: .tessera)
@@ -118,9 +117,7 @@ struct LargeBatchTests {
 
     @Test("Claims sort as packed integers (radix or not) exactly as by comparing section, item and order")
     func packedClaimsSortLikeComparison() {
-        let seed = testSeed(default: 0xC1A1_4)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("LargeBatchTests.packedClaimsSortLikeComparison", seed: 0xC1A1_4, rounds: 200) { round, seed, generator in
             let maxSection = [0, 3, 1_000, Int.max / 4][Int.random(in: 0..<4, using: &generator)]
             let maxItem = [0, 7, 70_000, 1 << 40][Int.random(in: 0..<4, using: &generator)]
             let count = [0, 1, 255, 256, 257, Int.random(in: 0...3_000, using: &generator)][Int.random(in: 0..<6, using: &generator)]
@@ -142,9 +139,7 @@ struct LargeBatchTests {
 
     @Test("Packed keys sort by radix exactly as by comparison, for every width")
     func packedKeysSortLikeComparison() {
-        let seed = testSeed(default: 0x4AD1_C5)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("LargeBatchTests.packedKeysSortLikeComparison", seed: 0x4AD1_C5, rounds: 200) { round, seed, generator in
             let bits = Int.random(in: 0...64, using: &generator)
             let mask = bits == 64 ? UInt64.max : (UInt64(1) << UInt64(bits)) - 1
             let count = [0, 255, 256, Int.random(in: 0...5_000, using: &generator)][Int.random(in: 0..<4, using: &generator)]
@@ -157,9 +152,7 @@ struct LargeBatchTests {
 
     @Test("Counts too large to pack give the same mapping as small ones")
     func hugeCountsMapLikeSmallOnes() throws {
-        let seed = testSeed(default: 0x6_1A47)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<20 {
+        try forEachSeededRound("LargeBatchTests.hugeCountsMapLikeSmallOnes", seed: 0x6_1A47, rounds: 20) { round, seed, generator in
             // A valid batch on two sections of 600 items: deletes, inserts
             // and moves on distinct items; each section keeps its count.
             var items: [UpdateItem] = []

@@ -21,22 +21,6 @@ final class ColumnTableDelegate: ColumnLayoutDelegate {
     func columnLayout(_ layout: ColumnLayout, heightForFooterInSection section: Int) -> Double? { footerHeights[section] }
 }
 
-func makeColumns(
-    width: Double = 320,
-    height: Double = 480,
-    itemCounts: [Int],
-    configure: (ColumnLayout) -> Void = { _ in }
-) -> (layout: ColumnLayout, environment: StaticLayoutEnvironment) {
-    let environment = StaticLayoutEnvironment(size: Size(width: width, height: height), itemCounts: itemCounts)
-    let layout = ColumnLayout()
-    layout.collectionView = environment
-    configure(layout)
-    layout.prepare()
-    return (layout, environment)
-}
-
-private func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
-
 /// Items of one section with the given heights (exact heights from a delegate).
 private func heightsDelegate(_ heights: [Double], section: Int = 0) -> ColumnTableDelegate {
     let delegate = ColumnTableDelegate()
@@ -48,7 +32,7 @@ private func heightsDelegate(_ heights: [Double], section: Int = 0) -> ColumnTab
 struct ColumnLayoutExampleTests {
     @Test("Defaults: two columns, 8-point spacings and insets, 50-point items, left to right")
     func grid() {
-        let (layout, _) = makeColumns(itemCounts: [5])
+        let (layout, _) = prepared(ColumnLayout(), itemCounts: [5])
         // usable = 320 − 16 = 304; w = (304 − 8) / 2 = 148; columns at 8 and 164.
         #expect(itemFrames(of: layout, itemCounts: [5]) == [[
             rect(8, 8, 148, 50), rect(164, 8, 148, 50),
@@ -62,7 +46,7 @@ struct ColumnLayoutExampleTests {
     @Test("Column widths are rounded down to the pixel grid of screenScale")
     func pixelRounding() {
         for (scale, width) in [(2.0, 32.5), (1.0, 32.0), (4.0, 32.5)] {
-            let (layout, _) = makeColumns(width: 100, itemCounts: [3]) {
+            let (layout, _) = prepared(ColumnLayout(), width: 100, itemCounts: [3]) {
                 $0.columnCount = 3
                 $0.columnSpacing = 1
                 $0.sectionInset = .zero
@@ -77,7 +61,7 @@ struct ColumnLayoutExampleTests {
 
     @Test("Right to left: item i goes in column n − 1 − i % n, also with more columns than items")
     func rightToLeft() {
-        let (layout, _) = makeColumns(width: 300, itemCounts: [4, 2]) {
+        let (layout, _) = prepared(ColumnLayout(), width: 300, itemCounts: [4, 2]) {
             $0.columnCount = 3
             $0.columnSpacing = 0
             $0.interitemSpacing = 0
@@ -89,7 +73,7 @@ struct ColumnLayoutExampleTests {
             [rect(200, 100, 100, 50), rect(100, 100, 100, 50)],
         ])
 
-        let (wide, _) = makeColumns(width: 400, itemCounts: [2]) {
+        let (wide, _) = prepared(ColumnLayout(), width: 400, itemCounts: [2]) {
             $0.columnCount = 4
             $0.columnSpacing = 0
             $0.sectionInset = .zero
@@ -102,7 +86,7 @@ struct ColumnLayoutExampleTests {
     @Test("Left to right ignores heights: a waterfall with fixed columns")
     func leftToRightWaterfall() {
         let delegate = heightsDelegate([100, 20, 30, 40])
-        let (layout, _) = makeColumns(width: 210, itemCounts: [4]) {
+        let (layout, _) = prepared(ColumnLayout(), width: 210, itemCounts: [4]) {
             $0.columnSpacing = 10
             $0.interitemSpacing = 10
             $0.sectionInset = .zero
@@ -117,7 +101,7 @@ struct ColumnLayoutExampleTests {
     @Test("Shortest first: the column with the highest bottom, leftmost on ties")
     func shortestFirst() {
         let delegate = heightsDelegate([100, 50, 30, 30, 10])
-        let (layout, _) = makeColumns(width: 210, itemCounts: [5]) {
+        let (layout, _) = prepared(ColumnLayout(), width: 210, itemCounts: [5]) {
             $0.columnSpacing = 10
             $0.interitemSpacing = 10
             $0.sectionInset = .zero
@@ -135,7 +119,7 @@ struct ColumnLayoutExampleTests {
 
         // Ties: equal bottoms go to the leftmost column, also in the middle.
         let ties = heightsDelegate([10, 5, 5, 5, 5, 7])
-        let (tied, _) = makeColumns(width: 300, itemCounts: [6]) {
+        let (tied, _) = prepared(ColumnLayout(), width: 300, itemCounts: [6]) {
             $0.columnCount = 3
             $0.columnSpacing = 0
             $0.interitemSpacing = 10
@@ -154,7 +138,7 @@ struct ColumnLayoutExampleTests {
         // column ties with an empty one and, leftmost, wins; its next item
         // is spaced below the first, so the empty column wins after that.
         let flat = heightsDelegate([0, 0, 0])
-        let (zero, _) = makeColumns(width: 200, itemCounts: [3]) {
+        let (zero, _) = prepared(ColumnLayout(), width: 200, itemCounts: [3]) {
             $0.columnSpacing = 0
             $0.interitemSpacing = 4
             $0.sectionInset = .zero
@@ -177,7 +161,7 @@ struct ColumnLayoutExampleTests {
         delegate.heights[path(4)] = 12
         delegate.ratios[path(5)] = Size(width: 3, height: 1)          // floor(88 / 3) = 29
         delegate.ratios[path(6)] = Size(width: 1, height: 0)          // ignored, no exact → itemHeight
-        let (layout, _) = makeColumns(width: 88, itemCounts: [7]) {
+        let (layout, _) = prepared(ColumnLayout(), width: 88, itemCounts: [7]) {
             $0.columnCount = 1
             $0.interitemSpacing = 0
             $0.sectionInset = .zero
@@ -193,7 +177,7 @@ struct ColumnLayoutExampleTests {
     @Test("Headers and footers span the width, or the inset width with insetSupplementaryViews")
     func supplementaryViews() {
         for inset in [false, true] {
-            let (layout, _) = makeColumns(itemCounts: [3, 1]) {
+            let (layout, _) = prepared(ColumnLayout(), itemCounts: [3, 1]) {
                 $0.headerHeight = 20
                 $0.footerHeight = 12
                 $0.sectionInset = EdgeInsets(top: 5, left: 10, bottom: 7, right: 10)
@@ -231,7 +215,7 @@ struct ColumnLayoutExampleTests {
         let delegate = ColumnTableDelegate()
         delegate.columnCounts = [1: 3, 2: -4]
         delegate.insets = [2: .zero]
-        let (layout, _) = makeColumns(itemCounts: [2, 4, 2]) {
+        let (layout, _) = prepared(ColumnLayout(), itemCounts: [2, 4, 2]) {
             $0.columnCount = 0
             $0.delegate = delegate
         }
@@ -246,7 +230,7 @@ struct ColumnLayoutExampleTests {
 
     @Test("A huge column count costs nothing and gives zero-width columns")
     func hugeColumnCount() {
-        let (layout, _) = makeColumns(itemCounts: [3]) { $0.columnCount = .max }
+        let (layout, _) = prepared(ColumnLayout(), itemCounts: [3]) { $0.columnCount = .max }
         let frames = itemFrames(of: layout, itemCounts: [3])[0]
         #expect(frames.allSatisfy { $0.isFinite && $0.size.width == 0 })
         #expect(layout.layoutAttributesForElements(in: rect(0, 0, 320, 480)).isEmpty)
@@ -257,7 +241,7 @@ struct ColumnLayoutExampleTests {
     func waterfallQuery() {
         // Column 0: one 500-point item; column 1: ten 40-point items.
         let delegate = heightsDelegate([500] + Array(repeating: 40, count: 10))
-        let (layout, _) = makeColumns(width: 200, itemCounts: [11]) {
+        let (layout, _) = prepared(ColumnLayout(), width: 200, itemCounts: [11]) {
             $0.columnSpacing = 0
             $0.interitemSpacing = 0
             $0.sectionInset = .zero
@@ -276,7 +260,7 @@ struct ColumnLayoutExampleTests {
 
     @Test("Only a width change invalidates")
     func invalidation() {
-        let (layout, environment) = makeColumns(itemCounts: [3])
+        let (layout, environment) = prepared(ColumnLayout(), itemCounts: [3])
         withExtendedLifetime(environment) {
             #expect(!layout.shouldInvalidateLayout(forBoundsChange: rect(0, 100, 320, 480)))
             #expect(!layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 320, 300)))
@@ -286,17 +270,17 @@ struct ColumnLayoutExampleTests {
 
     @Test("A new width lays everything out again")
     func widthChange() {
-        let (layout, environment) = makeColumns(itemCounts: [3])
+        let (layout, environment) = prepared(ColumnLayout(), itemCounts: [3])
         environment.bounds.size.width = 400
         layout.prepare()
-        let (fresh, _) = makeColumns(width: 400, itemCounts: [3])
+        let (fresh, _) = prepared(ColumnLayout(), width: 400, itemCounts: [3])
         #expect(allElements(of: layout, itemCounts: [3]) == allElements(of: fresh, itemCounts: [3]))
         #expect(itemFrames(of: layout, itemCounts: [3])[0][1] == rect(204, 8, 188, 50))
     }
 
     @Test("Storage stays under 48 bytes per item")
     func memory() {
-        let (layout, _) = makeColumns(itemCounts: [50_000, 50_000]) { $0.itemRenderDirection = .shortestFirst }
+        let (layout, _) = prepared(ColumnLayout(), itemCounts: [50_000, 50_000]) { $0.itemRenderDirection = .shortestFirst }
         #expect(layout.storageByteCount <= 48 * 100_000, "\(layout.storageByteCount) bytes")
     }
 }
@@ -321,7 +305,7 @@ struct ColumnLayoutErrorTests {
             { let d = ColumnTableDelegate(); d.ratios[path] = Size(width: 1e-300, height: 1e300); return d }(),
         ]
         for (index, delegate) in cases.enumerated() {
-            let (layout, environment) = makeColumns(itemCounts: [3, 4]) {
+            let (layout, environment) = prepared(ColumnLayout(), itemCounts: [3, 4]) {
                 $0.delegate = delegate
                 $0.itemRenderDirection = .shortestFirst
             }
@@ -338,7 +322,7 @@ struct ColumnLayoutErrorTests {
             ({ let d = ColumnTableDelegate(); d.footerHeights[1] = value; return d }(), .footerSize(section: 1)),
         ]
         for (delegate, subject) in cases {
-            let (layout, environment) = makeColumns(itemCounts: [2, 5]) { $0.delegate = delegate }
+            let (layout, environment) = prepared(ColumnLayout(), itemCounts: [2, 5]) { $0.delegate = delegate }
             #expect(layout.layoutError?.subject == subject, "\(subject)")
             #expect(Self.allFinite(layout, environment.itemCounts))
         }
@@ -356,19 +340,19 @@ struct ColumnLayoutErrorTests {
             ("screenScale", { $0.screenScale = value }),
         ]
         for (name, set) in setters {
-            let (layout, environment) = makeColumns(itemCounts: [3], configure: set)
+            let (layout, environment) = prepared(ColumnLayout(), itemCounts: [3], configure: set)
             #expect(layout.layoutError?.subject == .property(name), "\(name)")
             if name != "sectionInset" { #expect(layout.layoutError?.value == "\(value)", "\(name)") }
             #expect(Self.allFinite(layout, environment.itemCounts), "\(name)")
         }
-        let (zeroScale, environment) = makeColumns(itemCounts: [3]) { $0.screenScale = 0 }
+        let (zeroScale, environment) = prepared(ColumnLayout(), itemCounts: [3]) { $0.screenScale = 0 }
         #expect(zeroScale.layoutError?.subject == .property("screenScale"))
         #expect(Self.allFinite(zeroScale, environment.itemCounts))
     }
 
     @Test("A negative item count is reported and read as zero")
     func badCount() {
-        let (layout, _) = makeColumns(itemCounts: [2, -3, 1])
+        let (layout, _) = prepared(ColumnLayout(), itemCounts: [2, -3, 1])
         #expect(layout.layoutError?.subject == .itemCount(section: 1))
         #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 2)) != nil)
     }
@@ -377,7 +361,7 @@ struct ColumnLayoutErrorTests {
     func keptErrors() {
         let delegate = ColumnTableDelegate()
         delegate.heights[IndexPath(item: 0, section: 0)] = -5
-        let (layout, environment) = makeColumns(itemCounts: [2, 2]) { $0.delegate = delegate }
+        let (layout, environment) = prepared(ColumnLayout(), itemCounts: [2, 2]) { $0.delegate = delegate }
         #expect(layout.layoutError?.subject == .itemSize(IndexPath(item: 0, section: 0)))
         let context = InvalidationContext()
         context.invalidateSections([1])
@@ -475,9 +459,7 @@ struct ColumnLayoutOracleTests {
 
     @Test("Rect queries equal a brute-force filter, in every render direction")
     func queries() {
-        let seed = testSeed(default: 0xC01_0A5)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("ColumnLayoutOracleTests.queries", seed: 0xC01_0A5, rounds: 200) { round, seed, generator in
             let itemCounts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...60, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: Double(Int.random(in: 0...400, using: &generator)), height: 480), itemCounts: itemCounts)
@@ -492,9 +474,7 @@ struct ColumnLayoutOracleTests {
 
     @Test("After a context naming a section, the layout equals a fresh prepare")
     func incrementalInvalidation() {
-        let seed = testSeed(default: 0xC01_1A7)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<150 {
+        forEachSeededRound("ColumnLayoutOracleTests.incrementalInvalidation", seed: 0xC01_1A7, rounds: 150) { round, seed, generator in
             var itemCounts = (0..<Int.random(in: 1...6, using: &generator)).map { _ in Int.random(in: 0...40, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)

@@ -3,29 +3,11 @@ import Testing
 import TesseraLayout
 import TesseraTestSupport
 
-/// A prepared flow layout over a static environment (kept alive by the
-/// returned tuple, since the layout holds it weakly).
-func makeFlow(
-    width: Double = 300,
-    height: Double = 600,
-    itemCounts: [Int],
-    configure: (FlowLayout) -> Void = { _ in }
-) -> (layout: FlowLayout, environment: StaticLayoutEnvironment) {
-    let environment = StaticLayoutEnvironment(size: Size(width: width, height: height), itemCounts: itemCounts)
-    let layout = FlowLayout()
-    layout.collectionView = environment
-    configure(layout)
-    layout.prepare()
-    return (layout, environment)
-}
-
-private func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
-
 @Suite("FlowLayout: worked examples")
 struct FlowLayoutExampleTests {
     @Test("Full lines are justified and the last line is left-aligned")
     func justifiedAndLastLine() {
-        let (layout, _) = makeFlow(itemCounts: [7]) { $0.itemSize = Size(width: 80, height: 50) }
+        let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [7]) { $0.itemSize = Size(width: 80, height: 50) }
         // 3 fit on a 300-wide line (80+10+80+10+80 = 260); gaps widen to 30.
         #expect(itemFrames(of: layout, itemCounts: [7]) == [[
             rect(0, 0, 80, 50), rect(110, 0, 80, 50), rect(220, 0, 80, 50),
@@ -44,7 +26,7 @@ struct FlowLayoutExampleTests {
             IndexPath(item: 1, section: 0): Size(width: 200, height: 50),
             IndexPath(item: 2, section: 0): Size(width: 50, height: 50),
         ]
-        let (layout, _) = makeFlow(itemCounts: [3]) { $0.delegate = delegate }
+        let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.delegate = delegate }
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(50, 0, 200, 50), rect(0, 60, 200, 50), rect(210, 60, 50, 50)]])
     }
 
@@ -56,7 +38,7 @@ struct FlowLayoutExampleTests {
             IndexPath(item: 1, section: 0): Size(width: 100, height: 80),
             IndexPath(item: 2, section: 0): Size(width: 100, height: 20),
         ]
-        let (layout, _) = makeFlow(itemCounts: [3]) { $0.delegate = delegate }
+        let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.delegate = delegate }
         // Two per line (210 ≤ 300 < 320); the full line is justified (gap 100).
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(0, 20, 100, 40), rect(200, 0, 100, 80), rect(0, 90, 100, 20)]])
         #expect(layout.collectionViewContentSize.height == 110)
@@ -64,7 +46,7 @@ struct FlowLayoutExampleTests {
 
     @Test("Headers, footers and section insets, including an empty section")
     func headersFootersInsets() {
-        let (layout, _) = makeFlow(width: 320, itemCounts: [3, 0]) {
+        let (layout, _) = prepared(FlowLayout(), width: 320, height: 600, itemCounts: [3, 0]) {
             $0.headerReferenceSize = Size(width: 0, height: 44)
             $0.footerReferenceSize = Size(width: 0, height: 30)
             $0.sectionInset = EdgeInsets(top: 10, left: 20, bottom: 5, right: 20)
@@ -81,14 +63,14 @@ struct FlowLayoutExampleTests {
 
     @Test("No header or footer view when its height is zero")
     func noZeroHeightSupplementary() {
-        let (layout, _) = makeFlow(itemCounts: [2])
+        let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [2])
         #expect(layout.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 0)) == nil)
         #expect(layout.layoutAttributesForElements(in: rect(0, 0, 300, 600)).allSatisfy { $0.category == .cell })
     }
 
     @Test("Horizontal scrolling mirrors the vertical layout")
     func horizontal() {
-        let (layout, _) = makeFlow(width: 600, height: 200, itemCounts: [3]) {
+        let (layout, _) = prepared(FlowLayout(), width: 600, height: 200, itemCounts: [3]) {
             $0.scrollDirection = .horizontal
             $0.itemSize = Size(width: 50, height: 80)
         }
@@ -99,13 +81,13 @@ struct FlowLayoutExampleTests {
 
     @Test("Line alignment options: centered and trailing last lines, leading full lines")
     func alignmentOptions() {
-        let (centered, _) = makeFlow(itemCounts: [4]) {
+        let (centered, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [4]) {
             $0.itemSize = Size(width: 80, height: 50)
             $0.lastLineAlignment = .center
             $0.fullLineAlignment = .leading
         }
         #expect(itemFrames(of: centered, itemCounts: [4]) == [[rect(0, 0, 80, 50), rect(90, 0, 80, 50), rect(180, 0, 80, 50), rect(110, 60, 80, 50)]])
-        let (trailing, _) = makeFlow(itemCounts: [4]) {
+        let (trailing, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [4]) {
             $0.itemSize = Size(width: 80, height: 50)
             $0.lastLineAlignment = .trailing
         }
@@ -114,7 +96,7 @@ struct FlowLayoutExampleTests {
 
     @Test("Pinned headers follow the content offset and stop at their section's end")
     func pinnedHeaders() {
-        let (layout, environment) = makeFlow(width: 100, height: 100, itemCounts: [2, 2]) {
+        let (layout, environment) = prepared(FlowLayout(), width: 100, height: 100, itemCounts: [2, 2]) {
             $0.itemSize = Size(width: 100, height: 50)
             $0.minimumLineSpacing = 0
             $0.headerReferenceSize = Size(width: 0, height: 20)
@@ -143,7 +125,7 @@ struct FlowLayoutExampleTests {
 
     @Test("Pinned footers stay at the bottom of the visible area, above their section's start")
     func pinnedFooters() {
-        let (layout, environment) = makeFlow(width: 100, height: 100, itemCounts: [4]) {
+        let (layout, environment) = prepared(FlowLayout(), width: 100, height: 100, itemCounts: [4]) {
             $0.itemSize = Size(width: 100, height: 50)
             $0.minimumLineSpacing = 0
             $0.footerReferenceSize = Size(width: 0, height: 20)
@@ -162,7 +144,7 @@ struct FlowLayoutExampleTests {
 
     @Test("A change of width re-wraps the lines; a scroll without pinning does not invalidate")
     func boundsChangeRewraps() {
-        let (layout, environment) = makeFlow(itemCounts: [3]) { $0.itemSize = Size(width: 80, height: 50) }
+        let (layout, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.itemSize = Size(width: 80, height: 50) }
         #expect(!layout.shouldInvalidateLayout(forBoundsChange: Rect(x: 0, y: 40, width: 300, height: 600)))
         let narrower = Rect(x: 0, y: 0, width: 200, height: 600)
         #expect(layout.shouldInvalidateLayout(forBoundsChange: narrower))
@@ -177,7 +159,7 @@ struct FlowLayoutExampleTests {
     func tooWideItem() {
         let delegate = TableDelegate()
         delegate.itemSizes = [IndexPath(item: 0, section: 0): Size(width: 400, height: 50)]
-        let (layout, _) = makeFlow(itemCounts: [2]) { $0.delegate = delegate }
+        let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [2]) { $0.delegate = delegate }
         // Not centered on the 300-wide line (at −50, before the content's
         // origin): at the leading inset, in content 400 wide.
         #expect(itemFrames(of: layout, itemCounts: [2]) == [[rect(0, 0, 400, 50), rect(0, 60, 50, 50)]])

@@ -13,28 +13,11 @@ final class HorizontalTableDelegate: HorizontalListLayoutDelegate {
     func horizontalListLayout(_ layout: HorizontalListLayout, insetsForSectionAt section: Int) -> EdgeInsets? { insets[section] }
 }
 
-func makeHorizontalList(
-    width: Double = 320,
-    height: Double = 100,
-    itemCounts: [Int],
-    contentInset: EdgeInsets = .zero,
-    configure: (HorizontalListLayout) -> Void = { _ in }
-) -> (layout: HorizontalListLayout, environment: StaticLayoutEnvironment) {
-    let environment = StaticLayoutEnvironment(size: Size(width: width, height: height), itemCounts: itemCounts, contentInset: contentInset)
-    let layout = HorizontalListLayout()
-    layout.collectionView = environment
-    configure(layout)
-    layout.prepare()
-    return (layout, environment)
-}
-
-private func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
-
 @Suite("HorizontalListLayout: worked examples")
 struct HorizontalListLayoutExampleTests {
     @Test("Defaults: 100-point items 8 apart, as tall as the view")
     func defaults() {
-        let (layout, _) = makeHorizontalList(itemCounts: [5])
+        let (layout, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [5])
         // 5 · 100 + 4 · 8 = 532 > 320: not centered.
         #expect(itemFrames(of: layout, itemCounts: [5]) == [[
             rect(0, 0, 100, 100), rect(108, 0, 100, 100), rect(216, 0, 100, 100), rect(324, 0, 100, 100), rect(432, 0, 100, 100),
@@ -44,7 +27,7 @@ struct HorizontalListLayoutExampleTests {
 
     @Test("Sections follow each other, each inside its insets; items lose the vertical insets")
     func sections() {
-        let (layout, _) = makeHorizontalList(itemCounts: [2, 1]) {
+        let (layout, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2, 1]) {
             $0.itemWidth = 50
             $0.sectionInsets = EdgeInsets(top: 10, left: 5, bottom: 20, right: 5)
             $0.centerContent = false
@@ -59,7 +42,7 @@ struct HorizontalListLayoutExampleTests {
 
     @Test("Content narrower than the view is centered, and the content is as wide as the view")
     func centered() {
-        let (layout, _) = makeHorizontalList(itemCounts: [2, 1]) {
+        let (layout, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2, 1]) {
             $0.itemWidth = 50
             $0.sectionInsets = EdgeInsets(top: 10, left: 5, bottom: 20, right: 5)
         }
@@ -76,7 +59,7 @@ struct HorizontalListLayoutExampleTests {
     @Test("Content exactly as wide as the view, or wider, is not moved")
     func wideContent() {
         for count in [3, 4] {
-            let (layout, _) = makeHorizontalList(width: 316, itemCounts: [count])
+            let (layout, _) = prepared(HorizontalListLayout(), width: 316, height: 100, itemCounts: [count])
             #expect(itemFrames(of: layout, itemCounts: [count])[0].first == rect(0, 0, 100, 100), "\(count) items")
             #expect(layout.collectionViewContentSize.width == Double(count) * 108 - 8)
         }
@@ -87,7 +70,8 @@ struct HorizontalListLayoutExampleTests {
         let delegate = HorizontalTableDelegate()
         delegate.widths = [IndexPath(item: 1, section: 0): 30, IndexPath(item: 0, section: 1): 0]
         delegate.insets = [1: EdgeInsets(top: 4, left: 12, bottom: 6, right: 0)]
-        let (layout, _) = makeHorizontalList(
+        let (layout, _) = prepared(
+            HorizontalListLayout(),
             width: 400, height: 120, itemCounts: [2, 2],
             contentInset: EdgeInsets(top: 10, left: 0, bottom: 10, right: 0)
         ) {
@@ -107,14 +91,14 @@ struct HorizontalListLayoutExampleTests {
 
     @Test("Insets taller than the view give zero-height items, not negative ones")
     func tallInsets() {
-        let (layout, _) = makeHorizontalList(height: 10, itemCounts: [1]) { $0.sectionInsets = EdgeInsets(top: 8, left: 0, bottom: 8, right: 0) }
+        let (layout, _) = prepared(HorizontalListLayout(), height: 10, itemCounts: [1]) { $0.sectionInsets = EdgeInsets(top: 8, left: 0, bottom: 8, right: 0) }
         #expect(itemFrames(of: layout, itemCounts: [1])[0][0].size.height == 0)
         #expect(layout.layoutError == nil)
     }
 
     @Test("A change of the view's size invalidates; scrolling does not")
     func invalidation() {
-        let (layout, environment) = makeHorizontalList(itemCounts: [8])
+        let (layout, environment) = prepared(HorizontalListLayout(), height: 100, itemCounts: [8])
         withExtendedLifetime(environment) {
             #expect(!layout.shouldInvalidateLayout(forBoundsChange: rect(300, 0, 320, 100)))
             #expect(layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 320, 120)))
@@ -124,7 +108,7 @@ struct HorizontalListLayoutExampleTests {
 
     @Test("A new view size lays everything out again")
     func sizeChange() {
-        let (layout, environment) = makeHorizontalList(itemCounts: [2])
+        let (layout, environment) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2])
         environment.bounds.size = Size(width: 500, height: 60)
         layout.prepare()
         #expect(itemFrames(of: layout, itemCounts: [2]) == [[rect(146, 0, 100, 60), rect(254, 0, 100, 60)]])
@@ -145,13 +129,13 @@ struct HorizontalListLayoutOracleTests {
         let path = IndexPath(item: 1, section: 1)
         let widths = HorizontalTableDelegate()
         widths.widths[path] = value
-        let (layout, environment) = makeHorizontalList(itemCounts: [2, 3]) { $0.delegate = widths }
+        let (layout, environment) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2, 3]) { $0.delegate = widths }
         #expect(layout.layoutError?.subject == .itemSize(path))
         #expect(Self.allFinite(layout, environment.itemCounts))
 
         let insets = HorizontalTableDelegate()
         insets.insets[1] = EdgeInsets(top: value)
-        let (inset, _) = makeHorizontalList(itemCounts: [2, 3]) { $0.delegate = insets }
+        let (inset, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2, 3]) { $0.delegate = insets }
         #expect(inset.layoutError?.subject == .sectionInset(section: 1))
         #expect(Self.allFinite(inset, environment.itemCounts))
 
@@ -161,7 +145,7 @@ struct HorizontalListLayoutOracleTests {
             ("sectionInsets", { $0.sectionInsets = EdgeInsets(left: value) }),
         ]
         for (name, set) in setters {
-            let (layout, _) = makeHorizontalList(itemCounts: [3], configure: set)
+            let (layout, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [3], configure: set)
             #expect(layout.layoutError?.subject == .property(name), "\(name)")
             #expect(Self.allFinite(layout, [3]), "\(name)")
         }
@@ -201,9 +185,7 @@ struct HorizontalListLayoutOracleTests {
 
     @Test("Rect queries equal a brute-force filter, centered or not")
     func queries() {
-        let seed = testSeed(default: 0x4012_1157)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("HorizontalListLayoutOracleTests.queries", seed: 0x4012_1157, rounds: 200) { round, seed, generator in
             let itemCounts = Self.randomCounts(using: &generator)
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(
@@ -219,9 +201,7 @@ struct HorizontalListLayoutOracleTests {
 
     @Test("After a context naming a section, the layout equals a fresh prepare, also when centering starts or stops")
     func incrementalInvalidation() {
-        let seed = testSeed(default: 0x4012_1A7A)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("HorizontalListLayoutOracleTests.incrementalInvalidation", seed: 0x4012_1A7A, rounds: 200) { round, seed, generator in
             var itemCounts = Self.randomCounts(using: &generator)
             if itemCounts.isEmpty { itemCounts = [1] }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)

@@ -30,7 +30,7 @@ struct LayoutEdgeCaseTests {
     func errorsPersist() {
         let delegate = TableDelegate()
         delegate.itemSizes[IndexPath(item: 0, section: 0)] = Size(width: -5, height: 10)
-        let (layout, environment) = makeFlow(itemCounts: [3, 3]) {
+        let (layout, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3, 3]) {
             $0.delegate = delegate
             $0.sectionHeadersPinToVisibleBounds = true
             $0.headerReferenceSize = Size(width: 0, height: 10)
@@ -53,7 +53,7 @@ struct LayoutEdgeCaseTests {
 
     @Test("Odd input does not trap: negative sections, empty index paths, negative counts")
     func noTraps() {
-        let (layout, environment) = makeFlow(itemCounts: [3, 3])
+        let (layout, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3, 3])
         let context = InvalidationContext()
         context.invalidateSections([-1])
         context.invalidateItems(at: [IndexPath()])
@@ -65,7 +65,7 @@ struct LayoutEdgeCaseTests {
         layout.prepare()
         #expect(layout.layoutError == LayoutError(subject: .itemCount(section: 0), value: "-4"))
         #expect(layout.layoutAttributesForItem(at: IndexPath(item: 0, section: 1)) != nil)
-        let (list, listEnvironment) = makeList(itemCounts: [1])
+        let (list, listEnvironment) = prepared(ListLayout(), itemCounts: [1])
         listEnvironment.itemCounts = [-1]
         list.invalidateLayout()
         list.prepare()
@@ -74,15 +74,15 @@ struct LayoutEdgeCaseTests {
 
     @Test("A fresh layout with no sections has the container's fixed length")
     func emptyContentSize() {
-        let (vertical, _) = makeFlow(width: 320, height: 480, itemCounts: [])
+        let (vertical, _) = prepared(FlowLayout(), width: 320, height: 480, itemCounts: [])
         #expect(vertical.collectionViewContentSize == Size(width: 320, height: 0))
-        let (horizontal, _) = makeFlow(width: 320, height: 480, itemCounts: []) { $0.scrollDirection = .horizontal }
+        let (horizontal, _) = prepared(FlowLayout(), width: 320, height: 480, itemCounts: []) { $0.scrollDirection = .horizontal }
         #expect(horizontal.collectionViewContentSize == Size(width: 0, height: 480))
     }
 
     @Test("Only the scroll-axis length of a header size is read, and checked")
     func headerAxis() {
-        let (layout, environment) = makeFlow(itemCounts: [1]) { $0.headerReferenceSize = Size(width: -1, height: 30) }
+        let (layout, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [1]) { $0.headerReferenceSize = Size(width: -1, height: 30) }
         #expect(layout.layoutError == nil)
         #expect(layout.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 0))?.frame.height == 30)
         withExtendedLifetime(environment) {}
@@ -90,7 +90,7 @@ struct LayoutEdgeCaseTests {
 
     @Test("Shrinking the content releases storage")
     func storageShrinks() {
-        let (layout, environment) = makeList(itemCounts: [100_000])
+        let (layout, environment) = prepared(ListLayout(), itemCounts: [100_000])
         let large = layout.storageByteCount
         environment.itemCounts = [10]
         layout.invalidateLayout()
@@ -100,9 +100,7 @@ struct LayoutEdgeCaseTests {
 
     @Test("One item per line: rect queries still equal a brute-force filter")
     func singleItemLines() {
-        let seed = testSeed(default: 0x51)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<50 {
+        forEachSeededRound("LayoutEdgeCaseTests.singleItemLines", seed: 0x51, rounds: 50) { round, seed, generator in
             let itemCounts = (0..<Int.random(in: 1...4, using: &generator)).map { _ in Int.random(in: 0...30, using: &generator) }
             let delegate = TableDelegate()
             for (section, count) in itemCounts.enumerated() {
@@ -112,7 +110,7 @@ struct LayoutEdgeCaseTests {
                     )
                 }
             }
-            let (layout, environment) = makeFlow(width: 320, itemCounts: itemCounts) { $0.delegate = delegate }
+            let (layout, environment) = prepared(FlowLayout(), width: 320, height: 600, itemCounts: itemCounts) { $0.delegate = delegate }
             LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
             withExtendedLifetime(environment) {}
         }
@@ -120,7 +118,7 @@ struct LayoutEdgeCaseTests {
 
     @Test("The update transition style sets how elements appear and disappear")
     func transitionStyle() {
-        let (layout, environment) = makeList(itemCounts: [2])
+        let (layout, environment) = prepared(ListLayout(), itemCounts: [2])
         layout.updateTransitionStyle.appearingAlpha = 0.5
         layout.updateTransitionStyle.appearingTransform = .scale(0.1, 0.1)
         layout._beginBatchUpdate([.insertItem(at: IndexPath(item: 2, section: 0))])
@@ -145,11 +143,11 @@ struct LayoutEdgeCaseTests {
                 delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: 100, height: length)
             }
         }
-        let (flow, flowEnvironment) = makeFlow(width: 100, itemCounts: counts) {
+        let (flow, flowEnvironment) = prepared(FlowLayout(), width: 100, height: 600, itemCounts: counts) {
             $0.delegate = delegate
             $0.minimumLineSpacing = 0
         }
-        let (list, listEnvironment) = makeList(width: 100, itemCounts: counts) { $0.delegate = delegate }
+        let (list, listEnvironment) = prepared(ListLayout(), width: 100, itemCounts: counts) { $0.delegate = delegate }
         for layout in [flow, list] as [CollectionViewLayout] {
             let target = IndexPath(item: 5, section: 1)
             let frame = layout.layoutAttributesForItem(at: target)!.frame
@@ -168,14 +166,14 @@ struct LayoutEdgeCaseTests {
                 delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: 100, height: length)
             }
         }
-        let (list, environment) = makeList(width: 100, itemCounts: counts) { $0.delegate = delegate }
+        let (list, environment) = prepared(ListLayout(), width: 100, itemCounts: counts) { $0.delegate = delegate }
         counts.append(1)
         environment.itemCounts = counts
         let context = InvalidationContext(invalidateDataSourceCounts: true)
         context.invalidateSections([2])
         list.invalidateLayout(with: context)
         list.prepare()
-        let (fresh, freshEnvironment) = makeList(width: 100, itemCounts: counts) { $0.delegate = delegate }
+        let (fresh, freshEnvironment) = prepared(ListLayout(), width: 100, itemCounts: counts) { $0.delegate = delegate }
         #expect(allElements(of: list, itemCounts: counts) == allElements(of: fresh, itemCounts: counts))
         #expect(list.collectionViewContentSize == fresh.collectionViewContentSize)
         withExtendedLifetime(freshEnvironment) {}
@@ -185,7 +183,7 @@ struct LayoutEdgeCaseTests {
     func supplementaryContext() {
         let delegate = TableDelegate()
         delegate.headerSizes[1] = Size(width: 0, height: 10)
-        let (list, environment) = makeList(itemCounts: [2, 2]) { $0.delegate = delegate }
+        let (list, environment) = prepared(ListLayout(), itemCounts: [2, 2]) { $0.delegate = delegate }
         delegate.headerSizes[1] = Size(width: 0, height: 40)
         let context = InvalidationContext()
         context.invalidateSupplementaryElements(ofKind: ElementKind.sectionHeader, at: [IndexPath(item: 0, section: 1)])
@@ -193,7 +191,7 @@ struct LayoutEdgeCaseTests {
         list.prepare()
         #expect(list.layoutAttributesForSupplementaryView(ofKind: ElementKind.sectionHeader, at: IndexPath(item: 0, section: 1))?.frame.height == 40)
         // A pinning layout's own scroll context still recomputes nothing.
-        let (flow, flowEnvironment) = makeFlow(itemCounts: [3, 3]) {
+        let (flow, flowEnvironment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3, 3]) {
             $0.headerReferenceSize = Size(width: 0, height: 20)
             $0.sectionHeadersPinToVisibleBounds = true
         }
@@ -204,7 +202,7 @@ struct LayoutEdgeCaseTests {
 
     @Test("A finite but absurd size is an error, and frames stay finite")
     func absurdSizes() {
-        let (list, environment) = makeList(itemCounts: [2, 1]) { $0.itemHeight = 1e308 }
+        let (list, environment) = prepared(ListLayout(), itemCounts: [2, 1]) { $0.itemHeight = 1e308 }
         #expect(list.layoutError?.subject == .property("itemHeight"))
         #expect(allElements(of: list, itemCounts: [2, 1]).allSatisfy { $0.frame.isFinite })
         #expect(list.collectionViewContentSize.height.isFinite)
@@ -244,7 +242,7 @@ struct LayoutEdgeCaseTests {
         for direction in [ScrollDirection.vertical, .horizontal] {
             let delegate = TableDelegate()
             delegate.itemSizes[IndexPath(item: 0, section: 0)] = direction == .vertical ? Size(width: 400, height: 50) : Size(width: 50, height: 400)
-            let (layout, environment) = makeFlow(width: 300, height: 300, itemCounts: [2]) {
+            let (layout, environment) = prepared(FlowLayout(), width: 300, height: 300, itemCounts: [2]) {
                 $0.scrollDirection = direction
                 $0.delegate = delegate
                 $0.sectionInset = EdgeInsets(top: 10, left: 20, bottom: 10, right: 20)
@@ -269,7 +267,7 @@ struct LayoutEdgeCaseTests {
     func columnOverflowGrowsContent() {
         // (100 − 8 − 8 − 5 · 20) / 6 < 0: every column is 0 wide, 20 apart,
         // and the sixth starts at 8 + 5 · 20 = 108.
-        let (layout, environment) = makeColumns(width: 100, itemCounts: [6]) {
+        let (layout, environment) = prepared(ColumnLayout(), width: 100, itemCounts: [6]) {
             $0.columnCount = 6
             $0.columnSpacing = 20
         }
@@ -282,7 +280,7 @@ struct LayoutEdgeCaseTests {
 
     @Test("A HorizontalListLayout whose insets are taller than the view grows its content down to its zero-height items")
     func horizontalListTallInsetsGrowContent() {
-        let (layout, environment) = makeHorizontalList(width: 320, height: 10, itemCounts: [1]) {
+        let (layout, environment) = prepared(HorizontalListLayout(), width: 320, height: 10, itemCounts: [1]) {
             $0.sectionInsets = EdgeInsets(top: 30, left: 0, bottom: 8, right: 0)
         }
         // Centered: (320 − 100) / 2 = 110.

@@ -18,11 +18,11 @@ struct LayoutErrorTests {
     func badItemSize(value: Double) {
         let delegate = TableDelegate()
         delegate.itemSizes[IndexPath(item: 2, section: 1)] = Size(width: 10, height: value)
-        let (flow, environment) = makeFlow(itemCounts: [3, 4]) { $0.delegate = delegate }
+        let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3, 4]) { $0.delegate = delegate }
         #expect(flow.layoutError?.subject == .itemSize(IndexPath(item: 2, section: 1)))
         #expect(flow.layoutError?.description == "invalid layout value: the size of item 2 in section 1 is 10×\(value.tesseraTestShort); sizes, insets and spacings must be finite, not negative and at most 10^12 points")
         #expect(Self.allFinite(flow, environment.itemCounts))
-        let (list, _) = makeList(itemCounts: [3, 4]) { $0.delegate = delegate }
+        let (list, _) = prepared(ListLayout(), itemCounts: [3, 4]) { $0.delegate = delegate }
         #expect(list.layoutError?.subject == .itemSize(IndexPath(item: 2, section: 1)))
         #expect(Self.allFinite(list, environment.itemCounts))
     }
@@ -37,11 +37,11 @@ struct LayoutErrorTests {
             ({ let d = TableDelegate(); d.footerSizes[1] = Size(width: 0, height: value); return d }(), .footerSize(section: 1)),
         ]
         for (delegate, subject) in cases {
-            let (flow, environment) = makeFlow(itemCounts: [2, 5]) { $0.delegate = delegate }
+            let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [2, 5]) { $0.delegate = delegate }
             #expect(flow.layoutError?.subject == subject, "\(subject)")
             #expect(Self.allFinite(flow, environment.itemCounts))
             if subject != .lineSpacing(section: 1) {
-                let (list, _) = makeList(itemCounts: [2, 5]) { $0.delegate = delegate }
+                let (list, _) = prepared(ListLayout(), itemCounts: [2, 5]) { $0.delegate = delegate }
                 #expect(list.layoutError?.subject == subject, "list \(subject)")
                 #expect(Self.allFinite(list, environment.itemCounts))
             }
@@ -50,10 +50,10 @@ struct LayoutErrorTests {
 
     @Test("A bad layout property is named", arguments: badNumbers)
     func badProperty(value: Double) {
-        let (flow, environment) = makeFlow(itemCounts: [3]) { $0.minimumInteritemSpacing = value }
+        let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.minimumInteritemSpacing = value }
         #expect(flow.layoutError == LayoutError(subject: .property("minimumInteritemSpacing"), value: "\(value)"))
         #expect(Self.allFinite(flow, environment.itemCounts))
-        let (list, _) = makeList(itemCounts: [3]) { $0.itemHeight = value }
+        let (list, _) = prepared(ListLayout(), itemCounts: [3]) { $0.itemHeight = value }
         #expect(list.layoutError?.subject == .property("itemHeight"))
         #expect(Self.allFinite(list, environment.itemCounts))
     }
@@ -62,7 +62,7 @@ struct LayoutErrorTests {
     func errorClears() {
         let delegate = TableDelegate()
         delegate.lineSpacings[0] = -3
-        let (flow, environment) = makeFlow(itemCounts: [3]) { $0.delegate = delegate }
+        let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.delegate = delegate }
         #expect(flow.layoutError != nil)
         delegate.lineSpacings[0] = 3
         flow.invalidateLayout()

@@ -44,9 +44,7 @@ struct LayoutOracleTests {
 
     @Test("FlowLayout rect queries equal a brute-force filter, vertical and horizontal, pinned or not")
     func flowQueries() {
-        let seed = testSeed(default: 0xF10A)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<150 {
+        forEachSeededRound("LayoutOracleTests.flowQueries", seed: 0xF10A, rounds: 150) { round, seed, generator in
             let itemCounts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...40, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)
@@ -66,9 +64,7 @@ struct LayoutOracleTests {
 
     @Test("ListLayout rect queries equal a brute-force filter")
     func listQueries() {
-        let seed = testSeed(default: 0x1157)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<150 {
+        forEachSeededRound("LayoutOracleTests.listQueries", seed: 0x1157, rounds: 150) { round, seed, generator in
             let itemCounts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...40, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)
@@ -83,9 +79,7 @@ struct LayoutOracleTests {
 
     @Test("After a context naming a section, flow and list layouts equal a full re-prepare")
     func incrementalInvalidation() {
-        let seed = testSeed(default: 0x1A7A)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<100 {
+        forEachSeededRound("LayoutOracleTests.incrementalInvalidation", seed: 0x1A7A, rounds: 100) { round, seed, generator in
             var itemCounts = (0..<Int.random(in: 1...6, using: &generator)).map { _ in Int.random(in: 0...30, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)
@@ -139,9 +133,7 @@ struct LayoutOracleTests {
 
     @Test("Every built-in layout's elements lie within its content size at every allowed offset, and its rect queries equal a brute-force filter, whatever its sizes, insets and view", arguments: LayoutKind.allCases)
     func contentEnclosesEveryElement(kind: LayoutKind) {
-        let seed = testSeed(default: 0xC0_17E7)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<300 {
+        forEachSeededRound("LayoutOracleTests.contentEnclosesEveryElement", seed: 0xC0_17E7, rounds: 300) { round, seed, generator in
             let itemCounts = randomItemCounts(using: &generator)
             let delegate = AnyLayoutDelegate.random(itemCounts: itemCounts, using: &generator)
             let spec = RandomLayoutSpec(kind: kind, seed: generator.next())
@@ -174,10 +166,8 @@ struct LayoutOracleTests {
 
     @Test("Every built-in layout names each hostile value it reads, where it read it, and lays out finite frames", arguments: LayoutKind.allCases)
     func hostileValues(kind: LayoutKind) {
-        let seed = testSeed(default: 0x4057_11E)
-        var generator = SplitMix64(seed: seed)
         var sites = 0
-        for round in 0..<4 {
+        forEachSeededRound("LayoutOracleTests.hostileValues", seed: 0x4057_11E, rounds: 4) { round, seed, generator in
             // At least one section with an item to name.
             var itemCounts = randomItemCounts(using: &generator)
             if itemCounts.allSatisfy({ $0 == 0 }) { itemCounts.append(Int.random(in: 1...10, using: &generator)) }

@@ -3,27 +3,11 @@ import Testing
 import TesseraLayout
 import TesseraTestSupport
 
-func makeList(
-    width: Double = 320,
-    height: Double = 480,
-    itemCounts: [Int],
-    configure: (ListLayout) -> Void = { _ in }
-) -> (layout: ListLayout, environment: StaticLayoutEnvironment) {
-    let environment = StaticLayoutEnvironment(size: Size(width: width, height: height), itemCounts: itemCounts)
-    let layout = ListLayout()
-    layout.collectionView = environment
-    configure(layout)
-    layout.prepare()
-    return (layout, environment)
-}
-
-private func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
-
 @Suite("ListLayout: worked examples")
 struct ListLayoutExampleTests {
     @Test("Rows stack with spacing, full width between the insets")
     func rows() {
-        let (layout, _) = makeList(itemCounts: [3]) {
+        let (layout, _) = prepared(ListLayout(), itemCounts: [3]) {
             $0.itemHeight = 40
             $0.interitemSpacing = 2
             $0.sectionInsets = EdgeInsets(top: 8, left: 16, bottom: 4, right: 16)
@@ -36,7 +20,7 @@ struct ListLayoutExampleTests {
     @Test("Headers and footers span the width, or the inset width with insetSupplementaryViews")
     func supplementaryViews() {
         for inset in [false, true] {
-            let (layout, _) = makeList(itemCounts: [1, 2]) {
+            let (layout, _) = prepared(ListLayout(), itemCounts: [1, 2]) {
                 $0.itemHeight = 30
                 $0.headerHeight = 20
                 $0.footerHeight = 10
@@ -64,13 +48,13 @@ struct ListLayoutExampleTests {
         let delegate = TableDelegate()
         delegate.itemSizes = [IndexPath(item: 1, section: 0): Size(width: 0, height: 100)]
         delegate.interitemSpacings = [0: 5]
-        let (layout, _) = makeList(itemCounts: [3]) { $0.delegate = delegate }
+        let (layout, _) = prepared(ListLayout(), itemCounts: [3]) { $0.delegate = delegate }
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(0, 0, 320, 36), rect(0, 41, 320, 100), rect(0, 146, 320, 36)]])
     }
 
     @Test("A scroll does not invalidate; a width change does, and a height change unless the list hugs its contents")
     func invalidation() {
-        let (layout, environment) = makeList(itemCounts: [3])
+        let (layout, environment) = prepared(ListLayout(), itemCounts: [3])
         withExtendedLifetime(environment) {
             #expect(!layout.shouldInvalidateLayout(forBoundsChange: rect(0, 100, 320, 480)))
             #expect(layout.shouldInvalidateLayout(forBoundsChange: rect(0, 0, 320, 300)))

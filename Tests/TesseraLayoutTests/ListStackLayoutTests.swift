@@ -100,7 +100,6 @@ private struct Stack {
     }
 }
 
-private func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
 private func square(_ side: Double, count: Int) -> [(Double, Double)] { Array(repeating: (side, side), count: count) }
 
 @Suite("ListStackLayout: worked examples")
@@ -511,10 +510,7 @@ struct ListStackLayoutOracleTests {
 
     @Test("Rect queries equal a brute-force filter: both directions, sticky or not, at random offsets")
     func queries() {
-        let seed = testSeed(default: 0x1157_57AC)
-        print("ListStackLayout query oracle seed: \(seed)")
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("ListStackLayoutOracleTests.queries", seed: 0x1157_57AC, rounds: 200) { round, seed, generator in
             let (layout, environment, _, itemCounts) = Self.randomLayout(using: &generator)
             layout.prepare()
             #expect(layout.layoutError == nil, "seed \(seed), round \(round)")
@@ -536,12 +532,9 @@ struct ListStackLayoutOracleTests {
 
     @Test("After a context naming a section, the layout equals a fresh prepare")
     func incrementalInvalidation() {
-        let seed = testSeed(default: 0x1157_1A7A)
-        print("ListStackLayout incremental-invalidation seed: \(seed)")
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<150 {
+        forEachSeededRound("ListStackLayoutOracleTests.incrementalInvalidation", seed: 0x1157_1A7A, rounds: 150) { round, seed, generator in
             var (layout, environment, delegate, itemCounts) = Self.randomLayout(using: &generator)
-            guard !itemCounts.isEmpty else { continue }
+            guard !itemCounts.isEmpty else { return }
             layout.prepare()
 
             // Change a section's count, sizes and header, then name it (or a

@@ -125,9 +125,7 @@ struct RightToLeftOracleTests {
 
     @Test("A layout that does not flip returns the same frames in either direction")
     func nonFlippingLayoutIsUnchanged() {
-        let seed = testSeed(default: 0xF1_1B)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<20 {
+        forEachSeededRound("RightToLeftOracleTests.nonFlippingLayoutIsUnchanged", seed: 0xF1_1B, rounds: 20) { round, seed, generator in
             let frames = (0..<Int.random(in: 0...20, using: &generator)).map { _ in
                 Rect(
                     x: Double(Int.random(in: 0...300, using: &generator)), y: Double(Int.random(in: 0...600, using: &generator)),

@@ -34,13 +34,10 @@ private func makeStyled(
     width: Double = 320,
     configure: (StyledFlowLayout) -> Void = { _ in }
 ) -> (layout: StyledFlowLayout, environment: StaticLayoutEnvironment) {
-    let environment = StaticLayoutEnvironment(size: Size(width: width, height: 480), itemCounts: itemCounts)
-    let layout = StyledFlowLayout()
-    layout.collectionView = environment
-    layout.delegate = delegate
-    configure(layout)
-    layout.prepare()
-    return (layout, environment)
+    prepared(StyledFlowLayout(), width: width, height: 480, itemCounts: itemCounts) {
+        $0.delegate = delegate
+        configure($0)
+    }
 }
 
 /// The item frames of one section laid out from `styles`.
@@ -56,7 +53,6 @@ private func frames(
     }
 }
 
-private func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
 private func flow(_ w: Double, _ h: Double) -> StyledFlowLayout.ItemStyle { .flow(Size(width: w, height: h)) }
 private func span(_ h: Double, width: Double = 0) -> StyledFlowLayout.ItemStyle { .span(Size(width: width, height: h)) }
 
@@ -434,10 +430,7 @@ struct StyledFlowLayoutOracleTests {
 
     @Test("StyledFlowLayout rect queries equal a brute-force filter")
     func queries() {
-        let seed = testSeed(default: 0x57F1)
-        print("StyledFlowLayout query oracle seed: \(seed)")
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<150 {
+        forEachSeededRound("StyledFlowLayoutOracleTests.queries", seed: 0x57F1, rounds: 150) { round, seed, generator in
             let itemCounts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...40, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: Double(Int.random(in: 200...400, using: &generator)), height: 480), itemCounts: itemCounts)
@@ -454,10 +447,7 @@ struct StyledFlowLayoutOracleTests {
 
     @Test("After a context naming a section, StyledFlowLayout equals a fresh prepare")
     func incrementalInvalidation() {
-        let seed = testSeed(default: 0x57F2)
-        print("StyledFlowLayout incremental oracle seed: \(seed)")
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<100 {
+        forEachSeededRound("StyledFlowLayoutOracleTests.incrementalInvalidation", seed: 0x57F2, rounds: 100) { round, seed, generator in
             var itemCounts = (0..<Int.random(in: 1...6, using: &generator)).map { _ in Int.random(in: 0...30, using: &generator) }
             let delegate = Self.randomDelegate(itemCounts: itemCounts, using: &generator)
             let environment = StaticLayoutEnvironment(size: Size(width: 320, height: 480), itemCounts: itemCounts)

@@ -12,10 +12,7 @@ import TesseraTestSupport
 struct UniformFlowOracleTests {
     @Test("A flow layout without a delegate gives every frame, the content size and every rect query that one laying items out one by one gives, and its rect queries equal a brute-force filter")
     func uniformLinesEqualItemByItem() {
-        let seed = testSeed(default: 0x0F10_11FE)
-        print("UniformFlowOracleTests: seed \(seed) (set TESSERA_SEED to replay)")
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<300 {
+        forEachSeededRound("UniformFlowOracleTests.uniformLinesEqualItemByItem", seed: 0x0F10_11FE, rounds: 300) { round, seed, generator in
             let spec = RandomLayoutSpec(kind: .flow, seed: generator.next())
             let silent = AnyLayoutDelegate()
             let itemByItem = spec.make(delegate: silent)

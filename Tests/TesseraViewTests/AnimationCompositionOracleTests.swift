@@ -224,12 +224,11 @@ struct AnimationCompositionOracleTests {
 
     @Test("Every change made while a plan plays starts each element where it is at that time, leaving elements keep going, views stay with their elements, and everything ends at rest in the layout", arguments: LayoutKind.allCases)
     func chainsCompose(kind: LayoutKind) throws {
-        let seed = testSeed(default: 0xC0_4905_E)
-        var generator = SplitMix64(seed: seed)
         var composed = 0
         var continued = 0
         var returned = 0
-        for round in 0..<36 {
+        let seed = testSeed(default: 0xC0_4905_E)
+        try forEachSeededRound("AnimationCompositionOracleTests.chainsCompose", seed: seed, rounds: 36) { round, seed, generator in
             let path = CompositionScenario.Path.allCases[round % 3]
             let timing = Self.timings[(round / 3) % 3]
             let scenario = try CompositionScenario(kind: kind, path: path, timing: timing, using: &generator)
@@ -283,9 +282,7 @@ struct AnimationCompositionOracleTests {
 
     @Test("A chain in which each change comes at or after the end of the plan before gives the plans of the calls without a time", arguments: LayoutKind.allCases)
     func changesAfterTheEndEqualTheUntimedCalls(kind: LayoutKind) throws {
-        let seed = testSeed(default: 0xAF7E_12E4D)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<24 {
+        try forEachSeededRound("AnimationCompositionOracleTests.changesAfterTheEndEqualTheUntimedCalls", seed: 0xAF7E_12E4D, rounds: 24) { round, seed, generator in
             let path = CompositionScenario.Path.allCases[round % 3]
             let timing = Self.timings[(round / 3) % 3]
             var twinGenerator = generator
@@ -349,9 +346,7 @@ struct AnimationCompositionOracleTests {
 
     @Test("A batch refused mid-way through a plan leaves the views of its leaving elements out of reuse: the next change equals the one made without the refused batch")
     func refusedBatchKeepsViewsReserved() throws {
-        let seed = testSeed(default: 0x5EF_05ED)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<20 {
+        try forEachSeededRound("AnimationCompositionOracleTests.refusedBatchKeepsViewsReserved", seed: 0x5EF_05ED, rounds: 20) { round, seed, generator in
             var twinGenerator = generator
             let a = try CompositionScenario(kind: .list, path: .changeset, timing: .linear, using: &generator)
             let b = try CompositionScenario(kind: .list, path: .changeset, timing: .linear, using: &twinGenerator)

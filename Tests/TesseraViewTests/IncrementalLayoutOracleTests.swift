@@ -183,10 +183,7 @@ struct IncrementalLayoutOracleTests {
         arguments: LayoutKind.allCases, [false, true]
     )
     func batchEqualsFreshLayout(kind: LayoutKind, withDelegate: Bool) throws {
-        let seed = testSeed(default: 0x5EC7_1045)
-        print("IncrementalLayoutOracleTests \(kind) delegate \(withDelegate): seed \(seed) (set TESSERA_SEED to replay)")
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<25 {
+        try forEachSeededRound("IncrementalLayoutOracleTests.batchEqualsFreshLayout", seed: 0x5EC7_1045, rounds: 25) { round, seed, generator in
             let scenario = try SectionEditScenario(kind: kind, withDelegate: withDelegate, using: &generator)
             let view = scenario.view
             for step in 0..<12 {

@@ -63,9 +63,7 @@ final class LayoutViewScenario {
 struct LayoutViewOracleTests {
     @Test("After every batch update and bounds change, every element stays within the content size at every allowed offset, and rect queries equal a brute-force filter", arguments: LayoutKind.allCases)
     func contentEnclosesEveryElement(kind: LayoutKind) throws {
-        let seed = testSeed(default: 0xB0_0D5)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<40 {
+        try forEachSeededRound("LayoutViewOracleTests.contentEnclosesEveryElement", seed: 0xB0_0D5, rounds: 40) { round, seed, generator in
             let scenario = try LayoutViewScenario(kind: kind, using: &generator)
             let view = scenario.view
             for step in 0..<8 {
@@ -92,9 +90,7 @@ struct LayoutViewOracleTests {
 
     @Test("After any bounds change, a layout equals a fresh one prepared at the new bounds", arguments: LayoutKind.allCases)
     func boundsChangeEqualsFreshLayout(kind: LayoutKind) throws {
-        let seed = testSeed(default: 0xB0_0D5_C4A6)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<40 {
+        try forEachSeededRound("LayoutViewOracleTests.boundsChangeEqualsFreshLayout", seed: 0xB0_0D5_C4A6, rounds: 40) { round, seed, generator in
             let scenario = try LayoutViewScenario(kind: kind, using: &generator)
             for step in 0..<10 {
                 switch Int.random(in: 0..<4, using: &generator) {
@@ -145,11 +141,10 @@ struct LayoutViewOracleTests {
 
     @Test("Plan elements name only elements that existed before and exist after, as headers and footers come and go", arguments: LayoutKind.allCases)
     func planIndexPathsNameRealElements(kind: LayoutKind) throws {
-        let seed = testSeed(default: 0x91A4_5EC7)
-        var generator = SplitMix64(seed: seed)
         var appeared = 0
         var disappeared = 0
-        for round in 0..<30 {
+        let seed = testSeed(default: 0x91A4_5EC7)
+        try forEachSeededRound("LayoutViewOracleTests.planIndexPathsNameRealElements", seed: seed, rounds: 30) { round, seed, generator in
             let scenario = try LayoutViewScenario(kind: kind, using: &generator)
             let view = scenario.view
             for step in 0..<8 {

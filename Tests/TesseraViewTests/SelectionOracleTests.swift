@@ -71,12 +71,9 @@ struct SelectionOracleTests {
 
     @Test("Through random snapshots applied by a diffable data source, the selection and the highlight are the ids still present, the plans say so, and the delegate hears the deletions")
     func diffableDataSourceSelectionFollowsIDs() throws {
-        let seed = testSeed(default: 0x5E1E_C7ED)
-        print("SelectionOracleTests: seed \(seed) (set TESSERA_SEED to replay)")
-        var generator = SplitMix64(seed: seed)
         var deletionsHeard = 0
         var movesKept = 0
-        for round in 0..<25 {
+        try forEachSeededRound("SelectionOracleTests.diffableDataSourceSelectionFollowsIDs", seed: 0x5E1E_C7ED, rounds: 25) { round, seed, generator in
             var chain = RandomSnapshotChain(seed: generator.next())
             let view = makeSelectionTestView()
             let delegate = RecordingSelectionDelegate()
@@ -243,11 +240,8 @@ struct SelectionOracleTests {
 
     @Test("Through random raw batches of inserts, deletes, moves, section moves and reloads, the selection is the ids still present at their new index paths")
     func rawBatchSelectionFollowsIDs() throws {
-        let seed = testSeed(default: 0xBA7C_5E1E)
-        print("SelectionOracleTests (raw batches): seed \(seed) (set TESSERA_SEED to replay)")
-        var generator = SplitMix64(seed: seed)
         var batchesRun = 0
-        for round in 0..<25 {
+        try forEachSeededRound("SelectionOracleTests.rawBatchSelectionFollowsIDs", seed: 0xBA7C_5E1E, rounds: 25) { round, seed, generator in
             var chain = RandomSnapshotChain(seed: generator.next())
             var sections: [(id: Int, items: [Int])] = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
                 (chain.freshID(), (0..<Int.random(in: 0...15, using: &generator)).map { _ in chain.freshID() })

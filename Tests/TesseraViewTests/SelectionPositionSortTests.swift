@@ -7,9 +7,7 @@ import TesseraTestSupport
 struct SelectionPositionSortTests {
     @Test("Positions sort as packed integers exactly as by comparing section and item, and by comparison when one is negative")
     func packedPositionsSortLikeComparison() {
-        let seed = testSeed(default: 0x5E1_5047)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<200 {
+        forEachSeededRound("SelectionPositionSortTests.packedPositionsSortLikeComparison", seed: 0x5E1_5047, rounds: 200) { round, seed, generator in
             let counts = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
                 [0, 1, 90, 25_000][Int.random(in: 0..<4, using: &generator)]
             }

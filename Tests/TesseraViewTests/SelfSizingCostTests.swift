@@ -45,9 +45,7 @@ private final class CountingListDelegate: ListLayoutDelegate {
 struct SelfSizingCostTests {
     @Test("Seeded: in a self-sizing ListLayout, resizing items lays no section out again (the delegate is asked nothing) and gives a fresh layout's frames; only what was resized costs")
     func listResizesInPlace() throws {
-        let seed = testSeed(default: 0xC057_5123)
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<20 {
+        try forEachSeededRound("SelfSizingCostTests.listResizesInPlace", seed: 0xC057_5123, rounds: 20) { round, seed, generator in
             let counts = (0..<Int.random(in: 1...4, using: &generator)).map { _ in Int.random(in: 1...3_000, using: &generator) }
             let source = HeightSource(counts: counts)
             let delegate = CountingListDelegate()

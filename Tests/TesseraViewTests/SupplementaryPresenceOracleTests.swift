@@ -48,11 +48,8 @@ private final class PresenceRecordingFlowLayout: FlowLayout {
 struct SupplementaryPresenceOracleTests {
     @Test("After every random batch, the headers and footers a layout says sections that stay gain and lose equal a walk over every section")
     func presenceChangesEqualAWalkOverEverySection() throws {
-        let seed = testSeed(default: 0x9E5E_1CE5)
-        print("SupplementaryPresenceOracleTests: seed \(seed) (set TESSERA_SEED to replay)")
-        var generator = SplitMix64(seed: seed)
         var changesSeen = 0
-        for round in 0..<20 {
+        try forEachSeededRound("SupplementaryPresenceOracleTests.presenceChangesEqualAWalkOverEverySection", seed: 0x9E5E_1CE5, rounds: 20) { round, seed, generator in
             var nextID = 0
             func fresh() -> Int {
                 nextID += 1
