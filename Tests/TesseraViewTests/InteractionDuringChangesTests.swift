@@ -28,6 +28,17 @@ func reviewFittedSize(of item: TestItem) -> Size {
     Size(width: 40, height: Double(20 + (item.id * 7 + item.content * 13) % 50))
 }
 
+/// Ten items, item 2 selected, while item 0 is dragged to where item 5 is.
+@MainActor
+private func makeViewDraggingPastASelection() throws -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
+    let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+    try view.selectItem(at: IndexPath(item: 2, section: 0))
+    try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
+    let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
+    try view.updateInteractiveMovementTargetPosition(target.center)
+    return (view, source)
+}
+
 /// The ids of the items the view shows selected, read through the order
 /// it presents.
 @MainActor
@@ -70,11 +81,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aBatchThatCancelsADragPutsTheSelectionBackInTheDataSourcesOrder() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
-        try view.selectItem(at: IndexPath(item: 2, section: 0))
-        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
-        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
-        try view.updateInteractiveMovementTargetPosition(target.center)
+        let (view, source) = try makeViewDraggingPastASelection()
         #expect(view.indexPathForInteractivelyMovingItem == IndexPath(item: 5, section: 0))
         #expect(selectedIDs(view, source) == [2])
         // The data source did not change: an empty batch cancels the drag.
@@ -87,11 +94,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func reloadDataDuringADragPutsTheSelectionBackInTheDataSourcesOrder() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
-        try view.selectItem(at: IndexPath(item: 2, section: 0))
-        try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
-        let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
-        try view.updateInteractiveMovementTargetPosition(target.center)
+        let (view, source) = try makeViewDraggingPastASelection()
         view.reloadData()
         #expect(view.indexPathsForSelectedItems == [IndexPath(item: 2, section: 0)])
         #expect(source.selectedItemIDs == [2])
@@ -218,15 +221,7 @@ struct InteractionDuringChangesTests {
     func resizingAnItemBeforeTheVisibleAreaOfAHorizontalRowKeepsTheVisibleItemsOnScreen(direction: LayoutDirection) throws {
         // One row of 40-point items, 10 apart; item 2 is far out of view
         // on the leading side when the view shows items 20 to 23.
-        let layout = FlowLayout()
-        layout.scrollDirection = .horizontal
-        layout.itemSize = Size(width: 40, height: 40)
-        layout.estimatedItemSize = Size(width: 40, height: 40)
-        let view = CollectionView(layout: layout, size: Size(width: 200, height: 40))
-        let source = FittedSizeSource(counts: [50], fitted: [Array(repeating: Size(width: 40, height: 40), count: 50)])
-        view.dataSource = source
-        view.reloadData()
-        view.setLayoutDirection(direction, animated: false)
+        let (layout, view, source) = makeHorizontalRow(direction)
         let item20 = try #require(layout.layoutAttributesForItem(at: IndexPath(item: 20, section: 0)))
         view.setBounds(Rect(x: item20.frame.midX - 100, y: 0, width: 200, height: 40), animated: false)
         func onScreen() -> [IndexPath: Double] {
@@ -330,15 +325,7 @@ struct InteractionDuringChangesTests {
         // The screen position of every visible item after a visible item
         // grows: right to left, the mirror image of left to right.
         func run(_ direction: LayoutDirection) throws -> [IndexPath: (minX: Double, maxX: Double)] {
-            let layout = FlowLayout()
-            layout.scrollDirection = .horizontal
-            layout.itemSize = Size(width: 40, height: 40)
-            layout.estimatedItemSize = Size(width: 40, height: 40)
-            let view = CollectionView(layout: layout, size: Size(width: 200, height: 40))
-            let source = FittedSizeSource(counts: [50], fitted: [Array(repeating: Size(width: 40, height: 40), count: 50)])
-            view.dataSource = source
-            view.reloadData()
-            view.setLayoutDirection(direction, animated: false)
+            let (layout, view, source) = makeHorizontalRow(direction)
             let item = try #require(layout.layoutAttributesForItem(at: IndexPath(item: 20, section: 0)))
             // Item 20 at the leading edge of the view, moved by `offsetInItems` × 7 points.
             let leadingX = direction == .leftToRight ? item.frame.minX : item.frame.maxX - 200
@@ -386,14 +373,7 @@ struct InteractionDuringChangesTests {
 
     @Test func aShouldSelectThatChangesTheDataSelectsTheTouchedItemWhereItIsNow() throws {
         let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
-        final class Asking: CollectionViewDelegate {
-            var onShouldSelect: () -> Void = {}
-            func collectionView(_ collectionView: CollectionView, shouldSelectItemAt indexPath: IndexPath) -> Bool {
-                onShouldSelect()
-                return true
-            }
-        }
-        let delegate = Asking()
+        let delegate = DataChangingDelegate()
         view.delegate = delegate
         // New data arrives while the delegate is asked: two items before the touched one.
         delegate.onShouldSelect = { _ = try? source.apply(TestSnapshot([0: [50, 51] + Array(0..<10)])) }
@@ -411,14 +391,7 @@ struct InteractionDuringChangesTests {
 
     @Test func aShouldHighlightThatChangesTheDataHighlightsNothing() throws {
         let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
-        final class Asking: CollectionViewDelegate {
-            var onShouldHighlight: () -> Void = {}
-            func collectionView(_ collectionView: CollectionView, shouldHighlightItemAt indexPath: IndexPath) -> Bool {
-                onShouldHighlight()
-                return true
-            }
-        }
-        let delegate = Asking()
+        let delegate = DataChangingDelegate()
         view.delegate = delegate
         delegate.onShouldHighlight = { _ = try? source.apply(TestSnapshot([0: Array(0..<5)])) }
         #expect(try view.beginTouch(at: IndexPath(item: 8, section: 0)) == false)
@@ -443,4 +416,37 @@ struct InteractionDuringChangesTests {
             #expect(element.itemID == "\(source.snapshot[try #require(element.indexPathAfter)].id)")
         }
     }
+}
+
+/// A delegate that says yes to selecting and highlighting, after running
+/// what the test gives it (which may change the data while it is asked).
+private final class DataChangingDelegate: CollectionViewDelegate {
+    var onShouldSelect: () -> Void = {}
+    var onShouldHighlight: () -> Void = {}
+
+    func collectionView(_ collectionView: CollectionView, shouldSelectItemAt indexPath: IndexPath) -> Bool {
+        onShouldSelect()
+        return true
+    }
+
+    func collectionView(_ collectionView: CollectionView, shouldHighlightItemAt indexPath: IndexPath) -> Bool {
+        onShouldHighlight()
+        return true
+    }
+}
+
+/// One horizontal row of fifty self-sizing items, 40 points square and 10
+/// apart, in a view 200 wide and 40 tall, laid out in `direction`.
+@MainActor
+private func makeHorizontalRow(_ direction: LayoutDirection) -> (layout: FlowLayout, view: CollectionView, source: FittedSizeSource) {
+    let layout = FlowLayout()
+    layout.scrollDirection = .horizontal
+    layout.itemSize = Size(width: 40, height: 40)
+    layout.estimatedItemSize = Size(width: 40, height: 40)
+    let view = CollectionView(layout: layout, size: Size(width: 200, height: 40))
+    let source = FittedSizeSource(counts: [50], fitted: [Array(repeating: Size(width: 40, height: 40), count: 50)])
+    view.dataSource = source
+    view.reloadData()
+    view.setLayoutDirection(direction, animated: false)
+    return (layout, view, source)
 }
