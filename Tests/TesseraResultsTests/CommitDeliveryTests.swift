@@ -130,14 +130,16 @@ struct CommitDeliveryTests {
         #expect(controller.snapshot.allItems.map(\.id) == (try freshIDs(connection)))
     }
 
-    @Test("The set and relational controllers see every commit of a script too")
-    func familySeesEveryCommit() throws {
+    /// A set controller over `message` and a relational one over `album`
+    /// and `photo`, in an SQLite database in memory, fetched once
+    /// `rows` (SQL) are in.
+    static func makeFamily(inserting rows: String) throws -> (Connection, FetchedSetController<Message>, RelationalResultsController<Album, AlbumPhoto>) {
         let connection = try Connection(path: ":memory:")
         try connection.write { db in
             try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)")
             try db.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER)")
             try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER)")
-            try db.execute("INSERT INTO album VALUES (1, 'A', 0)")
+            try db.execute(rows)
         }
         let set = FetchedSetController<Message>(connection: connection, request: SetRequest(table: "message"))
         let relational = RelationalResultsController<Album, AlbumPhoto>(
@@ -147,6 +149,12 @@ struct CommitDeliveryTests {
         )
         try set.performFetch()
         try relational.performFetch()
+        return (connection, set, relational)
+    }
+
+    @Test("The set and relational controllers see every commit of a script too")
+    func familySeesEveryCommit() throws {
+        let (connection, set, relational) = try Self.makeFamily(inserting: "INSERT INTO album VALUES (1, 'A', 0)")
         try connection.withDatabase { db in
             try db.execute("""
                 INSERT INTO message VALUES (1, 'inbox', 1, 'hi');
@@ -202,21 +210,7 @@ struct CommitDeliveryTests {
 
     @Test("The set and relational controllers fetched inside a transaction that rolls back are fetched again too")
     func familyFetchInsideRolledBackTransaction() throws {
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in
-            try db.execute("CREATE TABLE message (id INTEGER PRIMARY KEY, folder TEXT, unread INTEGER, subject TEXT)")
-            try db.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT, archived INTEGER)")
-            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album_id INTEGER, date INTEGER, title TEXT, hidden INTEGER)")
-            try db.execute("INSERT INTO album VALUES (1, 'A', 0); INSERT INTO message VALUES (1, 'inbox', 1, 'hi')")
-        }
-        let set = FetchedSetController<Message>(connection: connection, request: SetRequest(table: "message"))
-        let relational = RelationalResultsController<Album, AlbumPhoto>(
-            connection: connection,
-            parents: ParentRequest(table: "album", sortKeys: [SortKey("name")]),
-            children: ChildRequest(table: "photo", foreignKeyColumn: "album_id", sortKeys: [SortKey("date")])
-        )
-        try set.performFetch()
-        try relational.performFetch()
+        let (connection, set, relational) = try Self.makeFamily(inserting: "INSERT INTO album VALUES (1, 'A', 0); INSERT INTO message VALUES (1, 'inbox', 1, 'hi')")
         try? connection.write { db in
             try db.execute("INSERT INTO message VALUES (2, 'inbox', 1, 'new'); INSERT INTO photo VALUES (1, 1, 5, 'p', 0)")
             try set.refresh()

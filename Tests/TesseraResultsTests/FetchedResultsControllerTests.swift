@@ -52,20 +52,12 @@ struct FetchedResultsControllerTests {
 
     /// `photo` and `tag`, empty, in a database of `store`.
     static func makePhotos(_ store: ResultsStoreFixture) throws -> TestDatabase {
-        let database = try store.makeDatabase()
-        try database.write { db in
-            for table in tables { try db.execute(table) }
-        }
-        return database
+        try store.makeDatabase(executing: tables)
     }
 
     /// `photo` and `tag`, empty, in an SQLite database in memory.
     static func makePhotos() throws -> Connection {
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in
-            for table in tables { try db.execute(table) }
-        }
-        return connection
+        try Connection.inMemory(executing: tables)
     }
 
     @Test("A fetch sections and sorts the rows; index paths and objects agree", arguments: ResultsStoreFixture.all)

@@ -76,20 +76,12 @@ struct FetchedSetControllerTests {
     /// `message` with four rows, `label` and `muted`, in a database of
     /// `store`.
     static func makeDatabase(_ store: ResultsStoreFixture) throws -> TestDatabase {
-        let database = try store.makeDatabase()
-        try database.write { db in
-            for sql in setUp { try db.execute(sql) }
-        }
-        return database
+        try store.makeDatabase(executing: setUp)
     }
 
     /// The same tables in an SQLite database in memory.
     static func makeDatabase() throws -> Connection {
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in
-            for sql in setUp { try db.execute(sql) }
-        }
-        return connection
+        try Connection.inMemory(executing: setUp)
     }
 
     static func makeController<Record>(_ database: TestDatabase, _ request: SetRequest, as type: Record.Type = Message.self) throws -> (FetchedSetController<Record>, SetLog<Record>) {

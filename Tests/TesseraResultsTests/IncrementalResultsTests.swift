@@ -107,20 +107,12 @@ struct IncrementalResultsTests {
 
     /// `item` and `tag`, empty, in a database of `store`.
     static func makeItems(_ store: ResultsStoreFixture) throws -> TestDatabase {
-        let database = try store.makeDatabase()
-        try database.write { db in
-            for table in store.followsInBackground ? typedTables : tables { try db.execute(table) }
-        }
-        return database
+        try store.makeDatabase(executing: store.followsInBackground ? typedTables : tables)
     }
 
     /// `item` and `tag`, empty, in an SQLite database in memory.
     static func makeItems() throws -> Connection {
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in
-            for table in tables { try db.execute(table) }
-        }
-        return connection
+        try Connection.inMemory(executing: tables)
     }
 
     static let requests: [(String, FetchRequest)] = [

@@ -27,20 +27,12 @@ struct RelationalResultsControllerTests {
 
     /// `album`, `photo` and `other`, empty, in a database of `store`.
     static func makeDatabase(_ store: ResultsStoreFixture) throws -> TestDatabase {
-        let database = try store.makeDatabase()
-        try database.write { db in
-            for table in tables { try db.execute(table) }
-        }
-        return database
+        try store.makeDatabase(executing: tables)
     }
 
     /// The same tables in an SQLite database in memory.
     static func makeDatabase() throws -> Connection {
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in
-            for table in tables { try db.execute(table) }
-        }
-        return connection
+        try Connection.inMemory(executing: tables)
     }
 
     static func makeController(_ database: TestDatabase) throws -> (RelationalResultsController<Album, AlbumPhoto>, RelationalLog<Album, AlbumPhoto>) {
