@@ -269,17 +269,7 @@ struct BenchChartBrowserTests {
     /// Runs headless Chromium on a page with extra arguments and returns
     /// what it printed.
     func runChromium(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try chromium())
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
-                             "--user-data-dir=\(FileManager.default.temporaryDirectory.appendingPathComponent("tessera-chromium-\(UUID().uuidString)").path)"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try Browser.run(try chromium(), ["--hide-scrollbars"] + arguments).output
     }
 
     @Test("seeded random series: the browser draws every point within a pixel of where its size and time put it on log-log axes")

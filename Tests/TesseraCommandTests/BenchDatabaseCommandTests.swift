@@ -37,15 +37,7 @@ struct BenchDatabaseCommandTests {
             UPDATE photo SET taken = 50 WHERE id = 5;
             UPDATE photo SET title = 'renamed' WHERE id IN (30, 31);
             """.write(to: folder.appendingPathComponent("change.sql"), atomically: true, encoding: .utf8)
-        let result = try Tool.run(["bench", "diff", "--database", "photos.sqlite", "--table", "photo", "--sort", "taken", "--section", "album",
-                                   "--script", "change.sql", "--runs", "1", "--json"], in: folder)
-        try #require(result.status == 0, "stderr: \(result.stderr)")
-        let json = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        guard case let .array(rows)? = json["results"] else {
-            Issue.record("no results: \(result.stdout)")
-            return
-        }
-        let tessera = try #require(rows.first { if case let .string(name)? = $0["name"] { name.hasPrefix("Tessera") } else { false } })
+        let (json, tessera) = try runBenchDiffOnDatabase(in: folder, sort: "taken", section: "album")
         #expect(tessera["counts"]?["deletes"] == .int(3))
         #expect(tessera["counts"]?["inserts"] == .int(2))
         #expect(tessera["counts"]?["moves"] == .int(1))

@@ -193,10 +193,15 @@ struct BenchFileTests {
         #expect(json?["input"]?["oldItems"] == .int(5))
     }
 
+    /// A list of ten items, and the same list reversed.
+    static let tenItemsReversed = (
+        old: document([("list", (0..<10).map { ("\($0)", $0) })]),
+        new: document([("list", (0..<10).reversed().map { ("\($0)", $0) })])
+    )
+
     @Test("--sweep on files scales to the nearest whole number of copies, and fits an exponent per method")
     func sweepOfFiles() throws {
-        let old = Self.document([("list", (0..<10).map { ("\($0)", $0) })])
-        let new = Self.document([("list", (0..<10).reversed().map { ("\($0)", $0) })])
+        let (old, new) = Self.tenItemsReversed
         let (result, json) = try Self.run(old: old, new: new, ["--sweep", "10,24,100"])
         try #require(result.status == 0, "stderr: \(result.stderr)")
         #expect(json?["sizes"] == .array([.int(10), .int(20), .int(100)]))

@@ -31,21 +31,28 @@ enum Browser {
         var styleFrame: [Double]
     }
 
-    /// Loads `page` at `plan` and `progress` and reads the boxes from the DOM.
-    static func boxes(_ page: URL, plan: Int, progress: Double) throws -> [Box] {
+    /// Runs headless Chromium (at `chromium`) with `arguments` after the
+    /// flags every run takes and a profile folder of its own; returns what
+    /// it printed and its exit status.
+    static func run(_ chromium: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
+        process.executableURL = URL(fileURLWithPath: chromium)
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                             "--user-data-dir=\(FileManager.default.temporaryDirectory.appendingPathComponent("tessera-chromium-\(UUID().uuidString)").path)",
-                             "--dump-dom", page.absoluteString + "#plan=\(plan)&progress=\(progress)"]
+                             "--user-data-dir=\(FileManager.default.temporaryDirectory.appendingPathComponent("tessera-chromium-\(UUID().uuidString)").path)"]
+                            + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let dom = String(decoding: data, as: UTF8.self)
-        guard dom.contains("data-plan=\"\(plan)\"") else { throw ToolError("chromium did not run the page (status \(process.terminationStatus)): \(dom.prefix(300))") }
+        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    }
+
+    /// Loads `page` at `plan` and `progress` and reads the boxes from the DOM.
+    static func boxes(_ page: URL, plan: Int, progress: Double) throws -> [Box] {
+        let (dom, status) = try run(try #require(path), ["--dump-dom", page.absoluteString + "#plan=\(plan)&progress=\(progress)"])
+        guard dom.contains("data-plan=\"\(plan)\"") else { throw ToolError("chromium did not run the page (status \(status)): \(dom.prefix(300))") }
         return try parse(dom)
     }
 

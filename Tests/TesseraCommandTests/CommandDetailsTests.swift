@@ -28,10 +28,23 @@ struct CommandDetailsTests {
         #expect(result.stderr == "tessera: error: --width 1e+308: the viewport's width must be a positive number up to 100000\n")
     }
 
+    /// `photos.sqlite` in a fresh folder: a `photo(id, title)` table with
+    /// a row a title, ids from 1, in WAL mode or with a rollback journal.
+    static func makePhotoFile(titles: [String], wal: Bool) throws -> (folder: URL, path: String) {
+        let folder = try Tool.temporaryFolder()
+        let path = folder.appendingPathComponent("photos.sqlite").path
+        try Connection(path: path, journalModeWAL: wal).write { db in
+            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
+            for (offset, title) in titles.enumerated() {
+                try db.execute("INSERT INTO photo VALUES (?, ?)", [.integer(Int64(offset + 1)), .text(title)])
+            }
+        }
+        return (folder, path)
+    }
+
     @Test("sweep sizes of files measured at another size are said, in the table and the JSON")
     func sweepSizesMerged() throws {
-        let old = BenchFileTests.document([("list", (0..<10).map { ("\($0)", $0) })])
-        let new = BenchFileTests.document([("list", (0..<10).reversed().map { ("\($0)", $0) })])
+        let (old, new) = BenchFileTests.tenItemsReversed
         let (result, json) = try BenchFileTests.run(old: old, new: new, ["--sweep", "2,5,10,20,24"])
         try #require(result.status == 0, "stderr: \(result.stderr)")
         #expect(json?["sizes"] == .array([.int(10), .int(20)]))
@@ -50,13 +63,8 @@ struct CommandDetailsTests {
 
     @Test("bench diff measures a database SQLite can only read, on a copy, and leaves the file as it was")
     func readOnlyDatabase() throws {
-        let folder = try Tool.temporaryFolder()
+        let (folder, path) = try Self.makePhotoFile(titles: ["a", "b", "c"], wal: false)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("photos.sqlite").path
-        try Connection(path: path, journalModeWAL: false).write { db in
-            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
-            try db.execute("INSERT INTO photo VALUES (1, 'a'), (2, 'b'), (3, 'c')")
-        }
         // A file format write version above 2 (byte 18 of the header):
         // SQLite reads the file and refuses to write it, for root too.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -69,15 +77,7 @@ struct CommandDetailsTests {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try "UPDATE photo SET title = 'z' WHERE id = 1; DELETE FROM photo WHERE id = 3;"
             .write(to: folder.appendingPathComponent("change.sql"), atomically: true, encoding: .utf8)
-        let result = try Tool.run(["bench", "diff", "--database", "photos.sqlite", "--table", "photo", "--sort", "title",
-                                   "--script", "change.sql", "--runs", "1", "--json"], in: folder)
-        try #require(result.status == 0, "stderr: \(result.stderr)")
-        let json = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        guard case let .array(rows)? = json["results"] else {
-            Issue.record("no results: \(result.stdout)")
-            return
-        }
-        let tessera = try #require(rows.first { if case let .string(name)? = $0["name"] { name.hasPrefix("Tessera") } else { false } })
+        let (json, tessera) = try runBenchDiffOnDatabase(in: folder, sort: "title")
         #expect(tessera["counts"]?["deletes"] == .int(1))
         #expect(tessera["counts"]?["moves"] == .int(1))
         #expect(tessera["counts"]?["updates"] == .int(1))
@@ -103,13 +103,8 @@ struct CommandDetailsTests {
 
     @Test("watch on a rollback-journal file says in one line what a writer should do; on a WAL file it says nothing", arguments: [false, true])
     func watchJournalNotice(wal: Bool) throws {
-        let folder = try Tool.temporaryFolder()
+        let (folder, path) = try Self.makePhotoFile(titles: ["a"], wal: wal)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("photos.sqlite").path
-        try Connection(path: path, journalModeWAL: wal).write { db in
-            try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT)")
-            try db.execute("INSERT INTO photo VALUES (1, 'a')")
-        }
         let notice = "\(path) uses a rollback journal (journal_mode delete), so a writer fails with \"database is locked\" "
             + "if it commits while watch reads the table again; give writers a busy timeout (sqlite3: .timeout 5000) "
             + "or switch the file to WAL (PRAGMA journal_mode = WAL), where readers never block a writer"

@@ -178,47 +178,14 @@ struct ErrorTests {
         try expectError(["--html", "nowhere/page.html"], message: "cannot write nowhere/page.html: no such folder nowhere", status: 1)
     }
 
-    @Test("--where is checked against the table: a bad one names the option and the predicate, not the file")
-    func badPredicate() throws {
+    @Test("--where and --arg are checked before anything runs: each refusal names the option and what is wrong, and the table is as it was", arguments: RefusedFilter.all)
+    func refusedFilter(_ filter: RefusedFilter) throws {
         let (folder, path) = try makeDatabase()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try expectError(["watch", path, "--table", "photo", "--where", "taken >"],
-                        message: "--where \"taken >\": near \")\": syntax error", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--where", "taken > ? AND", "--arg", "1"],
-                        message: "--where \"taken > ? AND\": near \")\": syntax error", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--where", "album IN (SELECT name FROM albums)"],
-                        message: "--where \"album IN (SELECT name FROM albums)\": no such table: albums", status: 2)
-    }
-
-    @Test("--where stays one condition: a ; with a second statement, or a /* or quote left open, is refused and nothing runs")
-    func whereCannotReachPastItself() throws {
-        let (folder, path) = try makeDatabase()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try expectError(["watch", path, "--table", "photo", "--where", "1=1; DROP TABLE photo"],
-                        message: "--where \"1=1; DROP TABLE photo\" is refused: it holds a ';' (at byte 3): what follows would be a second statement", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--where", "taken > 0 /* and the rest"],
-                        message: "--where \"taken > 0 /* and the rest\" is refused: it opens a /* comment at byte 10 that it does not close, which would swallow the rest of the statement", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--where", "1) ORDER BY id DESC --"],
-                        message: "--where \"1) ORDER BY id DESC --\" is refused: it closes a parenthesis it did not open (at byte 1)", status: 64)
-        // SQLite reads `$a(')` as one parameter: the quote in it hides nothing.
-        try expectError(["watch", path, "--table", "photo", "--where", "1 OR $a(') ) /* ')", "--arg", "1"],
-                        message: "--where \"1 OR $a(') ) /* ')\" is refused: it closes a parenthesis it did not open (at byte 11)", status: 64)
+        let arguments = ["watch", path, "--table", "photo"] + (filter.predicate.map { ["--where", $0] } ?? []) + filter.arguments.flatMap { ["--arg", $0] }
+        try expectError(arguments, message: filter.message, status: filter.status)
         let rows = try Connection(path: path).read { db in try db.rows("SELECT count(*) FROM photo") }
         #expect(rows == [[.integer(2)]])
-    }
-
-    @Test("--arg values must match the ? placeholders of --where, one for one")
-    func argumentCount() throws {
-        let (folder, path) = try makeDatabase()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try expectError(["watch", path, "--table", "photo", "--where", "taken > ? AND album = ?", "--arg", "10"],
-                        message: "--where \"taken > ? AND album = ?\" has 2 ? placeholders but 1 --arg value was given", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--where", "taken > ?", "--arg", "10", "--arg", "Paris"],
-                        message: "--where \"taken > ?\" has 1 ? placeholder but 2 --arg values were given", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--where", "taken > 10", "--arg", "-3"],
-                        message: "--where \"taken > 10\" has 0 ? placeholders but 1 --arg value was given", status: 64)
-        try expectError(["watch", path, "--table", "photo", "--arg", "10"],
-                        message: "--arg: 1 value but no --where with ? placeholders to bind it to", status: 64)
     }
 
     @Test("a table without an id column needs --key, and the error says rowid works")
@@ -266,4 +233,57 @@ struct ErrorTests {
         try expectError(["diff", "photos-old.json", "photos-new.json", "--html", folder.appendingPathComponent("no/such/page.html").path],
                         message: "cannot write \(folder.appendingPathComponent("no/such/page.html").path): no such folder \(folder.appendingPathComponent("no/such").path)", status: 1)
     }
+}
+
+/// A `--where` and `--arg` values that `tessera watch` refuses, with the
+/// behaviour the case shows, the one line it prints and its status.
+struct RefusedFilter: CustomTestStringConvertible, Sendable {
+    let behaviour: String
+    let predicate: String?
+    let arguments: [String]
+    let message: String
+    let status: Int32
+
+    var testDescription: String {
+        "\(behaviour): " + ((predicate.map { ["--where", $0] } ?? []) + arguments.flatMap { ["--arg", $0] }).joined(separator: " ")
+    }
+
+    static let all: [RefusedFilter] = checkedAgainstTheTable + oneConditionOnly + onePlaceholderPerArgument
+
+    /// --where is checked against the table: a bad one names the option
+    /// and the predicate, not the file.
+    static let checkedAgainstTheTable = [
+        RefusedFilter(behaviour: "a syntax error names the option and the predicate", predicate: "taken >", arguments: [],
+                      message: "--where \"taken >\": near \")\": syntax error", status: 64),
+        RefusedFilter(behaviour: "a syntax error after a placeholder names the option and the predicate", predicate: "taken > ? AND", arguments: ["1"],
+                      message: "--where \"taken > ? AND\": near \")\": syntax error", status: 64),
+        RefusedFilter(behaviour: "a missing table names the option and the predicate", predicate: "album IN (SELECT name FROM albums)", arguments: [],
+                      message: "--where \"album IN (SELECT name FROM albums)\": no such table: albums", status: 2),
+    ]
+
+    /// --where stays one condition: a ; with a second statement, or a /*
+    /// or quote left open, is refused and nothing runs.
+    static let oneConditionOnly = [
+        RefusedFilter(behaviour: "a ; with a second statement is refused", predicate: "1=1; DROP TABLE photo", arguments: [],
+                      message: "--where \"1=1; DROP TABLE photo\" is refused: it holds a ';' (at byte 3): what follows would be a second statement", status: 64),
+        RefusedFilter(behaviour: "a /* left open is refused", predicate: "taken > 0 /* and the rest", arguments: [],
+                      message: "--where \"taken > 0 /* and the rest\" is refused: it opens a /* comment at byte 10 that it does not close, which would swallow the rest of the statement", status: 64),
+        RefusedFilter(behaviour: "a parenthesis closed that it did not open is refused", predicate: "1) ORDER BY id DESC --", arguments: [],
+                      message: "--where \"1) ORDER BY id DESC --\" is refused: it closes a parenthesis it did not open (at byte 1)", status: 64),
+        // SQLite reads `$a(')` as one parameter: the quote in it hides nothing.
+        RefusedFilter(behaviour: "a quote inside a parameter name hides nothing", predicate: "1 OR $a(') ) /* ')", arguments: ["1"],
+                      message: "--where \"1 OR $a(') ) /* ')\" is refused: it closes a parenthesis it did not open (at byte 11)", status: 64),
+    ]
+
+    /// --arg values must match the ? placeholders of --where, one for one.
+    static let onePlaceholderPerArgument = [
+        RefusedFilter(behaviour: "fewer --arg values than placeholders", predicate: "taken > ? AND album = ?", arguments: ["10"],
+                      message: "--where \"taken > ? AND album = ?\" has 2 ? placeholders but 1 --arg value was given", status: 64),
+        RefusedFilter(behaviour: "more --arg values than placeholders", predicate: "taken > ?", arguments: ["10", "Paris"],
+                      message: "--where \"taken > ?\" has 1 ? placeholder but 2 --arg values were given", status: 64),
+        RefusedFilter(behaviour: "an --arg for a --where without placeholders", predicate: "taken > 10", arguments: ["-3"],
+                      message: "--where \"taken > 10\" has 0 ? placeholders but 1 --arg value was given", status: 64),
+        RefusedFilter(behaviour: "an --arg without a --where", predicate: nil, arguments: ["10"],
+                      message: "--arg: 1 value but no --where with ? placeholders to bind it to", status: 64),
+    ]
 }
