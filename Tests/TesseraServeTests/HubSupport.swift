@@ -7,6 +7,27 @@ import TesseraRender
 import TesseraSQLite
 import TesseraView
 
+/// A new SQLite file (WAL) in the temporary directory, its name starting
+/// with `prefix`, set up by `setUp` in one transaction, and a connection to
+/// it; the caller removes it with ``removeDatabaseFiles(at:)`` (this does
+/// when `setUp` throws).
+func makeScratchDatabase(_ prefix: String, _ setUp: (Database) throws -> Void) throws -> (path: String, writer: Connection) {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString).sqlite").path
+    do {
+        let writer = try Connection(path: path)
+        try writer.write(setUp)
+        return (path, writer)
+    } catch {
+        removeDatabaseFiles(at: path)
+        throw error
+    }
+}
+
+/// Removes an SQLite file with its write-ahead log and shared memory.
+func removeDatabaseFiles(at path: String) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
 /// A photo table in a temporary SQLite file (WAL), with a second connection
 /// that writes as another process would.
 final class HubLibrary {
@@ -33,7 +54,7 @@ final class HubLibrary {
     }
 
     deinit {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        removeDatabaseFiles(at: path)
     }
 
     func configuration(capacity: Int = 1_000, order: Bool = true) -> ServeConfiguration {

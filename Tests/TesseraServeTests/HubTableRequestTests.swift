@@ -78,13 +78,11 @@ struct HubTableRequestTests {
 
     @Test("a table keyed by row id is read through the hub's SELECT and fetched again, and its renames reach the client")
     func rowIDTableIsFetchedAgain() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-hub-rowid-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let writer = try Connection(path: path)
-        try writer.write { db in
+        let (path, writer) = try makeScratchDatabase("tessera-hub-rowid") { db in
             try db.execute("CREATE TABLE note (title TEXT NOT NULL, position INTEGER NOT NULL)")
             for i in 0..<30 { try db.execute("INSERT INTO note (title, position) VALUES (?, ?)", [.text("Note \(i)"), .integer(Int64(i))]) }
         }
+        defer { removeDatabaseFiles(at: path) }
         let configuration = ServeConfiguration(databasePath: path, table: "note", sectionColumn: nil, sortColumn: "position", titleColumn: "title", orderColumn: nil)
         let hub = try ServeHub(configuration: configuration)
         #expect(await hub.schema.tableColumns == nil)

@@ -10,14 +10,12 @@ import TesseraSQLite
 struct ServeCommandRefusalTests {
     @Test("a view, a table without row ids or a single-column key, and a missing title column are status 2, one line")
     func tablesItCannotServe() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-review-cmd-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let writer = try Connection(path: path)
-        try writer.withDatabase { db in
+        let (path, _) = try makeScratchDatabase("tessera-serve-refusal") { db in
             try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, title TEXT, n INTEGER)")
             try db.execute("CREATE VIEW recent AS SELECT * FROM photo")
             try db.execute("CREATE TABLE pair (a INTEGER, b INTEGER, title TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID")
         }
+        defer { removeDatabaseFiles(at: path) }
         for (arguments, says) in [
             (["--table", "recent", "--sort", "id", "--title", "title"], "is a view"),
             (["--table", "pair", "--sort", "a", "--title", "title"], "neither a single-column primary key nor row ids"),

@@ -104,13 +104,11 @@ struct ServeHostileInputTests {
 
     @Test("a table and columns whose names need quoting are served and edited")
     func namesThatNeedQuoting() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-review-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let writer = try Connection(path: path)
-        try writer.withDatabase { db in
+        let (path, _) = try makeScratchDatabase("tessera-quoted-names") { db in
             try db.execute(#"CREATE TABLE "my ""table""" ("the key" TEXT PRIMARY KEY, "sec;tion" TEXT, "ti""tle" INTEGER, "or der" INTEGER) WITHOUT ROWID"#)
             try db.execute(#"INSERT INTO "my ""table""" VALUES ('a', 'x', 1, 0), ('b', 'x', 2, 1), ('c', 'y', 3, 0)"#)
         }
+        defer { removeDatabaseFiles(at: path) }
         let configuration = ServeConfiguration(
             databasePath: path, table: #"my "table""#, sectionColumn: "sec;tion", sortColumn: "or der",
             titleColumn: #"ti"tle"#, orderColumn: "or der", outboxCapacity: 100
