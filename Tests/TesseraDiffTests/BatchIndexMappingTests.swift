@@ -7,8 +7,7 @@ import TesseraTestSupport
 struct BatchIndexMappingTests {
     @Test("Every surviving item maps to where its id is after the update, and back, for random snapshot pairs")
     func mapsLikeIdentity() throws {
-        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0x3A9))
-        try pairs.forEachRound(2_000) { _, old, new, round in
+        try RandomSnapshotPairs.forEachRound(2_000, seed: 0x3A9) { _, old, new, round in
             let changeset = try diff(from: old, to: new)
             let newPath = new.indexPathsByID
             let oldPath = old.indexPathsByID

@@ -716,8 +716,7 @@ struct BatchValidatorValidTests {
 
     @Test("Batches Tessera makes from random diffs pass under UIKit rules, one batch and staged")
     func batchesFromRandomDiffsPass() throws {
-        var pairs = RandomSnapshotPairs(seed: testSeed(default: 0xBA7C_4001))
-        try pairs.forEachRound(300) { _, old, new, round in
+        try RandomSnapshotPairs.forEachRound(300, seed: 0xBA7C_4001) { _, old, new, round in
             let context = "\(round): \(old) → \(new)"
             let changeset = try diff(from: old, to: new)
             for policy in MoveAndUpdatePolicy.allCases {

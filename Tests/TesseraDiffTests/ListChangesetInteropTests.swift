@@ -6,8 +6,7 @@ import TesseraTestSupport
 struct ListChangesetInteropTests {
     @Test("Applying the CollectionDifference of a diff to the old list gives the new list, for 1,000 random pairs")
     func collectionDifferenceReplaysDiff() throws {
-        var pairs = RandomListPairs(seed: testSeed(default: 0x11D1_FF00))
-        try pairs.forEachRound(1_000) { _, old, new, round in
+        try RandomListPairs.forEachRound(1_000, seed: 0x11D1_FF00) { _, old, new, round in
             let context = "\(round): \(old) → \(new)"
             let changeset = try diff(from: old, to: new)
             let difference = try #require(changeset.collectionDifference(from: old, to: new), "no difference; \(context)")
@@ -59,8 +58,7 @@ struct ListChangesetInteropTests {
 
     @Test("Reading a CollectionDifference with inferred moves gives counts consistent with it, for 1,000 random id lists")
     func changesetFromCollectionDifference() throws {
-        var pairs = RandomListPairs(seed: testSeed(default: 0xC011_D1FF))
-        try pairs.forEachRound(1_000) { _, oldItems, newItems, round in
+        try RandomListPairs.forEachRound(1_000, seed: 0xC011_D1FF) { _, oldItems, newItems, round in
             let old = oldItems.map(\.id)
             let new = newItems.map(\.id)
             let context = "\(round): \(old) → \(new)"

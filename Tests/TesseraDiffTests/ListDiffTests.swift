@@ -105,8 +105,7 @@ struct ListDiffTests {
 
     @Test("Random lists: the flat diff agrees with a one-section snapshot diff, and moves are minimal")
     func randomLists() throws {
-        var pairs = RandomListPairs(seed: testSeed(default: 0xF1A7))
-        try pairs.forEachRound(2_000) { _, old, new, round in
+        try RandomListPairs.forEachRound(2_000, seed: 0xF1A7) { _, old, new, round in
             let comment = Comment(rawValue: "\(round): \(old) → \(new)")
 
             let flat = try diff(from: old, to: new)

@@ -377,10 +377,7 @@ struct ColumnLayoutOracleTests {
         let delegate = ColumnTableDelegate()
         for (section, count) in itemCounts.enumerated() {
             if Bool.random(using: &generator) {
-                delegate.insets[section] = EdgeInsets(
-                    top: Double(Int.random(in: 0...20, using: &generator)), left: Double(Int.random(in: 0...20, using: &generator)),
-                    bottom: Double(Int.random(in: 0...20, using: &generator)), right: Double(Int.random(in: 0...20, using: &generator))
-                )
+                delegate.insets[section] = .random(in: 0...20, using: &generator)
             }
             if Bool.random(using: &generator) { delegate.columnCounts[section] = Int.random(in: -1...6, using: &generator) }
             if Bool.random(using: &generator) { delegate.headerHeights[section] = Double(Int.random(in: 0...40, using: &generator)) }

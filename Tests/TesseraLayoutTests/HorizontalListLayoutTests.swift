@@ -155,10 +155,7 @@ struct HorizontalListLayoutOracleTests {
         let delegate = HorizontalTableDelegate()
         for (section, count) in itemCounts.enumerated() {
             if Bool.random(using: &generator) {
-                delegate.insets[section] = EdgeInsets(
-                    top: Double(Int.random(in: 0...20, using: &generator)), left: Double(Int.random(in: 0...20, using: &generator)),
-                    bottom: Double(Int.random(in: 0...20, using: &generator)), right: Double(Int.random(in: 0...20, using: &generator))
-                )
+                delegate.insets[section] = .random(in: 0...20, using: &generator)
             }
             for item in 0..<count where Int.random(in: 0..<3, using: &generator) == 0 {
                 delegate.widths[IndexPath(item: item, section: section)] = Double(Int.random(in: 0...200, using: &generator)) / 2

@@ -14,10 +14,7 @@ struct LayoutOracleTests {
         let delegate = TableDelegate()
         for (section, count) in itemCounts.enumerated() {
             if Bool.random(using: &generator) {
-                delegate.insets[section] = EdgeInsets(
-                    top: Double(Int.random(in: 0...20, using: &generator)), left: Double(Int.random(in: 0...20, using: &generator)),
-                    bottom: Double(Int.random(in: 0...20, using: &generator)), right: Double(Int.random(in: 0...20, using: &generator))
-                )
+                delegate.insets[section] = .random(in: 0...20, using: &generator)
             }
             if Bool.random(using: &generator) { delegate.lineSpacings[section] = Double(Int.random(in: 0...12, using: &generator)) }
             if Bool.random(using: &generator) { delegate.interitemSpacings[section] = Double(Int.random(in: 0...12, using: &generator)) }

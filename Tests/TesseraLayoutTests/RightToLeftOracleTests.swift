@@ -32,23 +32,11 @@ private struct MirroredPair {
         // Half the layouts have no delegate at all.
         ltr = spec.make(delegate: delegate ?? AnyLayoutDelegate())
         rtl = spec.make(delegate: delegate ?? AnyLayoutDelegate())
-        if delegate == nil { Self.dropDelegate(of: ltr); Self.dropDelegate(of: rtl) }
+        if delegate == nil { detachDelegate(from: ltr); detachDelegate(from: rtl) }
         ltr.collectionView = ltrEnvironment
         rtl.collectionView = rtlEnvironment
         ltr.prepare()
         rtl.prepare()
-    }
-
-    private static func dropDelegate(of layout: CollectionViewLayout) {
-        switch layout {
-        case let layout as FlowLayout: layout.delegate = nil
-        case let layout as StyledFlowLayout: layout.delegate = nil
-        case let layout as ListLayout: layout.delegate = nil
-        case let layout as HorizontalListLayout: layout.delegate = nil
-        case let layout as ListStackLayout: layout.delegate = nil
-        case let layout as ColumnLayout: layout.delegate = nil
-        default: break
-        }
     }
 
     /// Scrolls the left-to-right layout to `offset` and the right-to-left one

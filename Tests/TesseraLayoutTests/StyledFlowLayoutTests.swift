@@ -406,10 +406,7 @@ struct StyledFlowLayoutOracleTests {
         for (section, count) in itemCounts.enumerated() {
             for item in 0..<count { delegate.styles[IndexPath(item: item, section: section)] = randomStyle(using: &generator) }
             if Bool.random(using: &generator) {
-                delegate.insets[section] = EdgeInsets(
-                    top: Double(Int.random(in: 0...20, using: &generator)), left: Double(Int.random(in: 0...20, using: &generator)),
-                    bottom: Double(Int.random(in: 0...20, using: &generator)), right: Double(Int.random(in: 0...20, using: &generator))
-                )
+                delegate.insets[section] = .random(in: 0...20, using: &generator)
             }
             if Bool.random(using: &generator) { delegate.headerHeights[section] = Double(Int.random(in: 0...40, using: &generator)) }
             if Bool.random(using: &generator) { delegate.footerHeights[section] = Double(Int.random(in: 0...40, using: &generator)) }

@@ -3,6 +3,8 @@ import TesseraDiff
 /// A seeded source of random old/new pairs for property tests.
 public protocol RandomPairs {
     associatedtype Value
+    /// Pairs from `seed`, of the usual sizes.
+    init(seed: UInt64)
     /// The seed the pairs come from.
     var seed: UInt64 { get }
     /// One old/new pair.
@@ -23,6 +25,21 @@ extension RandomPairs {
             let (old, new) = next()
             try body(round, old, new, "seed \(seed), round \(round) (replay with TESSERA_SEED=\(seed))")
         }
+    }
+}
+
+extension RandomPairs {
+    /// Runs `body` on `rounds` pairs from `seed` (`TESSERA_SEED` replays
+    /// another, see ``testSeed(default:)``), as ``forEachRound(_:_:)`` does.
+    ///
+    /// - Complexity: `rounds` calls of `next()` and of `body`.
+    public static func forEachRound(
+        _ rounds: Int,
+        seed defaultSeed: UInt64,
+        _ body: (_ round: Int, _ old: Value, _ new: Value, _ context: String) throws -> Void
+    ) rethrows {
+        var pairs = Self(seed: testSeed(default: defaultSeed))
+        try pairs.forEachRound(rounds, body)
     }
 }
 

@@ -12,6 +12,11 @@ public struct RandomSnapshotPairs {
     public let seed: UInt64
     private var nextID = 0
 
+    /// Pairs from `seed` of up to 8 sections and 64 items.
+    public init(seed: UInt64) {
+        self.init(seed: seed, maxSections: 8, maxItems: 64)
+    }
+
     public init(seed: UInt64, maxSections: Int = 8, maxItems: Int = 64) {
         generator = SplitMix64(seed: seed)
         self.seed = seed

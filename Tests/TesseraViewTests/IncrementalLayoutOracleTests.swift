@@ -163,19 +163,6 @@ final class SectionEditScenario {
     var description: String { "\(spec)\(delegate == nil ? " without a delegate" : ""), counts \(view.itemCounts), bounds \(view.bounds)" }
 }
 
-/// Takes a built-in layout's delegate away.
-func detachDelegate(from layout: CollectionViewLayout) {
-    switch layout {
-    case let layout as FlowLayout: layout.delegate = nil
-    case let layout as StyledFlowLayout: layout.delegate = nil
-    case let layout as ListLayout: layout.delegate = nil
-    case let layout as HorizontalListLayout: layout.delegate = nil
-    case let layout as ListStackLayout: layout.delegate = nil
-    case let layout as ColumnLayout: layout.delegate = nil
-    default: break
-    }
-}
-
 @Suite("Batch updates lay out only the sections they change", .tags(.oracle))
 struct IncrementalLayoutOracleTests {
     @Test(
