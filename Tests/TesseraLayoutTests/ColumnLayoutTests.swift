@@ -287,13 +287,6 @@ struct ColumnLayoutExampleTests {
 
 @Suite("ColumnLayout: bad values")
 struct ColumnLayoutErrorTests {
-    static let badNumbers: [Double] = [-1, .nan, .infinity, -.infinity]
-
-    static func allFinite(_ layout: CollectionViewLayout, _ itemCounts: [Int]) -> Bool {
-        allElements(of: layout, itemCounts: itemCounts).allSatisfy { $0.frame.isFinite && $0.frame.size.width >= 0 && $0.frame.size.height >= 0 }
-            && layout.collectionViewContentSize.width.isFinite && layout.collectionViewContentSize.height.isFinite
-    }
-
     @Test("A bad exact height, ratio, or a ratio that overflows names the index path", arguments: badNumbers)
     func badItem(value: Double) {
         let path = IndexPath(item: 2, section: 1)
@@ -310,7 +303,7 @@ struct ColumnLayoutErrorTests {
                 $0.itemRenderDirection = .shortestFirst
             }
             #expect(layout.layoutError?.subject == .itemSize(path), "case \(index)")
-            #expect(Self.allFinite(layout, environment.itemCounts), "case \(index)")
+            #expect(allFinite(layout, environment.itemCounts), "case \(index)")
         }
     }
 
@@ -324,7 +317,7 @@ struct ColumnLayoutErrorTests {
         for (delegate, subject) in cases {
             let (layout, environment) = prepared(ColumnLayout(), itemCounts: [2, 5]) { $0.delegate = delegate }
             #expect(layout.layoutError?.subject == subject, "\(subject)")
-            #expect(Self.allFinite(layout, environment.itemCounts))
+            #expect(allFinite(layout, environment.itemCounts))
         }
     }
 
@@ -343,11 +336,11 @@ struct ColumnLayoutErrorTests {
             let (layout, environment) = prepared(ColumnLayout(), itemCounts: [3], configure: set)
             #expect(layout.layoutError?.subject == .property(name), "\(name)")
             if name != "sectionInset" { #expect(layout.layoutError?.value == "\(value)", "\(name)") }
-            #expect(Self.allFinite(layout, environment.itemCounts), "\(name)")
+            #expect(allFinite(layout, environment.itemCounts), "\(name)")
         }
         let (zeroScale, environment) = prepared(ColumnLayout(), itemCounts: [3]) { $0.screenScale = 0 }
         #expect(zeroScale.layoutError?.subject == .property("screenScale"))
-        #expect(Self.allFinite(zeroScale, environment.itemCounts))
+        #expect(allFinite(zeroScale, environment.itemCounts))
     }
 
     @Test("A negative item count is reported and read as zero")

@@ -117,13 +117,6 @@ struct HorizontalListLayoutExampleTests {
 
 @Suite("HorizontalListLayout: bad values and oracles", .tags(.oracle))
 struct HorizontalListLayoutOracleTests {
-    static let badNumbers: [Double] = [-1, .nan, .infinity, -.infinity]
-
-    static func allFinite(_ layout: CollectionViewLayout, _ itemCounts: [Int]) -> Bool {
-        allElements(of: layout, itemCounts: itemCounts).allSatisfy { $0.frame.isFinite && $0.frame.size.width >= 0 && $0.frame.size.height >= 0 }
-            && layout.collectionViewContentSize.width.isFinite && layout.collectionViewContentSize.height.isFinite
-    }
-
     @Test("Bad widths name the index path; bad insets the section; bad properties their name", arguments: badNumbers)
     func badValues(value: Double) {
         let path = IndexPath(item: 1, section: 1)
@@ -131,13 +124,13 @@ struct HorizontalListLayoutOracleTests {
         widths.widths[path] = value
         let (layout, environment) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2, 3]) { $0.delegate = widths }
         #expect(layout.layoutError?.subject == .itemSize(path))
-        #expect(Self.allFinite(layout, environment.itemCounts))
+        #expect(allFinite(layout, environment.itemCounts))
 
         let insets = HorizontalTableDelegate()
         insets.insets[1] = EdgeInsets(top: value)
         let (inset, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [2, 3]) { $0.delegate = insets }
         #expect(inset.layoutError?.subject == .sectionInset(section: 1))
-        #expect(Self.allFinite(inset, environment.itemCounts))
+        #expect(allFinite(inset, environment.itemCounts))
 
         let setters: [(String, (HorizontalListLayout) -> Void)] = [
             ("itemWidth", { $0.itemWidth = value }),
@@ -147,7 +140,7 @@ struct HorizontalListLayoutOracleTests {
         for (name, set) in setters {
             let (layout, _) = prepared(HorizontalListLayout(), height: 100, itemCounts: [3], configure: set)
             #expect(layout.layoutError?.subject == .property(name), "\(name)")
-            #expect(Self.allFinite(layout, [3]), "\(name)")
+            #expect(allFinite(layout, [3]), "\(name)")
         }
     }
 

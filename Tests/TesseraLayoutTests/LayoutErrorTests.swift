@@ -6,10 +6,8 @@ import TesseraTestSupport
 
 @Suite("Layout errors")
 struct LayoutErrorTests {
-    static let badNumbers: [Double] = [-1, .nan, .infinity, -.infinity]
-
     /// Every frame of a layout is finite.
-    static func allFinite(_ layout: CollectionViewLayout, _ itemCounts: [Int]) -> Bool {
+    static func allFramesFinite(_ layout: CollectionViewLayout, _ itemCounts: [Int]) -> Bool {
         allElements(of: layout, itemCounts: itemCounts).allSatisfy { $0.frame.isFinite }
             && layout.collectionViewContentSize.width.isFinite && layout.collectionViewContentSize.height.isFinite
     }
@@ -21,10 +19,10 @@ struct LayoutErrorTests {
         let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3, 4]) { $0.delegate = delegate }
         #expect(flow.layoutError?.subject == .itemSize(IndexPath(item: 2, section: 1)))
         #expect(flow.layoutError?.description == "invalid layout value: the size of item 2 in section 1 is 10×\(value.tesseraTestShort); sizes, insets and spacings must be finite, not negative and at most 10^12 points")
-        #expect(Self.allFinite(flow, environment.itemCounts))
+        #expect(Self.allFramesFinite(flow, environment.itemCounts))
         let (list, _) = prepared(ListLayout(), itemCounts: [3, 4]) { $0.delegate = delegate }
         #expect(list.layoutError?.subject == .itemSize(IndexPath(item: 2, section: 1)))
-        #expect(Self.allFinite(list, environment.itemCounts))
+        #expect(Self.allFramesFinite(list, environment.itemCounts))
     }
 
     @Test("Bad section values name the section", arguments: badNumbers)
@@ -39,11 +37,11 @@ struct LayoutErrorTests {
         for (delegate, subject) in cases {
             let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [2, 5]) { $0.delegate = delegate }
             #expect(flow.layoutError?.subject == subject, "\(subject)")
-            #expect(Self.allFinite(flow, environment.itemCounts))
+            #expect(Self.allFramesFinite(flow, environment.itemCounts))
             if subject != .lineSpacing(section: 1) {
                 let (list, _) = prepared(ListLayout(), itemCounts: [2, 5]) { $0.delegate = delegate }
                 #expect(list.layoutError?.subject == subject, "list \(subject)")
-                #expect(Self.allFinite(list, environment.itemCounts))
+                #expect(Self.allFramesFinite(list, environment.itemCounts))
             }
         }
     }
@@ -52,10 +50,10 @@ struct LayoutErrorTests {
     func badProperty(value: Double) {
         let (flow, environment) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.minimumInteritemSpacing = value }
         #expect(flow.layoutError == LayoutError(subject: .property("minimumInteritemSpacing"), value: "\(value)"))
-        #expect(Self.allFinite(flow, environment.itemCounts))
+        #expect(Self.allFramesFinite(flow, environment.itemCounts))
         let (list, _) = prepared(ListLayout(), itemCounts: [3]) { $0.itemHeight = value }
         #expect(list.layoutError?.subject == .property("itemHeight"))
-        #expect(Self.allFinite(list, environment.itemCounts))
+        #expect(Self.allFramesFinite(list, environment.itemCounts))
     }
 
     @Test("The error clears once the value is fixed")

@@ -90,14 +90,21 @@ private struct Stack {
 
     /// Scrolls as a collection view does, and lays out again.
     func scroll(to offset: Double) {
-        var bounds = environment.bounds
-        if layout.scrollDirection == .vertical { bounds.origin.y = offset } else { bounds.origin.x = offset }
-        if layout.shouldInvalidateLayout(forBoundsChange: bounds) {
-            layout.invalidateLayout(with: layout.invalidationContext(forBoundsChange: bounds))
-        }
-        environment.bounds = bounds
-        layout.prepare()
+        scrollListStack(layout, in: environment, to: offset)
     }
+}
+
+/// Scrolls `environment` to `offset` along `layout`'s direction as a
+/// collection view does (invalidating what the layout asks for), and lays
+/// out again.
+private func scrollListStack(_ layout: ListStackLayout, in environment: StaticLayoutEnvironment, to offset: Double) {
+    var bounds = environment.bounds
+    if layout.scrollDirection == .vertical { bounds.origin.y = offset } else { bounds.origin.x = offset }
+    if layout.shouldInvalidateLayout(forBoundsChange: bounds) {
+        layout.invalidateLayout(with: layout.invalidationContext(forBoundsChange: bounds))
+    }
+    environment.bounds = bounds
+    layout.prepare()
 }
 
 private func square(_ side: Double, count: Int) -> [(Double, Double)] { Array(repeating: (side, side), count: count) }
@@ -518,14 +525,7 @@ struct ListStackLayoutOracleTests {
             // Scroll (sticky headers move) and check again.
             let content = layout.collectionViewContentSize
             let extent = Int(layout.scrollDirection == .vertical ? content.height : content.width)
-            let offset = Double(Int.random(in: -20...extent + 50, using: &generator))
-            var bounds = environment.bounds
-            if layout.scrollDirection == .vertical { bounds.origin.y = offset } else { bounds.origin.x = offset }
-            if layout.shouldInvalidateLayout(forBoundsChange: bounds) {
-                layout.invalidateLayout(with: layout.invalidationContext(forBoundsChange: bounds))
-            }
-            environment.bounds = bounds
-            layout.prepare()
+            scrollListStack(layout, in: environment, to: Double(Int.random(in: -20...extent + 50, using: &generator)))
             Self.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
@@ -605,13 +605,6 @@ struct ListStackLayoutOracleTests {
 
 @Suite("ListStackLayout: bad values")
 struct ListStackLayoutErrorTests {
-    static let badNumbers: [Double] = [-1, .nan, .infinity, -.infinity]
-
-    static func allFinite(_ layout: ListStackLayout, _ itemCounts: [Int]) -> Bool {
-        allElements(of: layout, itemCounts: itemCounts).allSatisfy { $0.frame.isFinite && $0.frame.size.width >= 0 && $0.frame.size.height >= 0 }
-            && layout.collectionViewContentSize.width.isFinite && layout.collectionViewContentSize.height.isFinite
-    }
-
     @Test("Bad delegate values name the index path or section; frames stay finite", arguments: badNumbers)
     func badDelegateValues(value: Double) {
         let cases: [((ListStackTableDelegate) -> Void, LayoutError.Subject)] = [
@@ -633,7 +626,7 @@ struct ListStackLayoutErrorTests {
                 layout.delegate = delegate
                 layout.prepare()
                 #expect(layout.layoutError?.subject == subject, "\(subject)")
-                #expect(Self.allFinite(layout, environment.itemCounts), "\(subject)")
+                #expect(allFinite(layout, environment.itemCounts), "\(subject)")
                 // An incremental prepare of a later section still reports it.
                 let context = InvalidationContext()
                 context.invalidateSections([1])
@@ -651,7 +644,7 @@ struct ListStackLayoutErrorTests {
         counted.collectionView = environment
         counted.prepare()
         #expect(counted.layoutError?.subject == .itemCount(section: 1))
-        #expect(Self.allFinite(counted, [3, 0]))
+        #expect(allFinite(counted, [3, 0]))
 
         environment.itemCounts = [3, 2]
         let properties: [((ListStackLayout) -> Void, String)] = [
@@ -670,13 +663,13 @@ struct ListStackLayoutErrorTests {
             configure(layout)
             layout.prepare()
             #expect(layout.layoutError?.subject == .property(name))
-            #expect(Self.allFinite(layout, environment.itemCounts), "\(name)")
+            #expect(allFinite(layout, environment.itemCounts), "\(name)")
         }
         let inset = ListStackLayout(stickyHeaders: true, topContentInset: .nan)
         inset.collectionView = environment
         inset.headerLength = 10
         inset.prepare()
         #expect(inset.layoutError?.subject == .property("topContentInset"))
-        #expect(Self.allFinite(inset, environment.itemCounts))
+        #expect(allFinite(inset, environment.itemCounts))
     }
 }

@@ -304,19 +304,19 @@ struct StyledFlowLayoutExampleTests {
 
 @Suite("StyledFlowLayout: bad values")
 struct StyledFlowLayoutErrorTests {
-    @Test("A bad item size names the index path and reads as zero", arguments: LayoutErrorTests.badNumbers)
+    @Test("A bad item size names the index path and reads as zero", arguments: badNumbers)
     func badItemSize(value: Double) {
         for style in [flow(10, value), span(value), flow(value, 10), span(10, width: value)] {
             let delegate = StyledFlowTableDelegate([[flow(10, 10)], [flow(10, 10), style, flow(10, 10)]])
             let (layout, environment) = makeStyled(delegate, itemCounts: [1, 3])
             #expect(layout.layoutError?.subject == .itemSize(IndexPath(item: 1, section: 1)))
-            #expect(LayoutErrorTests.allFinite(layout, environment.itemCounts))
+            #expect(LayoutErrorTests.allFramesFinite(layout, environment.itemCounts))
             let size = layout.layoutAttributesForItem(at: IndexPath(item: 1, section: 1))?.frame.size
             #expect(size == (style.isSpan ? Size(width: 320, height: 0) : .zero))
         }
     }
 
-    @Test("Bad layout-wide values name the property", arguments: LayoutErrorTests.badNumbers)
+    @Test("Bad layout-wide values name the property", arguments: badNumbers)
     func badProperties(value: Double) {
         let cases: [((StyledFlowLayout) -> Void, String)] = [
             ({ $0.interitemSpacing = value }, "interitemSpacing"),
@@ -333,11 +333,11 @@ struct StyledFlowLayoutErrorTests {
             let delegate = StyledFlowTableDelegate([[flow(10, 10), span(20), span(20), flow(10, 10)]])
             let (layout, environment) = makeStyled(delegate, itemCounts: [4], configure: configure)
             #expect(layout.layoutError?.subject == .property(name), "\(name)")
-            #expect(LayoutErrorTests.allFinite(layout, environment.itemCounts), "\(name)")
+            #expect(LayoutErrorTests.allFramesFinite(layout, environment.itemCounts), "\(name)")
         }
     }
 
-    @Test("Bad section values name the section", arguments: LayoutErrorTests.badNumbers)
+    @Test("Bad section values name the section", arguments: badNumbers)
     func badSectionValues(value: Double) {
         let cases: [((StyledFlowTableDelegate) -> Void, LayoutError.Subject)] = [
             ({ $0.insets[1] = EdgeInsets(top: 0, left: value, bottom: 0, right: 0) }, .sectionInset(section: 1)),
@@ -350,7 +350,7 @@ struct StyledFlowLayoutErrorTests {
             configure(delegate)
             let (layout, environment) = makeStyled(delegate, itemCounts: [1, 2])
             #expect(layout.layoutError?.subject == subject)
-            #expect(LayoutErrorTests.allFinite(layout, environment.itemCounts))
+            #expect(LayoutErrorTests.allFramesFinite(layout, environment.itemCounts))
             // A re-layout of later sections still reports the error of the kept section…
             layout.invalidateLayout(with: { let c = InvalidationContext(); c.invalidateSections([2]); return c }())
             environment.itemCounts.append(1)
@@ -371,7 +371,7 @@ struct StyledFlowLayoutErrorTests {
         let delegate = StyledFlowTableDelegate()
         let (layout, environment) = makeStyled(delegate, itemCounts: [2, -3])
         #expect(layout.layoutError?.subject == .itemCount(section: 1))
-        #expect(LayoutErrorTests.allFinite(layout, [2, 0]))
+        #expect(LayoutErrorTests.allFramesFinite(layout, [2, 0]))
         withExtendedLifetime(environment) {}
     }
 }
@@ -437,7 +437,7 @@ struct StyledFlowLayoutOracleTests {
             Self.configure(layout, using: &generator)
             layout.prepare()
             #expect(layout.layoutError == nil, "seed \(seed), round \(round)")
-            #expect(LayoutErrorTests.allFinite(layout, itemCounts), "seed \(seed), round \(round)")
+            #expect(LayoutErrorTests.allFramesFinite(layout, itemCounts), "seed \(seed), round \(round)")
             LayoutOracleTests.check(layout, itemCounts: itemCounts, seed: seed, round: round, using: &generator)
         }
     }
