@@ -21,19 +21,6 @@ struct FileCheckWALIndexTests {
         }
     }
 
-    /// Cuts the file after `pages` pages (one page or more cut off), and
-    /// returns what it cut.
-    static func cut(_ path: String, after pages: Int) throws -> (offset: UInt64, tail: Data) {
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        defer { try? handle.close() }
-        let offset = UInt64(pages * 4096)
-        try handle.seek(toOffset: offset)
-        let tail = try handle.readToEnd() ?? Data()
-        try #require(tail.count >= 4096, "the file holds more than \(pages) pages")
-        try handle.truncate(atOffset: offset)
-        return (offset, tail)
-    }
-
     @Test("WAL mode: the file's last pages cut off while the WAL holds many frames of other pages is damage", arguments: [1, 10])
     func lastPagesCutWithAFullWAL(pagesCut: Int) throws {
         let (path, connection) = try Support.makeDatabase(wal: true)
@@ -44,9 +31,8 @@ struct FileCheckWALIndexTests {
         try #require(pages.file == pages.header)
         try Support.check(connection)
 
-        let damage = try Self.cut(path, after: pages.file - pagesCut)
-        var caught: SQLiteError?
-        do { try Support.check(connection) } catch { caught = error }
+        let damage = try Support.cut(path, after: pages.file - pagesCut, cuttingAtLeast: 1)
+        let caught = Support.checkError(connection)
         try Support.writeBack(path, damage)
         #expect(caught?.code == SQLITE_CORRUPT, "\(pagesCut) last pages cut off, 200 frames of other pages in the WAL: \(caught.map { "\($0)" } ?? "no error")")
         try Support.check(connection)
@@ -73,14 +59,12 @@ struct FileCheckWALIndexTests {
         let pages = try Support.fileAndHeaderPages(path)
         try #require(pages.file == pages.header - 1, "the checkpoint left the file one page short (\(pages.file) pages, header \(pages.header))")
 
-        var falseAlarm: SQLiteError?
-        do { try Support.check(connection) } catch { falseAlarm = error }
+        let falseAlarm = Support.checkError(connection)
         #expect(falseAlarm == nil, "a file whose last page is in the WAL was taken for damage: \(falseAlarm.map { "\($0)" } ?? "")")
 
         // One page more cut off: that page is in the file only.
-        let damage = try Self.cut(path, after: pages.file - 1)
-        var caught: SQLiteError?
-        do { try Support.check(connection) } catch { caught = error }
+        let damage = try Support.cut(path, after: pages.file - 1, cuttingAtLeast: 1)
+        let caught = Support.checkError(connection)
         try Support.writeBack(path, damage)
         #expect(caught?.code == SQLITE_CORRUPT, "a page the WAL does not hold cut off: \(caught.map { "\($0)" } ?? "no error")")
 

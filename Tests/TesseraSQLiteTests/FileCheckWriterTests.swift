@@ -64,14 +64,16 @@ struct FileCheckWriterTests {
         }
     }
 
-    /// Cuts the file after `pages` pages, and returns what it cut.
-    static func cut(_ path: String, after pages: Int) throws -> (offset: UInt64, tail: Data) {
+    /// Cuts the file after `pages` pages, `minimumCut` pages or more cut
+    /// off (the file's length is a whole number of pages), and returns what
+    /// it cut.
+    static func cut(_ path: String, after pages: Int, cuttingAtLeast minimumCut: Int = 2) throws -> (offset: UInt64, tail: Data) {
         let handle = try #require(FileHandle(forUpdatingAtPath: path))
         defer { try? handle.close() }
         let offset = UInt64(pages * 4096)
         try handle.seek(toOffset: offset)
         let tail = try handle.readToEnd() ?? Data()
-        try #require(tail.count > 4096, "the file holds more than \(pages) pages")
+        try #require(tail.count >= minimumCut * 4096, "the file holds \(minimumCut) pages or more after its first \(pages)")
         try handle.truncate(atOffset: offset)
         return (offset, tail)
     }
@@ -86,6 +88,17 @@ struct FileCheckWriterTests {
 
     static func check(_ connection: Connection) throws(SQLiteError) {
         try connection.withDatabase { _ throws(SQLiteError) in try connection.checkFileIsDatabase() }
+    }
+
+    /// The error ``check(_:)`` throws for `connection`, or nil when the
+    /// file passes.
+    static func checkError(_ connection: Connection) -> SQLiteError? {
+        do {
+            try check(connection)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     @Test("WAL mode: a checkpoint of another connection, its header written and not its last pages, is no damage; the same file cut short with no checkpoint under way is", arguments: [1, 32, 60])
@@ -108,8 +121,7 @@ struct FileCheckWriterTests {
 
         // No checkpoint under way: the same cut is damage.
         let damage = try Self.cut(path, after: pagesWritten)
-        var caught: SQLiteError?
-        do { try Self.check(connection) } catch { caught = error }
+        let caught = Self.checkError(connection)
         try Self.writeBack(path, damage)
         #expect(caught?.code == SQLITE_CORRUPT, "a file cut short with no checkpoint under way: \(caught.map { "\($0)" } ?? "no error")")
         #expect(caught.map { "\($0)".contains("cut short") } ?? false)
@@ -157,15 +169,13 @@ struct FileCheckWriterTests {
         let pages = try Self.fileAndHeaderPages(path)
         try #require(pages.file < pages.header, "the checkpoint left the file shorter than its header (\(pages.file) pages, header \(pages.header))")
 
-        var falseAlarm: SQLiteError?
-        do { try Self.check(connection) } catch { falseAlarm = error }
+        let falseAlarm = Self.checkError(connection)
         #expect(falseAlarm == nil, "a file whose last page is in the WAL was taken for damage: \(falseAlarm.map { "\($0)" } ?? "")")
         #expect(try connection.read { db in try db.rows("SELECT title FROM photo WHERE id = \(lastID)").first?.first?.string } == "photo X\(lastID % 10_000)")
 
         // Cut to its first page, more is missing than the WAL holds.
         let damage = try Self.cut(path, after: 1)
-        var caught: SQLiteError?
-        do { try Self.check(connection) } catch { caught = error }
+        let caught = Self.checkError(connection)
         try Self.writeBack(path, damage)
         #expect(caught?.code == SQLITE_CORRUPT, "a file cut to its first page with a short WAL: \(caught.map { "\($0)" } ?? "no error")")
 
@@ -224,8 +234,7 @@ struct FileCheckWriterTests {
         if reading { try reader.run("COMMIT") }
         #expect(try connection.read { db in try db.rows("SELECT count(*) FROM photo").first?.first?.int64 } == rows, "seed \(seed)")
         let damage = try Self.cut(path, after: 1)
-        var caught: SQLiteError?
-        do { try Self.check(connection) } catch { caught = error }
+        let caught = Self.checkError(connection)
         try Self.writeBack(path, damage)
         #expect(caught?.code == SQLITE_CORRUPT, "seed \(seed): a file cut to its first page: \(caught.map { "\($0)" } ?? "no error")")
     }
@@ -240,16 +249,14 @@ struct FileCheckWriterTests {
         // A writer mid-commit holds the exclusive lock.
         try other.run("BEGIN EXCLUSIVE")
         let cut = try Self.cut(path, after: 32)
-        var falseAlarm: SQLiteError?
-        do { try Self.check(connection) } catch { falseAlarm = error }
+        let falseAlarm = Self.checkError(connection)
         try Self.writeBack(path, cut)
         try other.run("COMMIT")
         #expect(falseAlarm == nil, "a commit under way was taken for damage: \(falseAlarm.map { "\($0)" } ?? "")")
         try Self.check(connection)
 
         let damage = try Self.cut(path, after: 32)
-        var caught: SQLiteError?
-        do { try Self.check(connection) } catch { caught = error }
+        let caught = Self.checkError(connection)
         try Self.writeBack(path, damage)
         #expect(caught?.code == SQLITE_CORRUPT, "a file cut short with no commit under way: \(caught.map { "\($0)" } ?? "no error")")
         try Self.check(connection)
