@@ -134,15 +134,21 @@ struct LayoutEdgeCaseTests {
     /// arithmetic: section 0 has one item, section 1 six.
     static let roundingLengths: [[Double]] = [[2.13], [0.89, 1.88, 2.81, 1.92, 0.45, 2.25]]
 
-    @Test("A rect starting a rounding before an element's end still finds it, in every layout")
-    func roundingAtSectionEnds() {
-        let counts = Self.roundingLengths.map(\.count)
+    /// A delegate whose items are 100 wide and as long as `roundingLengths`.
+    static func roundingDelegate() -> TableDelegate {
         let delegate = TableDelegate()
-        for (section, lengths) in Self.roundingLengths.enumerated() {
+        for (section, lengths) in roundingLengths.enumerated() {
             for (item, length) in lengths.enumerated() {
                 delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: 100, height: length)
             }
         }
+        return delegate
+    }
+
+    @Test("A rect starting a rounding before an element's end still finds it, in every layout")
+    func roundingAtSectionEnds() {
+        let counts = Self.roundingLengths.map(\.count)
+        let delegate = Self.roundingDelegate()
         let (flow, flowEnvironment) = prepared(FlowLayout(), width: 100, height: 600, itemCounts: counts) {
             $0.delegate = delegate
             $0.minimumLineSpacing = 0
@@ -160,12 +166,7 @@ struct LayoutEdgeCaseTests {
     @Test("Appending a section after rounding-prone ones lays it out exactly as a fresh layout does")
     func incrementalAfterRounding() {
         var counts = Self.roundingLengths.map(\.count)
-        let delegate = TableDelegate()
-        for (section, lengths) in Self.roundingLengths.enumerated() {
-            for (item, length) in lengths.enumerated() {
-                delegate.itemSizes[IndexPath(item: item, section: section)] = Size(width: 100, height: length)
-            }
-        }
+        let delegate = Self.roundingDelegate()
         let (list, environment) = prepared(ListLayout(), width: 100, itemCounts: counts) { $0.delegate = delegate }
         counts.append(1)
         environment.itemCounts = counts
