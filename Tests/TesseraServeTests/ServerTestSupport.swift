@@ -224,6 +224,12 @@ struct ServerTestError: Error, CustomStringConvertible {
 }
 
 enum ServerTestSupport {
+    /// GET `path` from the server on `port`, by a client that names it
+    /// 127.0.0.1, off the cooperative pool.
+    static func get(_ path: String, port: Int) async throws -> RawClient.Response {
+        try await blocking { try RawClient(port: port).get(path, host: "127.0.0.1:\(port)") }
+    }
+
     /// Runs blocking work off the cooperative pool, which the server's hub
     /// needs.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -12,9 +12,7 @@ struct ServerTests {
     @Test("GET / serves the page as HTML, with no external URL")
     func servesPage() async throws {
         try await ServerTestSupport.withServer { _, port in
-            let response = try await ServerTestSupport.blocking {
-                try RawClient(port: port).get("/", host: "127.0.0.1:\(port)")
-            }
+            let response = try await ServerTestSupport.get("/", port: port)
             #expect(response.status == 200)
             #expect(response.headers["content-type"] == "text/html; charset=utf-8")
             #expect(response.body == LivePage.html)
@@ -90,9 +88,7 @@ struct ServerTests {
     @Test("GET /live without an upgrade is 426")
     func liveWithoutUpgrade() async throws {
         try await ServerTestSupport.withServer { _, port in
-            let response = try await ServerTestSupport.blocking {
-                try RawClient(port: port).get("/live", host: "127.0.0.1:\(port)")
-            }
+            let response = try await ServerTestSupport.get("/live", port: port)
             #expect(response.status == 426)
         }
     }
@@ -101,8 +97,7 @@ struct ServerTests {
     func oversizedFrame() async throws {
         try await ServerTestSupport.withServer { server, port in
             let close = try await ServerTestSupport.blocking {
-                let client = try RawClient(port: port)
-                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                let client = try RawClient.upgraded(port: port)
                 try client.sendFrame(opcode: 1, payload: Array(repeating: UInt8(ascii: " "), count: 64 * 1024 + 1))
                 return try client.readMessage()
             }
@@ -123,16 +118,14 @@ struct ServerTests {
     func oversizedMessage() async throws {
         try await ServerTestSupport.withServer { _, port in
             let (over, atLimit) = try await ServerTestSupport.blocking {
-                let client = try RawClient(port: port)
-                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                let client = try RawClient.upgraded(port: port)
                 let half = Array(repeating: UInt8(ascii: " "), count: 32 * 1024)
                 try client.sendFrame(opcode: 1, payload: half, fin: false)
                 try client.sendFrame(opcode: 0, payload: half + [UInt8(ascii: " ")], fin: true)
                 let over = try client.readMessage()
 
                 // Exactly at the limit: read as a message (not JSON, so an error).
-                let other = try RawClient(port: port)
-                _ = try other.upgrade(host: "127.0.0.1:\(port)")
+                let other = try RawClient.upgraded(port: port)
                 try other.sendFrame(opcode: 1, payload: Array(repeating: UInt8(ascii: "x"), count: 64 * 1024))
                 return (over, try other.readMessage(ofType: "error"))
             }
@@ -145,8 +138,7 @@ struct ServerTests {
     func binaryMessage() async throws {
         try await ServerTestSupport.withServer { _, port in
             let (error, snapshot) = try await ServerTestSupport.blocking {
-                let client = try RawClient(port: port)
-                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                let client = try RawClient.upgraded(port: port)
                 try client.sendFrame(opcode: 2, payload: [1, 2, 3])
                 let error = try client.readMessage(ofType: "error")
                 try client.sendText(#"{"type":"hello","layout":"flow","viewport":[0,0,400,600]}"#)
@@ -163,8 +155,7 @@ struct ServerTests {
         let limits = ServeLimits(messagesPerSecond: 0.001, messageBurst: 10)
         try await ServerTestSupport.withServer(limits: limits) { _, port in
             let messages = try await ServerTestSupport.blocking {
-                let client = try RawClient(port: port)
-                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                let client = try RawClient.upgraded(port: port)
                 // 10 admitted (the hub answers each), then 5 dropped
                 // with one notice.
                 for request in 0..<15 {
@@ -191,8 +182,7 @@ struct ServerTests {
         defer { task.cancel() }
         let port = try await server.waitUntilListening()
         let plan = try await ServerTestSupport.blocking {
-            let client = try RawClient(port: port)
-            _ = try client.upgrade(host: "127.0.0.1:\(port)")
+            let client = try RawClient.upgraded(port: port)
             try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
             let snapshot = try client.readMessage(ofType: "snapshot")
             try ServerTestSupport.sqlite3(configuration.databasePath, "UPDATE photo SET title = 'Renamed by sqlite3' WHERE id = 1")
@@ -217,8 +207,7 @@ struct ServerTests {
         let task = Task { try await server.run() }
         let port = try await server.waitUntilListening()
         let client = try await ServerTestSupport.blocking {
-            let client = try RawClient(port: port)
-            _ = try client.upgrade(host: "127.0.0.1:\(port)")
+            let client = try RawClient.upgraded(port: port)
             try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
             _ = try client.readMessage(ofType: "snapshot")
             return client
@@ -248,5 +237,15 @@ struct ServerTests {
                 #expect(error.description.hasPrefix("cannot listen on 127.0.0.1:\(port): "), "\(error)")
             }
         }
+    }
+}
+
+extension RawClient {
+    /// A client of the server on `port` whose upgrade to a WebSocket, naming
+    /// the server 127.0.0.1, is done.
+    fileprivate static func upgraded(port: Int) throws -> RawClient {
+        let client = try RawClient(port: port)
+        _ = try client.upgrade(host: "127.0.0.1:\(port)")
+        return client
     }
 }
