@@ -20,12 +20,19 @@ final class RawCountsSource: CollectionViewDataSource {
 
 @Suite("Data source counts")
 struct DataSourceCountTests {
-    @Test("reloadData rejects a negative count from the data source and keeps the view as it was")
-    func reloadRejectsNegativeCounts() throws {
+    /// A view of `layout`, 320 × 300, loaded from a source of two sections
+    /// of 2 and 3 items.
+    static func makeLoadedView(_ layout: CollectionViewLayout) -> (source: RawCountsSource, view: CollectionView) {
         let source = RawCountsSource(counts: [2, 3])
-        let view = CollectionView(layout: FlowLayout(), size: Size(width: 320, height: 300))
+        let view = CollectionView(layout: layout, size: Size(width: 320, height: 300))
         view.dataSource = source
         view.reloadData()
+        return (source, view)
+    }
+
+    @Test("reloadData rejects a negative count from the data source and keeps the view as it was")
+    func reloadRejectsNegativeCounts() throws {
+        let (source, view) = Self.makeLoadedView(FlowLayout())
         let elements = view.visibleElements
         let cases: [(sectionCount: Int, counts: [Int], expected: BatchValidationError)] = [
             (-1, [], .negativeSectionCount(count: -1, space: .after)),
@@ -44,10 +51,7 @@ struct DataSourceCountTests {
 
     @Test("performBatchUpdates rejects a negative count from the data source and keeps the view as it was")
     func batchRejectsNegativeCounts() throws {
-        let source = RawCountsSource(counts: [2, 3])
-        let view = CollectionView(layout: ListLayout(), size: Size(width: 320, height: 300))
-        view.dataSource = source
-        view.reloadData()
+        let (source, view) = Self.makeLoadedView(ListLayout())
         let elements = view.visibleElements
         let cases: [(sectionCount: Int, counts: [Int], items: [UpdateItem], expected: BatchValidationError)] = [
             (-1, [], [], .negativeSectionCount(count: -1, space: .after)),

@@ -58,6 +58,18 @@ private final class RecordingListLayout: ListLayout {
 
 @Suite("Interactive movement")
 struct InteractiveMovementTests {
+    /// A list 300 wide and `height` tall, shown by a diffable data source:
+    /// items 0 to 4 in section 0, items 5 to 7 in section 1.
+    static func makeTwoSectionList(height: Double) throws -> (view: CollectionView, source: DiffableDataSource<TestSection, TestItem>) {
+        let view = CollectionView(layout: ListLayout(), size: Size(width: 300, height: height))
+        let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
+        var snapshot = Snapshot<TestSection, TestItem>()
+        snapshot.appendSection(TestSection(id: 0), items: (0..<5).map { TestItem(id: $0) })
+        snapshot.appendSection(TestSection(id: 1), items: (5..<8).map { TestItem(id: $0) })
+        try source.apply(snapshot, animated: false)
+        return (view, source)
+    }
+
     @Test("The view asks the layout for a context at every step and at the end, with the index paths and positions of the movement")
     func layoutContexts() throws {
         let layout = RecordingListLayout()
@@ -239,12 +251,7 @@ struct InteractiveMovementTests {
 
     @Test("Scrolling and changing layouts during a drag keep it: items carry the ids of the presented order, and the moving item stays where it was shown")
     func boundsChangeDuringDrag() throws {
-        let view = CollectionView(layout: ListLayout(), size: Size(width: 300, height: 100))
-        let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
-        var snapshot = Snapshot<TestSection, TestItem>()
-        snapshot.appendSection(TestSection(id: 0), items: (0..<5).map { TestItem(id: $0) })
-        snapshot.appendSection(TestSection(id: 1), items: (5..<8).map { TestItem(id: $0) })
-        try source.apply(snapshot, animated: false)
+        let (view, source) = try Self.makeTwoSectionList(height: 100)
         source.reorderingHandlers.canReorderItem = { _ in true }
         try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
         // Past the last row (7 rows of 36 points once the item has left section 0).
@@ -274,12 +281,7 @@ struct InteractiveMovementTests {
 
     @Test("DiffableDataSource reorders only when canReorderItem allows it, moves the item in its snapshot and reports it")
     func diffableReordering() throws {
-        let view = CollectionView(layout: ListLayout(), size: Size(width: 300, height: 400))
-        let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
-        var snapshot = Snapshot<TestSection, TestItem>()
-        snapshot.appendSection(TestSection(id: 0), items: (0..<5).map { TestItem(id: $0) })
-        snapshot.appendSection(TestSection(id: 1), items: (5..<8).map { TestItem(id: $0) })
-        try source.apply(snapshot, animated: false)
+        let (view, source) = try Self.makeTwoSectionList(height: 400)
         #expect(throws: InteractiveMovementError.itemCannotMove(IndexPath(item: 0, section: 0))) { try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0)) }
         var reported: Snapshot<TestSection, TestItem>?
         source.reorderingHandlers = .init(canReorderItem: { $0.id != 4 }, didReorder: { reported = $0 })
