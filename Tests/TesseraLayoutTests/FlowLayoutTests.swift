@@ -20,24 +20,14 @@ struct FlowLayoutExampleTests {
 
     @Test("A full line with one item is centered")
     func oneItemFullLineCentered() {
-        let delegate = TableDelegate()
-        delegate.itemSizes = [
-            IndexPath(item: 0, section: 0): Size(width: 200, height: 50),
-            IndexPath(item: 1, section: 0): Size(width: 200, height: 50),
-            IndexPath(item: 2, section: 0): Size(width: 50, height: 50),
-        ]
+        let delegate = sectionZeroDelegate([Size(width: 200, height: 50), Size(width: 200, height: 50), Size(width: 50, height: 50)])
         let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.delegate = delegate }
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(50, 0, 200, 50), rect(0, 60, 200, 50), rect(210, 60, 50, 50)]])
     }
 
     @Test("Items of different heights are centered on their line")
     func differentHeightsCentered() {
-        let delegate = TableDelegate()
-        delegate.itemSizes = [
-            IndexPath(item: 0, section: 0): Size(width: 100, height: 40),
-            IndexPath(item: 1, section: 0): Size(width: 100, height: 80),
-            IndexPath(item: 2, section: 0): Size(width: 100, height: 20),
-        ]
+        let delegate = sectionZeroDelegate([Size(width: 100, height: 40), Size(width: 100, height: 80), Size(width: 100, height: 20)])
         let (layout, _) = prepared(FlowLayout(), width: 300, height: 600, itemCounts: [3]) { $0.delegate = delegate }
         // Two per line (210 ≤ 300 < 320); the full line is justified (gap 100).
         #expect(itemFrames(of: layout, itemCounts: [3]) == [[rect(0, 20, 100, 40), rect(200, 0, 100, 80), rect(0, 90, 100, 20)]])
@@ -165,4 +155,13 @@ struct FlowLayoutExampleTests {
         #expect(itemFrames(of: layout, itemCounts: [2]) == [[rect(0, 0, 400, 50), rect(0, 60, 50, 50)]])
         #expect(layout.collectionViewContentSize == Size(width: 400, height: 110))
     }
+}
+
+/// A delegate that gives the items of section 0 `sizes`, in order.
+private func sectionZeroDelegate(_ sizes: [Size]) -> TableDelegate {
+    let delegate = TableDelegate()
+    for (item, size) in sizes.enumerated() {
+        delegate.itemSizes[IndexPath(item: item, section: 0)] = size
+    }
+    return delegate
 }
