@@ -171,6 +171,25 @@ struct CancelledFetchTests {
         return try await task.value
     }
 
+    /// Fetches, makes the requests slow, says the slow fetch starts, and
+    /// fetches again: the second fetch's outcome, with `count` (the
+    /// result's size) before and after it.
+    static func fetchAgainSlowly(
+        _ path: String, _ slowFetchStarts: () -> Void, fetch: () throws(ResultsError) -> Void, count: () -> Int
+    ) throws -> Outcome {
+        try fetch()
+        let before = count()
+        try makeSlow(path)
+        slowFetchStarts()
+        let start = ContinuousClock.now
+        do throws(ResultsError) {
+            try fetch()
+            return Outcome(before: before, error: nil, after: count(), seconds: seconds(since: start))
+        } catch {
+            return Outcome(before: before, error: error, after: count(), seconds: seconds(since: start))
+        }
+    }
+
     func expectCancelled(_ outcome: Outcome, sourceLocation: SourceLocation = #_sourceLocation) {
         // The slow fetch runs for minutes when nothing stops it: the error
         // says cancelling stopped it, with no clock to ask on a busy machine.
@@ -185,17 +204,7 @@ struct CancelledFetchTests {
                 connection: try Connection(path: path),
                 request: FetchRequest(table: "photo", predicate: Self.slowPredicate, sortKeys: [SortKey("date")])
             )
-            try controller.performFetch()
-            let before = controller.snapshot.numberOfItems
-            try Self.makeSlow(path)
-            slowFetchStarts()
-            let start = ContinuousClock.now
-            do throws(ResultsError) {
-                try controller.performFetch()
-                return Outcome(before: before, error: nil, after: controller.snapshot.numberOfItems, seconds: seconds(since: start))
-            } catch {
-                return Outcome(before: before, error: error, after: controller.snapshot.numberOfItems, seconds: seconds(since: start))
-            }
+            return try Self.fetchAgainSlowly(path, slowFetchStarts, fetch: { () throws(ResultsError) in try controller.performFetch() }, count: { controller.snapshot.numberOfItems })
         }
         expectCancelled(outcome)
     }
@@ -206,17 +215,7 @@ struct CancelledFetchTests {
             let controller = FetchedSetController<Photo>(
                 connection: try Connection(path: path), request: SetRequest(table: "photo", predicate: Self.slowPredicate)
             )
-            try controller.performFetch()
-            let before = controller.count
-            try Self.makeSlow(path)
-            slowFetchStarts()
-            let start = ContinuousClock.now
-            do throws(ResultsError) {
-                try controller.performFetch()
-                return Outcome(before: before, error: nil, after: controller.count, seconds: seconds(since: start))
-            } catch {
-                return Outcome(before: before, error: error, after: controller.count, seconds: seconds(since: start))
-            }
+            return try Self.fetchAgainSlowly(path, slowFetchStarts, fetch: { () throws(ResultsError) in try controller.performFetch() }, count: { controller.count })
         }
         expectCancelled(outcome)
     }
@@ -229,17 +228,7 @@ struct CancelledFetchTests {
                 parents: ParentRequest(table: "album", sortKeys: [SortKey("name")]),
                 children: ChildRequest(table: "photo", foreignKeyColumn: "album_id", predicate: Self.slowPredicate, sortKeys: [SortKey("date")])
             )
-            try controller.performFetch()
-            let before = controller.snapshot.numberOfItems
-            try Self.makeSlow(path)
-            slowFetchStarts()
-            let start = ContinuousClock.now
-            do throws(ResultsError) {
-                try controller.performFetch()
-                return Outcome(before: before, error: nil, after: controller.snapshot.numberOfItems, seconds: seconds(since: start))
-            } catch {
-                return Outcome(before: before, error: error, after: controller.snapshot.numberOfItems, seconds: seconds(since: start))
-            }
+            return try Self.fetchAgainSlowly(path, slowFetchStarts, fetch: { () throws(ResultsError) in try controller.performFetch() }, count: { controller.snapshot.numberOfItems })
         }
         expectCancelled(outcome)
     }
