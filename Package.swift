@@ -207,7 +207,7 @@ let package = Package(
         // PostgreSQL's on the server TesseraPostgresTestSupport finds).
         .target(
             name: "TesseraResultsTestSupport",
-            dependencies: ["TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraPostgres", "TesseraPostgresTestSupport"],
+            dependencies: ["TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraDiff", "TesseraTestSupport", "TesseraPostgres", "TesseraPostgresTestSupport", "TesseraTestTraits"],
             path: "Tests/TesseraResultsTestSupport"
         ),
         // How the PostgreSQL tests find or start their server (TestServer,

@@ -136,6 +136,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// The session making the slot again, which `stop()` closes: the
         /// server may hold that call up for a long time.
         var making: PostgresSession?
+        /// The passes of the feed's loop that ended without an error: each
+        /// asked whether the log moved and, if it had, handed over what
+        /// committed before it asked.
+        var passes = 0
     }
 
     private weak var store: PostgresStore?
@@ -324,6 +328,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return source
     }
 
+    /// How many passes of the feed's loop ended without an error. Every
+    /// commit made before one reads the count has been handed over to its
+    /// sources once the count has moved on by two: the pass under way at
+    /// the read may have asked before the commit, the next one asks after.
+    var passes: Int {
+        state.withLock { $0.passes }
+    }
+
     // MARK: Rounds
 
     private func run() {
@@ -354,6 +366,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                     pause()
                 }
                 failures = 0
+                state.withLock { $0.passes += 1 }
             } catch {
                 failures += 1
                 if slotSession == nil && attempts > 0 {

@@ -111,6 +111,12 @@ public final class PostgresStore: @unchecked Sendable {
         if !keep { session.close() }
     }
 
+    /// The passes of the change feed's loop so far (see
+    /// ``PostgresChangeFeed/passes``); `nil` while nothing follows.
+    package var feedPasses: Int? {
+        feedState.withLock { $0 }?.passes
+    }
+
     /// The change capture, started on first need.
     func feed() throws(PostgresStoreError) -> PostgresChangeFeed {
         if let feed = feedState.withLock({ $0 }) { return feed }

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraDiff
 import TesseraPostgresTestSupport
+import TesseraTestTraits
 import TesseraResults
 import TesseraSQLite
 @testable import TesseraPostgres
@@ -28,11 +29,11 @@ extension ResultsStoreFixture {
     /// is `1`, with a server as the PostgreSQL tests find one
     /// (`TESSERA_POSTGRES_URL`, or under CI a loud failure without it).
     ///
-    /// It is off by default, and CI does not turn it on yet: over
-    /// PostgreSQL the matrix's long oracles wait for the change feed after
-    /// every write, and in a clean-clone CI run `swift test` went from about
-    /// 6 minutes to more than 20 with them. Their rounds over PostgreSQL
-    /// must come down before CI runs the case.
+    /// It is off by default (a plain `swift test` needs no server for
+    /// it), and `.ci/run` turns it on. Over PostgreSQL each write waits for
+    /// the change feed (``PostgresBackend/waitUntilHandedOver()``), and the
+    /// randomized oracles run a tenth of their rounds
+    /// (``ResultsStoreFixture/rounds(_:divisor:)``).
     public static let includesPostgres: Bool = {
         let environment = ProcessInfo.processInfo.environment
         guard environment["TESSERA_MATRIX_POSTGRES"] == "1" else { return false }
@@ -115,6 +116,15 @@ final class PostgresBackend: StoreBackend, @unchecked Sendable {
 
     func leftOpen() -> String? {
         state.withLock { $0.inTransaction } ? "the writer's transaction is open" : nil
+    }
+
+    /// Waits until the store's change feed has made two more passes: every
+    /// commit made before this call has then been handed over (see
+    /// `PostgresStore.feedPasses`). A limit against a hang only, in rounds:
+    /// 60,000 of 2 ms (the feed asks every 2 ms).
+    func waitUntilHandedOver() {
+        guard let start = store.feedPasses else { return }
+        _ = waitInRounds(60_000, sleepingEvery: .milliseconds(2)) { (store.feedPasses ?? .max) >= start + 2 }
     }
 
     var isInTransaction: Bool { state.withLock { $0.inTransaction } }

@@ -289,7 +289,7 @@ struct FetchedSetControllerTests {
         incremental.incrementalLimit = .max
         let folders: [DatabaseValue] = ["inbox", "spam", "work", nil]
         var previous = Dictionary(uniqueKeysWithValues: automatic.records.map { ($0.id, $0) })
-        for round in 0..<800 {
+        for round in 0..<store.rounds(800) {
             let reportsBefore = automaticLog.reports.count
             let rollback = Int.random(in: 0..<10, using: &generator) == 0
             try? database.write { (db: any TestConnection) -> Void in
@@ -361,8 +361,8 @@ struct FetchedSetControllerTests {
             if rollback { #expect(automaticLog.reports.count == reportsBefore, comment) }
             previous = expected
         }
-        #expect(automaticLog.reports.count > 200, "seed \(seed): too few reports to mean anything")
+        #expect(automaticLog.reports.count > store.share(200), "seed \(seed): too few reports to mean anything")
         #expect(incremental.refetches == 0 && refetching.incrementalUpdates == 0)
-        #expect(automatic.incrementalUpdates > 300, "seed \(seed): the automatic controller must mostly follow commits row by row")
+        #expect(automatic.incrementalUpdates > store.share(300), "seed \(seed): the automatic controller must mostly follow commits row by row")
     }
 }

@@ -275,7 +275,7 @@ struct RelationalResultsControllerTests {
         let database = try Self.makeDatabase(store)
         let (controller, log) = try Self.makeController(database)
         let names: [DatabaseValue] = ["a", "b", "c", "d", nil]
-        for round in 0..<1000 {
+        for round in 0..<store.rounds(1000, divisor: 4) {
             let before = (controller.snapshot, log.reports.count)
             let rollback = Int.random(in: 0..<10, using: &generator) == 0
             try? database.write { (db: any TestConnection) -> Void in
@@ -338,9 +338,9 @@ struct RelationalResultsControllerTests {
                 #expect(log.reports.count == before.1, comment)
             }
         }
-        #expect(log.reports.count > 400, "seed \(seed): too few reports to mean anything")
+        #expect(log.reports.count > store.share(400), "seed \(seed): too few reports to mean anything")
         let sectionUpdates = log.reports.reduce(0) { $0 + $1.changeset.sectionUpdates.count }
         let crossMoves = log.reports.reduce(0) { $0 + $1.changeset.itemMoves.filter { $0.from.section != $0.to.section }.count }
-        #expect(sectionUpdates > 20 && crossMoves > 5, "seed \(seed): the random transactions must rename parents (\(sectionUpdates)) and move children across parents (\(crossMoves))")
+        #expect(sectionUpdates > store.share(20) && crossMoves > store.share(5), "seed \(seed): the random transactions must rename parents (\(sectionUpdates)) and move children across parents (\(crossMoves))")
     }
 }

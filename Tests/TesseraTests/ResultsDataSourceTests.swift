@@ -30,6 +30,34 @@ struct ResultsDataSourceTests {
 
     /// A grid with album headers, smaller than its content once a few
     /// dozen photos are in: elements leave and enter the screen.
+    /// The photos database over `store`, a controller of `request` (the
+    /// suite's by default) fetched over it with its report log, and a
+    /// view its results data source drives.
+    struct Driven {
+        let database: TestDatabase
+        let controller: FetchedResultsController<Photo>
+        let log = ReportLog<Photo>()
+        let view = ResultsDataSourceTests.makeView()
+        let source: ResultsDataSource<FetchedResult<Photo>>
+
+        init(_ store: ResultsStoreFixture, request: FetchRequest? = nil) throws {
+            database = try ResultsDataSourceTests.makePhotos(store)
+            controller = try database.fetchedResultsController(request ?? store.portable(ResultsDataSourceTests.request), of: Photo.self)
+            controller.delegate = log
+            try controller.performFetch()
+            source = ResultsDataSource(collectionView: view, result: controller.result)
+        }
+
+        /// A diffing data source over a view of its own, showing the
+        /// controller's snapshot: what the results data source must match.
+        func twin() throws -> (view: CollectionView, source: DiffableDataSource<ResultSection, Photo>) {
+            let view = ResultsDataSourceTests.makeView()
+            let source = DiffableDataSource<ResultSection, Photo>(collectionView: view)
+            try source.apply(controller.snapshot, animated: false)
+            return (view, source)
+        }
+    }
+
     static func makeView() -> CollectionView {
         let layout = FlowLayout()
         layout.itemSize = Size(width: 60, height: 60)
@@ -78,21 +106,13 @@ struct ResultsDataSourceTests {
         let seed = testSeed(default: 0xDA7A)
         print("ResultsDataSource random transactions (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
         var generator = SplitMix64(seed: seed)
-        let database = try Self.makePhotos(store)
-        let controller = try database.fetchedResultsController(store.portable(Self.request), of: Photo.self)
-        let log = ReportLog<Photo>()
-        controller.delegate = log
-        try controller.performFetch()
-
-        let view = Self.makeView()
-        let source = ResultsDataSource(collectionView: view, result: controller.result)
-        let twinView = Self.makeView()
-        let twin = DiffableDataSource<ResultSection, Photo>(collectionView: twinView)
-        try twin.apply(controller.snapshot, animated: false)
+        let driven = try Driven(store)
+        let (database, controller, log, view, source) = (driven.database, driven.controller, driven.log, driven.view, driven.source)
+        let (twinView, twin) = try driven.twin()
 
         var applied = 0
         var itemsLeaving = 0
-        for round in 0..<1_200 {
+        for round in 0..<store.rounds(1_200) {
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             let reportsBefore = log.reports.count
             Self.randomTransaction(database, using: &generator)
@@ -116,8 +136,8 @@ struct ResultsDataSourceTests {
                 #expect(view.setBounds(bounds, animated: false) == twinView.setBounds(bounds, animated: false), comment)
             }
         }
-        #expect(applied > 600, "seed \(seed): \(applied) reports, too few to mean anything")
-        #expect(itemsLeaving > 50, "seed \(seed): \(itemsLeaving) cells left the view, too few to check their ids")
+        #expect(applied > store.share(600), "seed \(seed): \(applied) reports, too few to mean anything")
+        #expect(itemsLeaving > store.share(50), "seed \(seed): \(itemsLeaving) cells left the view, too few to check their ids")
     }
 
     @Test("A lazily fetched controller drives the view: after every commit the counts are the controller's and every cell's id is its record's", arguments: ResultsStoreFixture.all)
@@ -125,21 +145,16 @@ struct ResultsDataSourceTests {
         let seed = testSeed(default: 0x1A2B)
         print("ResultsDataSource lazy result (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
         var generator = SplitMix64(seed: seed)
-        let database = try Self.makePhotos(store)
         var request = store.portable(Self.request)
         request.fetchBatchSize = 4
-        let controller = try database.fetchedResultsController(request, of: Photo.self)
-        let log = ReportLog<Photo>()
-        controller.delegate = log
-        try controller.performFetch()
+        let driven = try Driven(store, request: request)
+        let (database, controller, log, view, source) = (driven.database, driven.controller, driven.log, driven.view, driven.source)
         #expect(controller.result.isLazy)
-        let view = Self.makeView()
-        let source = ResultsDataSource(collectionView: view, result: controller.result)
 
         var applied = 0
         var appliedInRound = -2
         var sameState = 0
-        for round in 0..<400 {
+        for round in 0..<store.rounds(400) {
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             let reportsBefore = log.reports.count
             Self.randomTransaction(database, using: &generator)
@@ -162,8 +177,8 @@ struct ResultsDataSourceTests {
                 }
             }
         }
-        #expect(applied > 200, "seed \(seed): \(applied) reports, too few to mean anything")
-        #expect(sameState > 50, "seed \(seed): \(sameState) reports right after another, too few to mean anything")
+        #expect(applied > store.share(200), "seed \(seed): \(applied) reports, too few to mean anything")
+        #expect(sameState > store.share(50), "seed \(seed): \(sameState) reports right after another, too few to mean anything")
     }
 
     @Test("Random reports skipped or applied twice: a doubled one always throws, a skipped one throws or lands in step, and nothing changes when it throws", arguments: ResultsStoreFixture.all)
@@ -171,17 +186,12 @@ struct ResultsDataSourceTests {
         let seed = testSeed(default: 0x0575)
         print("ResultsDataSource out of step (\(store.name)): seed \(seed); replay with TESSERA_SEED=\(seed)")
         var generator = SplitMix64(seed: seed)
-        let database = try Self.makePhotos(store)
-        let controller = try database.fetchedResultsController(store.portable(Self.request), of: Photo.self)
-        let log = ReportLog<Photo>()
-        controller.delegate = log
-        try controller.performFetch()
-        let view = Self.makeView()
-        let source = ResultsDataSource(collectionView: view, result: controller.result)
+        let driven = try Driven(store)
+        let (database, controller, log, view, source) = (driven.database, driven.controller, driven.log, driven.view, driven.source)
 
         var doubled = 0, skippedCaught = 0, skippedUnseen = 0
         var skipping = false
-        for round in 0..<1_000 {
+        for round in 0..<store.rounds(1_000) {
             let comment = Comment(rawValue: "seed \(seed), round \(round)")
             let reportsBefore = log.reports.count
             Self.randomTransaction(database, using: &generator)
@@ -224,7 +234,7 @@ struct ResultsDataSourceTests {
                 #expect(view.itemCounts == Self.counts(controller.result), comment)
             }
         }
-        #expect(doubled > 40 && skippedCaught > 20, "seed \(seed): \(doubled) doubled, \(skippedCaught) skipped and caught, \(skippedUnseen) unseen")
+        #expect(doubled > store.share(40) && skippedCaught > store.share(20), "seed \(seed): \(doubled) doubled, \(skippedCaught) skipped and caught, \(skippedUnseen) unseen")
     }
 
     @Test("A report applied twice names what does not match: the counts it starts from, or the item it updates")
