@@ -93,7 +93,7 @@ struct BenchDiffHostileScriptTests {
         return pid
     }
 
-    // MARK: Hostile scripts (regressions)
+    // MARK: Hostile scripts
 
     /// Scripts that try to end the transaction, reach past it, or fail
     /// half way: each ends as expected, and the file is byte for byte what
@@ -317,7 +317,7 @@ struct BenchDiffHostileScriptTests {
         #expect(results[BenchFileTests.swift] == nil, "Swift's difference ran on 1 → 500 items above --swift-limit 100")
     }
 
-    /// Edge cases of snapshot files that work (regressions): empty
+    /// Edge cases of snapshot files that work: empty
     /// snapshots, one item swept up, and an id that a copy would repeat.
     @Test("empty snapshots, a one-item sweep, and a copy's id already in the files")
     func snapshotEdges() throws {

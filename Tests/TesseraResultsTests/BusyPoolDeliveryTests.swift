@@ -34,9 +34,13 @@ private final class PoolBlocker: Sendable {
     }
 
     /// Whether every blocker holds its thread, waiting (on this thread,
-    /// which is not the pool's) for at most `rounds` rounds of 5 ms: other
-    /// tests may hold the pool's threads for a while first.
-    func waitUntilBlocking(rounds: Int = 24_000) -> Bool {
+    /// which is not the pool's) for at most `rounds` rounds of 5 ms.
+    ///
+    /// Either way, from the blockers' start on no job enqueued on the pool
+    /// at their priority runs until ``release()``: those waiting to start
+    /// are ahead of it in the queue (other tests hold the threads), and
+    /// once started they spin.
+    func waitUntilBlocking(rounds: Int) -> Bool {
         for _ in 0..<rounds where started.load(ordering: .sequentiallyConsistent) < blockers { usleep(5_000) }
         return started.load(ordering: .sequentiallyConsistent) == blockers
     }
@@ -66,9 +70,11 @@ private final class Follower {
         controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
     }
 
-    func start() throws {
+    /// Fetches from the caller's isolation, which becomes the
+    /// controller's home.
+    func start(isolation: isolated (any Actor)? = #isolation) throws {
         controller.delegate = log
-        try controller.performFetch()
+        try controller.performFetch(isolation: isolation)
     }
 }
 
@@ -172,7 +178,10 @@ struct BusyPoolDeliveryTests {
 
         let blocker = PoolBlocker()
         defer { blocker.release() }
-        try #require(blocker.waitUntilBlocking(), "the \(blocker.blockers) blockers never all held a thread of the pool")
+        // Other tests may hold the pool's threads: the pool is then busy
+        // all the same, and the blockers not yet started wait ahead of
+        // any job enqueued after them.
+        let blocking = blocker.waitUntilBlocking(rounds: 2_000)
         // From a thread of its own, outside any task (as a store's change
         // feed commits): the commit waits for the home.
         try Self.onAThreadOfItsOwn { try connection.write { db in try db.execute("UPDATE item SET rank = 1000 WHERE id = 1") } }
@@ -184,7 +193,7 @@ struct BusyPoolDeliveryTests {
         }
         let heard = home.reports
         blocker.release()
-        #expect(heard == 1, "with every thread of the pool blocked, the \(kind) home heard \(heard) reports of 1 commit in \(rounds) rounds")
+        #expect(heard == 1, "with every thread of the pool busy (\(blocking ? "all blockers running" : "some blockers still waiting for a thread")), the \(kind) home heard \(heard) reports of 1 commit in \(rounds) rounds")
         #expect(await home.snapshot() == (try ItemDatabase.fresh(connection)), "the \(kind) home differs from a fresh query")
     }
 }

@@ -9,7 +9,7 @@ import TesseraView
 /// 200 × 240 viewport, over a diffable data source whose items can be
 /// reordered and whose fitted height depends on the item's id.
 @MainActor
-private func makeReviewView(sections: KeyValuePairs<Int, [Int]>, selfSizing: Bool = false, horizontal: Bool = false) -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
+private func makeInteractionView(sections: KeyValuePairs<Int, [Int]>, selfSizing: Bool = false, horizontal: Bool = false) -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
     let layout = FlowLayout()
     if horizontal { layout.scrollDirection = .horizontal }
     layout.itemSize = Size(width: 40, height: 40)
@@ -17,21 +17,21 @@ private func makeReviewView(sections: KeyValuePairs<Int, [Int]>, selfSizing: Boo
     let view = CollectionView(layout: layout, size: Size(width: 200, height: 240))
     let source = DiffableDataSource<TestSection, TestItem>(collectionView: view)
     source.reorderingHandlers.canReorderItem = { _ in true }
-    source.fittedSize = { item, _ in reviewFittedSize(of: item) }
+    source.fittedSize = { item, _ in interactionFittedSize(of: item) }
     _ = try? source.apply(TestSnapshot(sections), animated: false)
     view.reloadData()
     return (view, source)
 }
 
 /// The fitted size of an item: its height grows with its id and content.
-func reviewFittedSize(of item: TestItem) -> Size {
+func interactionFittedSize(of item: TestItem) -> Size {
     Size(width: 40, height: Double(20 + (item.id * 7 + item.content * 13) % 50))
 }
 
 /// Ten items, item 2 selected, while item 0 is dragged to where item 5 is.
 @MainActor
 private func makeViewDraggingPastASelection() throws -> (CollectionView, DiffableDataSource<TestSection, TestItem>) {
-    let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+    let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
     try view.selectItem(at: IndexPath(item: 2, section: 0))
     try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
     let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
@@ -53,7 +53,7 @@ struct InteractionDuringChangesTests {
         // Two sections of one row; dragging item 0 of section 0 to the end
         // of section 1 presents section 1 with one item more than the
         // data source has there.
-        let (view, source) = makeReviewView(sections: [0: Array(0..<5), 1: Array(10..<14)], selfSizing: true)
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<5), 1: Array(10..<14)], selfSizing: true)
         let moving = IndexPath(item: 0, section: 0)
         try view.beginInteractiveMovementForItem(at: moving)
         let last = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 3, section: 1)))
@@ -66,7 +66,7 @@ struct InteractionDuringChangesTests {
                 let presented = IndexPath(item: item, section: section)
                 let data = view.dataSourceIndexPath(forPresentedIndexPath: presented)
                 let frame = try #require(view.collectionViewLayout.layoutAttributesForItem(at: presented)).frame
-                #expect(frame.size == reviewFittedSize(of: source.snapshot[data]), "\(presented)")
+                #expect(frame.size == interactionFittedSize(of: source.snapshot[data]), "\(presented)")
             }
         }
         // Asking again for every presented item sizes each as itself (the
@@ -76,7 +76,7 @@ struct InteractionDuringChangesTests {
         for presented in all {
             let data = view.dataSourceIndexPath(forPresentedIndexPath: presented)
             let frame = try #require(view.collectionViewLayout.layoutAttributesForItem(at: presented)).frame
-            #expect(frame.size == reviewFittedSize(of: source.snapshot[data]), "\(presented)")
+            #expect(frame.size == interactionFittedSize(of: source.snapshot[data]), "\(presented)")
         }
     }
 
@@ -101,7 +101,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func selectionByIDDuringADragNamesThePresentedItems() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         try source.selectItem(withID: 2)
         try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
         let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
@@ -124,35 +124,35 @@ struct InteractionDuringChangesTests {
         // A grid pushed up past its bottom edge (a bounce) until no item
         // shows: the direction change pulls the offset back, and the last
         // rows, never sized, come into view.
-        let (view, source) = makeReviewView(sections: [0: Array(0..<40)], selfSizing: true)
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<40)], selfSizing: true)
         view.setBounds(Rect(x: 0, y: view.contentSize.height + 10, width: 200, height: 240), animated: false)
         let plan = view.setLayoutDirection(.rightToLeft)
         #expect(view.bounds.maxY <= view.contentSize.height + 1e-9)
         for attributes in view.visibleElements where attributes.category == .cell {
-            #expect(attributes.size == reviewFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
+            #expect(attributes.size == interactionFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
         }
         for element in plan.elements where element.category == .cell && element.to.frame.intersects(view.bounds) {
             let path = try #require(element.indexPathAfter)
-            #expect(element.to.size == reviewFittedSize(of: source.snapshot[path]), "plan \(path)")
+            #expect(element.to.size == interactionFittedSize(of: source.snapshot[path]), "plan \(path)")
         }
     }
 
     @Test func anItemThatAChangesetMovesAndChangesIsSizedAgain() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<6)], selfSizing: true)
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<6)], selfSizing: true)
         var next = source.snapshot
         let moved = next.removeItem(at: IndexPath(item: 1, section: 0))
         next.insertItem(TestItem(id: moved.id, content: moved.content + 1), at: IndexPath(item: 4, section: 0))
         let plan = try source.apply(next)
         let element = try #require(plan.elements.first { $0.itemID == "\(moved.id)" })
         #expect(element.disposition == .move && element.contentChanged)
-        let expected = reviewFittedSize(of: TestItem(id: moved.id, content: moved.content + 1))
-        #expect(expected != reviewFittedSize(of: moved))
+        let expected = interactionFittedSize(of: TestItem(id: moved.id, content: moved.content + 1))
+        #expect(expected != interactionFittedSize(of: moved))
         #expect(element.to.size == expected)
         #expect(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 4, section: 0))?.size == expected)
     }
 
     @Test func aDidSelectThatMovesTheTouchedItemStillEndsItsHighlight() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         final class MoveToTop: CollectionViewDelegate {
             var apply: (IndexPath) -> Void = { _ in }
             var unhighlighted: [IndexPath] = []
@@ -175,7 +175,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aDataSourceThatAppliesItsReorderedSnapshotWhenTheDragEndsKeepsTheMove() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)], selfSizing: true)
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)], selfSizing: true)
         // Persisting the new order, then showing it again: an empty batch
         // while the view is ending the movement.
         source.reorderingHandlers.didReorder = { snapshot in _ = try? source.apply(snapshot) }
@@ -189,7 +189,7 @@ struct InteractionDuringChangesTests {
         #expect(source.selectedItemIDs == [1])
         #expect(view.indexPathsForSelectedItems == [IndexPath(item: 6, section: 0)])
         for attributes in view.visibleElements where attributes.category == .cell {
-            #expect(attributes.size == reviewFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
+            #expect(attributes.size == interactionFittedSize(of: source.snapshot[attributes.indexPath]), "\(attributes.indexPath)")
         }
     }
 
@@ -197,7 +197,7 @@ struct InteractionDuringChangesTests {
         // Four 40-point items a row, rows 50 points apart: section 1 starts
         // on the fifth row, in view. Dragging its fifth item to the top of
         // section 0 pushes section 1's first row out of view.
-        let (view, source) = makeReviewView(sections: [0: Array(0..<16), 1: Array(100..<108)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<16), 1: Array(100..<108)])
         try view.beginInteractiveMovementForItem(at: IndexPath(item: 4, section: 1))
         let top = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 0, section: 0)))
         try view.updateInteractiveMovementTargetPosition(top.center)
@@ -235,7 +235,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aDidDeselectThatAppliesASnapshotAtTheSameTimeLeavesItsPlanPlaying() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         final class Reapply: CollectionViewDelegate {
             var onDeselect: () -> Void = {}
             func collectionView(_ collectionView: CollectionView, didDeselectItemAt indexPath: IndexPath) { onDeselect() }
@@ -264,7 +264,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aTargetDelegateThatRunsABatchEndsTheDragInsteadOfBringingItBack() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         final class Inserting: CollectionViewDelegate {
             var insert: () -> Void = {}
             func collectionView(_ collectionView: CollectionView, targetIndexPathForMoveOfItemFromOriginalIndexPath originalIndexPath: IndexPath, atCurrentIndexPath currentIndexPath: IndexPath, toProposedIndexPath proposedIndexPath: IndexPath) -> IndexPath {
@@ -298,7 +298,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aSnapshotAppliedAtATimeDuringADragStartsEachItemWhereThePlanPlayingHasIt() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<40)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<40)])
         try view.beginInteractiveMovementForItem(at: IndexPath(item: 0, section: 0))
         let target = try #require(view.collectionViewLayout.layoutAttributesForItem(at: IndexPath(item: 5, section: 0)))
         try view.updateInteractiveMovementTargetPosition(target.center)
@@ -352,7 +352,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aCanMoveHandlerThatChangesTheDataRefusesTheMovementInsteadOfDraggingAnotherItem() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         var asked: [Int] = []
         source.reorderingHandlers.canReorderItem = { item in
             asked.append(item.id)
@@ -372,7 +372,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aShouldSelectThatChangesTheDataSelectsTheTouchedItemWhereItIsNow() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         let delegate = DataChangingDelegate()
         view.delegate = delegate
         // New data arrives while the delegate is asked: two items before the touched one.
@@ -390,7 +390,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aShouldHighlightThatChangesTheDataHighlightsNothing() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         let delegate = DataChangingDelegate()
         view.delegate = delegate
         delegate.onShouldHighlight = { _ = try? source.apply(TestSnapshot([0: Array(0..<5)])) }
@@ -401,7 +401,7 @@ struct InteractionDuringChangesTests {
     }
 
     @Test func aDataSourceThatReloadsWhenTheDragEndsKeepsTheMove() throws {
-        let (view, source) = makeReviewView(sections: [0: Array(0..<10)])
+        let (view, source) = makeInteractionView(sections: [0: Array(0..<10)])
         source.reorderingHandlers.didReorder = { _ in view.reloadData() }
         try view.selectItem(at: IndexPath(item: 1, section: 0))
         try view.beginInteractiveMovementForItem(at: IndexPath(item: 1, section: 0))

@@ -13,7 +13,7 @@ private final class ReentrantDelegate: CollectionViewDelegate {
 }
 
 /// The layouts the interaction oracle drives.
-enum ReviewLayoutKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+enum InteractionLayoutKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case flow, list, listStack
 
     var testDescription: String { rawValue }
@@ -34,7 +34,7 @@ private final class SizeTable: FlowLayoutDelegate {
 private final class InteractionWorld {
     var generator: SplitMix64
     var chain: RandomSnapshotChain
-    let kind: ReviewLayoutKind
+    let kind: InteractionLayoutKind
     let pinsHeaders: Bool
     let horizontal: Bool
     let hasHeaders: Bool
@@ -64,7 +64,7 @@ private final class InteractionWorld {
     /// index path (forgotten by a reload, or a batch that cancels a drag).
     var shownViews: [String: ViewIdentity] = [:]
 
-    init(seed: UInt64, kind: ReviewLayoutKind) {
+    init(seed: UInt64, kind: InteractionLayoutKind) {
         generator = SplitMix64(seed: seed)
         chain = RandomSnapshotChain(seed: seed &+ 1)
         self.kind = kind
@@ -82,7 +82,7 @@ private final class InteractionWorld {
         let bumpsOf: () -> [Int: Double] = { [unowned self] in self.bumps }
         if selfSizing {
             source.fittedSize = { item, _ in
-                var size = reviewFittedSize(of: item)
+                var size = interactionFittedSize(of: item)
                 size.height += bumpsOf()[item.id] ?? 0
                 return size
             }
@@ -112,7 +112,7 @@ private final class InteractionWorld {
         _ = try? source.apply(first, animated: false)
     }
 
-    static func makeLayout(kind: ReviewLayoutKind, selfSizing: Bool, horizontal: Bool, hasHeaders: Bool, pinsHeaders: Bool, lineSpacing: Double) -> CollectionViewLayout {
+    static func makeLayout(kind: InteractionLayoutKind, selfSizing: Bool, horizontal: Bool, hasHeaders: Bool, pinsHeaders: Bool, lineSpacing: Double) -> CollectionViewLayout {
         switch kind {
         case .flow:
             let layout = FlowLayout()
@@ -434,7 +434,7 @@ private final class InteractionWorld {
         let moving = view.indexPathForInteractivelyMovingItem
         if selfSizing {
             for attributes in view.visibleElements where attributes.category == .cell {
-                var fitted = reviewFittedSize(of: source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: attributes.indexPath)])
+                var fitted = interactionFittedSize(of: source.snapshot[view.dataSourceIndexPath(forPresentedIndexPath: attributes.indexPath)])
                 fitted.height += bumps[id(atPresented: attributes.indexPath)] ?? 0
                 if kind == .list { fitted.width = attributes.size.width }
                 if attributes.size != fitted { found.append("item \(attributes.indexPath) (id \(id(atPresented: attributes.indexPath))) is \(attributes.size), fitted \(fitted)") }
@@ -513,10 +513,10 @@ private final class InteractionWorld {
 struct InteractionOracleTests {
     @Test(
         "Selection, drags, self-sizing, right to left and changes at a time mixed on one view keep selection by id, sizes by item, a fresh layout's frames (for a flow layout) and one view per element",
-        arguments: ReviewLayoutKind.allCases
+        arguments: InteractionLayoutKind.allCases
     )
-    func mixedInteractions(kind: ReviewLayoutKind) throws {
-        let base = testSeed(default: 0x1A7E_5EED) &+ UInt64(ReviewLayoutKind.allCases.firstIndex(of: kind)!) &* 1_000
+    func mixedInteractions(kind: InteractionLayoutKind) throws {
+        let base = testSeed(default: 0x1A7E_5EED) &+ UInt64(InteractionLayoutKind.allCases.firstIndex(of: kind)!) &* 1_000
         var failures = 0
         for round in 0..<60 {
             let seed = base &+ UInt64(round)
