@@ -147,7 +147,7 @@ struct BusyPoolDeliveryTests {
     /// Runs `body` on a new thread, outside any task, and waits for it.
     static func onAThreadOfItsOwn(_ body: @escaping @Sendable () throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
+        let failure = PThreadMutex<(any Error)?>(nil)
         Thread.detachNewThread {
             do { try body() } catch { failure.withLock { $0 = error } }
             done.signal()
