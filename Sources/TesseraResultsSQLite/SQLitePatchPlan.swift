@@ -29,6 +29,9 @@ struct SQLitePatchPlan: Sendable {
     let collations: [Collation]
     /// The directions of the sort keys, then of the key column (ascending).
     let ascending: [Bool]
+    /// The names of the sort keys' columns, then of the key column, as the
+    /// schema spells them.
+    let tupleColumns: [String]
     /// Where the sort values and the key are among the table's columns, in
     /// store order.
     var tuplePositions: [Int] { sortIndexes + [keyIndex] }
@@ -87,7 +90,8 @@ struct SQLitePatchPlan: Sendable {
             sortIndexes: sortIndexes,
             defaulted: positions.indices.filter { !columns[positions[$0]][2].isNull },
             collations: collations + [keyCollation],
-            ascending: request.sortKeys.map(\.ascending) + [true]
+            ascending: request.sortKeys.map(\.ascending) + [true],
+            tupleColumns: positions.map { columns[$0][0].string ?? "" }
         )
     }
 }

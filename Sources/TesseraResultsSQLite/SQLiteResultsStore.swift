@@ -65,6 +65,38 @@ struct SQLiteStoreReader: StoreReader {
         do throws(SQLiteError) { return try database.dataVersion() } catch { throw .database(error) }
     }
 
+    func changeLogPosition(for query: any RowReader) throws(ResultsError) -> ChangeLogPosition? {
+        guard let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
+        do throws(SQLiteError) {
+            // The schema first: a change to it after this read makes the
+            // position stale, never the other way round.
+            guard let schema = schemaVersion(of: database), let log = try ChangeLogLayout.read(table: plan.table, in: database),
+                  log.tupleSources(for: plan) != nil
+            else { return nil }
+            return ChangeLogPosition(entry: try log.lastEntry(in: database), schema: schema)
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    func loggedChanges(
+        for query: any RowReader, since position: ChangeLogPosition, limit: Int
+    ) throws(ResultsError) -> (changes: CommittedChanges, position: ChangeLogPosition)? {
+        guard let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
+        do throws(SQLiteError) {
+            guard schemaVersion(of: database) == position.schema, let log = try ChangeLogLayout.read(table: plan.table, in: database),
+                  let sources = log.tupleSources(for: plan)
+            else { return nil }
+            let last = try log.lastEntry(in: database)
+            guard last >= position.entry,
+                  let touched = try log.changes(since: position.entry, upTo: last, sources: sources, limit: limit, in: database)
+            else { return nil }
+            return (CommittedChanges(logged: touched), ChangeLogPosition(entry: last, schema: position.schema))
+        } catch {
+            throw .database(error)
+        }
+    }
+
     func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
         SQLiteRowReader(
             database: database, sql: { request.sql }, pointSQL: { request.pointSQL }, tupleSQL: { request.tupleSQL }, arguments: request.arguments, leadingColumns: 2,

@@ -24,6 +24,9 @@ struct _ResultEngine<Record: FetchableRecord> {
         /// elsewhere while they were read moves it past this value, so the
         /// next check fetches again rather than miss that commit.
         var externalVersion: Int64?
+        /// Where the store's change log stood before the rows were read
+        /// (the result is there or later), or `nil`: no log covers it.
+        var logPosition: ChangeLogPosition? = nil
     }
 
     /// What applying a commit came to.
@@ -41,6 +44,11 @@ struct _ResultEngine<Record: FetchableRecord> {
     /// The store's external version when the result was last brought up
     /// to date.
     private(set) var externalVersion: Int64?
+    /// Where the store's change log stands for the result: every logged
+    /// change after it is still to take (see
+    /// ``applyLogged(_:isIncremental:touchedLimit:externalVersion:position:sectioned:rows:)``).
+    /// `nil`: no log covers the result, and commits elsewhere re-fetch.
+    private(set) var logPosition: ChangeLogPosition?
 
     /// Bytes the kept sort values take (see ``_SortKeyStore/byteCount``),
     /// 0 when commits re-fetch.
@@ -56,6 +64,7 @@ struct _ResultEngine<Record: FetchableRecord> {
         plan = fetched.plan
         keys = fetched.keys
         externalVersion = fetched.externalVersion
+        logPosition = fetched.logPosition
         loading = fetched.state.load
     }
 
@@ -88,6 +97,12 @@ struct _ResultEngine<Record: FetchableRecord> {
     /// sort values may be half patched, or older than the store).
     mutating func stopPatching() {
         plan = nil
+    }
+
+    /// Notes that the result has taken every logged change up to
+    /// `position` (the store said none of them came from elsewhere).
+    mutating func advanceLog(to position: ChangeLogPosition) {
+        if logPosition != nil { logPosition = position }
     }
 
     // MARK: Fetching
@@ -298,6 +313,40 @@ struct _ResultEngine<Record: FetchableRecord> {
         return patch(changes.touched, reading: reader, sectioned: sectioned, tuplesAreInResult: changes.rowsAfter != nil)
     }
 
+    /// Applies the changes a store's change log holds after
+    /// ``logPosition`` (commits made elsewhere, read as one change), under
+    /// the rules of ``apply(_:isIncremental:touchedLimit:externalVersion:sectioned:rows:)``
+    /// but for the external version, which the log accounts for: on a
+    /// patch the result takes `externalVersion` and `position` as its own.
+    ///
+    /// - Complexity: as ``patch(_:reading:sectioned:tuplesAreInResult:)``,
+    ///   with one search per logged tuple of each touched row.
+    mutating func applyLogged(
+        _ changes: CommittedChanges,
+        isIncremental: Bool,
+        touchedLimit: Int,
+        externalVersion: Int64?,
+        position: ChangeLogPosition,
+        sectioned: Bool,
+        rows: () throws(ResultsError) -> any RowReader
+    ) -> Outcome {
+        finishLoading()
+        guard plan != nil, logPosition != nil, isIncremental, !changes.mustRefetch, changes.loggedTuples != nil,
+              changes.touched.count <= touchedLimit
+        else { return .mustRefetch }
+        let reader: any RowReader
+        do throws(ResultsError) { reader = try rows() } catch {
+            plan = nil
+            return .mustRefetch
+        }
+        let outcome = patch(changes.touched, reading: reader, sectioned: sectioned, loggedTuples: changes.loggedTuples)
+        if case .patched = outcome {
+            self.externalVersion = externalVersion
+            logPosition = position
+        }
+        return outcome
+    }
+
     // MARK: Patching
 
     /// A change that does not start from the result's state: nothing is
@@ -326,6 +375,10 @@ struct _ResultEngine<Record: FetchableRecord> {
     ///     starts from another state than the result's: patching it would
     ///     leave the result wrong (a row inserted again would be there
     ///     twice), so the commit re-fetches.
+    ///   - loggedTuples: For a change read from a change log, every tuple
+    ///     each touched row had since the log's position (see
+    ///     ``CommittedChanges/loggedTuples``): the row is looked for at
+    ///     each, and where it is now.
     /// - Complexity: O(*k*) row reads and O(*k* log² *n*) for *k* touched
     ///   rows, plus the chunks they touch (see ``_Patch/apply(to:keys:sectioned:)``).
     ///
@@ -333,37 +386,12 @@ struct _ResultEngine<Record: FetchableRecord> {
     ///   (``apply(_:isIncremental:touchedLimit:externalVersion:sectioned:rows:)``
     ///   finishes it first).
     mutating func patch(
-        _ touched: [DatabaseValue: [DatabaseValue]?], reading reader: any RowReader, sectioned: Bool, tuplesAreInResult: Bool = false
+        _ touched: [DatabaseValue: [DatabaseValue]?], reading reader: any RowReader, sectioned: Bool, tuplesAreInResult: Bool = false,
+        loggedTuples: [DatabaseValue: [[DatabaseValue]]]? = nil
     ) -> Outcome {
         guard let plan else { return .mustRefetch }
         let old = result.state
         var patch = _Patch<Record>()
-        // Where the rows were: searched for side by side. In a sectioned
-        // result, only a row's section is searched.
-        var searchedKeys: [DatabaseValue] = []
-        var searchedTuples: [[DatabaseValue]] = []
-        var searchedRanges: [Range<Int>?] = []
-        for (key, before) in touched {
-            guard let tuple = before else { continue }
-            var range: Range<Int>?
-            if sectioned {
-                guard let s = keys.section(of: tuple[0], in: old.sections) else {
-                    if tuplesAreInResult { return mismatch() }
-                    continue
-                }
-                range = old.sectionStarts[s]..<old.sectionStarts[s + 1]
-            }
-            searchedKeys.append(key)
-            searchedTuples.append(tuple)
-            searchedRanges.append(range)
-        }
-        for (key, oldFlat) in zip(searchedKeys, keys.find(searchedTuples, within: searchedRanges)) {
-            if let oldFlat {
-                patch.departures.append(.init(key: key, oldFlat: oldFlat))
-            } else if tuplesAreInResult {
-                return mismatch()
-            }
-        }
         // A key read twice, or a row too short to hold its tuple.
         var unplaceable = false
         do throws(ResultsError) {
@@ -385,6 +413,52 @@ struct _ResultEngine<Record: FetchableRecord> {
         if unplaceable {
             self.plan = nil
             return .mustRefetch
+        }
+        // Where the rows were: searched for side by side. In a sectioned
+        // result, only a row's section is searched. A logged change gives
+        // each row every tuple it had since a position at or before the
+        // result's state, and the row may also be where it is now: each is
+        // searched, and the row is where one is found (a key is in the
+        // result once, so at most one is).
+        var candidates: [(key: DatabaseValue, tuples: [[DatabaseValue]])] = []
+        if let loggedTuples {
+            var now: [DatabaseValue: [DatabaseValue]] = [:]
+            for arrival in patch.arrivals { now[arrival.key] = arrival.tuple }
+            for key in touched.keys {
+                var tuples = loggedTuples[key] ?? []
+                if let current = now[key] { tuples.append(current) }
+                candidates.append((key, tuples))
+            }
+        } else {
+            for (key, before) in touched {
+                if let tuple = before { candidates.append((key, [tuple])) }
+            }
+        }
+        var searchedKeys: [DatabaseValue] = []
+        var searchedTuples: [[DatabaseValue]] = []
+        var searchedRanges: [Range<Int>?] = []
+        for (key, tuples) in candidates {
+            for tuple in tuples {
+                var range: Range<Int>?
+                if sectioned {
+                    guard let s = keys.section(of: tuple[0], in: old.sections) else {
+                        if tuplesAreInResult { return mismatch() }
+                        continue
+                    }
+                    range = old.sectionStarts[s]..<old.sectionStarts[s + 1]
+                }
+                searchedKeys.append(key)
+                searchedTuples.append(tuple)
+                searchedRanges.append(range)
+            }
+        }
+        var located = Set<DatabaseValue>()
+        for (key, oldFlat) in zip(searchedKeys, keys.find(searchedTuples, within: searchedRanges)) {
+            if let oldFlat {
+                if located.insert(key).inserted { patch.departures.append(.init(key: key, oldFlat: oldFlat)) }
+            } else if tuplesAreInResult {
+                return mismatch()
+            }
         }
         guard !patch.departures.isEmpty || !patch.arrivals.isEmpty else { return .patched(nil) }
         guard let changes = patch.apply(to: old, keys: &keys, sectioned: sectioned, faults: old.faults) else {

@@ -30,6 +30,14 @@ package struct CommittedChanges: Sendable {
     /// whose controllers take a commit after later ones may have landed
     /// (PostgreSQL) reads them at the commit's own snapshot.
     package var rowsAfter: RowsAfter?
+    /// For a change read from a store's change log (see
+    /// ``StoreReader/loggedChanges(for:since:limit:)``): every tuple each
+    /// touched row had at the start of a logged change, oldest first. The
+    /// log is read from a position at or before the result's state, so
+    /// the result may hold a row at any of them, or where it is now: the
+    /// patch looks for it at each. `nil` for a change source's commit,
+    /// whose ``touched`` tuples say exactly where each row was.
+    package var loggedTuples: [DatabaseValue: [[DatabaseValue]]]?
 
     /// Rows read by key, as a ``RowReader`` hands them over.
     package struct RowsAfter: Sendable {
@@ -54,6 +62,14 @@ package struct CommittedChanges: Sendable {
         self.rowsAfter = rowsAfter
     }
 
+    /// A change read from a change log: the rows touched since a position
+    /// at or before the result's state, each with every tuple it had
+    /// before a logged change (empty for a row that was inserted).
+    package init(logged: [DatabaseValue: [[DatabaseValue]]]) {
+        self.init(touched: logged.mapValues { $0.first })
+        loggedTuples = logged
+    }
+
     /// The reads of the state after the change: `query` itself, or, when
     /// the change carries its rows, those rows in front of it.
     package func reading(_ query: any RowReader) -> any RowReader {
@@ -75,6 +91,7 @@ package struct CommittedChanges: Sendable {
         // Rows carried by one and read from the store by the other cannot
         // be told apart: such a pair is fetched again.
         mustRefetch = mustRefetch || later.mustRefetch || (rowsAfter == nil) != (later.rowsAfter == nil)
+            || loggedTuples != nil || later.loggedTuples != nil
         guard !mustRefetch else {
             touched = [:]
             rowsAfter = nil

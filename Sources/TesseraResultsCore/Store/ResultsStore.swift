@@ -68,6 +68,23 @@ package protocol StoreReader {
         replacing previous: (any ChangeSource)?
     ) -> any ChangeSource
 
+    /// Where the store's change log for the table `query` reads stands
+    /// now, or `nil` when no log covers the query (none is installed, the
+    /// request reads more than that table, or the log lacks a column the
+    /// request sorts by). Read before the rows of a fetch: the result is
+    /// then at this position or later.
+    func changeLogPosition(for query: any RowReader) throws(ResultsError) -> ChangeLogPosition?
+
+    /// The changes logged after `position` for the table `query` reads,
+    /// and the position they bring the result to; `nil` when the log cannot
+    /// say (the schema changed, the entries after `position` were trimmed,
+    /// more than `limit` rows were touched): the controller fetches again.
+    ///
+    /// - Complexity: O(*e*) for the *e* entries after `position`.
+    func loggedChanges(
+        for query: any RowReader, since position: ChangeLogPosition, limit: Int
+    ) throws(ResultsError) -> (changes: CommittedChanges, position: ChangeLogPosition)?
+
     /// Holds the committed state this reader sees on a connection of its
     /// own, for a lazy fetch (``FetchRequest/fetchBatchSize``) to answer
     /// from at once while its keys load in the background; `nil` when the
@@ -79,6 +96,30 @@ package protocol StoreReader {
 extension StoreReader {
     /// No snapshot: a store without one fetches lazy results whole.
     package func snapshot(for request: FetchRequest) -> (any SnapshotReader)? { nil }
+
+    /// No change log: other processes' commits are found by
+    /// ``externalVersion()`` and fetched again.
+    package func changeLogPosition(for query: any RowReader) throws(ResultsError) -> ChangeLogPosition? { nil }
+
+    /// No change log.
+    package func loggedChanges(
+        for query: any RowReader, since position: ChangeLogPosition, limit: Int
+    ) throws(ResultsError) -> (changes: CommittedChanges, position: ChangeLogPosition)? { nil }
+}
+
+/// A position in a store's change log: the last entry a result has taken,
+/// and the schema it was read under (a schema change makes the entries
+/// after it unreadable by the old plan, so the result is fetched again).
+package struct ChangeLogPosition: Equatable, Sendable {
+    /// The last entry taken (0: none yet).
+    package var entry: Int64
+    /// The store's schema version when it was read.
+    package var schema: Int64
+
+    package init(entry: Int64, schema: Int64) {
+        self.entry = entry
+        self.schema = schema
+    }
 }
 
 /// One committed state of a store, held apart from the store's own

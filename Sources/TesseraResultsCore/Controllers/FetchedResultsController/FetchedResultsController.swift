@@ -284,8 +284,9 @@ public final class FetchedResultsController<Record: FetchableRecord> {
                 applyWaiting(waiting, from: reader)
                 return true
             }
-            guard try reader.externalVersion() != engine.externalVersion else { return false }
-            try refetchAndReport(from: reader)
+            let version = try reader.externalVersion()
+            guard version != engine.externalVersion else { return false }
+            if !takeLoggedChanges(from: reader, externalVersion: version) { try refetchAndReport(from: reader) }
             lastError = nil
             return true
         }
@@ -358,9 +359,11 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     private func fetch(_ request: FetchRequest, from reader: any StoreReader) throws(ResultsError) -> (any RowReader, _ResultEngine<Record>.Fetched) {
         let version = try? reader.externalVersion()
         let query = try reader.query(for: request)
-        let fetched = try _ResultEngine<Record>.fetch(
+        let position = try? reader.changeLogPosition(for: query)
+        var fetched = try _ResultEngine<Record>.fetch(
             query, sectioned: request.sectionKey != nil, externalVersion: version, faults: recordFaults(for: request)
         )
+        fetched.logPosition = position
         return (query, fetched)
     }
 
@@ -373,6 +376,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         guard request.fetchBatchSize > 0 else { return nil }
         let version = try? reader.externalVersion()
         let query = try reader.query(for: request)
+        let position = try? reader.changeLogPosition(for: query)
         let plan = query.patchPlan
         let keysAreUnique = query.keysAreUnique
         // Only where the counts cannot disagree with the sorted rows: keys
@@ -401,7 +405,9 @@ public final class FetchedResultsController<Record: FetchableRecord> {
             // Fetched again at the home's next turn (or the next commit).
             delivery.deliverLater(.refetch)
         }
-        let fetched = _ResultEngine<Record>.Fetched(state: _ResultState(loading: load, faults: faults), plan: plan, keys: .none, externalVersion: version)
+        let fetched = _ResultEngine<Record>.Fetched(
+            state: _ResultState(loading: load, faults: faults), plan: plan, keys: .none, externalVersion: version, logPosition: position
+        )
         return (query, fetched)
     }
 
@@ -460,17 +466,57 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         if let report { self.report(report) }
     }
 
+    /// Takes the changes the store's change log holds since the result's
+    /// position (commits made elsewhere, and this connection's own, which
+    /// patch to what the result holds already), and reports them as one.
+    ///
+    /// - Returns: Whether the result took them; `false`: no log covers the
+    ///   result, or it cannot say, and the caller fetches again.
+    private func takeLoggedChanges(from reader: any StoreReader, externalVersion: Int64?) -> Bool {
+        guard let position = engine.logPosition, let query = try? reader.query(for: request),
+              let (changes, reached) = try? reader.loggedChanges(for: query, since: position, limit: touchedLimit)
+        else { return false }
+        let outcome = engine.applyLogged(
+            changes, isIncremental: isIncremental, touchedLimit: touchedLimit, externalVersion: externalVersion,
+            position: reached, sectioned: request.sectionKey != nil, rows: { query }
+        )
+        guard case let .patched(report) = outcome else { return false }
+        lastUpdateMethod = .incremental
+        if let report { self.report(report) }
+        return true
+    }
+
     /// Applies one commit's changes (or several merged): patches when the
     /// engine can, else re-fetches, and reports.
     func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
             let request = request
+            let version = try? reader.externalVersion()
+            if version != engine.externalVersion, engine.logPosition != nil {
+                // Something committed elsewhere first: the log holds it and
+                // this commit too, in order.
+                if takeLoggedChanges(from: reader, externalVersion: version) {
+                    lastError = nil
+                    delivery.touchedLimit = touchedLimit
+                    return
+                }
+                try refetchAndReport(from: reader)
+                lastError = nil
+                return
+            }
+            // Read before the version: when nothing committed elsewhere
+            // since the result's version, every entry up to it is this
+            // connection's, which the commit brings (or an earlier one
+            // brought).
+            let logged = engine.logPosition == nil ? nil : (try? reader.query(for: request)).flatMap { try? reader.changeLogPosition(for: $0) }
             let outcome = engine.apply(
                 changes, isIncremental: isIncremental, touchedLimit: touchedLimit,
                 externalVersion: try? reader.externalVersion(), sectioned: request.sectionKey != nil,
                 rows: { () throws(ResultsError) in changes.reading(try reader.query(for: request)) }
             )
             if case let .patched(report) = outcome {
+                // A patch means the version, read after `logged`, had not moved.
+                if let logged { engine.advanceLog(to: logged) }
                 lastUpdateMethod = .incremental
                 lastError = nil
                 delivery.touchedLimit = touchedLimit
