@@ -170,6 +170,55 @@ final class PeerPipeline: @unchecked Sendable {
     }
 }
 
+/// A controller that another connection's commits reach (as another
+/// process's would: through `PRAGMA data_version`), on its own copy of the
+/// fixture, with or without a change log on the table. The clock starts
+/// when the other connection's commit has returned and stops at the report
+/// of the check that finds it; the polling interval is not counted.
+final class ExternalPipeline: @unchecked Sendable {
+    let connection: Connection
+    let writer: Connection
+    let controller: FetchedResultsController<Photo>
+    let delegate: TesseraReportProbe
+    let stopwatch = Stopwatch()
+    let changeLog: Bool
+    var n = 0
+
+    init(changeLog: Bool) throws {
+        let path = writableFixture(changeLog ? "external-log" : "external")
+        connection = try Connection(path: path)
+        writer = try Connection(path: path)
+        self.changeLog = changeLog
+        if changeLog { try writer.installChangeLog(on: "photo", columns: ["album", "date"]) }
+        let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album")
+        controller = try FetchedResultsController<Photo>(connection: connection, request: request)
+        delegate = TesseraReportProbe(stopwatch)
+        controller.delegate = delegate
+        try controller.performFetch()
+        precondition(controller.supportsIncrementalUpdates)
+    }
+
+    func measure(_ change: Change) throws -> Int {
+        n += 1
+        let before = delegate.reports
+        try writer.write { db in for sql in change.statements(n) { try db.execute(sql) } }
+        stopwatch.commit()
+        precondition(try controller.checkForExternalChanges(), "the commit was not found")
+        precondition(delegate.reports == before + 1, "no report for \(change)")
+        precondition(controller.lastUpdateMethod == (changeLog ? .incremental : .refetch))
+        return stopwatch.microseconds
+    }
+}
+
+nonisolated(unsafe) var externalPipelines: [Bool: ExternalPipeline] = [:]
+
+func externalPipeline(changeLog: Bool) throws -> ExternalPipeline {
+    if let pipeline = externalPipelines[changeLog] { return pipeline }
+    let pipeline = try ExternalPipeline(changeLog: changeLog)
+    externalPipelines[changeLog] = pipeline
+    return pipeline
+}
+
 nonisolated(unsafe) var tesseraPipelines: [Bool: TesseraPipeline] = [:]
 nonisolated(unsafe) var peerPipeline: PeerPipeline?
 
@@ -206,6 +255,15 @@ func registerCommitLatencyBenchmarks() {
     for change in Change.allCases {
         Benchmark("Commit latency 1M: GRDB ValueObservation + OrderedSet.difference (the peer) \(change.rawValue)", configuration: slow) { benchmark in
             benchmark.measurement(latency, try peer().measure(change))
+        }
+    }
+
+    for changeLog in [true, false] {
+        for change in Change.allCases {
+            let name = "Commit latency 1M, another connection's commit: Tessera \(changeLog ? "with the change log (patching)" : "without it (re-fetch + diff)") \(change.rawValue)"
+            Benchmark(name, configuration: changeLog ? fast : slow) { benchmark in
+                benchmark.measurement(latency, try externalPipeline(changeLog: changeLog).measure(change))
+            }
         }
     }
 
