@@ -27,7 +27,7 @@ struct Tessera: ParsableCommand {
         a --where SQLite cannot read or whose ? placeholders do not match the --arg values). \
         watch stopped by Ctrl-C or SIGTERM exits with 0.
         """,
-        subcommands: [Demo.self, Watch.self, Diff.self, Render.self, Bench.self] + serveSubcommands,
+        subcommands: [Demo.self, Watch.self, Log.self, Diff.self, Render.self, Bench.self] + serveSubcommands,
         defaultSubcommand: Demo.self
     )
 
@@ -243,7 +243,7 @@ struct Watch: ParsableCommand {
         The database is an SQLite file or a PostgreSQL URL, postgres://user[:password]@host[:port]/database \
         (postgresql:// too; ?sslmode=disable|prefer|require). \
         An SQLite file is polled (PRAGMA data_version, every --interval, 100 ms by default) and re-fetched \
-        when another connection commits. \
+        when another connection commits, or patched row by row when the table has a change log (tessera log install). \
         A PostgreSQL server must run with wal_level = logical: watch reads every commit from a temporary \
         logical replication slot of its own (the server drops it when watch's connection ends, even when \
         the process is killed) and takes the commits every --interval (50 ms by default); rows are changed \

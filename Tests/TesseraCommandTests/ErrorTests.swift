@@ -170,7 +170,7 @@ struct ErrorTests {
 #else
         let serve = ""
 #endif
-        try expectError(["bogus"], message: "tessera does not know 'bogus': its subcommands are demo, watch, diff, render, bench\(serve)", status: 64)
+        try expectError(["bogus"], message: "tessera does not know 'bogus': its subcommands are demo, watch, log, diff, render, bench\(serve)", status: 64)
         try expectError(["bench", "bogus"], message: "tessera bench does not know 'bogus': its subcommands are diff\(serve)", status: 64)
         // After an option, a word is its value: the demo's options work
         // without naming it.

@@ -29,10 +29,15 @@ struct WatchTests {
         return result.filter { $0.value != 0 }
     }
 
-    @Test("every commit of another process appears once, in order; other commits and rollbacks print nothing; Ctrl-C exits 0")
-    func reportsEveryCommitOnceInOrder() throws {
+    @Test("every commit of another process appears once, in order; other commits and rollbacks print nothing; Ctrl-C exits 0; the same with a change log on the table (tessera log install), which watch patches from", arguments: [false, true])
+    func reportsEveryCommitOnceInOrder(changeLog: Bool) throws {
         let (folder, path, writer) = try makeDatabase()
         defer { try? FileManager.default.removeItem(at: folder) }
+        if changeLog {
+            let installed = try Tool.run(["log", "install", path, "--table", "photo", "--column", "album", "--column", "taken"])
+            #expect(installed.status == 0, "\(installed.stderr)")
+            #expect(installed.stdout == "\(path): installed the change log of photo (key id; logging album, taken; 0 entries, the last 0)\n")
+        }
         let tool = try Tool.start(["watch", path, "--table", "photo", "--section", "album", "--sort", "taken desc", "--json"])
         defer { if tool.process.isRunning { tool.process.terminate() } }
         let fetched = try JSON.parse(try tool.waitForLines(1)[0])
@@ -327,5 +332,35 @@ struct WatchTests {
         tool.process.waitUntilExit()
         #expect(tool.process.terminationStatus == 0)
         #expect(tool.stderr(waitingForEOF: true).isEmpty)
+    }
+
+    @Test("tessera log: install, show and remove a table's change log; errors name the file, the table or the column, with the exit status of their kind")
+    func logCommand() throws {
+        let (folder, path, writer) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try writer.write { db in try db.execute("CREATE TABLE pair (a INTEGER, b INTEGER, PRIMARY KEY (a, b))") }
+        #expect(try Tool.run(["log", "show", path, "--table", "photo"]).stdout == "\(path): photo has no change log\n")
+        #expect(try Tool.run(["log", "install", path, "--table", "photo"]).status == 0)
+        try writer.write { db in try db.execute("UPDATE photo SET taken = 11 WHERE id = 1") }
+        #expect(try Tool.run(["log", "show", path, "--table", "PHOTO"]).stdout == "\(path): photo has a change log (key id; logging id, album, title, taken; 1 entry, the last 1)\n")
+        #expect(try Tool.run(["log", "remove", path, "--table", "photo"]).stdout == "\(path): removed the change log of photo\n")
+        #expect(try Tool.run(["log", "remove", path, "--table", "photo"]).stdout == "\(path): photo had no change log\n")
+        let failures: [([String], Int32, String)] = [
+            (["log", "install", path, "--table", "nowhere"], 2, "\(path): no table named nowhere in the main database"),
+            (["log", "show", path, "--table", "nowhere"], 2, "\(path): no table named nowhere in the main database"),
+            (["log", "install", path, "--table", "pair"], 2, "\(path): table pair's primary key has 2 columns (a, b): a change log needs one"),
+            (["log", "install", path, "--table", "photo", "--column", "colour"], 2, "\(path): table photo has no column colour to log"),
+            (["log", "install", path, "--table", "photo", "--keep", "0"], 64, "--keep must be at least 1, not 0"),
+            (["log", "install", folder.appendingPathComponent("missing.sqlite").path, "--table", "photo"], 2, "cannot open"),
+        ]
+        for (arguments, status, message) in failures {
+            let result = try Tool.run(arguments)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("tessera: error: "), "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        let objects = try writer.withDatabase { db in try db.rows("SELECT name FROM sqlite_schema WHERE name LIKE 'tessera_log_%'").count }
+        #expect(objects == 0, "a failed install left objects behind")
     }
 }

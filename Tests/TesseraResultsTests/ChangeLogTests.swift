@@ -298,7 +298,7 @@ struct ChangeLogTests {
         #expect(try commitElsewhere(108) == .refetch)
     }
 
-    @Test("A commit that lands between the read of the log and the read of the rows it names: the rows read hold it, and the next check finds them where they are now, not where its entries say they were (else a row would be in the result twice)", .serialized)
+    @Test("A commit that lands between the read of the log and the read of the rows it names: the rows read hold it, and the next check finds them where they are now, not where its entries say they were (else a row would be in the result twice)")
     func commitBetweenLogAndRows() throws {
         let (connection, other, directory) = try makeItems(count: 40)
         defer { try? FileManager.default.removeItem(at: directory) }
