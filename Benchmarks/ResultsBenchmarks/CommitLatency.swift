@@ -203,7 +203,8 @@ final class ExternalPipeline: @unchecked Sendable {
         let before = delegate.reports
         try writer.write { db in for sql in change.statements(n) { try db.execute(sql) } }
         stopwatch.commit()
-        precondition(try controller.checkForExternalChanges(), "the commit was not found")
+        let found = try controller.checkForExternalChanges()
+        precondition(found, "the commit was not found")
         precondition(delegate.reports == before + 1, "no report for \(change)")
         precondition(controller.lastUpdateMethod == (changeLog ? .incremental : .refetch))
         return stopwatch.microseconds

@@ -6,7 +6,10 @@
 ///
 /// The cache holds each key's record as it was last read or patched, so a
 /// state before a change reads a changed record as it is now; the records
-/// a commit brings in (read to place them) go into the cache at once.
+/// a commit brings in (read to place them) go into the cache at once. A
+/// read on another thread that a commit overtakes (the commit kept its
+/// records after the read's rows were read, before the read kept them)
+/// keeps nothing: its records may be older than the commit's.
 final class _RecordFaults<Record: FetchableRecord>: Sendable {
     /// Reads the records with the given keys, as the store has them now,
     /// and says whether they are committed (a read from inside a
@@ -25,7 +28,11 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         /// Keys in the order they came in, for eviction (oldest first).
         var order: [DatabaseValue] = []
         var orderStart = 0
+        /// How many times a commit kept records: a read keeps its own only
+        /// if it is unchanged since the read began.
+        var commits = 0
     }
+
 
     private let cache = PThreadMutex(Cache())
 
@@ -46,25 +53,44 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     /// The keys whose records are kept.
     var cachedKeys: [DatabaseValue] { cache.withLock { Array($0.records.keys) } }
 
-    /// Keeps records (a commit's arrivals, a batch just read), evicting the
+    /// Keeps a commit's records (its arrivals, or a fetch's), evicting the
     /// oldest when over capacity.
     ///
     /// - Complexity: amortized O(*k*) for *k* records.
     func keep(_ records: some Sequence<(DatabaseValue, Record)>) {
         cache.withLock { cache in
-            for (key, record) in records {
-                if cache.records.updateValue(record, forKey: key) == nil { cache.order.append(key) }
-            }
-            guard cache.records.count > capacity else { return }
-            // Evict the oldest down to three quarters of the capacity.
-            while cache.records.count > capacity * 3 / 4, cache.orderStart < cache.order.count {
-                cache.records[cache.order[cache.orderStart]] = nil
-                cache.orderStart += 1
-            }
-            if cache.orderStart > cache.order.count / 2 {
-                cache.order.removeFirst(cache.orderStart)
-                cache.orderStart = 0
-            }
+            cache.commits += 1
+            Self.insert(records, into: &cache, capacity: capacity)
+        }
+    }
+
+    /// Reads records as ``read`` does, and keeps them when they are
+    /// committed and no commit kept records since the read began.
+    private func readAndKeep(_ keys: [DatabaseValue]) throws(ResultsError) -> [DatabaseValue: Record] {
+        let commitsBefore = cache.withLock { $0.commits }
+        let (records, committed) = try read(keys)
+        _RecordFaultsHooks.afterReading?()
+        guard committed else { return records }
+        cache.withLock { cache in
+            guard cache.commits == commitsBefore else { return }
+            Self.insert(records.lazy.map { ($0.key, $0.value) }, into: &cache, capacity: capacity)
+        }
+        return records
+    }
+
+    private static func insert(_ records: some Sequence<(DatabaseValue, Record)>, into cache: inout Cache, capacity: Int) {
+        for (key, record) in records {
+            if cache.records.updateValue(record, forKey: key) == nil { cache.order.append(key) }
+        }
+        guard cache.records.count > capacity else { return }
+        // Evict the oldest down to three quarters of the capacity.
+        while cache.records.count > capacity * 3 / 4, cache.orderStart < cache.order.count {
+            cache.records[cache.order[cache.orderStart]] = nil
+            cache.orderStart += 1
+        }
+        if cache.orderStart > cache.order.count / 2 {
+            cache.order.removeFirst(cache.orderStart)
+            cache.orderStart = 0
         }
     }
 
@@ -85,8 +111,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         let wanted = cache.withLock { cache in
             (start..<end).map { keys[$0] }.filter { $0 == key || cache.records[$0] == nil }
         }
-        let (records, committed) = try read(wanted)
-        if committed { keep(wanted.lazy.compactMap { key in records[key].map { (key, $0) } }) }
+        let records = try readAndKeep(wanted)
         guard let record = records[key] else { throw .recordUnavailable(key: key.description) }
         return record
     }
@@ -110,9 +135,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
                 }
             }
             if !wanted.isEmpty {
-                let (read, committed) = try self.read(wanted)
-                if committed { keep(read.lazy.map { ($0.key, $0.value) }) }
-                found.merge(read) { kept, _ in kept }
+                found.merge(try readAndKeep(wanted)) { kept, _ in kept }
             }
             for index in start..<end {
                 let key = keys[index]
@@ -128,4 +151,11 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     func readNow(_ keys: [DatabaseValue]) throws(ResultsError) -> (records: [DatabaseValue: Record], committed: Bool) {
         try read(keys)
     }
+}
+
+/// Where tests reach into ``_RecordFaults``.
+enum _RecordFaultsHooks {
+    /// Called after a read's rows are read and before they are kept, in
+    /// tests only: where a commit can overtake the read.
+    @TaskLocal static var afterReading: (@Sendable () -> Void)?
 }
