@@ -111,6 +111,11 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
         }
     }
 
+    /// Whether ``snapshot`` was made for this state: a way for tests to see
+    /// that a reader of the state (the live list's hub, say) never copied
+    /// its records whole.
+    package var hasMadeSnapshot: Bool { materialized.withLock { $0 != nil } }
+
     /// The section holding a flat offset.
     ///
     /// - Complexity: O(log *s*).

@@ -8,4 +8,9 @@ extension FetchedResult {
     package func isSameState(as other: FetchedResult) -> Bool {
         state === other.state
     }
+
+    /// Whether ``snapshot`` was made for this state of the result (by any
+    /// copy of it): a way for tests to see that code that reads the result
+    /// record by record never copied it whole.
+    package var hasMadeSnapshot: Bool { state.hasMadeSnapshot }
 }
