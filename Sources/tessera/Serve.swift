@@ -30,7 +30,8 @@ struct Serve: ParsableCommand {
         With a DATABASE (an SQLite file), serves --table sorted by --sort and showing --title, in sections by \
         --section when given; drag to reorder writes the integer --order column when given (otherwise the list \
         cannot be reordered). Commits by other processes (sqlite3, another app) are picked up through \
-        PRAGMA data_version, as watch does. \
+        PRAGMA data_version, as watch does: the list is fetched again, or patched row by row when the table \
+        has a change log (tessera log install). \
         Open the printed address in a browser; the page connects to /live, a WebSocket (the protocol is \
         documented in TesseraServe's Protocol article). \
         The server binds to 127.0.0.1 unless --host says otherwise, and then answers only requests that name a \
