@@ -121,12 +121,12 @@ struct PostgresFaultTests {
         #expect(try fixture.settle(), "the controller stopped following after its sessions were ended")
     }
 
-    @Test("pg_terminate_backend at random moments, 20 times, each between a writer's commits: the controller catches up with a fresh query each time")
+    @Test("pg_terminate_backend at random moments, 20 times (6 under a sanitizer), each between a writer's commits: the controller catches up with a fresh query each time")
     func sessionsTerminatedAtRandomMoments() throws {
         let seed = testSeed(default: 0x7E2)
         var generator = SplitMix64(seed: seed)
         let fixture = try Fixture(url: OracleServer.freshDatabase("terminaterandom"))
-        for round in 0..<20 {
+        for round in 0..<oracleRounds(20, minimum: 6) {
             try fixture.insert(Int64(100_000 + round * 2))
             // Anywhere in the store's cycle: polling, a round's reads, a
             // slot being made again.
