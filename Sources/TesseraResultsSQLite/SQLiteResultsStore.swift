@@ -71,7 +71,7 @@ struct SQLiteStoreReader: StoreReader {
             // The schema first: a change to it after this read makes the
             // position stale, never the other way round.
             guard let schema = schemaVersion(of: database), let log = try ChangeLogLayout.read(table: plan.table, in: database),
-                  log.tupleSources(for: plan) != nil
+                  log.tupleSources(for: plan) != nil, try ChangeLogSchema.triggersMatch(log, in: database)
             else { return nil }
             return ChangeLogPosition(entry: try log.lastEntry(in: database), schema: schema)
         } catch {

@@ -20,9 +20,9 @@ import TesseraSQLite
 /// `tessera_log_item_…`, and one on the log that trims it. What it adds to
 /// each write: one row in the log per row inserted or deleted (two for an
 /// update that changes the key), and for an INSERT or an UPDATE of a
-/// unique column a lookup per unique constraint, so that rows a `REPLACE`
-/// removes are logged too. ``Connection/removeChangeLog(from:)`` removes
-/// all of it.
+/// unique column (or the rowid) a lookup per unique constraint and of the
+/// rowid, so that rows a `REPLACE` removes are logged too.
+/// ``Connection/removeChangeLog(from:)`` removes all of it.
 ///
 /// Without a log (or when it cannot say: its entries were trimmed past a
 /// controller's position, the schema changed, more rows were touched than
@@ -31,8 +31,10 @@ import TesseraSQLite
 ///
 /// Limits: a connection that turns triggers off
 /// (`SQLITE_DBCONFIG_ENABLE_TRIGGER`) writes without logging; install the
-/// log again after adding a unique index or a column your requests sort
-/// by (until then, requests that sort by a column the log lacks fetch
+/// log again after adding a unique index, renaming a logged column,
+/// rebuilding the table (its triggers go with the old one), or adding a
+/// column your requests sort by (until then the triggers are not the
+/// ones the table needs, or the log lacks the column, and requests fetch
 /// again).
 public struct SQLiteChangeLog: Hashable, Sendable {
     /// The logged table, as the schema spells it.
