@@ -8,9 +8,13 @@ import TesseraView
 /// The server's messages, written by hand into one string each (no
 /// `JSONEncoder`): numbers as integers when they are integral, strings
 /// escaped as ``JSON`` escapes them.
+///
+/// The list is read from the controller's results record by record
+/// (O(log *n*) each), so that a message costs what it writes, never a copy
+/// of the whole list.
 struct ServeEncoder {
     /// The list's state.
-    typealias ListSnapshot = Snapshot<ResultSection, ServeRecord>
+    typealias ListResult = FetchedResult<ServeRecord>
 
     /// The message so far.
     private(set) var text = ""
@@ -82,18 +86,20 @@ struct ServeEncoder {
     // MARK: Elements
 
     /// The content of an element: its key, kind, index path, title and
-    /// colour, read from the snapshot it belongs to; nil for footers,
-    /// decorations and index paths the snapshot does not have.
-    static func content(of attributes: LayoutAttributes, at path: IndexPath, in snapshot: ListSnapshot) -> ElementContent? {
-        guard path.count >= 1, path[0] >= 0, path[0] < snapshot.numberOfSections else { return nil }
+    /// colour, read from the result it belongs to; nil for footers,
+    /// decorations and index paths the result does not have.
+    ///
+    /// - Complexity: O(log *n*).
+    static func content(of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult) -> ElementContent? {
+        guard path.count >= 1, path[0] >= 0, path[0] < result.numberOfSections else { return nil }
         let section = path[0]
         switch attributes.category {
         case .cell:
-            guard path.count == 2, path[1] >= 0, path[1] < snapshot.numberOfItems(inSection: section) else { return nil }
-            let record = snapshot[path]
+            guard path.count == 2, path[1] >= 0, path[1] < result.numberOfRecords(inSection: section) else { return nil }
+            let record = result[path]
             return ElementContent(key: "i:" + record.id, isItem: true, section: section, item: path[1], title: record.title, colour: Self.colour(of: record.id))
         case .supplementaryView(ElementKind.sectionHeader):
-            let name = ServeSchema.text(of: snapshot[section: section].value)
+            let name = ServeSchema.text(of: result.sections[section].value)
             return ElementContent(key: "h:" + name, isItem: false, section: section, item: 0, title: name, colour: nil)
         default:
             return nil
@@ -123,14 +129,14 @@ struct ServeEncoder {
         text += ",\"selected\":"; bool(selected)
     }
 
-    /// Writes an array of Elements for `attributes` in `snapshot`.
+    /// Writes an array of Elements for `attributes` in `result`.
     ///
-    /// - Complexity: O(*v*) for *v* attributes.
-    mutating func elements(_ attributes: [LayoutAttributes], in snapshot: ListSnapshot) {
+    /// - Complexity: O(*v* log *n*) for *v* attributes.
+    mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult) {
         text += "["
         var first = true
         for element in attributes {
-            guard let content = Self.content(of: element, at: element.indexPath, in: snapshot) else { continue }
+            guard let content = Self.content(of: element, at: element.indexPath, in: result) else { continue }
             if !first { text += "," }
             first = false
             text += "{"
@@ -142,7 +148,9 @@ struct ServeEncoder {
 
     /// Writes the plan's elements (PlanElements) and returns the keys of
     /// those that move.
-    mutating func planElements(_ plan: AnimationPlan, old: ListSnapshot, new: ListSnapshot) -> [String] {
+    ///
+    /// - Complexity: O(*e* log *n*) for *e* plan elements.
+    mutating func planElements(_ plan: AnimationPlan, old: ListResult, new: ListResult) -> [String] {
         var moves: [String] = []
         text += "["
         var first = true
@@ -187,12 +195,14 @@ struct ServeEncoder {
     }
 
     /// Writes `[{"id": …, "count": …}, …]`.
-    mutating func sections(_ snapshot: ListSnapshot) {
+    ///
+    /// - Complexity: O(*s*) for *s* sections.
+    mutating func sections(_ result: ListResult) {
         text += "["
-        for (index, section) in snapshot.sections.enumerated() {
+        for (index, section) in result.sections.enumerated() {
             if index > 0 { text += "," }
             text += "{\"id\":"; string(ServeSchema.text(of: section.value))
-            text += ",\"count\":"; int(snapshot.numberOfItems(inSection: index))
+            text += ",\"count\":"; int(result.numberOfRecords(inSection: index))
             text += "}"
         }
         text += "]"
@@ -200,26 +210,34 @@ struct ServeEncoder {
 
     /// Writes every item id, section by section.
     ///
-    /// - Complexity: O(*n*).
-    mutating func ids(_ snapshot: ListSnapshot) {
+    /// - Complexity: O(*n* log *n*).
+    mutating func ids(_ result: ListResult) {
         text += "["
-        for section in 0..<snapshot.numberOfSections {
+        for section in 0..<result.numberOfSections {
             if section > 0 { text += "," }
-            text += "["
-            var first = true
-            for record in snapshot.items(inSection: section) {
-                if !first { text += "," }
-                first = false
-                string(record.id)
-            }
-            text += "]"
+            itemIDs(inSection: section, of: result)
+        }
+        text += "]"
+    }
+
+    /// Writes the ids of a section's items, as an array.
+    ///
+    /// - Complexity: O(*k* log *n*) for *k* items.
+    private mutating func itemIDs(inSection section: Int, of result: ListResult) {
+        text += "["
+        for item in 0..<result.numberOfRecords(inSection: section) {
+            if item > 0 { text += "," }
+            string(result[IndexPath(item: item, section: section)].id)
         }
         text += "]"
     }
 
     /// Writes a changeset with the ids a replica needs: inserted sections
     /// with their ids and items, inserted items with their ids.
-    mutating func changeset(_ changeset: Changeset, new: ListSnapshot) {
+    ///
+    /// - Complexity: O(*c* log *n*) for a changeset of *c* entries and
+    ///   items of inserted sections.
+    mutating func changeset(_ changeset: Changeset, new: ListResult) {
         text += "{\"sectionDeletes\":["
         for (i, index) in changeset.sectionDeletes.enumerated() {
             if i > 0 { text += "," }
@@ -229,13 +247,10 @@ struct ServeEncoder {
         for (i, index) in changeset.sectionInserts.enumerated() {
             if i > 0 { text += "," }
             text += "{\"index\":"; int(index)
-            text += ",\"id\":"; string(ServeSchema.text(of: new[section: index].value))
-            text += ",\"ids\":["
-            for (j, record) in new.items(inSection: index).enumerated() {
-                if j > 0 { text += "," }
-                string(record.id)
-            }
-            text += "]}"
+            text += ",\"id\":"; string(ServeSchema.text(of: new.sections[index].value))
+            text += ",\"ids\":"
+            itemIDs(inSection: index, of: new)
+            text += "}"
         }
         text += "],\"sectionMoves\":"
         pairs(changeset.sectionMoves.map { ($0.from, $0.to) })

@@ -136,8 +136,9 @@ extension ServeHub {
         }
     }
 
-    /// - Complexity: O(*n* + *k*) to find *k* ids among *n* items, plus
-    ///   the transaction's *k* statements.
+    /// - Complexity: O(*n* log *n* + *k*) to find *k* ids among *n* items
+    ///   (reading each record of the result, without copying it), plus the
+    ///   transaction's *k* statements.
     private func delete(_ ids: [String], request: Int64) throws(ServeMessageError) {
         var seen = Set<String>()
         var unique: [String] = []
@@ -146,8 +147,12 @@ extension ServeHub {
         // it once each (O(k·n) for one message).
         var found: [String: DatabaseValue] = [:]
         found.reserveCapacity(unique.count)
-        for record in current.allItems where seen.contains(record.id) && found[record.id] == nil {
-            found[record.id] = record.key
+        let result = current
+        for section in 0..<result.numberOfSections where found.count < unique.count {
+            for item in 0..<result.numberOfRecords(inSection: section) {
+                let record = result[IndexPath(item: item, section: section)]
+                if seen.contains(record.id), found[record.id] == nil { found[record.id] = record.key }
+            }
         }
         let missing = unique.filter { found[$0] == nil }
         if let first = missing.first {

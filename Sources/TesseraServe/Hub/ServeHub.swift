@@ -41,7 +41,7 @@ package actor ServeHub {
     let collector = ServeReportCollector()
     /// Whether the controller was fetched on the actor (its home).
     private var isHome = false
-    /// The number of reports so far: the state the current snapshot is.
+    /// The number of reports so far: the state the current result is.
     package private(set) var seq = 0
     /// The connected clients.
     var sessions: [ServeClientID: ServeSession] = [:]
@@ -103,8 +103,9 @@ package actor ServeHub {
     /// The number of connected clients.
     package var clientCount: Int { sessions.count }
 
-    /// The current list.
-    var current: Snapshot<ResultSection, ServeRecord> { controller.snapshot }
+    /// The current list: the controller's result itself (a copy shares its
+    /// records), never a snapshot of it.
+    var current: FetchedResult<ServeRecord> { controller.result }
 
     /// How the controller made its last report: patched row by row, or
     /// fetched again and diffed; `nil` before the first commit.
@@ -227,7 +228,7 @@ package actor ServeHub {
                 return
             }
             session.wantsIDs = ids
-            session.start(layout: layout, viewport: viewport, snapshot: current, seq: seq, headers: schema.sectionColumn != nil)
+            session.start(layout: layout, viewport: viewport, result: current, seq: seq, headers: schema.sectionColumn != nil)
             reply(to: session, snapshotMessage(for: session))
         case let .viewport(viewport, layout):
             guard session.isReady else {
@@ -285,7 +286,7 @@ package actor ServeHub {
                     continue
                 }
                 let animated = editor.map { $0.id != session.id || $0.animated } ?? true
-                send(report.changeset, old: report.oldSnapshot, new: report.newSnapshot, to: session, animated: animated, updatedFrames: updatedFrames)
+                send(report.changeset, old: report.old, new: report.new, to: session, animated: animated, updatedFrames: updatedFrames)
             }
         }
     }
@@ -294,16 +295,17 @@ package actor ServeHub {
     /// from the state it has to the current one, then the replies it
     /// waited for.
     ///
-    /// - Complexity: O(*n* + *s*) for the diff, plus one batch update.
+    /// - Complexity: O(*n* + *s*) for the diff (of the two results as
+    ///   snapshots), plus one batch update.
     func catchUp(_ client: ServeClientID) {
         guard let session = sessions[client], session.isBehind else { return }
         guard session.outbox.hasRoomOrMarkBehind() else { return }
         session.isBehind = false
-        let old = session.dataSource.snapshot
+        let old = session.dataSource.result
         let new = current
         let changeset: Changeset
         do {
-            changeset = try diff(from: old, to: new)
+            changeset = try diff(from: old.snapshot, to: new.snapshot)
         } catch {
             changeset = Changeset()
         }
@@ -318,12 +320,12 @@ package actor ServeHub {
     /// change's updated items' frames shared by the clients at its old
     /// state.
     private func send(
-        _ changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>,
+        _ changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
         to session: ServeSession, animated: Bool, updatedFrames: ServeUpdatedFrames? = nil
     ) {
         guard let view = session.view else { return }
         let fromSeq = session.seq
-        session.dataSource.snapshot = new
+        session.dataSource.result = new
         let nothingVisible = updatedFrames.map { $0.changesNothingVisible(in: view, kind: session.layoutKind) }
             ?? Self.changesNothingVisible(changeset, in: view)
         if nothingVisible {
@@ -362,14 +364,14 @@ package actor ServeHub {
     ///   when the client wants ids.
     func snapshotMessage(for session: ServeSession) -> String {
         guard let view = session.view else { return "" }
-        let snapshot = session.dataSource.snapshot
+        let result = session.dataSource.result
         var out = ServeEncoder(capacity: 4096)
         out.raw("{\"type\":\"snapshot\",\"seq\":"); out.int(session.seq)
         out.raw(",\"contentSize\":"); out.size(view.contentSize)
         out.raw(",\"viewport\":"); out.rect(view.bounds)
-        out.raw(",\"sections\":"); out.sections(snapshot)
-        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: snapshot)
-        if session.wantsIDs { out.raw(",\"ids\":"); out.ids(snapshot) }
+        out.raw(",\"sections\":"); out.sections(result)
+        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: result)
+        if session.wantsIDs { out.raw(",\"ids\":"); out.ids(result) }
         out.raw(",\"editable\":"); out.bool(session.canEdit)
         out.raw("}")
         return out.text
@@ -384,7 +386,7 @@ package actor ServeHub {
         out.raw("{\"type\":\"elements\",\"seq\":"); out.int(session.seq)
         out.raw(",\"contentSize\":"); out.size(view.contentSize)
         out.raw(",\"viewport\":"); out.rect(view.bounds)
-        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: session.dataSource.snapshot)
+        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: session.dataSource.result)
         out.raw("}")
         return out.text
     }
@@ -395,7 +397,7 @@ package actor ServeHub {
     /// - Complexity: O(*e* + *v* + *s*) for *e* plan elements, *v* settled
     ///   elements and *s* sections, plus the changeset's size.
     func planMessage(
-        _ plan: AnimationPlan, changeset: Changeset, old: Snapshot<ResultSection, ServeRecord>, new: Snapshot<ResultSection, ServeRecord>,
+        _ plan: AnimationPlan, changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
         fromSeq: Int, session: ServeSession
     ) -> String {
         guard let view = session.view else { return "" }
@@ -463,7 +465,7 @@ package actor ServeHub {
     ///   buffer every attached channel writes).
     /// - Complexity: O(1) once written for a change, plus the changeset's
     ///   size for a client that wants ids.
-    func unchangedPlanMessage(changeset: Changeset, new: Snapshot<ResultSection, ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> (text: String, frame: ByteBuffer?) {
+    func unchangedPlanMessage(changeset: Changeset, new: FetchedResult<ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> (text: String, frame: ByteBuffer?) {
         if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
             return (cached.text, cached.frame)
         }

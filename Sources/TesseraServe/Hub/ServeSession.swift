@@ -4,27 +4,33 @@ import TesseraLayout
 import TesseraResults
 import TesseraView
 
-/// The snapshot a client was last sent, as a collection view's data source.
+/// The result a client was last sent, as a collection view's data source.
+///
+/// It keeps the controller's ``FetchedResult`` itself, not a snapshot of
+/// it: taking the next state costs nothing, and the view reads counts and
+/// ids in O(1) and O(log *n*).
 final class ServeDataSource: CollectionViewDataSource {
     /// The client's state.
-    var snapshot: Snapshot<ResultSection, ServeRecord>
+    var result: FetchedResult<ServeRecord>
 
-    /// A data source showing `snapshot`.
-    init(snapshot: Snapshot<ResultSection, ServeRecord>) {
-        self.snapshot = snapshot
+    /// A data source showing `result`.
+    init(result: FetchedResult<ServeRecord>) {
+        self.result = result
     }
 
-    /// The snapshot's sections.
-    func numberOfSections(in collectionView: CollectionView) -> Int { snapshot.numberOfSections }
+    /// The result's sections.
+    func numberOfSections(in collectionView: CollectionView) -> Int { result.numberOfSections }
 
-    /// The snapshot's items in a section.
+    /// The result's items in a section.
     func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
-        snapshot.numberOfItems(inSection: section)
+        result.numberOfRecords(inSection: section)
     }
 
     /// The record's id.
+    ///
+    /// - Complexity: O(log *n*).
     func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
-        snapshot[indexPath].id
+        result[indexPath].id
     }
 }
 
@@ -52,7 +58,7 @@ final class ServeSession {
     /// The client's view: its layout, its viewport, the state it shows.
     var view: CollectionView?
     /// The state it was last sent, as its view's data source.
-    var dataSource = ServeDataSource(snapshot: Snapshot())
+    var dataSource = ServeDataSource(result: FetchedResult())
     /// The `seq` of the state the client was last sent.
     var seq = 0
     /// Whether plans are held back until the outbox drains.
@@ -67,12 +73,12 @@ final class ServeSession {
         self.canEdit = canEdit
     }
 
-    /// Starts the client's view at `snapshot` (state `seq`).
+    /// Starts the client's view at `result` (state `seq`).
     ///
     /// - Complexity: the layout's `prepare()`, O(*n*).
-    func start(layout: ServeLayoutKind, viewport: Rect, snapshot: Snapshot<ResultSection, ServeRecord>, seq: Int, headers: Bool) {
+    func start(layout: ServeLayoutKind, viewport: Rect, result: FetchedResult<ServeRecord>, seq: Int, headers: Bool) {
         layoutKind = layout
-        dataSource.snapshot = snapshot
+        dataSource.result = result
         let view = CollectionView(layout: layout.makeLayout(width: viewport.size.width, headers: headers), size: viewport.size)
         view.anchorsScrollPosition = false
         // The viewport is the client's: a change never moves it (a client
