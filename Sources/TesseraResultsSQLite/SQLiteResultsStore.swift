@@ -79,6 +79,17 @@ struct SQLiteStoreReader: StoreReader {
         }
     }
 
+    func changeLogPosition(for query: any RowReader, known: ChangeLogPosition) throws(ResultsError) -> ChangeLogPosition? {
+        guard let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
+        do throws(SQLiteError) {
+            // The schema as it was: the triggers were checked then.
+            guard schemaVersion(of: database) == known.schema, let log = try ChangeLogLayout.read(table: plan.table, in: database) else { return nil }
+            return ChangeLogPosition(entry: try log.lastEntry(in: database), schema: known.schema)
+        } catch {
+            throw .database(error)
+        }
+    }
+
     func loggedChanges(
         for query: any RowReader, since position: ChangeLogPosition, limit: Int
     ) throws(ResultsError) -> (changes: CommittedChanges, position: ChangeLogPosition)? {

@@ -172,6 +172,32 @@ struct ChangeLogEdgeCaseTests {
         try reinstallThenPatch("item", columns: ["grp", "rank"], next: ["DELETE FROM item WHERE id = 2"], on: other, controller: controller)
     }
 
+    @Test("A fetch inside a transaction of the controller's own connection that then rolls back: the entries it saw were never committed, and the commits elsewhere that reuse their numbers still reach the result")
+    func fetchInsideRolledBackTransaction() throws {
+        let (connection, other, directory) = try makeFile([
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
+            "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
+        let controller = try fetched(request, on: connection)
+        #expect(throws: SQLiteError.self) {
+            try connection.write { db in
+                try db.execute("UPDATE item SET rank = 10 WHERE id = 1")
+                try db.execute("DELETE FROM item WHERE id = 3")
+                try controller.refresh()
+                throw SQLiteError(code: 1, message: "rolled back on purpose")
+            }
+        }
+        #expect(try #require(try connection.changeLog(on: "item")).lastEntry == 0)
+        // The rolled-back state is what the controller holds; the next
+        // commits elsewhere (entries 1 and 2 again) bring it back.
+        let (held, fresh) = try afterCommit(["UPDATE item SET rank = 5 WHERE id = 2", "UPDATE item SET grp = 'z' WHERE id = 3"], on: other, controller: controller)
+        #expect(controller.lastError == nil)
+        #expect(held == fresh)
+    }
+
     @Test("A logged column renamed (the triggers follow the rename, the log's column does not) and another added under the old name: a request sorting by the new column must not take the renamed one's old values for its own (a deleted row would not be found)")
     func loggedColumnRenamed() throws {
         let (connection, other, directory) = try makeFile([

@@ -75,6 +75,12 @@ package protocol StoreReader {
     /// then at this position or later.
     func changeLogPosition(for query: any RowReader) throws(ResultsError) -> ChangeLogPosition?
 
+    /// Where the store's change log for `query` stands now, for a log
+    /// found to cover it at `known` (``changeLogPosition(for:)``): the same
+    /// log while the schema is the same, so only its last entry is read.
+    /// `nil` when the schema changed since.
+    func changeLogPosition(for query: any RowReader, known: ChangeLogPosition) throws(ResultsError) -> ChangeLogPosition?
+
     /// The changes logged after `position` for the table `query` reads,
     /// and the position they bring the result to; `nil` when the log cannot
     /// say (the schema changed, the entries after `position` were trimmed,
@@ -100,6 +106,9 @@ extension StoreReader {
     /// No change log: other processes' commits are found by
     /// ``externalVersion()`` and fetched again.
     package func changeLogPosition(for query: any RowReader) throws(ResultsError) -> ChangeLogPosition? { nil }
+
+    /// No change log.
+    package func changeLogPosition(for query: any RowReader, known: ChangeLogPosition) throws(ResultsError) -> ChangeLogPosition? { nil }
 
     /// No change log.
     package func loggedChanges(

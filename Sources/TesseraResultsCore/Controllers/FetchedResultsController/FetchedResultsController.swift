@@ -508,7 +508,9 @@ public final class FetchedResultsController<Record: FetchableRecord> {
             // since the result's version, every entry up to it is this
             // connection's, which the commit brings (or an earlier one
             // brought).
-            let logged = engine.logPosition == nil ? nil : (try? reader.query(for: request)).flatMap { try? reader.changeLogPosition(for: $0) }
+            let logged = engine.logPosition.flatMap { known in
+                (try? reader.query(for: request)).flatMap { try? reader.changeLogPosition(for: $0, known: known) }
+            }
             let outcome = engine.apply(
                 changes, isIncremental: isIncremental, touchedLimit: touchedLimit,
                 externalVersion: try? reader.externalVersion(), sectioned: request.sectionKey != nil,
