@@ -198,6 +198,30 @@ struct ChangeLogEdgeCaseTests {
         #expect(held == fresh)
     }
 
+    @Test("Dropping a column: one the log does not hold drops, and the controller fetches again once, then patches; one it holds cannot drop while the log's triggers name it (SQLite refuses a DROP COLUMN a trigger uses)")
+    func dropColumn() throws {
+        let (connection, other, directory) = try makeFile([
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL, title TEXT, note TEXT)",
+            "INSERT INTO item VALUES (1, 'a', 1, 't1', 'n1'), (2, 'b', 2, 't2', 'n2'), (3, 'c', 3, 't3', 'n3')",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try connection.installChangeLog(on: "item", columns: ["grp", "rank", "title"])
+        let controller = try fetched(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), on: connection)
+        var (held, fresh) = try afterCommit(["ALTER TABLE item DROP COLUMN note"], on: other, controller: controller)
+        #expect(held == fresh)
+        #expect(controller.lastUpdateMethod == .refetch)
+        (held, fresh) = try afterCommit(["UPDATE item SET rank = 9 WHERE id = 1"], on: other, controller: controller)
+        #expect(held == fresh)
+        #expect(controller.lastUpdateMethod == .incremental)
+        withKnownIssue("A logged column cannot be dropped while the log is installed: its triggers name it, and SQLite's DROP COLUMN fails with 'error in trigger tessera_log_item_after_update after drop column: no such column: old.title'; remove the log first (see FollowingOtherProcesses)") {
+            try other.write { db in try db.execute("ALTER TABLE item DROP COLUMN title") }
+        }
+        // What to do instead: remove the log, drop, install it again.
+        try other.removeChangeLog(from: "item")
+        try other.write { db in try db.execute("ALTER TABLE item DROP COLUMN title") }
+        try reinstallThenPatch("item", columns: ["grp", "rank"], next: ["DELETE FROM item WHERE id = 2"], on: other, controller: controller)
+    }
+
     @Test("A logged column renamed (the triggers follow the rename, the log's column does not) and another added under the old name: a request sorting by the new column must not take the renamed one's old values for its own (a deleted row would not be found)")
     func loggedColumnRenamed() throws {
         let (connection, other, directory) = try makeFile([

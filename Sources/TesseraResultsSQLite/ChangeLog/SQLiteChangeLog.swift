@@ -35,7 +35,8 @@ import TesseraSQLite
 /// rebuilding the table (its triggers go with the old one), or adding a
 /// column your requests sort by (until then the triggers are not the
 /// ones the table needs, or the log lacks the column, and requests fetch
-/// again).
+/// again). A logged column cannot be dropped while the log names it:
+/// remove the log, drop the column, and install the log again.
 public struct SQLiteChangeLog: Hashable, Sendable {
     /// The logged table, as the schema spells it.
     public var table: String
