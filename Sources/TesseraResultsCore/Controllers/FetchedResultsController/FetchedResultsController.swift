@@ -491,8 +491,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     func apply(_ changes: CommittedChanges, from reader: any StoreReader) {
         do throws(ResultsError) {
             let request = request
-            let version = try? reader.externalVersion()
-            if version != engine.externalVersion, engine.logPosition != nil {
+            if engine.logPosition != nil, case let version = try? reader.externalVersion(), version != engine.externalVersion {
                 // Something committed elsewhere first: the log holds it and
                 // this commit too, in order.
                 if takeLoggedChanges(from: reader, externalVersion: version) {
