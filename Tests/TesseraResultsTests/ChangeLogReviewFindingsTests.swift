@@ -116,6 +116,22 @@ struct ChangeLogEdgeCaseTests {
         #expect(controller.lastUpdateMethod == .incremental)
     }
 
+    @Test("A unique index on the key under another collation than the key's (id TEXT PRIMARY KEY, and UNIQUE (id COLLATE NOCASE)): an INSERT OR REPLACE of 'A' removes 'a' by that index, and the result loses it")
+    func keyUniqueUnderAnotherCollation() throws {
+        let (connection, other, directory) = try makeFile([
+            "CREATE TABLE item (id TEXT NOT NULL PRIMARY KEY, grp TEXT, rank REAL)",
+            "CREATE UNIQUE INDEX item_id_nocase ON item (id COLLATE NOCASE)",
+            "INSERT INTO item VALUES ('a', 'x', 1), ('b', 'x', 2)",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
+        let controller = try fetched(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), on: connection)
+        let (held, fresh) = try afterCommit(["INSERT OR REPLACE INTO item VALUES ('A', 'x', 3)"], on: other, controller: controller)
+        #expect(controller.lastError == nil)
+        #expect(held == fresh)
+        #expect(controller.lastUpdateMethod == .incremental)
+    }
+
     @Test("A unique generated column: an UPDATE OR REPLACE of the column it is made from removes the row that held the same generated value, and the log names it (the update never names the generated column; a controller over such a table fetches again, but the log is every reader's)")
     func uniqueGeneratedColumn() throws {
         let (connection, other, directory) = try makeFile([

@@ -70,15 +70,16 @@ struct ChangeLogSchema {
                 if cid == -2 { throw .expressionUniqueIndex(table: name, index: indexName) }
                 parts.append((cid == -1 ? "rowid" : part[1].string ?? "", part[2].string))
             }
+            // The primary key's own index is the key lookup already, under
+            // the index's collation (another unique index on the key, under
+            // another collation, is a constraint of its own).
             if index[1].string == "pk" {
                 keyIsRowid = false
                 hasRowid = endsWithRowid
-            }
-            // The primary key's own index is the key lookup already, under
-            // the index's collation.
-            if parts.count == 1, parts[0].column.lowercased() == key.lowercased() {
-                keyCollation = parts[0].collation
-                continue
+                if parts.count == 1, parts[0].column.lowercased() == key.lowercased() {
+                    keyCollation = parts[0].collation
+                    continue
+                }
             }
             constraints.append(parts)
         }
