@@ -66,7 +66,10 @@ struct SQLiteStoreReader: StoreReader {
     }
 
     func changeLogPosition(for query: any RowReader) throws(ResultsError) -> ChangeLogPosition? {
-        guard let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
+        // Inside a transaction the log holds this connection's entries that
+        // may yet roll back, and commits elsewhere would reuse their
+        // numbers: no position there (see ``loggedChanges(for:since:limit:)``).
+        guard !database.isInTransaction, let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
         do throws(SQLiteError) {
             // The schema first: a change to it after this read makes the
             // position stale, never the other way round.
@@ -80,7 +83,7 @@ struct SQLiteStoreReader: StoreReader {
     }
 
     func changeLogPosition(for query: any RowReader, known: ChangeLogPosition) throws(ResultsError) -> ChangeLogPosition? {
-        guard let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
+        guard !database.isInTransaction, let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
         do throws(SQLiteError) {
             // The schema as it was: the triggers were checked then.
             guard schemaVersion(of: database) == known.schema, let log = try ChangeLogLayout.read(table: plan.table, in: database) else { return nil }
@@ -93,7 +96,12 @@ struct SQLiteStoreReader: StoreReader {
     func loggedChanges(
         for query: any RowReader, since position: ChangeLogPosition, limit: Int
     ) throws(ResultsError) -> (changes: CommittedChanges, position: ChangeLogPosition)? {
-        guard let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
+        // Inside a transaction of this connection the entries and rows read
+        // include its uncommitted writes: a rollback would leave the result
+        // holding rows that never were, and its position past entry numbers
+        // that commits elsewhere reuse. A fetch instead, which the change
+        // source fetches again when the transaction ends.
+        guard !database.isInTransaction, let plan = (query as? SQLiteRowReader)?.sqlitePlan else { return nil }
         do throws(SQLiteError) {
             guard schemaVersion(of: database) == position.schema, let log = try ChangeLogLayout.read(table: plan.table, in: database),
                   let sources = log.tupleSources(for: plan)

@@ -214,6 +214,31 @@ struct ChangeLogEdgeCaseTests {
         #expect(held == fresh)
     }
 
+    @Test("A check inside a transaction of the controller's own connection that then rolls back: the position it took past its own uncommitted entries must not skip the commits elsewhere that reuse their numbers")
+    func checkInsideRolledBackTransaction() throws {
+        let (connection, other, directory) = try makeFile([
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
+            "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3), (4, 'd', 4)",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
+        let controller = try fetched(request, on: connection)
+        try other.write { db in try db.execute("UPDATE item SET rank = 6 WHERE id = 4") }
+        #expect(throws: SQLiteError.self) {
+            try connection.write { db in
+                try db.execute("UPDATE item SET rank = 10 WHERE id = 1")
+                try db.execute("DELETE FROM item WHERE id = 3")
+                try controller.checkForExternalChanges()
+                throw SQLiteError(code: 1, message: "rolled back on purpose")
+            }
+        }
+        #expect(try #require(try connection.changeLog(on: "item")).lastEntry == 1)
+        let (held, fresh) = try afterCommit(["UPDATE item SET rank = 5 WHERE id = 2", "UPDATE item SET grp = 'z' WHERE id = 3"], on: other, controller: controller)
+        #expect(controller.lastError == nil)
+        #expect(held == fresh)
+    }
+
     @Test("Dropping a column: one the log does not hold drops, and the controller fetches again once, then patches; one it holds cannot drop while the log's triggers name it (SQLite refuses a DROP COLUMN a trigger uses)")
     func dropColumn() throws {
         let (connection, other, directory) = try makeFile([
