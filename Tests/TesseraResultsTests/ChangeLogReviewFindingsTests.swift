@@ -239,6 +239,34 @@ struct ChangeLogEdgeCaseTests {
         #expect(held == fresh)
     }
 
+    @Test("A lazy request checked while its keys still load: the commits elsewhere since its position (some before the load's snapshot, some after) patch it once it has loaded, and it equals a fresh fetch")
+    func lazyWhileLoading() throws {
+        let (connection, other, directory) = try makeFile(["CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try connection.write { db in
+            for id in 1...5_000 { try db.execute("INSERT INTO item VALUES (?, ?, ?)", [.integer(Int64(id)), .text("g\(id % 5)"), .real(Double(id % 997))]) }
+        }
+        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
+        var request = FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp")
+        request.fetchBatchSize = 20
+        for round in 0..<6 {
+            let controller = try FetchedResultsController<ReshapedRow>(connection: connection, request: request)
+            controller.incrementalThreshold = .infinity
+            try controller.performFetch()
+            try other.write { db in
+                try db.execute("UPDATE item SET grp = 'g9', rank = -1 WHERE id = ?", [.integer(Int64(round * 7 + 1))])
+                try db.execute("DELETE FROM item WHERE id = ?", [.integer(Int64(round * 7 + 2))])
+                try db.execute("INSERT OR REPLACE INTO item VALUES (?, 'g0', 0.5)", [.integer(Int64(round * 7 + 3))])
+            }
+            try controller.checkForExternalChanges()
+            #expect(controller.lastError == nil)
+            let fresh = try FetchedResultsController<ReshapedRow>(connection: other, request: request)
+            try fresh.performFetch()
+            #expect(controller.snapshot == fresh.snapshot, "round \(round), \(String(describing: controller.lastUpdateMethod))")
+            #expect(controller.lastUpdateMethod == .incremental, "round \(round)")
+        }
+    }
+
     @Test("Dropping a column: one the log does not hold drops, and the controller fetches again once, then patches; one it holds cannot drop while the log's triggers name it (SQLite refuses a DROP COLUMN a trigger uses)")
     func dropColumn() throws {
         let (connection, other, directory) = try makeFile([
