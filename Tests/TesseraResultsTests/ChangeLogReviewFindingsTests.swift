@@ -65,7 +65,7 @@ private func reinstallThenPatch(
     #expect(controller.lastUpdateMethod == .incremental)
 }
 
-@Suite("Change log edge cases: rows a REPLACE removes by the rowid or the key's own collation, and a log whose triggers no longer match the table")
+@Suite("Change log edge cases: rows a REPLACE removes by the rowid or a collation of the key's, triggers that no longer match the table, dropped columns, transactions of the controller's own connection, a lazy load")
 struct ChangeLogEdgeCaseTests {
     @Test("UPDATE OR REPLACE that sets the rowid (the key's alias) onto another row's: the row it removes leaves the result, though the row now under that key is not in it")
     func updateOrReplaceThroughRowid() throws {
