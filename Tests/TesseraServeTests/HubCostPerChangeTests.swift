@@ -29,7 +29,7 @@ struct HubCostPerChangeTests {
         await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#, from: plainID)
         var plainMessages = 0
         let editor = clients[0]
-        var results = [await hub.currentResult]
+        var results = [await hub.current]
 
         func check(_ what: String) async throws {
             for client in clients { try await client.drain() }
@@ -41,7 +41,7 @@ struct HubCostPerChangeTests {
                 #expect(problems.isEmpty, "\(what): \(client.label): \(problems.prefix(3))")
             }
             #expect(editor.errors.isEmpty, "\(what): \(editor.errors.map(\.compactText))")
-            results.append(await hub.currentResult)
+            results.append(await hub.current)
         }
 
         // Renames the editor sees (a reload in its plan) and that no client
@@ -75,9 +75,4 @@ struct HubCostPerChangeTests {
         }
         await hub.stop()
     }
-}
-
-extension ServeHub {
-    /// The controller's result now.
-    fileprivate var currentResult: FetchedResult<ServeRecord> { controller.result }
 }
