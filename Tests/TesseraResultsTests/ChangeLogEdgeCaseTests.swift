@@ -12,14 +12,18 @@ import TesseraTestSupport
 /// A scratch file with `schema` run on it, and two connections: the
 /// controller's and another (the writer the log follows).
 private func makeFile(_ schema: [String]) throws -> (connection: Connection, other: Connection, directory: URL) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-log-edges-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent("items.sqlite").path
-    let connection = try Connection(path: path, journalModeWAL: true)
-    try connection.write { db in
-        for statement in schema { try db.execute(statement) }
-    }
-    return (connection, try Connection(path: path, journalModeWAL: true), directory)
+    try makeSharedDatabase(schema)
+}
+
+/// `item(id, grp, rank)` with three rows and a change log on `grp` and
+/// `rank`, and two connections on it.
+private func loggedItems() throws -> (connection: Connection, other: Connection, directory: URL) {
+    let made = try makeFile([
+        "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
+        "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
+    ])
+    try made.connection.installChangeLog(on: "item", columns: ["grp", "rank"])
+    return made
 }
 
 /// Each section's value and its rows, in order, as the controller holds
@@ -69,12 +73,8 @@ private func reinstallThenPatch(
 struct ChangeLogEdgeCaseTests {
     @Test("UPDATE OR REPLACE that sets the rowid (the key's alias) onto another row's: the row it removes leaves the result, though the row now under that key is not in it")
     func updateOrReplaceThroughRowid() throws {
-        let (connection, other, directory) = try makeFile([
-            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
-            "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
-        ])
+        let (connection, other, directory) = try loggedItems()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
         let controller = try fetched(FetchRequest(table: "item", predicate: "grp <> 'a'", sortKeys: [SortKey("rank")]), on: connection)
         let (held, fresh) = try afterCommit(["UPDATE OR REPLACE item SET rowid = 3 WHERE id = 1"], on: other, controller: controller)
         #expect(controller.lastError == nil)
@@ -101,28 +101,28 @@ struct ChangeLogEdgeCaseTests {
         #expect(controller.lastUpdateMethod == .incremental)
     }
 
-    @Test("A primary key declared with a collation of its own (PRIMARY KEY (id COLLATE NOCASE)): an INSERT OR REPLACE of 'A' removes 'a', and the result loses it")
-    func keyWithCollationOfItsOwn() throws {
-        let (connection, other, directory) = try makeFile([
-            "CREATE TABLE item (id TEXT NOT NULL, grp TEXT, rank REAL, PRIMARY KEY (id COLLATE NOCASE))",
-            "INSERT INTO item VALUES ('a', 'x', 1), ('b', 'x', 2)",
-        ])
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
-        let controller = try fetched(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), on: connection)
-        let (held, fresh) = try afterCommit(["INSERT OR REPLACE INTO item VALUES ('A', 'x', 3)"], on: other, controller: controller)
-        #expect(controller.lastError == nil)
-        #expect(held == fresh)
-        #expect(controller.lastUpdateMethod == .incremental)
+    /// Two ways for a REPLACE of 'A' to remove the row keyed 'a'.
+    enum CaseBlindKey: String, CaseIterable, CustomTestStringConvertible {
+        /// `PRIMARY KEY (id COLLATE NOCASE)`: the key's own index.
+        case keyCollation
+        /// `id TEXT PRIMARY KEY` and `UNIQUE (id COLLATE NOCASE)`: another
+        /// index on the key, under another collation than the key's.
+        case uniqueIndexOnKey
+        var testDescription: String { rawValue }
+
+        var schema: [String] {
+            switch self {
+            case .keyCollation:
+                return ["CREATE TABLE item (id TEXT NOT NULL, grp TEXT, rank REAL, PRIMARY KEY (id COLLATE NOCASE))"]
+            case .uniqueIndexOnKey:
+                return ["CREATE TABLE item (id TEXT NOT NULL PRIMARY KEY, grp TEXT, rank REAL)", "CREATE UNIQUE INDEX item_id_nocase ON item (id COLLATE NOCASE)"]
+            }
+        }
     }
 
-    @Test("A unique index on the key under another collation than the key's (id TEXT PRIMARY KEY, and UNIQUE (id COLLATE NOCASE)): an INSERT OR REPLACE of 'A' removes 'a' by that index, and the result loses it")
-    func keyUniqueUnderAnotherCollation() throws {
-        let (connection, other, directory) = try makeFile([
-            "CREATE TABLE item (id TEXT NOT NULL PRIMARY KEY, grp TEXT, rank REAL)",
-            "CREATE UNIQUE INDEX item_id_nocase ON item (id COLLATE NOCASE)",
-            "INSERT INTO item VALUES ('a', 'x', 1), ('b', 'x', 2)",
-        ])
+    @Test("A key compared without case, by its own collation (PRIMARY KEY (id COLLATE NOCASE)) or by a unique index under another collation than the key's: an INSERT OR REPLACE of 'A' removes 'a', and the result loses it", arguments: CaseBlindKey.allCases)
+    func caseBlindKeyReplaced(_ key: CaseBlindKey) throws {
+        let (connection, other, directory) = try makeFile(key.schema + ["INSERT INTO item VALUES ('a', 'x', 1), ('b', 'x', 2)"])
         defer { try? FileManager.default.removeItem(at: directory) }
         try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
         let controller = try fetched(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), on: connection)
@@ -168,12 +168,8 @@ struct ChangeLogEdgeCaseTests {
 
     @Test("A table rebuilt the way SQLite's manual changes a table (create a new one, copy, drop the old, rename): its triggers are gone with the old table, and the log left behind must not pass for a complete one")
     func tableRebuilt() throws {
-        let (connection, other, directory) = try makeFile([
-            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
-            "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
-        ])
+        let (connection, other, directory) = try loggedItems()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
         try other.write { db in
             try db.execute("CREATE TABLE item_new (id INTEGER PRIMARY KEY, grp TEXT, rank REAL, note TEXT)")
             try db.execute("INSERT INTO item_new (id, grp, rank) SELECT id, grp, rank FROM item")
@@ -188,34 +184,19 @@ struct ChangeLogEdgeCaseTests {
         try reinstallThenPatch("item", columns: ["grp", "rank"], next: ["DELETE FROM item WHERE id = 2"], on: other, controller: controller)
     }
 
-    @Test("A fetch inside a transaction of the controller's own connection that then rolls back: the entries it saw were never committed, and the commits elsewhere that reuse their numbers still reach the result")
-    func fetchInsideRolledBackTransaction() throws {
-        let (connection, other, directory) = try makeFile([
-            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
-            "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
-        ])
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
-        let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
-        let controller = try fetched(request, on: connection)
-        #expect(throws: SQLiteError.self) {
-            try connection.write { db in
-                try db.execute("UPDATE item SET rank = 10 WHERE id = 1")
-                try db.execute("DELETE FROM item WHERE id = 3")
-                try controller.refresh()
-                throw SQLiteError(code: 1, message: "rolled back on purpose")
-            }
-        }
-        #expect(try #require(try connection.changeLog(on: "item")).lastEntry == 0)
-        // The rolled-back state is what the controller holds; the next
-        // commits elsewhere (entries 1 and 2 again) bring it back.
-        let (held, fresh) = try afterCommit(["UPDATE item SET rank = 5 WHERE id = 2", "UPDATE item SET grp = 'z' WHERE id = 3"], on: other, controller: controller)
-        #expect(controller.lastError == nil)
-        #expect(held == fresh)
+    /// What the controller is asked to do inside the transaction that
+    /// rolls back.
+    enum CallInside: String, CaseIterable, CustomTestStringConvertible {
+        /// A fetch (`refresh()`).
+        case fetch
+        /// A check for commits elsewhere (`checkForExternalChanges()`),
+        /// after one such commit.
+        case check
+        var testDescription: String { rawValue }
     }
 
-    @Test("A check inside a transaction of the controller's own connection that then rolls back: the position it took past its own uncommitted entries must not skip the commits elsewhere that reuse their numbers")
-    func checkInsideRolledBackTransaction() throws {
+    @Test("A fetch or a check inside a transaction of the controller's own connection that then rolls back: the entries it saw were never committed (the position a check took past them must not skip the commits elsewhere that reuse their numbers), and those commits still reach the result", arguments: CallInside.allCases)
+    func insideRolledBackTransaction(_ call: CallInside) throws {
         let (connection, other, directory) = try makeFile([
             "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
             "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3), (4, 'd', 4)",
@@ -224,16 +205,22 @@ struct ChangeLogEdgeCaseTests {
         try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
         let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
         let controller = try fetched(request, on: connection)
-        try other.write { db in try db.execute("UPDATE item SET rank = 6 WHERE id = 4") }
+        if call == .check { try other.write { db in try db.execute("UPDATE item SET rank = 6 WHERE id = 4") } }
         #expect(throws: SQLiteError.self) {
             try connection.write { db in
                 try db.execute("UPDATE item SET rank = 10 WHERE id = 1")
                 try db.execute("DELETE FROM item WHERE id = 3")
-                try controller.checkForExternalChanges()
+                switch call {
+                case .fetch: try controller.refresh()
+                case .check: try controller.checkForExternalChanges()
+                }
                 throw SQLiteError(code: 1, message: "rolled back on purpose")
             }
         }
-        #expect(try #require(try connection.changeLog(on: "item")).lastEntry == 1)
+        #expect(try #require(try connection.changeLog(on: "item")).lastEntry == (call == .check ? 1 : 0))
+        // The rolled-back state may be what the controller holds; the next
+        // commits elsewhere (reusing the rolled-back entries' numbers) bring
+        // it back.
         let (held, fresh) = try afterCommit(["UPDATE item SET rank = 5 WHERE id = 2", "UPDATE item SET grp = 'z' WHERE id = 3"], on: other, controller: controller)
         #expect(controller.lastError == nil)
         #expect(held == fresh)
@@ -293,12 +280,8 @@ struct ChangeLogEdgeCaseTests {
 
     @Test("A logged column renamed (the triggers follow the rename, the log's column does not) and another added under the old name: a request sorting by the new column must not take the renamed one's old values for its own (a deleted row would not be found)")
     func loggedColumnRenamed() throws {
-        let (connection, other, directory) = try makeFile([
-            "CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL)",
-            "INSERT INTO item VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
-        ])
+        let (connection, other, directory) = try loggedItems()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try connection.installChangeLog(on: "item", columns: ["grp", "rank"])
         try other.write { db in
             try db.execute("ALTER TABLE item RENAME COLUMN rank TO score")
             try db.execute("ALTER TABLE item ADD COLUMN rank REAL DEFAULT 0")

@@ -12,18 +12,10 @@ import TesseraTestTraits
 
 /// A table with a unique column besides its key, so that a REPLACE can
 /// remove a row by either.
-private func makeItems(count: Int, walMode: Bool = true) throws -> (connection: Connection, other: Connection, directory: URL) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-log-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent("items.sqlite").path
-    let connection = try Connection(path: path, journalModeWAL: walMode)
-    try connection.write { db in
-        try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL, title TEXT, code TEXT UNIQUE)")
-        for id in 1...count {
-            try db.execute("INSERT INTO item VALUES (?, ?, ?, ?, ?)", [.integer(Int64(id)), .text("g\(id % 7)"), .real(Double(id)), .text("t\(id)"), .text("c\(id)")])
-        }
-    }
-    return (connection, try Connection(path: path, journalModeWAL: walMode), directory)
+private func makeItems(count: Int) throws -> (connection: Connection, other: Connection, directory: URL) {
+    var schema = ["CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, rank REAL, title TEXT, code TEXT UNIQUE)"]
+    for id in 1...count { schema.append("INSERT INTO item VALUES (\(id), 'g\(id % 7)', \(id).0, 't\(id)', 'c\(id)')") }
+    return try makeSharedDatabase(schema)
 }
 
 private func entries(_ connection: Connection) throws -> [String] {

@@ -12,11 +12,8 @@ import TesseraSQLite
 struct LazyRecordCacheTests {
     @Test("A record read from an older state, whose rows were read before a commit that changed one of them and kept after it, does not replace the commit's record: the current result reads the renamed row")
     func overtakenReadKeepsNothing() throws {
-        let connection = try Connection(path: ":memory:")
-        try connection.write { db in
-            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, rank REAL, name TEXT)")
-            for id in 1...100 { try db.execute("INSERT INTO item VALUES (?, ?, ?)", [.integer(Int64(id)), .real(Double(id)), .text("t\(id)")]) }
-        }
+        let connection = try Connection.inMemory(executing: ["CREATE TABLE item (id INTEGER PRIMARY KEY, rank REAL, name TEXT)"]
+            + (1...100).map { "INSERT INTO item VALUES (\($0), \($0).0, 't\($0)')" })
         var request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
         request.fetchBatchSize = 8
         let controller = try FetchedResultsController<ReshapedRow>(connection: connection, request: request)

@@ -13,20 +13,14 @@ import TesseraTestTraits
 // back, key reuse and swaps, setRequest between lazy and eager requests,
 // collations that tie, and readers on other threads.
 
+/// The edge-case suite's count of decoded rows.
+enum LazyResultsEdgeDecodes: DecodeCounting {
+    static let count = DecodeCount()
+}
+
 /// A row of `item` that counts its decodes (its own counter, so that other
 /// suites running at the same time do not disturb it).
-struct DecodeCountedRow: FetchableRecord {
-    static let decoded = Atomic<Int>(0)
-
-    var id: DatabaseValue
-    var values: [DatabaseValue]
-
-    init(row: Row) throws {
-        id = row[0]
-        values = row.values
-        Self.decoded.add(1, ordering: .relaxed)
-    }
-}
+typealias DecodeCountedRow = CountingRow<LazyResultsEdgeDecodes>
 
 // Not yet on PostgreSQL (ResultsStoreFixture.sqlite): sort keys with
 // SQLite's functions and parameters, reads inside the writer's open
@@ -134,11 +128,7 @@ struct LazyResultsEdgeTests {
     @Test("A lazy controller's report after a delete of a row never read: its result before says so with a typed error, and the changeset replays")
     func oldResultAfterDeleteOfUnreadRow() throws {
         let database = try IncrementalEdgeCaseTests.items(.sqliteInMemory, 100)
-        let request = Self.lazy(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), batch: 10)
-        let controller = try database.fetchedResultsController(request, of: AnyRow.self)
-        try controller.performFetch()
-        let eager = try database.fetchedResultsController(Self.lazy(request, batch: 0), of: AnyRow.self)
-        try eager.performFetch()
+        let (controller, eager) = try database.lazyAndEagerByRank(batch: 10)
         let before = eager.snapshot
         let log = ReportLog<AnyRow>()
         controller.delegate = log
@@ -154,9 +144,9 @@ struct LazyResultsEdgeTests {
         let request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
         let controller = try database.fetchedResultsController(request, of: DecodeCountedRow.self)
         try controller.performFetch()
-        let before = DecodeCountedRow.decoded.load(ordering: .relaxed)
+        let before = DecodeCountedRow.decodes
         try controller.setRequest(Self.lazy(request, batch: 20))
-        let decoded = DecodeCountedRow.decoded.load(ordering: .relaxed) - before
+        let decoded = DecodeCountedRow.decodes - before
         #expect(controller.result.isLazy)
         #expect(decoded <= 20, "setRequest to a lazy request decoded \(decoded) records")
     }
@@ -378,12 +368,12 @@ struct LazyResultsEdgeTests {
         let request = Self.lazy(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), batch: 50)
         let controller = try database.fetchedResultsController(request, of: DecodeCountedRow.self)
         try controller.performFetch()
-        let start = DecodeCountedRow.decoded.load(ordering: .relaxed)
+        let start = DecodeCountedRow.decodes
         for item in stride(from: 0, to: 20_000, by: 1) { _ = controller.object(at: IndexPath(item: item, section: 0)) }
-        let first = DecodeCountedRow.decoded.load(ordering: .relaxed) - start
+        let first = DecodeCountedRow.decodes - start
         #expect(first <= 20_100, "\(first) decodes for one pass")
         // Going back to the start reads again: the early records were evicted.
         _ = controller.object(at: IndexPath(item: 0, section: 0))
-        #expect(DecodeCountedRow.decoded.load(ordering: .relaxed) - start > first)
+        #expect(DecodeCountedRow.decodes - start > first)
     }
 }

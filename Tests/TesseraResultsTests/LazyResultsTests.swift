@@ -11,19 +11,55 @@ import TesseraTestSupport
 // (FetchRequest.fetchBatchSize) against one that reads every record, under
 // random transactions and scripts, and what a lazy fetch reads.
 
-/// A row of `item` that counts how many times rows are decoded.
-struct CountedRow: FetchableRecord {
-    static let decoded = Atomic<Int>(0)
+/// One suite's count of decoded rows: each suite has its own, so that
+/// suites running at the same time do not disturb each other's.
+final class DecodeCount: Sendable {
+    let atomic = Atomic<Int>(0)
+}
 
+/// A suite that counts its rows' decodes.
+protocol DecodeCounting {
+    static var count: DecodeCount { get }
+}
+
+/// A row of `item` that counts how many times rows are decoded, on its
+/// suite's count.
+struct CountingRow<Suite: DecodeCounting>: FetchableRecord {
     var id: DatabaseValue
     var values: [DatabaseValue]
+
+    /// The rows decoded so far.
+    static var decodes: Int { Suite.count.atomic.load(ordering: .relaxed) }
 
     init(row: Row) throws {
         id = row[0]
         values = row.values
-        Self.decoded.add(1, ordering: .relaxed)
+        Suite.count.atomic.add(1, ordering: .relaxed)
     }
 }
+
+/// The lazy results suite's count.
+enum LazyResultsDecodes: DecodeCounting {
+    static let count = DecodeCount()
+}
+
+extension TestDatabase {
+    /// A controller of `item` by rank, lazy in batches of `batch`, and an
+    /// eager one of the same request: both fetched.
+    func lazyAndEagerByRank(batch: Int) throws -> (lazy: FetchedResultsController<AnyRow>, eager: FetchedResultsController<AnyRow>) {
+        var request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
+        request.fetchBatchSize = batch
+        let lazy = try fetchedResultsController(request, of: AnyRow.self)
+        try lazy.performFetch()
+        request.fetchBatchSize = 0
+        let eager = try fetchedResultsController(request, of: AnyRow.self)
+        try eager.performFetch()
+        return (lazy, eager)
+    }
+}
+
+/// A row of `item` that counts how many times rows are decoded.
+typealias CountedRow = CountingRow<LazyResultsDecodes>
 
 // Not yet on PostgreSQL (ResultsStoreFixture.sqlite): the requests sort
 // under NOCASE and RTRIM and the values are SQLite's mixed types; its
@@ -172,19 +208,19 @@ struct LazyResultsTests {
         }
         let request = Self.lazy(FetchRequest(table: "item", sortKeys: [SortKey("grp"), SortKey("rank")], sectionKey: "grp"), batch: 40)
         let controller = try database.fetchedResultsController(request, of: CountedRow.self)
-        let start = CountedRow.decoded.load(ordering: .relaxed)
+        let start = CountedRow.decodes
         try controller.performFetch()
-        #expect(CountedRow.decoded.load(ordering: .relaxed) == start, "a lazy fetch decodes no record")
+        #expect(CountedRow.decodes == start, "a lazy fetch decodes no record")
         #expect(controller.numberOfSections == 12)
         #expect((0..<12).map(controller.numberOfObjects(inSection:)) == Array(repeating: 500, count: 12))
         #expect(controller.supportsIncrementalUpdates)
         let middle = controller.object(at: IndexPath(item: 250, section: 6))
         #expect(middle.values[2] == .integer(Int64(250 * 12 + 6)))
-        let afterOne = CountedRow.decoded.load(ordering: .relaxed) - start
+        let afterOne = CountedRow.decodes - start
         #expect(afterOne <= 40, "one batch read, not \(afterOne) records")
         // The batch around it is kept: its neighbours cost nothing.
         for item in 246..<270 { _ = controller.object(at: IndexPath(item: item, section: 6)) }
-        #expect(CountedRow.decoded.load(ordering: .relaxed) - start == afterOne, "neighbours come from the batch")
+        #expect(CountedRow.decodes - start == afterOne, "neighbours come from the batch")
         // Every record, one by one: the cache keeps a bounded number.
         var previous = IndexPath(item: 0, section: 0)
         for section in 0..<12 {
@@ -227,11 +263,7 @@ struct LazyResultsTests {
     @Test("A slow consumer of a lazy controller: merged reports replay exactly", arguments: ResultsStoreFixture.sqlite)
     func slowConsumer(store: ResultsStoreFixture) async throws {
         let database = try IncrementalEdgeCaseTests.items(store, 50)
-        let request = Self.lazy(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), batch: 8)
-        let controller = try database.fetchedResultsController(request, of: AnyRow.self)
-        try controller.performFetch()
-        let eager = try database.fetchedResultsController(Self.lazy(request, batch: 0), of: AnyRow.self)
-        try eager.performFetch()
+        let (controller, eager) = try database.lazyAndEagerByRank(batch: 8)
         let start = eager.snapshot
         let reports = controller.reports(bufferLimit: 3)
         for step in 0..<30 {

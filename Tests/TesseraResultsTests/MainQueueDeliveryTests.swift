@@ -13,6 +13,20 @@ private func commitFromNoActor(_ connection: Connection, _ sql: String) throws {
     try connection.write { db in try db.execute(sql) }
 }
 
+/// A controller fetched where the caller runs (its home), its report log,
+/// and a nonisolated helper's commit made after the fetch.
+private func fetchedThenHelperCommit(
+    isolation: isolated (any Actor)? = #isolation
+) throws -> (connection: Connection, controller: FetchedResultsController<IsolatedItem>, log: ReportLog<IsolatedItem>) {
+    let connection = try ItemDatabase.make()
+    let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
+    let log = ReportLog<IsolatedItem>()
+    controller.delegate = log
+    try controller.performFetch(isolation: isolation)
+    try commitFromNoActor(connection, "UPDATE item SET rank = 1000 WHERE id = 1")
+    return (connection, controller, log)
+}
+
 /// An actor (on the global executor) that owns a controller and commits
 /// through a nonisolated helper.
 private actor HelperCommitter {
@@ -21,12 +35,7 @@ private actor HelperCommitter {
     /// the reports after it, and whether the result then equals a fresh
     /// query.
     func commitThroughHelper() throws -> (afterHelper: Int, waited: Bool, afterDelivery: Int, matches: Bool) {
-        let connection = try ItemDatabase.make()
-        let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
-        let log = ReportLog<IsolatedItem>()
-        controller.delegate = log
-        try controller.performFetch()
-        try commitFromNoActor(connection, "UPDATE item SET rank = 1000 WHERE id = 1")
+        let (connection, controller, log) = try fetchedThenHelperCommit()
         let afterHelper = log.reports.count
         let waited = try controller.deliverWaitingChanges()
         let matches = controller.snapshot == (try ItemDatabase.fresh(connection))
@@ -39,12 +48,7 @@ struct MainQueueDeliveryTests {
     @Test("On the main actor: a commit made by a nonisolated helper is reported before the helper returns")
     @MainActor
     func nonisolatedHelperOnTheMainActorIsSynchronous() throws {
-        let connection = try ItemDatabase.make()
-        let controller = try FetchedResultsController<IsolatedItem>(connection: connection, request: ItemDatabase.request)
-        let log = ReportLog<IsolatedItem>()
-        controller.delegate = log
-        try controller.performFetch()
-        try commitFromNoActor(connection, "UPDATE item SET rank = 1000 WHERE id = 1")
+        let (connection, controller, log) = try fetchedThenHelperCommit()
         #expect(log.reports.count == 1, "reported before the helper returned")
         #expect(controller.snapshot == (try ItemDatabase.fresh(connection)))
         #expect(try controller.deliverWaitingChanges() == false, "nothing waits")

@@ -93,15 +93,9 @@ struct ProgressiveLoadEdgeTests {
         // A page smaller than a section (with a larger one, the first
         // page's extra rows happen to land on the right positions).
         request.fetchBatchSize = 1
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
-        try ProgressiveLoadTests.holdingLoads(of: connection.path, at: LoadGate()) {
-            try controller.performFetch()
-            #expect(controller.sections == expected.sections)
-            // Was: [[0, 1], [0, 1]]: rows 0 and 1 twice, rows 2 and 3 never.
-            #expect(Self.keys(of: controller.result) == Self.keys(of: expected))
-        }
-        try controller.finishLoading()
-        #expect(controller.snapshot == expected)
+        // Was, while loading: [[0, 1], [0, 1]]: rows 0 and 1 twice, rows 2
+        // and 3 never.
+        try Self.expectOpensAsWhole(request, on: connection, expected: expected)
     }
 
     @Test("Sections that tie under the sort's collation ('a' rows then 'A' rows, sorted NOCASE): they come in the whole fetch's order, and no report follows")
@@ -112,17 +106,10 @@ struct ProgressiveLoadEdgeTests {
         let expected = try Self.whole(request, on: connection)
         #expect(expected.sections.map(\.value) == ["a", "A"])
         request.fetchBatchSize = 8
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
         let log = ReportLog<AnyRow>()
-        controller.delegate = log
-        try ProgressiveLoadTests.holdingLoads(of: connection.path, at: LoadGate()) {
-            try controller.performFetch()
-            // Was: ["A", "a"] (GROUP BY's BINARY order, kept by the tie).
-            #expect(controller.sections == expected.sections)
-            #expect(Self.keys(of: controller.result) == Self.keys(of: expected))
-        }
-        try controller.finishLoading()
-        #expect(controller.snapshot == expected)
+        // Was, while loading: ["A", "a"] (GROUP BY's BINARY order, kept by
+        // the tie).
+        try Self.expectOpensAsWhole(request, on: connection, expected: expected, delegate: log)
         // Was one report: a reload of every section once the load failed.
         #expect(log.reports.isEmpty)
     }
@@ -278,17 +265,40 @@ struct ProgressiveLoadEdgeTests {
         #expect(throws: ResultsError.cancelled) { try lazy.get() }
     }
 
+    /// Opens `request` lazily while its load is held, checks that its
+    /// sections and keys are the whole fetch's already, then lets it load
+    /// and checks the whole result.
+    static func expectOpensAsWhole(
+        _ request: FetchRequest, on connection: Connection, expected: Snapshot<ResultSection, AnyRow>, delegate: ReportLog<AnyRow>? = nil
+    ) throws {
+        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+        controller.delegate = delegate
+        try ProgressiveLoadTests.holdingLoads(of: connection.path, at: LoadGate()) {
+            try controller.performFetch()
+            #expect(controller.sections == expected.sections)
+            #expect(keys(of: controller.result) == keys(of: expected))
+        }
+        try controller.finishLoading()
+        #expect(controller.snapshot == expected)
+    }
+
     // MARK: The shared record cache
 
-    @Test("An older result's page read while its load is held does not reach the cache the newer result reads: after a second performFetch, a changed row reads as it is")
-    func oldSnapshotPageOverwritesNewerCachedRecord() throws {
-        let (connection, path) = try Self.items((0..<10).map { .text("g\($0)") }, name: "stale-cache.sqlite")
-        // Pages are read by position while the load is held (an index on
-        // the sort): without one, reads would wait for the held load.
+    /// Ten rows, an index on the sort (pages are read by position while
+    /// the load is held: without one, reads would wait for the held load),
+    /// and a controller of the rows by rank in batches of 2, not fetched.
+    static func indexedLazyItems(name: String) throws -> (connection: Connection, path: String, controller: FetchedResultsController<AnyRow>) {
+        let (connection, path) = try items((0..<10).map { .text("g\($0)") }, name: name)
         try connection.write { db in try db.execute("CREATE INDEX item_rank ON item (rank)") }
         var request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
         request.fetchBatchSize = 2
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+        return (connection, path, try FetchedResultsController<AnyRow>(connection: connection, request: request))
+    }
+
+    @Test("An older result's page read while its load is held does not reach the cache the newer result reads: after a second performFetch, a changed row reads as it is")
+    func oldSnapshotPageOverwritesNewerCachedRecord() throws {
+        let (connection, path, controller) = try Self.indexedLazyItems(name: "stale-cache.sqlite")
+        let request = controller.request
         let row8 = IndexPath(item: 8, section: 0)
         try ProgressiveLoadTests.holdingLoads(of: connection.path, at: LoadGate()) {
             try controller.performFetch()
@@ -314,13 +324,8 @@ struct ProgressiveLoadEdgeTests {
 
     @Test("The same with no second fetch: another connection's commit, checkForExternalChanges while the load is held, and another thread reading the older result's row: the new result reads the row as it is")
     func externalCheckRacesOldSnapshotPage() throws {
-        let (connection, path) = try Self.items((0..<10).map { .text("g\($0)") }, name: "stale-cache-check.sqlite")
-        // Pages are read by position while the load is held (an index on
-        // the sort): without one, reads would wait for the held load.
-        try connection.write { db in try db.execute("CREATE INDEX item_rank ON item (rank)") }
-        var request = FetchRequest(table: "item", sortKeys: [SortKey("rank")])
-        request.fetchBatchSize = 2
-        let controller = try FetchedResultsController<AnyRow>(connection: connection, request: request)
+        let (connection, path, controller) = try Self.indexedLazyItems(name: "stale-cache-check.sqlite")
+        let request = controller.request
         let row8 = IndexPath(item: 8, section: 0)
         let gate = LoadGate()
         let readOld = LoadGate()

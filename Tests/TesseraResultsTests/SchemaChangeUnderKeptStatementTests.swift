@@ -36,6 +36,23 @@ struct SchemaChangeUnderKeptStatementTests {
 
     /// Drops the last extra column and adds another: the table keeps its
     /// number of columns, one of them under another name.
+    /// Swaps the extra column from `other` (a schema change the controller
+    /// finds by its check), then commits on the controller's connection a
+    /// delete of 40 rows and an update of one more: many keys with no row
+    /// left, one with a row, so the kept query by key is prepared again at
+    /// the first key read, whichever it is.
+    private static func changeSchemaThenPatch(
+        _ round: Int, _ controller: FetchedResultsController<ReshapedRow>, connection: Connection, other: Connection
+    ) throws {
+        try swapExtraColumn(round, on: other)
+        #expect(try controller.checkForExternalChanges())
+        let base = Int64(10 + round * 50)
+        try connection.write { db in
+            try db.execute("DELETE FROM item WHERE id BETWEEN ? AND ?", [.integer(base), .integer(base + 39)])
+            try db.execute("UPDATE item SET rank = rank + 0.5 WHERE id = ?", [.integer(base + 45)])
+        }
+    }
+
     private static func swapExtraColumn(_ round: Int, on connection: Connection) throws {
         try connection.write { db in
             try db.execute("ALTER TABLE item DROP COLUMN extra\(round)")
@@ -56,15 +73,7 @@ struct SchemaChangeUnderKeptStatementTests {
         try connection.write { db in try db.execute("UPDATE item SET rank = -1 WHERE id = 1") }
         #expect(controller.lastUpdateMethod == .incremental)
         for round in 0..<3 {
-            try Self.swapExtraColumn(round, on: other)
-            #expect(try controller.checkForExternalChanges())
-            // Many keys with no row left, one with a row: the kept query by
-            // key is prepared again at the first key read, whichever it is.
-            let base = Int64(10 + round * 50)
-            try connection.write { db in
-                try db.execute("DELETE FROM item WHERE id BETWEEN ? AND ?", [.integer(base), .integer(base + 39)])
-                try db.execute("UPDATE item SET rank = rank + 0.5 WHERE id = ?", [.integer(base + 45)])
-            }
+            try Self.changeSchemaThenPatch(round, controller, connection: connection, other: other)
             #expect(controller.lastUpdateMethod == .incremental)
             #expect(leftOpen(on: connection) == nil)
             let names = try Self.columns(connection)
@@ -123,13 +132,7 @@ struct SchemaChangeUnderKeptStatementTests {
         _ = controller.snapshot
         try connection.write { db in try db.execute("UPDATE item SET rank = -1 WHERE id = 1") }
         for round in 0..<3 {
-            try Self.swapExtraColumn(round, on: other)
-            #expect(try controller.checkForExternalChanges())
-            let base = Int64(10 + round * 50)
-            try connection.write { db in
-                try db.execute("DELETE FROM item WHERE id BETWEEN ? AND ?", [.integer(base), .integer(base + 39)])
-                try db.execute("UPDATE item SET rank = rank + 0.5 WHERE id = ?", [.integer(base + 45)])
-            }
+            try Self.changeSchemaThenPatch(round, controller, connection: connection, other: other)
             #expect(controller.lastError == nil)
             #expect(leftOpen(on: connection) == nil)
             let names = try Self.columns(connection)

@@ -1,8 +1,6 @@
-import Foundation
 import Testing
-@testable import TesseraServe
-import TesseraLayout
 import TesseraResults
+@testable import TesseraServe
 import TesseraSQLite
 import TesseraTestSupport
 
@@ -13,19 +11,12 @@ import TesseraTestSupport
 struct HubChangeLogTests {
     @Test("another connection's renames, moves between sections, inserts and deletes reach every client patched, not fetched again; the hub's own edits in between advance its position", arguments: [UInt64(11), 12])
     func externalCommitsArePatched(seed: UInt64) async throws {
-        var random = SplitMix64(seed: seed)
         print("HubChangeLogTests.externalCommitsArePatched seed \(seed)")
         let library = try HubLibrary(photos: 200, albums: 4)
+        var random = SplitMix64(seed: seed)
         try library.writer.installChangeLog(on: "photo", columns: ["album", "position"])
         let hub = try ServeHub(configuration: library.configuration())
-        var clients: [HubTestClient] = []
-        for (index, layout) in ServeLayoutKind.allCases.enumerated() {
-            let (id, outbox) = await hub.connect(canEdit: index == 0)
-            let client = HubTestClient(id: id, outbox: outbox, label: "client \(index) (seed \(seed))", layout: layout, viewport: Rect(x: 0, y: 0, width: 600, height: 900))
-            await hub.receive(#"{"type":"hello","layout":"\#(layout.rawValue)","viewport":[0,0,600,900],"ids":true}"#, from: id)
-            try await client.drain()
-            clients.append(client)
-        }
+        let clients = try await connectOnePerLayout(to: hub, seed: seed)
         let editor = clients[0]
         for step in 0..<30 {
             let ids = try library.freshList().flatMap(\.ids)
@@ -48,14 +39,9 @@ struct HubChangeLogTests {
                 await hub.poll()
             }
             #expect(await hub.lastUpdateMethod == .incremental, "seed \(seed), step \(step)")
-            for client in clients {
-                try await client.drain()
-                #expect(client.checkElements().isEmpty, "\(client.label), step \(step): \(client.checkElements().prefix(3))")
-            }
+            try await drainAndCheckElements(clients, step: step)
         }
-        #expect(editor.errors.isEmpty, "\(editor.errors.map(\.compactText).prefix(2))")
-        let fresh = try library.freshList()
-        for client in clients { #expect(client.replica.sections == fresh, "\(client.label)") }
+        try expectEveryClientAtFreshList(clients, editor: editor, library: library)
         await hub.stop()
     }
 }

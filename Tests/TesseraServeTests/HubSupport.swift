@@ -373,3 +373,35 @@ final class CountsSource: CollectionViewDataSource {
     func numberOfSections(in collectionView: CollectionView) -> Int { counts.count }
     func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { counts[section] }
 }
+
+/// One client for each layout kind, each with a 600 × 900 viewport at the
+/// top and ids, past its `snapshot`; the first may edit.
+func connectOnePerLayout(to hub: ServeHub, seed: UInt64) async throws -> [HubTestClient] {
+    var clients: [HubTestClient] = []
+    for (index, layout) in ServeLayoutKind.allCases.enumerated() {
+        let (id, outbox) = await hub.connect(canEdit: index == 0)
+        let client = HubTestClient(id: id, outbox: outbox, label: "client \(index) (seed \(seed))", layout: layout, viewport: Rect(x: 0, y: 0, width: 600, height: 900))
+        await hub.receive(#"{"type":"hello","layout":"\#(layout.rawValue)","viewport":[0,0,600,900],"ids":true}"#, from: id)
+        try await client.drain()
+        clients.append(client)
+    }
+    return clients
+}
+
+/// Drains every client's outbox and checks its elements against a fresh
+/// layout of what it holds.
+func drainAndCheckElements(_ clients: [HubTestClient], step: Int) async throws {
+    for client in clients {
+        try await client.drain()
+        #expect(client.checkElements().isEmpty, "\(client.label), step \(step): \(client.checkElements().prefix(3))")
+    }
+}
+
+/// The editor heard no error, and every client holds the list the table
+/// holds now.
+func expectEveryClientAtFreshList(_ clients: [HubTestClient], editor: HubTestClient, library: HubLibrary) throws {
+    #expect(editor.errors.isEmpty, "\(editor.errors.map(\.compactText).prefix(2))")
+    let fresh = try library.freshList()
+    for client in clients { #expect(client.replica.sections == fresh, "\(client.label)") }
+}
+

@@ -18,15 +18,8 @@ struct HubTableRequestTests {
         var random = SplitMix64(seed: seed)
         let library = try HubLibrary(photos: 240, albums: 3)
         let hub = try ServeHub(configuration: library.configuration())
-        var clients: [HubTestClient] = []
-        for (index, layout) in ServeLayoutKind.allCases.enumerated() {
-            // The first client edits.
-            let (id, outbox) = await hub.connect(canEdit: index == 0)
-            let client = HubTestClient(id: id, outbox: outbox, label: "client \(index) (seed \(seed))", layout: layout, viewport: Rect(x: 0, y: 0, width: 600, height: 900))
-            await hub.receive(#"{"type":"hello","layout":"\#(layout.rawValue)","viewport":[0,0,600,900],"ids":true}"#, from: id)
-            try await client.drain()
-            clients.append(client)
-        }
+        // The first client edits.
+        let clients = try await connectOnePerLayout(to: hub, seed: seed)
         let editor = clients[0]
         for step in 0..<24 {
             let sections = try library.freshList()
@@ -55,14 +48,9 @@ struct HubTableRequestTests {
             if kind <= 2 {
                 #expect(await hub.lastUpdateMethod == .incremental, "seed \(seed), step \(step), edit \(kind)")
             }
-            for client in clients {
-                try await client.drain()
-                #expect(client.checkElements().isEmpty, "\(client.label), step \(step): \(client.checkElements().prefix(3))")
-            }
+            try await drainAndCheckElements(clients, step: step)
         }
-        #expect(editor.errors.isEmpty, "\(editor.errors.map(\.compactText).prefix(2))")
-        let fresh = try library.freshList()
-        for client in clients { #expect(client.replica.sections == fresh, "\(client.label)") }
+        try expectEveryClientAtFreshList(clients, editor: editor, library: library)
         // Titles too: what the clients show is what the table holds.
         let titles = try library.writer.withDatabase { db in
             try Dictionary(uniqueKeysWithValues: db.rows("SELECT id, title FROM photo").map { (String($0[0].int64 ?? -1), $0[1].string ?? "") })
