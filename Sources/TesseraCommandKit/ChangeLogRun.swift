@@ -61,7 +61,9 @@ package struct ChangeLogRun {
         guard let log = try connection.changeLog(on: table) else { return "\(databasePath): \(table) has no change log" }
         let head = verb.map { "\(databasePath): \($0) the change log of \(log.table)" } ?? "\(databasePath): \(log.table) has a change log"
         let entries = log.entryCount == 1 ? "1 entry" : "\(log.entryCount) entries"
-        return head + " (key \(log.keyColumn); logging \(log.columns.joined(separator: ", ")); \(entries), the last \(log.lastEntry))"
+        let line = head + " (key \(log.keyColumn); logging \(log.columns.joined(separator: ", ")); \(entries), the last \(log.lastEntry))"
+        // A table rebuilt, a unique index added, a logged column renamed.
+        return log.isCurrent ? line : line + "; its triggers no longer fit the table: install it again"
     }
 
     static func commandError(_ error: SQLiteChangeLogError, path: String) -> CommandError {

@@ -343,6 +343,9 @@ struct WatchTests {
         #expect(try Tool.run(["log", "install", path, "--table", "photo"]).status == 0)
         try writer.write { db in try db.execute("UPDATE photo SET taken = 11 WHERE id = 1") }
         #expect(try Tool.run(["log", "show", path, "--table", "PHOTO"]).stdout == "\(path): photo has a change log (key id; logging id, album, title, taken; 1 entry, the last 1)\n")
+        // A unique index added since: the triggers no longer fit.
+        try writer.write { db in try db.execute("CREATE UNIQUE INDEX photo_title ON photo (title)") }
+        #expect(try Tool.run(["log", "show", path, "--table", "photo"]).stdout == "\(path): photo has a change log (key id; logging id, album, title, taken; 1 entry, the last 1); its triggers no longer fit the table: install it again\n")
         #expect(try Tool.run(["log", "remove", path, "--table", "photo"]).stdout == "\(path): removed the change log of photo\n")
         #expect(try Tool.run(["log", "remove", path, "--table", "photo"]).stdout == "\(path): photo had no change log\n")
         let failures: [([String], Int32, String)] = [

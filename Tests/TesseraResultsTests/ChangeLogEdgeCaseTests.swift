@@ -176,12 +176,15 @@ struct ChangeLogEdgeCaseTests {
             try db.execute("DROP TABLE item")
             try db.execute("ALTER TABLE item_new RENAME TO item")
         }
+        // Its description says so.
+        #expect(try #require(try connection.changeLog(on: "item")).isCurrent == false)
         let controller = try fetched(FetchRequest(table: "item", sortKeys: [SortKey("rank")]), on: connection)
         let (held, fresh) = try afterCommit(["UPDATE item SET rank = 0 WHERE id = 3", "DELETE FROM item WHERE id = 1"], on: other, controller: controller)
         #expect(controller.lastError == nil)
         #expect(held == fresh)
         #expect(controller.lastUpdateMethod == .refetch)
         try reinstallThenPatch("item", columns: ["grp", "rank"], next: ["DELETE FROM item WHERE id = 2"], on: other, controller: controller)
+        #expect(try #require(try connection.changeLog(on: "item")).isCurrent)
     }
 
     /// What the controller is asked to do inside the transaction that

@@ -49,15 +49,21 @@ public struct SQLiteChangeLog: Hashable, Sendable {
     public var entryCount: Int
     /// The last entry's number (0: none yet). Numbers only grow.
     public var lastEntry: Int64
+    /// Whether its triggers are the ones the table needs now. `false` after
+    /// the table was rebuilt (its triggers went with the old one), a unique
+    /// index was added or a logged column renamed: controllers then fetch
+    /// again on other processes' commits until the log is installed again.
+    public var isCurrent: Bool
 
     /// A description of a log (``Connection/changeLog(on:isolation:)``
     /// reads one from a database).
-    public init(table: String, keyColumn: String, columns: [String], entryCount: Int, lastEntry: Int64) {
+    public init(table: String, keyColumn: String, columns: [String], entryCount: Int, lastEntry: Int64, isCurrent: Bool = true) {
         self.table = table
         self.keyColumn = keyColumn
         self.columns = columns
         self.entryCount = entryCount
         self.lastEntry = lastEntry
+        self.isCurrent = isCurrent
     }
 
     /// The log's table: `tessera_log_` and the logged table's name.
@@ -162,7 +168,8 @@ extension Connection {
                 let count = try db.rows("SELECT count(*) FROM \(log)").first?.first?.int64 ?? 0
                 return SQLiteChangeLog(
                     table: layout.table, keyColumn: layout.keyColumn, columns: layout.columns,
-                    entryCount: Int(count), lastEntry: try layout.lastEntry(in: db)
+                    entryCount: Int(count), lastEntry: try layout.lastEntry(in: db),
+                    isCurrent: try ChangeLogSchema.triggersMatch(layout, in: db)
                 )
             } catch {
                 throw .database(error)
