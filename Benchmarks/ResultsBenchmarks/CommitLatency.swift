@@ -101,6 +101,21 @@ final class GRDBCommitProbe: GRDB.TransactionObserver {
 }
 
 
+/// A controller of the fixture's photos by album then date, in sections by
+/// album, fetched, with a delegate that stops `stopwatch` at each report.
+func fetchedPhotos(
+    on connection: Connection, stopwatch: Stopwatch, incremental: Bool
+) throws -> (FetchedResultsController<Photo>, TesseraReportProbe) {
+    let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album")
+    let controller = try FetchedResultsController<Photo>(connection: connection, request: request)
+    controller.isIncremental = incremental
+    let delegate = TesseraReportProbe(stopwatch)
+    controller.delegate = delegate
+    try controller.performFetch()
+    precondition(controller.supportsIncrementalUpdates)
+    return (controller, delegate)
+}
+
 /// A controller on its own copy of the fixture, kept for every sample of
 /// every benchmark that uses it (made on first use).
 final class TesseraPipeline: @unchecked Sendable {
@@ -115,13 +130,7 @@ final class TesseraPipeline: @unchecked Sendable {
         connection = try Connection(path: writableFixture(incremental ? "patching" : "refetching"))
         probe = TesseraCommitProbe(stopwatch)
         connection.withDatabase { [probe] db in db.add(transactionObserver: probe) }
-        let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album")
-        controller = try FetchedResultsController<Photo>(connection: connection, request: request)
-        controller.isIncremental = incremental
-        delegate = TesseraReportProbe(stopwatch)
-        controller.delegate = delegate
-        try controller.performFetch()
-        precondition(controller.supportsIncrementalUpdates)
+        (controller, delegate) = try fetchedPhotos(on: connection, stopwatch: stopwatch, incremental: incremental)
     }
 
     /// Commits one change and returns the microseconds to its report.
@@ -190,12 +199,7 @@ final class ExternalPipeline: @unchecked Sendable {
         writer = try Connection(path: path)
         self.changeLog = changeLog
         if changeLog { try writer.installChangeLog(on: "photo", columns: ["album", "date"]) }
-        let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date")], sectionKey: "album")
-        controller = try FetchedResultsController<Photo>(connection: connection, request: request)
-        delegate = TesseraReportProbe(stopwatch)
-        controller.delegate = delegate
-        try controller.performFetch()
-        precondition(controller.supportsIncrementalUpdates)
+        (controller, delegate) = try fetchedPhotos(on: connection, stopwatch: stopwatch, incremental: true)
     }
 
     func measure(_ change: Change) throws -> Int {
