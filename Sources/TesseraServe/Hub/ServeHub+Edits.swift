@@ -53,12 +53,40 @@ extension ServeHub {
         }
     }
 
-    /// The record with an id and its index path, now.
-    private func record(_ id: String, request: Int64) throws(ServeMessageError) -> (ServeRecord, IndexPath) {
-        guard let path = controller.result.indexPath(ofRecordWithID: id) else {
-            throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
+    /// The stored row whose id is `id`: its key and its section's value
+    /// (`.null` without a section column), read by the key in the edit's
+    /// transaction, or `nil` when no row has that id.
+    ///
+    /// An id is a key as text (``ServeSchema/text(of:)``), so the id is
+    /// tried as the text, the integer or the real it spells, and a row
+    /// counts only when its key spells the id exactly. When several rows do
+    /// (a key column without a type holding both `1` and `'1'`), the one
+    /// first in the list's order is meant, as the list shows them.
+    ///
+    /// - Complexity: O(log *n*) through the table's key, for *n* rows
+    ///   (O(*n*) for an id that several rows spell).
+    private func storedRow(_ id: String, in db: Database) throws -> (key: DatabaseValue, section: DatabaseValue)? {
+        var candidates: [DatabaseValue] = [.text(id)]
+        if let integer = Int64(id) {
+            candidates.append(.integer(integer))
+        } else if let real = Double(id), real.isFinite {
+            candidates.append(.real(real))
         }
-        return (controller.result[path], path)
+        let key = ServeSchema.quoted(schema.keyColumn)
+        let section = schema.sectionColumn.map(ServeSchema.quoted) ?? "NULL"
+        let placeholders = Array(repeating: "?", count: candidates.count).joined(separator: ", ")
+        let rows = try db.rows(
+            "SELECT \(key), \(section) FROM \(ServeSchema.quoted(schema.table)) WHERE \(key) IN (\(placeholders))", candidates
+        ).filter { ServeSchema.text(of: $0[0]) == id }
+        guard rows.count > 1 else { return rows.first.map { ($0[0], $0[1]) } }
+        guard let path = controller.result.indexPath(ofRecordWithID: id) else { return (rows[0][0], rows[0][1]) }
+        let shown = controller.result[path].key
+        return rows.first { $0[0] == shown }.map { ($0[0], $0[1]) } ?? (rows[0][0], rows[0][1])
+    }
+
+    /// The refusal of an edit whose item is not in the table.
+    private static func notFound(_ id: String, request: Int64) -> ServeMessageError {
+        ServeMessageError(.notFound, "no item with id \(shown(id)) (it may have been deleted)", request: request)
     }
 
     /// Runs `body` in a write transaction: rolled back when it throws.
@@ -86,35 +114,27 @@ extension ServeHub {
                 : "the list is sorted by \(schema.sortColumn), not by its order column \(schema.orderColumn ?? "")"
             throw ServeMessageError(.readOnly, "move: \(why)", request: request)
         }
-        let (record, path) = try record(id, request: request)
-        let count = controller.result.numberOfRecords(inSection: path[0])
-        guard index < count else {
-            throw ServeMessageError(.outOfRange, "\"to\" \(index) is out of range: the item's section has \(count) items (0 to \(count - 1))", request: request)
-        }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         let order = ServeSchema.quoted(orderColumn)
         let direction = schema.sortDescending ? "DESC" : "ASC"
-        var condition = ""
-        var arguments: [DatabaseValue] = []
-        if let sectionColumn = schema.sectionColumn {
-            condition = " WHERE \(ServeSchema.quoted(sectionColumn)) IS ?"
-            arguments = [controller.result.sections[path[0]].value]
-        }
+        let condition = schema.sectionColumn.map { " WHERE \(ServeSchema.quoted($0)) IS ?" } ?? ""
         let descending = schema.sortDescending
         try write(request: request) { db in
+            guard let row = try storedRow(id, in: db) else { throw Self.notFound(id, request: request) }
             // The section's rows in the list's order, as the transaction sees them.
-            let rows = try db.rows("SELECT \(key), \(order) FROM \(table)\(condition) ORDER BY \(order) \(direction), \(key) ASC", arguments)
+            let rows = try db.rows(
+                "SELECT \(key), \(order) FROM \(table)\(condition) ORDER BY \(order) \(direction), \(key) ASC",
+                schema.sectionColumn == nil ? [] : [row.section]
+            )
             var keys = rows.map { $0[0] }
-            guard let from = keys.firstIndex(of: record.key) else {
-                throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
-            }
+            guard let from = keys.firstIndex(of: row.key) else { throw Self.notFound(id, request: request) }
             guard index < keys.count else {
-                throw ServeMessageError(.outOfRange, "\"to\" \(index) is out of range: the item's section has \(keys.count) items", request: request)
+                throw ServeMessageError(.outOfRange, "\"to\" \(index) is out of range: the item's section has \(keys.count) items (0 to \(keys.count - 1))", request: request)
             }
             let old = Dictionary(rows.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
             keys.remove(at: from)
-            keys.insert(record.key, at: index)
+            keys.insert(row.key, at: index)
             for (position, rowKey) in keys.enumerated() {
                 let value = DatabaseValue.integer(Int64(descending ? keys.count - 1 - position : position))
                 guard old[rowKey] != value else { continue }
@@ -124,51 +144,39 @@ extension ServeHub {
     }
 
     private func rename(_ id: String, to title: String, request: Int64) throws(ServeMessageError) {
-        let (record, _) = try record(id, request: request)
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         let titleColumn = ServeSchema.quoted(schema.titleColumn)
         try write(request: request) { db in
-            try db.execute("UPDATE \(table) SET \(titleColumn) = ? WHERE \(key) = ?", [.text(title), record.key])
-            guard db.changes == 1 else {
-                throw ServeMessageError(.notFound, "no item with id \(Self.shown(id)) (it may have been deleted)", request: request)
-            }
+            guard let row = try storedRow(id, in: db) else { throw Self.notFound(id, request: request) }
+            try db.execute("UPDATE \(table) SET \(titleColumn) = ? WHERE \(key) = ?", [.text(title), row.key])
         }
     }
 
-    /// - Complexity: O(*n* log *n* + *k*) to find *k* ids among *n* items
-    ///   (reading each record of the result, without copying it), plus the
-    ///   transaction's *k* statements.
+    /// Deletes the rows of `ids` in one transaction, or none: when an id
+    /// has no row, the error names every such id.
+    ///
+    /// - Complexity: O(*k* log *n*) to find and delete *k* ids among *n*
+    ///   rows.
     private func delete(_ ids: [String], request: Int64) throws(ServeMessageError) {
         var seen = Set<String>()
         var unique: [String] = []
         for id in ids where seen.insert(id).inserted { unique.append(id) }
-        // One pass over the list for all the ids: a lookup per id would scan
-        // it once each (O(k·n) for one message).
-        var found: [String: DatabaseValue] = [:]
-        found.reserveCapacity(unique.count)
-        let result = current
-        for section in 0..<result.numberOfSections where found.count < unique.count {
-            for item in 0..<result.numberOfRecords(inSection: section) {
-                let record = result[IndexPath(item: item, section: section)]
-                if seen.contains(record.id), found[record.id] == nil { found[record.id] = record.key }
-            }
-        }
-        let missing = unique.filter { found[$0] == nil }
-        if let first = missing.first {
-            var error = ServeMessageError(.notFound, "no item with id \(Self.shown(first)) (it may have been deleted)", request: request)
-            error.missingIDs = missing
-            throw error
-        }
-        let keys = unique.compactMap { found[$0] }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         try write(request: request) { db in
+            var keys: [DatabaseValue] = []
+            var missing: [String] = []
+            for id in unique {
+                if let row = try storedRow(id, in: db) { keys.append(row.key) } else { missing.append(id) }
+            }
+            if let first = missing.first {
+                var error = Self.notFound(first, request: request)
+                error.missingIDs = missing
+                throw error
+            }
             for rowKey in keys {
                 try db.execute("DELETE FROM \(table) WHERE \(key) = ?", [rowKey])
-                guard db.changes == 1 else {
-                    throw ServeMessageError(.notFound, "an item to delete is gone (it may have been deleted)", request: request)
-                }
             }
         }
     }
