@@ -91,15 +91,13 @@ struct ServerErrorCodeTests {
                 return count == 0
             }
             #expect(count == 0, "the client was not disconnected within 12,000 rounds of 10 ms")
-            let last = try await ServerTestSupport.blocking { () -> RawClient.Message? in
-                var last: RawClient.Message?
-                while let message = try? client.readMessage() {
-                    last = message
-                    if case .close = message { break }
-                }
-                return last
-            }
-            #expect(last == .close(code: 1000), "the last message read before the stream ended or stayed silent for 120 s was not a close with 1000")
+            // The close frame waits behind the megabytes of replies the
+            // socket holds, and the server waits for the client's answer to
+            // it only so long (15 s) before it drops the connection with
+            // what it still holds: the client drains them without reading
+            // them, so that it reaches the close in time on a busy machine.
+            let close = try await ServerTestSupport.blocking { client.skipToClose() }
+            #expect(close == .close(code: 1000), "the stream ended, or stayed silent for 120 s, before a close with 1000: \(String(describing: close))")
         }
     }
 }

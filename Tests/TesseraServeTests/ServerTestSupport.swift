@@ -65,6 +65,51 @@ final class RawClient: @unchecked Sendable {
         return true
     }
 
+    /// Discards exactly `count` bytes, without keeping them.
+    private func skip(_ count: Int) throws {
+        var left = count
+        let buffered = min(left, buffer.count)
+        buffer.removeFirst(buffered)
+        left -= buffered
+        var scratch = [UInt8](repeating: 0, count: 65_536)
+        while left > 0 {
+            var received: Int
+            repeat {
+                received = scratch.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, min(left, $0.count), 0) }
+            } while received < 0 && errno == EINTR
+            if received < 0 { throw ServerTestError("read timed out or failed (errno \(errno))") }
+            if received == 0 { throw ServerTestError("the server closed the connection") }
+            left -= received
+        }
+    }
+
+    /// Reads frames until a close frame, skipping every other frame's
+    /// payload unread (so that a backlog of megabytes drains in
+    /// milliseconds even in a debug build): the close, or `nil` when the
+    /// stream ended, or stayed silent for the read timeout, first.
+    func skipToClose() -> Message? {
+        do {
+            while true {
+                let head = try read(2)
+                var length = Int(head[1] & 0x7F)
+                if length == 126 {
+                    let bytes = try read(2)
+                    length = Int(bytes[0]) << 8 | Int(bytes[1])
+                } else if length == 127 {
+                    length = try read(8).reduce(0) { $0 << 8 | Int($1) }
+                }
+                guard head[0] & 0x0F == 0x8 else {
+                    try skip(length)
+                    continue
+                }
+                let data = try read(length)
+                return .close(code: data.count >= 2 ? Int(data[0]) << 8 | Int(data[1]) : nil)
+            }
+        } catch {
+            return nil
+        }
+    }
+
     /// Reads exactly `count` bytes.
     private func read(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
