@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "TesseraResults", targets: ["TesseraResults"]),
         .library(name: "TesseraPostgres", targets: ["TesseraPostgres"]),
         .library(name: "Tessera", targets: ["Tessera"]),
+        // The live list a Hummingbird application mounts (LiveList): the
+        // one library product that depends on SwiftNIO and Hummingbird.
+        .library(name: "TesseraServe", targets: ["TesseraServe"]),
         .executable(name: "tessera", targets: ["tessera"]),
         // The fuzz targets' checks, for the Fuzz package (Fuzz/README.md);
         // not API.
@@ -51,6 +54,10 @@ let package = Package(
         // Only TesseraServe uses it directly (the WebSocket clients of
         // `tessera bench serve`); Hummingbird already resolves it.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // Only TesseraServe uses them: a LiveList is a Service of the
+        // application it is mounted in (Hummingbird already resolves both).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -258,7 +265,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraDocumentationTests",
-            dependencies: ["Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample", "TesseraTestTraits"],
+            dependencies: [
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample", "TesseraTestTraits",
+                "TesseraServe", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
             plugins: ["DocumentationSamples"]
         ),
@@ -295,7 +306,30 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
         ]
+    ),
+    // A Hummingbird application that mounts a live list beside routes of
+    // its own, using TesseraServe's public API only (Examples/LiveList).
+    .executableTarget(
+        name: "LiveListExample",
+        dependencies: [
+            "TesseraServe", "TesseraResults", "TesseraSQLite",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        ],
+        path: "Examples/LiveList/Sources/LiveListExample"
+    ),
+    .testTarget(
+        name: "LiveListExampleTests",
+        dependencies: [
+            "LiveListExample", "TesseraSQLite",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Examples/LiveList/Tests/LiveListExampleTests"
     ),
     .testTarget(
         name: "TesseraServeTests",

@@ -37,7 +37,7 @@ struct Serve: ParsableCommand {
         The server binds to 127.0.0.1 unless --host says otherwise, and then answers only requests that name a \
         loopback host. On any other address it prints a token at start: clients that open /live without \
         ?token=<token> (the printed address with it) may only read. A browser's WebSocket must come from the \
-        server's own page (its Origin must be http:// and the Host it asked for). A message over 64 KiB closes \
+        server's own page (its Origin must be http:// or https:// and the Host it asked for). A message over 64 KiB closes \
         the connection (status 1009); over 200 messages a second are answered with an error and dropped. \
         Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 0, as watch. \
         Errors: bad usage 64; a database that does not exist or cannot be opened, or a table or column it lacks, \

@@ -41,7 +41,7 @@ struct ServerAccessTests {
         #expect(open.allowsHost(nil))
     }
 
-    @Test("an Origin must be http:// and the Host; none is let in")
+    @Test("an Origin must be http:// or https:// and the Host; none, or a ws: or wss: one (not a browser's), is let in")
     func origins() {
         let access = ServeAccess(host: "127.0.0.1", token: nil)
         #expect(access.allowsOrigin(nil, authority: "127.0.0.1:8080"))
@@ -49,7 +49,12 @@ struct ServerAccessTests {
         #expect(access.allowsOrigin("http://127.0.0.1:8080", authority: "127.0.0.1:8080"))
         #expect(access.allowsOrigin("http://LocalHost:8080", authority: "localhost:8080"))
         #expect(!access.allowsOrigin("http://127.0.0.1:8081", authority: "127.0.0.1:8080"))
-        #expect(!access.allowsOrigin("https://127.0.0.1:8080", authority: "127.0.0.1:8080"))
+        #expect(access.allowsOrigin("https://photos.example", authority: "photos.example"))
+        #expect(access.allowsOrigin("ws://127.0.0.1", authority: "127.0.0.1:8080"))
+        #expect(access.allowsOrigin("WSS://anything.example", authority: nil))
+        #expect(!access.allowsOrigin("https://127.0.0.1:8081", authority: "127.0.0.1:8080"))
+        #expect(!access.allowsOrigin("https://evil.example", authority: "photos.example"))
+        #expect(!access.allowsOrigin("file://", authority: "127.0.0.1:8080"))
         #expect(!access.allowsOrigin("http://127.0.0.1:8080", authority: nil))
         #expect(!access.allowsOrigin("null", authority: "127.0.0.1:8080"))
         #expect(!access.allowsOrigin("http://evil.example", authority: "127.0.0.1:8080"))

@@ -39,7 +39,7 @@ struct ServerTests {
     @Test("/live upgrades, with no Origin and with the server's own")
     func upgrades() async throws {
         try await ServerTestSupport.withServer { _, port in
-            for origin in [nil, "http://127.0.0.1:\(port)", "HTTP://127.0.0.1:\(port)"] {
+            for origin in [nil, "http://127.0.0.1:\(port)", "HTTP://127.0.0.1:\(port)", "https://127.0.0.1:\(port)", "ws://127.0.0.1"] {
                 let (response, snapshot) = try await ServerTestSupport.blocking {
                     let client = try RawClient(port: port)
                     let response = try client.upgrade(host: "127.0.0.1:\(port)", origin: origin)
@@ -57,7 +57,7 @@ struct ServerTests {
     @Test("a wrong Origin is refused with 403, and the connection is not upgraded")
     func wrongOrigin() async throws {
         try await ServerTestSupport.withServer { server, port in
-            for origin in ["http://evil.example", "http://127.0.0.1:\(port + 1)", "https://127.0.0.1:\(port)", "null"] {
+            for origin in ["http://evil.example", "http://127.0.0.1:\(port + 1)", "https://127.0.0.1:\(port + 1)", "ftp://127.0.0.1:\(port)", "null"] {
                 let response = try await ServerTestSupport.blocking {
                     let client = try RawClient(port: port)
                     return try client.upgrade(host: "127.0.0.1:\(port)", origin: origin)

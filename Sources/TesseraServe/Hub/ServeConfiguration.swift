@@ -31,6 +31,9 @@ package struct ServeConfiguration: Sendable {
     /// How many messages may wait for a client before it is treated as slow
     /// (at least 1).
     package var outboxCapacity: Int
+    /// The edits clients may make (those who may edit at all); the others
+    /// are refused with `readOnly`.
+    package var allowedEdits: LiveList.Edits
 
     /// Creates a configuration.
     package init(
@@ -42,7 +45,8 @@ package struct ServeConfiguration: Sendable {
         titleColumn: String,
         orderColumn: String? = nil,
         pollInterval: Duration = .milliseconds(10),
-        outboxCapacity: Int = 32
+        outboxCapacity: Int = 32,
+        allowedEdits: LiveList.Edits = .all
     ) {
         self.databasePath = databasePath
         self.table = table
@@ -53,5 +57,6 @@ package struct ServeConfiguration: Sendable {
         self.orderColumn = orderColumn
         self.pollInterval = pollInterval
         self.outboxCapacity = outboxCapacity
+        self.allowedEdits = allowedEdits
     }
 }

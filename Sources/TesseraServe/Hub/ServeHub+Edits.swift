@@ -18,6 +18,10 @@ extension ServeHub {
             reply(to: session, Self.errorMessage(ServeMessageError(.forbidden, "this connection may not edit (the server asks for its token)", request: request)))
             return
         }
+        if let (edit, name) = LiveList.Edits.of(message), !configuration.allowedEdits.contains(edit) {
+            reply(to: session, Self.errorMessage(ServeMessageError(.readOnly, "\(name): this list does not allow it", request: request)))
+            return
+        }
         poll()
         let animatedForEditor: Bool
         do throws(ServeMessageError) {

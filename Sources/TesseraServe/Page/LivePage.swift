@@ -1,7 +1,8 @@
-/// The page `tessera serve` sends for `GET /`: the live list a person uses in
-/// a browser. One self-contained HTML document (inline CSS and script, no
-/// external assets, no build step) that speaks the live list's protocol
-/// (see Protocol.md in this module's catalog) over `ws://HOST:PORT/live`.
+/// The page a ``LiveList`` sends for its path (`GET /` in `tessera serve`):
+/// the live list a person uses in a browser. One self-contained HTML
+/// document (inline CSS and script, no external assets, no build step) that
+/// speaks the live list's protocol (see Protocol.md in this module's
+/// catalog) over `ws://HOST:PORT/PATH/live`.
 ///
 /// What the page does:
 /// - It draws the elements the server sent for its rectangle (the visible
@@ -157,7 +158,9 @@ function fraction(timing, p, duration, plan) {
 // ---- connection ----
 function socketAddress() {
   const token = new URLSearchParams(location.search).get("token");
-  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/live" + (token ? "?token=" + encodeURIComponent(token) : "");
+  // The socket is "live" under the page's own path (/live for a page at /).
+  const base = location.pathname.replace(/\/+$/, "");
+  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + base + "/live" + (token ? "?token=" + encodeURIComponent(token) : "");
 }
 function connect() {
   reconnectTimer = null;

@@ -9,8 +9,10 @@
 /// may only read.
 ///
 /// A WebSocket upgrade from a browser carries an `Origin`; it must be the
-/// server's own, `http://` followed by the request's `Host`. Clients that
-/// are not browsers send none, and are let in.
+/// server's own, `http://` or `https://` (behind a proxy that ends TLS)
+/// followed by the request's `Host`. Clients that are not browsers send
+/// none, or one with a `ws:` or `wss:` scheme that no browser sends, and
+/// are let in.
 package struct ServeAccess: Sendable, Hashable {
     /// Whether the server is bound to a loopback address.
     package var isLoopback: Bool
@@ -19,7 +21,13 @@ package struct ServeAccess: Sendable, Hashable {
 
     /// Creates the checks of a server bound to `host` with `token`.
     package init(host: String, token: String?) {
-        isLoopback = Self.isLoopback(host: host)
+        self.init(loopbackHostsOnly: Self.isLoopback(host: host), token: token)
+    }
+
+    /// Creates the checks of a list that answers only loopback host names
+    /// (or any), with `token`.
+    package init(loopbackHostsOnly: Bool, token: String?) {
+        isLoopback = loopbackHostsOnly
         self.token = token
     }
 
@@ -33,12 +41,16 @@ package struct ServeAccess: Sendable, Hashable {
     }
 
     /// Whether a WebSocket upgrade with this `Origin` and `Host` is let in:
-    /// no `Origin` (a client that is not a browser), or exactly
-    /// `http://` + `Host` (compared without regard to case).
+    /// no `Origin`, or one whose scheme is `ws:` or `wss:` (a client that is
+    /// not a browser: a browser's page has an `http:` or `https:` origin,
+    /// or `null`), or exactly `http://` or `https://` + `Host` (compared
+    /// without regard to case).
     package func allowsOrigin(_ origin: String?, authority: String?) -> Bool {
         guard let origin else { return true }
+        let lowered = origin.lowercased()
+        if lowered.hasPrefix("ws://") || lowered.hasPrefix("wss://") { return true }
         guard let authority, !authority.isEmpty else { return false }
-        return origin.lowercased() == "http://" + authority.lowercased()
+        return lowered == "http://" + authority.lowercased() || lowered == "https://" + authority.lowercased()
     }
 
     /// Whether a client that opened `/live` with this query string (the

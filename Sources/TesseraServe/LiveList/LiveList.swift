@@ -1,0 +1,411 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import TesseraRender
+import TesseraResultsCore
+
+/// A table served as a live list: every browser that opens its page shows
+/// the table, sectioned and sorted, and animates each commit (its own
+/// clients' edits and any other connection's or process's) by the plan
+/// Tessera computes for that browser's viewport.
+///
+/// Mount it on a Hummingbird router and run it as one of the
+/// application's services:
+///
+/// ```swift
+/// import Hummingbird
+/// import HummingbirdWebSocket
+/// import TesseraServe
+///
+/// let photos = try LiveList(
+///     database: "photos.sqlite", table: "photo",
+///     columns: LiveList.Columns(section: "album", sort: "position", title: "title", order: "position"),
+///     edits: [.rename, .move]
+/// )
+/// let router = Router(context: LiveListRequestContext.self)
+/// photos.mount(on: router, at: "/photos")
+/// var app = Application(
+///     router: router,
+///     server: .http1WebSocketUpgrade(webSocketRouter: router),
+///     configuration: .init(address: .hostname("127.0.0.1", port: 8080))
+/// )
+/// app.addServices(photos)
+/// try await app.runService()
+/// ```
+///
+/// `GET /photos` then serves the page, and `/photos/live` is the
+/// WebSocket it connects to (its messages are in the Protocol article). A
+/// table with a change log (`tessera log install`, or
+/// `Connection.installChangeLog(on:columns:keeping:)`) has other
+/// processes' commits patched row by row; without one, such a commit makes
+/// the list fetch the table again.
+///
+/// What it refuses: a WebSocket upgrade whose `Origin` is not the page's
+/// own server, one past ``Limits/maximumClients`` (an `error` of code
+/// `full`, then a close with 1013), a message
+/// over ``Limits/maximumMessageBytes`` (the connection closes with 1009),
+/// messages over the rate (an `error`, dropped); with
+/// ``Access/loopbackHostsOnly``, any request whose `Host` is not a loopback
+/// name (403 for a plain request; a refused upgrade is answered as the
+/// application's server answers a declined upgrade); and edits the ``Edits`` do not allow or that come without
+/// ``Access/editToken`` (an `error`, nothing written).
+public final class LiveList: Sendable {
+    /// The hub the clients connect to.
+    package let hub: ServeHub
+    /// The checks made on every request.
+    package let access: ServeAccess
+    /// The limits on each client.
+    package let limits: Limits
+    /// The clients connected now.
+    private let clientCount = Atomic<Int>(0)
+
+    /// Who may open the list and who may edit it.
+    public struct Access: Sendable, Hashable {
+        /// The token edits need: a client whose WebSocket address has
+        /// `?token=` with it may edit (as far as ``Edits`` allow), the
+        /// others may only read. `nil`: every client may edit.
+        public var editToken: String?
+        /// Whether to answer only requests whose `Host` names a loopback
+        /// address (`localhost`, `127.0.0.1`, `::1`): set it for a server
+        /// bound to a loopback address, so that a web page whose name
+        /// resolves to 127.0.0.1 (DNS rebinding) cannot reach the list.
+        public var loopbackHostsOnly: Bool
+
+        /// Creates an access policy; by default every client may edit and
+        /// any `Host` is answered.
+        public init(editToken: String? = nil, loopbackHostsOnly: Bool = false) {
+            self.editToken = editToken
+            self.loopbackHostsOnly = loopbackHostsOnly
+        }
+    }
+
+    /// The limits a live list puts on each WebSocket client.
+    public struct Limits: Sendable, Hashable {
+        /// The largest message (and frame) a client may send, in bytes: a
+        /// larger one closes the connection with status 1009.
+        public var maximumMessageBytes: Int
+        /// The messages a client may send per second, on average; the ones
+        /// over get an `error` (code `rateLimited`) and are dropped.
+        public var messagesPerSecond: Double
+        /// The messages a client may send at once before
+        /// ``messagesPerSecond`` applies.
+        public var messageBurst: Double
+        /// The clients held at once: each costs its view and its layout
+        /// (about 310 KiB on the demo's 10,000 photos). An upgrade past it
+        /// is answered 503; one that races past it is closed (1013).
+        public var maximumClients: Int
+
+        /// The default ``maximumClients``.
+        public static let defaultMaximumClients = 10_000
+        /// The values ``maximumClients`` may take.
+        public static let maximumClientsRange = 1...1_000_000
+
+        /// Creates limits; the defaults are 64 KiB, 200 messages a second,
+        /// bursts of 200 and 10,000 clients.
+        public init(maximumMessageBytes: Int = 64 * 1024, messagesPerSecond: Double = 200, messageBurst: Double = 200, maximumClients: Int = Limits.defaultMaximumClients) {
+            self.maximumMessageBytes = maximumMessageBytes
+            self.messagesPerSecond = messagesPerSecond
+            self.messageBurst = messageBurst
+            self.maximumClients = maximumClients
+        }
+    }
+
+    /// Opens the table of an SQLite file as a live list: the table and its
+    /// columns are checked, and the list is fetched. Nothing is sent until
+    /// the list runs (``run()``) and a client connects.
+    ///
+    /// - Parameters:
+    ///   - database: The SQLite file; it must exist.
+    ///   - table: The table (not a view): its rows are the list's items.
+    ///     It needs a single-column primary key or row ids.
+    ///   - columns: The columns it is sectioned, sorted, shown and
+    ///     reordered by.
+    ///   - edits: The edits clients may make.
+    ///   - access: Who may open the list and who may edit it.
+    ///   - limits: The limits on each client.
+    /// - Throws: ``LiveListError`` naming the file, the table (and the
+    ///   tables the file has) or the column (and the table's columns).
+    /// - Complexity: O(*n* log *n*) to fetch *n* rows.
+    public convenience init(
+        database: String, table: String, columns: Columns, edits: Edits = .all, access: Access = Access(), limits: Limits = Limits()
+    ) throws(LiveListError) {
+        let configuration = ServeConfiguration(
+            databasePath: database, table: table, sectionColumn: columns.section, sortColumn: columns.sort,
+            sortDescending: columns.sortDescending, titleColumn: columns.title, orderColumn: columns.order, allowedEdits: edits
+        )
+        let hub: ServeHub
+        do {
+            hub = try ServeHub(configuration: configuration)
+        } catch {
+            throw LiveListError(error.description)
+        }
+        self.init(hub: hub, access: ServeAccess(loopbackHostsOnly: access.loopbackHostsOnly, token: access.editToken), limits: limits)
+    }
+
+    /// Serves `hub` under `access` and `limits`.
+    package init(hub: ServeHub, access: ServeAccess, limits: Limits) {
+        self.hub = hub
+        self.access = access
+        self.limits = limits
+    }
+
+    /// The clients connected now.
+    public var connectedClients: Int { clientCount.load(ordering: .relaxed) }
+
+    // MARK: Running
+
+    /// Follows the database until the service group shuts down gracefully
+    /// (or the task is cancelled), then closes every client's connection.
+    ///
+    /// The page and the WebSocket answer before it runs, but a client
+    /// hears of other processes' commits only while it does.
+    public func run() async throws {
+        await hub.start()
+        do {
+            try await gracefulShutdown()
+        } catch {
+            // Cancelled: stop all the same.
+        }
+        await hub.stop()
+    }
+
+    // MARK: Mounting
+
+    /// Adds the list's page and its WebSocket to `router`: `GET path`
+    /// serves the page and `path/live` upgrades to the WebSocket.
+    ///
+    /// The application's server must upgrade WebSockets through the
+    /// router (`.http1WebSocketUpgrade(webSocketRouter: router)`). With
+    /// ``LiveListRequestContext`` as the router's context, the list writes
+    /// each client's frames straight to its channel; with another
+    /// WebSocket context it writes them through the WebSocket's writer.
+    ///
+    /// - Parameter path: Where the page is: `/` (the default) or a path
+    ///   such as `/photos`.
+    public func mount<Context: RequestContext & WebSocketRequestContext>(on router: Router<Context>, at path: String = "/") {
+        let base = path.split(separator: "/").joined(separator: "/")
+        let access = self.access
+        router.get(RouterPath("/" + base)) { request, _ -> Response in
+            guard access.allowsHost(request.head.authority) else {
+                throw LiveListRefusal(.forbidden, "this server answers only to a loopback host name")
+            }
+            return Self.page()
+        }
+        router.ws(RouterPath("/" + (base.isEmpty ? "live" : base + "/live"))) { [self] request, _ in
+            try shouldUpgrade(request)
+        } onUpgrade: { [self] inbound, outbound, context in
+            let canEdit = access.canEdit(query: context.request.uri.query)
+            let channel = (context.requestContext as? LiveListRequestContext)?.channel
+            try await serveClient(inbound: inbound, outbound: outbound, channel: channel, canEdit: canEdit)
+        }
+    }
+
+    /// The page's response: the HTML, not cached and not framed.
+    static func page() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: LivePage.html)))
+    }
+
+    /// Whether a request for the WebSocket is upgraded: its `Host` and
+    /// `Origin` pass and the list is not full; a plain `GET` is told to
+    /// upgrade.
+    private func shouldUpgrade(_ request: Request) throws -> RouterShouldUpgrade {
+        guard access.allowsHost(request.head.authority) else {
+            throw LiveListRefusal(.forbidden, "this server answers only to a loopback host name")
+        }
+        guard access.allowsOrigin(request.headers[.origin], authority: request.head.authority) else {
+            throw LiveListRefusal(.forbidden, "the Origin is not this server's")
+        }
+        // An upgrade is let through when the list is full: a refusal here
+        // would be the upgrade handler's bare 400, and ``serveClient`` closes
+        // it with 1013 and says why. A plain GET hears it as 503.
+        guard request.headers[HTTPField.Name("Upgrade")!]?.lowercased() == "websocket" else {
+            if connectedClients >= limits.maximumClients {
+                throw LiveListRefusal(.serviceUnavailable, Self.fullNotice(limits.maximumClients))
+            }
+            throw LiveListRefusal(HTTPResponse.Status(code: 426, reasonPhrase: "Upgrade Required"), "\(request.uri.path) is a WebSocket: open it with an upgrade")
+        }
+        return .upgrade([:])
+    }
+
+    /// Why a client past ``Limits/maximumClients`` is refused.
+    static func fullNotice(_ maximumClients: Int) -> String {
+        "this server holds its most clients (\(maximumClients)): try again later"
+    }
+
+    // MARK: One client
+
+    /// Connects a client to the hub for the life of its WebSocket: the hub
+    /// writes the client's messages to its outbox (straight to `channel`
+    /// when there is one), one task writes the ones that wait there, and
+    /// this one hands the client's messages to the hub.
+    package func serveClient(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: (any Channel)?, canEdit: Bool) async throws {
+        // Upgrades that raced past the limit together: the ones over it
+        // are closed at once, before the hub knows of them.
+        let count = clientCount.add(1, ordering: .relaxed).newValue
+        defer { clientCount.subtract(1, ordering: .relaxed) }
+        guard count <= limits.maximumClients else {
+            try await outbound.write(.text(Self.error(code: "full", message: Self.fullNotice(limits.maximumClients), about: nil)))
+            try await outbound.close(.unknown(1013), reason: "try again later")
+            return
+        }
+        let (id, outbox) = await hub.connect(canEdit: canEdit)
+        // Before the client's first message: nothing is queued yet. When the
+        // channel takes no writer (it closed already), the outbox goes on
+        // queueing for the task below.
+        if let channel { try? await outbox.attach(channel) }
+        let hub = self.hub
+        let limits = self.limits
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while let text = await outbox.next() {
+                    try await outbound.write(.text(text))
+                }
+            }
+            group.addTask {
+                var rate = MessageRate(perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
+                var lastNotice: ContinuousClock.Instant?
+                for try await message in inbound.messages(maxSize: limits.maximumMessageBytes) {
+                    let now = ContinuousClock.now
+                    let text: String
+                    switch message {
+                    case .text(let received):
+                        text = received
+                    case .binary:
+                        try await outbound.write(.text(Self.error(code: "malformed", message: "a binary message: messages are JSON objects in text frames", about: nil)))
+                        continue
+                    }
+                    guard rate.admit(at: now) else {
+                        // One notice a second at most, so that a flood is
+                        // not answered by another.
+                        if lastNotice.map({ now - $0 >= .seconds(1) }) ?? true {
+                            lastNotice = now
+                            let notice = "more than \(Int(limits.messagesPerSecond)) messages a second: this one and the next ones over the rate are dropped"
+                            try await outbound.write(.text(Self.error(code: "rateLimited", message: notice, about: text)))
+                        }
+                        continue
+                    }
+                    await hub.receive(text, from: id)
+                }
+            }
+            // Whichever ends first (the client closed, or the hub closed the
+            // outbox) ends the other. The outbox's reader may not see a
+            // cancellation: the hub closes it before the group waits for its
+            // tasks.
+            do {
+                try await group.next()
+            } catch {
+                await hub.disconnect(id)
+                group.cancelAll()
+                throw error
+            }
+            await hub.disconnect(id)
+            group.cancelAll()
+            do {
+                try await group.waitForAll()
+            } catch is CancellationError {
+                // The reader stopped because the writer ended: a close as
+                // usual, not a failure.
+            }
+        }
+    }
+
+    /// An `error` message the transport itself sends (the hub sends the
+    /// others), echoing the `request` of the message it is about when that
+    /// message has one.
+    static func error(code: String, message: String, about text: String?) -> String {
+        var members: [(key: String, value: JSON)] = [("type", .string("error"))]
+        if let text, text.utf8.count <= 64 * 1024, let parsed = try? JSON.parse(text), let request = parsed["request"] {
+            members.append(("request", request))
+        }
+        members += [("code", .string(code)), ("message", .string(message))]
+        return JSON.object(members).compactText
+    }
+}
+
+extension LiveList: Service {}
+
+/// A failure to open a live list: the file, table or column it names is
+/// not there, or the table has no key to identify its rows by.
+public struct LiveListError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The message, one line, naming the file, table or column.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A request context for a router a ``LiveList`` is mounted on: a plain
+/// WebSocket context that also keeps the connection's channel, so that the
+/// list writes each client's frames straight to it (fewer copies and task
+/// switches than through the WebSocket's writer).
+public struct LiveListRequestContext: RequestContext, WebSocketRequestContext {
+    /// The context's storage.
+    public var coreContext: CoreRequestContextStorage
+    /// Where a WebSocket route leaves its handler.
+    public let webSocket: WebSocketHandlerReference<Self>
+    /// The connection.
+    let channel: any Channel
+
+    /// Creates the context of a request on a connection.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        webSocket = WebSocketHandlerReference()
+        channel = source.channel
+    }
+}
+
+/// A refused request, answered with its status and a line of plain text
+/// saying why.
+struct LiveListRefusal: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+/// A token bucket: `burst` messages at once, refilled at `perSecond`.
+struct MessageRate {
+    var perSecond: Double
+    var burst: Double
+    private var tokens: Double
+    private var last: ContinuousClock.Instant?
+
+    init(perSecond: Double, burst: Double) {
+        self.perSecond = perSecond
+        self.burst = burst
+        tokens = burst
+    }
+
+    /// Whether a message at `now` is within the rate; takes its token
+    /// when it is.
+    mutating func admit(at now: ContinuousClock.Instant) -> Bool {
+        if let last {
+            let elapsed = now - last
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            tokens = min(burst, tokens + max(0, seconds) * perSecond)
+        }
+        last = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}
