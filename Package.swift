@@ -308,6 +308,14 @@ let package = Package(
             .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
+        ],
+        // The page's files, compiled into the module as bytes (no bundle
+        // to find at run time): LivePage composes them into one document.
+        resources: [
+            .embedInCode("Page/live.html"),
+            .embedInCode("Page/live.css"),
+            .embedInCode("Page/tessera-live.js"),
+            .embedInCode("Page/live-demo.js"),
         ]
     ),
     // A Hummingbird application that mounts a live list beside routes of

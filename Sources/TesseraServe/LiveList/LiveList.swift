@@ -176,7 +176,9 @@ public final class LiveList: Sendable {
     // MARK: Mounting
 
     /// Adds the list's page and its WebSocket to `router`: `GET path`
-    /// serves the page and `path/live` upgrades to the WebSocket.
+    /// serves the page, `GET path/tessera-live.js` its player module (for
+    /// a front end of your own: <doc:WritingYourOwnFrontEnd>) and
+    /// `path/live` upgrades to the WebSocket.
     ///
     /// The application's server must upgrade WebSockets through the
     /// router (`.http1WebSocketUpgrade(webSocketRouter: router)`). With
@@ -194,6 +196,12 @@ public final class LiveList: Sendable {
                 throw LiveListRefusal(.forbidden, "this server answers only to a loopback host name")
             }
             return Self.page()
+        }
+        router.get(RouterPath("/" + (base.isEmpty ? "tessera-live.js" : base + "/tessera-live.js"))) { request, _ -> Response in
+            guard access.allowsHost(request.head.authority) else {
+                throw LiveListRefusal(.forbidden, "this server answers only to a loopback host name")
+            }
+            return Self.playerModule()
         }
         router.ws(RouterPath("/" + (base.isEmpty ? "live" : base + "/live"))) { [self] request, _ in
             try shouldUpgrade(request)
