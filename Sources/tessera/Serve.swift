@@ -39,6 +39,10 @@ struct Serve: ParsableCommand {
         ?token=<token> (the printed address with it) may only read. A browser's WebSocket must come from the \
         server's own page (its Origin must be http:// or https:// and the Host it asked for). A message over 64 KiB closes \
         the connection (status 1009); over 200 messages a second are answered with an error and dropped. \
+        GET /metrics gives the server's metrics in Prometheus' text format (clients, rows, changes, plans sent, \
+        merged plans, slow clients closed, edits, the time from a change to its plans). --log-level says what it \
+        logs to standard error, one line per event (by default warnings and errors: a slow client closed, a failed \
+        read of the table). \
         Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 0, as watch. \
         Errors: bad usage 64; a database that does not exist or cannot be opened, or a table or column it lacks, \
         2; a database another process keeps locked, or a demo library another process has open, 3; an address it \
@@ -76,8 +80,12 @@ struct Serve: ParsableCommand {
     @Option(parsing: .unconditional, help: "Without DATABASE: how many photos the demo library has, from \(DemoLibrary.photoCountRange.lowerBound) to \(DemoLibrary.photoCountRange.upperBound) (default: \(DemoLibrary.defaultPhotoCount)).")
     var photos: Int?
 
+    @Option(name: .customLong("log-level"), help: "What the server logs to standard error, from this level up: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "warning"
+
     func run() throws {
-        let (configuration, library) = try serveConfiguration()
+        var (configuration, library) = try serveConfiguration()
+        _ = configuration.logToStandardError(from: logLevel)
         // The address first: a server that cannot listen changes nothing.
         do {
             try ServeServer.checkAddress(host: host, port: port)
@@ -173,6 +181,9 @@ struct Serve: ParsableCommand {
     ///   exist.
     func serveConfiguration() throws(CommandError) -> (ServeConfiguration, DemoLibrary?) {
         func usage(_ message: String) -> CommandError { CommandError(message, exitCode: CommandError.usageExitCode) }
+        guard ServeConfiguration.logLevelNames.contains(logLevel.lowercased()) else {
+            throw usage("--log-level \(logLevel): expected one of \(ServeConfiguration.logLevelNames.joined(separator: ", "))")
+        }
         guard (0...65_535).contains(port) else { throw usage("--port \(port): the port must be from 0 to 65535") }
         guard !host.trimmingCharacters(in: .whitespaces).isEmpty else { throw usage("--host: expected an address, such as 127.0.0.1 or 0.0.0.0") }
         let clients = ServeLimits.maximumClientsRange

@@ -22,15 +22,20 @@ struct CommandServeTests {
         #expect(page.status == 200)
         #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
         let database = folder.appendingPathComponent("tessera-serve/photos.sqlite").path
-        let (snapshot, plan) = try await ServerTestSupport.blocking {
+        let (snapshot, plan, metrics) = try await ServerTestSupport.blocking {
             let client = try RawClient(port: port)
             _ = try client.upgrade(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
             try client.sendText(#"{"type":"hello","layout":"flow","viewport":[0,0,800,600]}"#)
             let snapshot = try client.readMessage(ofType: "snapshot")
             // Another process commits: the client gets the plan.
             try ServerTestSupport.sqlite3(database, "DELETE FROM photo WHERE id = (SELECT id FROM photo ORDER BY album, position LIMIT 1)")
-            return (snapshot, try client.readMessage(ofType: "plan"))
+            let plan = try client.readMessage(ofType: "plan")
+            // The metrics count the client and the change.
+            return (snapshot, plan, try RawClient(port: port).get("/metrics", host: "127.0.0.1:\(port)"))
         }
+        #expect(metrics.status == 200 && metrics.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
+        let samples = try HubMetricsTests.samples(metrics.body)
+        #expect(samples["tessera_live_clients"] == 1 && samples["tessera_live_changes_total"] == 1, "\(metrics.body)")
         #expect(snapshot["editable"] == .bool(true))
         #expect(plan["fromSeq"] == .int(0) && plan["seq"] == .int(1), "\(plan.compactText)")
         let deleted = plan["elements"].flatMap { elements -> [JSON]? in
@@ -78,6 +83,7 @@ struct CommandServeTests {
             (["serve", "--max-clients", "0"], "--max-clients 0: the number of clients must be from 1 to 1000000"),
             (["serve", "--max-clients", "1000001"], "--max-clients 1000001: the number of clients must be from 1 to 1000000"),
             (["serve", "--colour", "red"], "unknown option '--colour'"),
+            (["serve", "--log-level", "loud"], "--log-level loud: expected one of trace, debug, info, notice, warning, error, critical"),
         ]
         for (arguments, message) in cases {
             let result = try await ServeProcess.run(arguments)

@@ -1,3 +1,5 @@
+import Logging
+
 /// Where `tessera serve` reads the list from, and how it follows it.
 ///
 /// ```swift
@@ -34,6 +36,9 @@ package struct ServeConfiguration: Sendable {
     /// The edits clients may make (those who may edit at all); the others
     /// are refused with `readOnly`.
     package var allowedEdits: LiveList.Edits
+    /// Where the hub logs: following, clients connecting and leaving,
+    /// slow clients closed, refused edits, failed reads.
+    package var logger: Logger
 
     /// Creates a configuration.
     package init(
@@ -46,7 +51,8 @@ package struct ServeConfiguration: Sendable {
         orderColumn: String? = nil,
         pollInterval: Duration = .milliseconds(10),
         outboxCapacity: Int = 32,
-        allowedEdits: LiveList.Edits = .all
+        allowedEdits: LiveList.Edits = .all,
+        logger: Logger = Logger(label: "tessera.live-list", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.databasePath = databasePath
         self.table = table
@@ -58,5 +64,25 @@ package struct ServeConfiguration: Sendable {
         self.pollInterval = pollInterval
         self.outboxCapacity = outboxCapacity
         self.allowedEdits = allowedEdits
+        self.logger = logger
+    }
+}
+
+extension ServeConfiguration {
+    /// The names of the log levels, from the most detailed: `trace`,
+    /// `debug`, `info`, `notice`, `warning`, `error`, `critical`.
+    package static let logLevelNames = Logger.Level.allCases.map(\.rawValue)
+
+    /// Logs to standard error, one line per event with its metadata, from
+    /// the level named `name` up.
+    ///
+    /// - Returns: `false`, changing nothing, when `name` is not one of
+    ///   ``logLevelNames``.
+    package mutating func logToStandardError(from name: String) -> Bool {
+        guard let level = Logger.Level(rawValue: name.lowercased()) else { return false }
+        var logger = Logger(label: "tessera.serve", factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = level
+        self.logger = logger
+        return true
     }
 }

@@ -10,16 +10,20 @@ extension ServeHub {
     /// editor. Any refusal or failure is an `error` with nothing written.
     func perform(_ message: ServeMessage, from session: ServeSession) {
         guard let request = message.request else { return }
+        func refuse(_ error: ServeMessageError) {
+            countEdit(done: false, session: session, error: error)
+            reply(to: session, Self.errorMessage(error))
+        }
         guard session.isReady else {
-            reply(to: session, Self.errorMessage(ServeMessageError(.notReady, "send hello before edits", request: request)))
+            refuse(ServeMessageError(.notReady, "send hello before edits", request: request))
             return
         }
         guard session.canEdit else {
-            reply(to: session, Self.errorMessage(ServeMessageError(.forbidden, "this connection may not edit (the server asks for its token)", request: request)))
+            refuse(ServeMessageError(.forbidden, "this connection may not edit (the server asks for its token)", request: request))
             return
         }
         if let (edit, name) = LiveList.Edits.of(message), !configuration.allowedEdits.contains(edit) {
-            reply(to: session, Self.errorMessage(ServeMessageError(.readOnly, "\(name): this list does not allow it", request: request)))
+            refuse(ServeMessageError(.readOnly, "\(name): this list does not allow it", request: request))
             return
         }
         poll()
@@ -45,9 +49,10 @@ extension ServeHub {
             // A failed write was rolled back and reported nothing; anything
             // the controller did report is a real change, sent as usual.
             broadcastReports(editor: nil)
-            reply(to: session, Self.errorMessage(error))
+            refuse(error)
             return
         }
+        countEdit(done: true, session: session)
         broadcastReports(editor: (session.id, animatedForEditor))
         let done = Self.doneMessage(request: request, seq: seq)
         if session.isBehind {

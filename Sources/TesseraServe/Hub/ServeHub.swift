@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import TesseraDiff
 import TesseraLayout
@@ -58,6 +59,12 @@ package actor ServeHub {
     private var nextClient = 1
     /// The polling task of ``start()``.
     private var following: Task<Void, Never>?
+    /// What the hub has done, for the metrics endpoint.
+    package private(set) var metrics = ServeMetrics()
+    /// Whether the last poll failed (logged once until one succeeds).
+    private var pollFailing = false
+    /// Where the hub logs (``ServeConfiguration/logger``).
+    var logger: Logger { configuration.logger }
 
     /// Opens the database, checks the table and columns, and fetches the
     /// list.
@@ -136,6 +143,7 @@ package actor ServeHub {
     package func start() {
         becomeHome()
         guard following == nil else { return }
+        logger.info("following the table", metadata: ["table": "\(schema.table)", "database": "\(configuration.databasePath)", "rows": "\(current.count)"])
         let interval = configuration.pollInterval
         following = Task { [weak self] in
             while !Task.isCancelled {
@@ -149,6 +157,7 @@ package actor ServeHub {
     /// Stops following and closes every client's outbox (the clients are
     /// disconnected).
     package func stop() {
+        if following != nil { logger.info("stopped following; closing every client", metadata: ["clients": "\(sessions.count)"]) }
         following?.cancel()
         following = nil
         for session in sessions.values { session.outbox.close() }
@@ -164,13 +173,21 @@ package actor ServeHub {
     ///   ``TesseraView/CollectionView/performBatchUpdates(_:animated:)-(Changeset,_)``).
     package func poll() {
         becomeHome()
-        readingRecords {
+        let failure = readingRecords { () -> (any Error)? in
             do {
                 try controller.checkForExternalChanges()
+                return nil
             } catch {
                 // The controller keeps its last result; the next poll tries again.
+                return error
             }
         }
+        if let failure, !pollFailing {
+            logger.error("cannot read the table's changes; the list keeps its last state and tries again", metadata: ["error": "\(failure)"])
+        } else if failure == nil, pollFailing {
+            logger.notice("reading the table's changes again")
+        }
+        pollFailing = failure != nil
         broadcastReports(editor: nil)
     }
 
@@ -196,12 +213,16 @@ package actor ServeHub {
             Task { await self?.catchUp(id) }
         }
         sessions[id] = ServeSession(id: id, outbox: outbox, canEdit: canEdit)
+        metrics.connections += 1
+        logger.debug("client connected", metadata: ["client": "\(id.value)", "editable": "\(canEdit)", "clients": "\(sessions.count)"])
         return (id, outbox)
     }
 
     /// Disconnects a client: its outbox closes and its view is released.
     package func disconnect(_ client: ServeClientID) {
-        sessions.removeValue(forKey: client)?.outbox.close()
+        guard let session = sessions.removeValue(forKey: client) else { return }
+        session.outbox.close()
+        logger.debug("client disconnected", metadata: ["client": "\(client.value)", "clients": "\(sessions.count)"])
     }
 
     /// Handles one text frame from a client: every reply, change and error
@@ -245,7 +266,11 @@ package actor ServeHub {
     /// Puts a reply in the client's outbox; a client closed for letting
     /// too many pile up is disconnected.
     func reply(to session: ServeSession, _ text: String, frame: ByteBuffer? = nil) {
-        if !session.outbox.push(text, frame: frame, batch: activeBatch) { disconnect(session.id) }
+        if !session.outbox.push(text, frame: frame, batch: activeBatch) {
+            metrics.clientsDropped += 1
+            logger.warning("client closed: its replies piled up past the outbox's bound", metadata: ["client": "\(session.id.value)", "capacity": "\(configuration.outboxCapacity)"])
+            disconnect(session.id)
+        }
     }
 
     /// Runs `body` with the replies it makes to attached channels grouped
@@ -278,16 +303,23 @@ package actor ServeHub {
     /// to date.
     private func sendEveryClient(_ reports: [ChangeReport<ServeRecord>], editor: (id: ServeClientID, animated: Bool)?) {
         for report in reports {
+            let start = ContinuousClock.now
             seq += 1
+            metrics.changes += 1
             let updatedFrames = ServeUpdatedFrames(report.changeset)
             for session in sessions.values where session.isReady && !session.isBehind {
                 guard session.outbox.hasRoomOrMarkBehind() else {
                     session.isBehind = !session.outbox.isClosed
+                    if session.isBehind {
+                        metrics.clientsBehind += 1
+                        logger.debug("client behind: it gets one merged plan once its outbox drains", metadata: ["client": "\(session.id.value)", "seq": "\(seq)"])
+                    }
                     continue
                 }
                 let animated = editor.map { $0.id != session.id || $0.animated } ?? true
                 send(report.changeset, old: report.old, new: report.new, to: session, animated: animated, updatedFrames: updatedFrames)
             }
+            metrics.changeSeconds.observe(since: start)
         }
     }
 
@@ -309,6 +341,7 @@ package actor ServeHub {
         } catch {
             changeset = Changeset()
         }
+        metrics.mergedPlans += 1
         send(changeset, old: old, new: new, to: session, animated: true)
         let held = session.heldReplies
         session.heldReplies.removeAll()
@@ -334,6 +367,8 @@ package actor ServeHub {
             // every visible element as unchanged.
             session.seq = seq
             let (text, frame) = unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated)
+            metrics.plansSent += 1
+            metrics.unchangedPlans += 1
             reply(to: session, text, frame: frame)
             return
         }
@@ -353,6 +388,7 @@ package actor ServeHub {
             )
         }
         session.seq = seq
+        metrics.plansSent += 1
         reply(to: session, planMessage(plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, session: session))
     }
 
@@ -532,3 +568,25 @@ final class ServeReportCollector: FetchedResultsControllerDelegate {
 
 @available(*, unavailable)
 extension ServeReportCollector: Sendable {}
+
+extension ServeHub {
+    /// The hub's metrics in Prometheus' text format, with the clients
+    /// connected and the rows of the list now.
+    ///
+    /// - Complexity: O(1) in the clients and rows.
+    package func metricsText() -> String {
+        metrics.prometheusText(clients: sessions.count, rows: current.count)
+    }
+
+    /// Counts an edit's outcome, and logs a refusal.
+    func countEdit(done: Bool, session: ServeSession, error: ServeMessageError? = nil) {
+        if done {
+            metrics.editsDone += 1
+        } else {
+            metrics.editsRefused += 1
+            if let error {
+                logger.info("edit refused", metadata: ["client": "\(session.id.value)", "code": "\(error.code.rawValue)", "message": "\(error.message)"])
+            }
+        }
+    }
+}

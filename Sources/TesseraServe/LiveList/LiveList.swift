@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -127,15 +128,22 @@ public final class LiveList: Sendable {
     ///   - edits: The edits clients may make.
     ///   - access: Who may open the list and who may edit it.
     ///   - limits: The limits on each client.
+    ///   - logger: Where the list logs: following the table and stopping
+    ///     (`info`), a failed read of the table's changes (`error`, once
+    ///     until reads succeed again), a client closed for not reading
+    ///     (`warning`), a refused edit (`info`), clients connecting and
+    ///     leaving (`debug`), each with its details as metadata.
     /// - Throws: ``LiveListError`` naming the file, the table (and the
     ///   tables the file has) or the column (and the table's columns).
     /// - Complexity: O(*n* log *n*) to fetch *n* rows.
     public convenience init(
-        database: String, table: String, columns: Columns, edits: Edits = .all, access: Access = Access(), limits: Limits = Limits()
+        database: String, table: String, columns: Columns, edits: Edits = .all, access: Access = Access(), limits: Limits = Limits(),
+        logger: Logger = Logger(label: "tessera.live-list")
     ) throws(LiveListError) {
         let configuration = ServeConfiguration(
             databasePath: database, table: table, sectionColumn: columns.section, sortColumn: columns.sort,
-            sortDescending: columns.sortDescending, titleColumn: columns.title, orderColumn: columns.order, allowedEdits: edits
+            sortDescending: columns.sortDescending, titleColumn: columns.title, orderColumn: columns.order, allowedEdits: edits,
+            logger: logger
         )
         let hub: ServeHub
         do {
@@ -210,6 +218,40 @@ public final class LiveList: Sendable {
             let channel = (context.requestContext as? LiveListRequestContext)?.channel
             try await serveClient(inbound: inbound, outbound: outbound, channel: channel, canEdit: canEdit)
         }
+    }
+
+    /// Adds the list's metrics to `router` at `path`, in Prometheus' text
+    /// format (see ``metricsText()``). The same `Host` check as the page's
+    /// applies; put the route where only your monitoring reaches it, or
+    /// behind your own middleware.
+    public func mountMetrics<Context: RequestContext>(on router: Router<Context>, at path: String = "/metrics") {
+        let access = self.access
+        router.get(RouterPath(path)) { [self] request, _ -> Response in
+            guard access.allowsHost(request.head.authority) else {
+                throw LiveListRefusal(.forbidden, "this server answers only to a loopback host name")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: await metricsText())))
+        }
+    }
+
+    /// What the list has done since it was made, in Prometheus' text
+    /// exposition format: `tessera_live_clients` and `tessera_live_rows`
+    /// (gauges); `connections_total`, `changes_total`,
+    /// `plans_sent_total` (by `kind`: `animated` or `unchanged`, a change
+    /// the client's viewport does not show), `merged_plans_total` (one plan
+    /// for a client that fell behind), `clients_behind_total`,
+    /// `clients_dropped_total` (closed for not reading) and `edits_total`
+    /// (by `outcome`: `done` or `refused`) (counters, each prefixed
+    /// `tessera_live_`); and `tessera_live_change_seconds`, a histogram of
+    /// the time from taking a change to its plan queued for every client
+    /// that is up to date.
+    ///
+    /// - Complexity: O(1) in the clients and rows.
+    public func metricsText() async -> String {
+        await hub.metricsText()
     }
 
     /// The page's response: the HTML, not cached and not framed.

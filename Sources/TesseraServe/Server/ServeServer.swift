@@ -173,6 +173,7 @@ package final class ServeServer: Sendable {
     private func makeApplication() -> some ApplicationProtocol {
         let router = Router(context: LiveListRequestContext.self)
         live.mount(on: router)
+        live.mountMetrics(on: router)
         var logger = Logger(label: "tessera serve", factory: { _ in SwiftLogNoOpLogHandler() })
         logger.logLevel = .critical
         let webSocket = WebSocketServerConfiguration(
