@@ -218,6 +218,16 @@ struct BrowserPlayerModuleTests {
         }
     }
 
+    @Test("the page's interface speaks to the server only through the module: no socket, no JSON, no plan playing of its own")
+    func demoUsesTheModuleOnly() {
+        let demo = String(decoding: PackageResources.live_demo_js, as: UTF8.self)
+        for own in ["WebSocket", "JSON.parse", "JSON.stringify", "performance.now", "fraction("] {
+            #expect(!demo.contains(own), "live-demo.js uses \(own)")
+        }
+        #expect(demo.contains("new TesseraLive.Connection(") && demo.contains("new TesseraLive.Player("))
+        #expect(LivePage.html.contains(LivePage.playerModule) && LivePage.html.contains(demo))
+    }
+
     @Test("tessera serve's page at / has its module at /tessera-live.js")
     func moduleAtRoot() async throws {
         try await ServerTestSupport.withServer { _, port in
