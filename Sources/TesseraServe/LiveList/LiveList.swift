@@ -195,9 +195,12 @@ public final class LiveList: Sendable {
     /// WebSocket context it writes them through the WebSocket's writer.
     ///
     /// - Parameter path: Where the page is: `/` (the default) or a path
-    ///   such as `/photos`.
+    ///   such as `/photos`, as text (`/my photos`, `/café`) or as a URL
+    ///   spells it (`/caf%C3%A9`): the characters a URL path cannot hold
+    ///   are percent-encoded, escapes already there are kept, and empty
+    ///   segments are dropped.
     public func mount<Context: RequestContext & WebSocketRequestContext>(on router: Router<Context>, at path: String = "/") {
-        let base = path.split(separator: "/").joined(separator: "/")
+        let base = Self.routePath(path)
         let access = self.access
         router.get(RouterPath("/" + base)) { request, _ -> Response in
             guard access.allowsHost(request.head.authority) else {
@@ -350,8 +353,17 @@ public final class LiveList: Sendable {
             // outbox) ends the other. The outbox's reader may not see a
             // cancellation: the hub closes it before the group waits for its
             // tasks.
+            // A graceful shutdown of the application ends the client as
+            // the hub's stop does (its outbox closes), so that the server
+            // sends the close and drops a client that does not answer it
+            // within the WebSocket's close timeout, rather than wait for
+            // the client to close.
             do {
-                try await group.next()
+                try await withGracefulShutdownHandler {
+                    try await group.next()
+                } onGracefulShutdown: {
+                    outbox.close()
+                }
             } catch {
                 await hub.disconnect(id)
                 group.cancelAll()
