@@ -134,10 +134,17 @@ struct Serve: ParsableCommand {
             }
             usleep(10_000)
         }
-        // Stopped: close the connections, for at most two seconds.
-        task.cancel()
-        let deadline = ContinuousClock.now + .seconds(2)
+        // Stopped: a graceful shutdown closes every client's WebSocket with
+        // a close frame and stops following; past two seconds the run is
+        // cancelled, which drops what is left.
+        Task { await server.shutDownGracefully() }
+        var deadline = ContinuousClock.now + .seconds(2)
         while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(10_000) }
+        if ended.withLock({ $0 }) == nil {
+            task.cancel()
+            deadline = ContinuousClock.now + .seconds(1)
+            while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(10_000) }
+        }
         fflush(nil)
         FileHandle.standardError.write(Data("tessera: stopped serving\n".utf8))
         // A server is meant to run until it is stopped: that is its

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import TesseraRender
 import TesseraResultsCore
@@ -47,7 +48,21 @@ package final class ServeServer: Sendable {
 
     /// Where the server is in its life: the port once it listens, or the
     /// error that ended it.
-    private let state = PThreadMutex<(port: Int?, failure: ServeServerError?, ended: Bool)>((nil, nil, false))
+    private let state = PThreadMutex<State>(State())
+
+    /// Where a server is in its life.
+    private struct State {
+        /// The port, once it listens.
+        var port: Int?
+        /// The error that ended it.
+        var failure: ServeServerError?
+        /// Whether ``run()`` returned.
+        var ended = false
+        /// The service group of ``run()``, while it runs.
+        var group: ServiceGroup?
+        /// Whether ``shutDownGracefully()`` was called.
+        var stopRequested = false
+    }
 
     /// The hub the clients connect to.
     package var hub: ServeHub { live.hub }
@@ -104,19 +119,24 @@ package final class ServeServer: Sendable {
         }
     }
 
-    /// Starts the hub following its database, listens, and serves until the
-    /// task running it is cancelled; then stops the hub (closing every
-    /// client) and returns.
+    /// Runs the application (its HTTP server, and the live list as one of
+    /// its services, which follows the database) in a service group until
+    /// ``shutDownGracefully()`` or until the task running it is cancelled;
+    /// then every client's connection is closed (with a close frame on a
+    /// graceful shutdown) and it returns.
     ///
     /// - Throws: ``ServeServerError`` naming the address when it cannot
     ///   listen there.
     package func run() async throws(ServeServerError) {
-        let application = makeApplication()
-        await hub.start()
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [makeApplication()], logger: Self.quietLogger))
+        let stoppedEarly = state.withLock { state in
+            state.group = group
+            return state.stopRequested
+        }
+        if stoppedEarly { await group.triggerGracefulShutdown() }
         do {
-            try await application.run()
+            try await group.run()
         } catch {
-            await hub.stop()
             let failure = ServeServerError("cannot listen on \(host):\(requestedPort): \(Self.reason(error))")
             state.withLock {
                 $0.failure = failure
@@ -124,8 +144,26 @@ package final class ServeServer: Sendable {
             }
             throw failure
         }
-        await hub.stop()
         state.withLock { $0.ended = true }
+    }
+
+    /// Asks the running server to stop: it stops accepting connections,
+    /// closes each client's WebSocket with a close frame, stops following
+    /// the database, and ``run()`` returns. Before ``run()``, it makes the
+    /// next run stop as soon as it starts.
+    package func shutDownGracefully() async {
+        let group = state.withLock { state in
+            state.stopRequested = true
+            return state.group
+        }
+        await group?.triggerGracefulShutdown()
+    }
+
+    /// A logger for Hummingbird and the service group that logs nothing.
+    private static var quietLogger: Logger {
+        var logger = Logger(label: "tessera serve", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger.logLevel = .critical
+        return logger
     }
 
     /// Checks that a server could listen on `host`:`port` now, by binding
@@ -171,18 +209,20 @@ package final class ServeServer: Sendable {
     /// behind ``UpgradeGate`` (so that a refused upgrade is answered 403 or
     /// 503 by the router, saying why, not with a bare 400).
     private func makeApplication() -> some ApplicationProtocol {
+        // The list is one of the application's services: it follows the
+        // database while the server runs, and closes its clients first on
+        // a graceful shutdown.
         let router = Router(context: LiveListRequestContext.self)
         live.mount(on: router)
         live.mountMetrics(on: router)
-        var logger = Logger(label: "tessera serve", factory: { _ in SwiftLogNoOpLogHandler() })
-        logger.logLevel = .critical
+        let logger = Self.quietLogger
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: limits.maximumMessageBytes,
             autoPing: .enabled(timePeriod: .seconds(30)),
             validateUTF8: true
         )
         let responder = router.buildResponder()
-        return Application(
+        var application = Application(
             router: router,
             server: HTTPServerBuilder { [self, access] httpResponder in
                 GatedUpgradeChannel(
@@ -198,5 +238,7 @@ package final class ServeServer: Sendable {
             },
             logger: logger
         )
+        application.addServices(live)
+        return application
     }
 }
