@@ -49,12 +49,13 @@
  *   options.finished(asksForViewport) an animation ended, its elements settled
  *   A Player has `nodes` (key -> node; node._el is its element and node._cur
  *   its [x, y, width, height, alpha]), `contentSize`, `animating`,
- *   `render(elements)` (shows exactly those, at rest), `play(plan, local)`
- *   (true while it animates; `local` plays a plan the page made, such as a
- *   layout switch), `retarget(elements, contentSize)` (what an animation
- *   under way settles on), `finish(asksForViewport)`, `place(node, frame,
- *   alpha, z)`, `restingZ(element)` and `setContentSize(size)`. A moving
- *   element has the class `flying` while it flies.
+ *   `render(elements)` (shows exactly those, at rest), `play(plan)` (true
+ *   while it animates, false when it settled at once: a plan with
+ *   `animated: false`, or a hidden page), `retarget(elements, contentSize)`
+ *   (what an animation under way settles on), `finish(asksForViewport)`,
+ *   `place(node, frame, alpha, z)`, `restingZ(element)` and
+ *   `setContentSize(size)`. A moving element has the class `flying` while
+ *   it flies.
  *
  * TesseraLive.applyChangeset(sections, changeset) -> sections
  *   Replays a plan's `changeset` (sent after a hello with `ids: true`) on the
@@ -255,7 +256,7 @@ class Player {
     if (!this.anim) return;
     this.anim.settled = elements; this.anim.sizeAfter = contentSize;
   }
-  play(plan, local) {
+  play(plan) {
     const scroller = this.scroller;
     let dy = (plan.contentOffsetAfter ? plan.contentOffsetAfter[1] : 0) - (plan.contentOffsetBefore ? plan.contentOffsetBefore[1] : 0);
     // The server never moves the viewport (its offsets are the origin of the
@@ -346,15 +347,17 @@ function applyChangeset(sections, changeset) {
     else if (next < survivors.length) origins.push(survivors[next++]);
     else fail("sections do not add up at " + index);
   }
+  // Per section: the old indexes that leave, and the new indexes taken.
   const removed = new Map(), placed = new Map();
-  const add = (map, key) => { if (!map.has(key)) map.set(key, map === removed ? new Set() : new Map()); return map.get(key); };
-  for (const [s, i] of changeset.itemDeletes || []) add(removed, s).add(i);
-  for (const insert of changeset.itemInserts || []) add(placed, insert.at[0]).set(insert.at[1], insert.id);
+  const removedIn = (s) => { if (!removed.has(s)) removed.set(s, new Set()); return removed.get(s); };
+  const placedIn = (s) => { if (!placed.has(s)) placed.set(s, new Map()); return placed.get(s); };
+  for (const [s, i] of changeset.itemDeletes || []) removedIn(s).add(i);
+  for (const insert of changeset.itemInserts || []) placedIn(insert.at[0]).set(insert.at[1], insert.id);
   for (const move of changeset.itemMoves || []) {
     const [s, i] = move.from;
     if (!old[s] || i >= old[s].ids.length) fail("a move from " + move.from);
-    add(removed, s).add(i);
-    add(placed, move.to[0]).set(move.to[1], old[s].ids[i]);
+    removedIn(s).add(i);
+    placedIn(move.to[0]).set(move.to[1], old[s].ids[i]);
   }
   return origins.map((origin, index) => {
     if (origin === null) return sectionInserts.get(index);
