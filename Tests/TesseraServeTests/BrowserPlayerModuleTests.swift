@@ -84,28 +84,7 @@ struct BrowserPlayerModuleTests {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: customPage)))
         }
         list.mount(on: router, at: mountPath)
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        var application = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in listening.yield(channel.localAddress?.port ?? 0) }
-        )
-        application.addServices(list)
-        let app = application
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-            var next = ports.makeAsyncIterator()
-            let port = try #require(await next.next())
-            do {
-                try body(port)
-            } catch {
-                group.cancelAll()
-                throw error
-            }
-            group.cancelAll()
-            try await group.waitForAll()
-        }
+        try await withMountedApplication(router: router, list: list) { port in try body(port) }
     }
 
     /// The albums and titles of the table in the list's order, as a fresh

@@ -26,19 +26,7 @@ struct LiveListMountTests {
         router.get("/") { _, _ in "the app's own page" }
         list.mount(on: router, at: "/team/photos/")
         let path = library.path
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        var application = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in listening.yield(channel.localAddress?.port ?? 0) }
-        )
-        application.addServices(list)
-        let app = application
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-            var next = ports.makeAsyncIterator()
-            let port = try #require(await next.next())
+        try await withMountedApplication(router: router, list: list) { port in
             let host = "127.0.0.1:\(port)"
             try await ServerTestSupport.blocking {
                 #expect(try RawClient(port: port).get("/", host: host).body == "the app's own page")
@@ -82,8 +70,6 @@ struct LiveListMountTests {
             // The clients closed their sockets: the list lets them go.
             let released = try await waitInRounds(12_000, every: .milliseconds(10)) { list.connectedClients == 0 }
             #expect(released, "\(list.connectedClients) clients still connected 12,000 rounds of 10 ms after they closed")
-            group.cancelAll()
-            try await group.waitForAll()
         }
     }
 }

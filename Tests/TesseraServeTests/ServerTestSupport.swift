@@ -83,6 +83,20 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Reads a server frame's head (unmasked): whether it is the last of
+    /// its message, its opcode and its payload's length.
+    private func readFrameHead() throws -> (fin: Bool, opcode: UInt8, length: Int) {
+        let head = try read(2)
+        var length = Int(head[1] & 0x7F)
+        if length == 126 {
+            let bytes = try read(2)
+            length = Int(bytes[0]) << 8 | Int(bytes[1])
+        } else if length == 127 {
+            length = try read(8).reduce(0) { $0 << 8 | Int($1) }
+        }
+        return (head[0] & 0x80 != 0, head[0] & 0x0F, length)
+    }
+
     /// Reads frames until a close frame, skipping every other frame's
     /// payload unread (so that a backlog of megabytes drains in
     /// milliseconds even in a debug build): the close, or `nil` when the
@@ -90,15 +104,8 @@ final class RawClient: @unchecked Sendable {
     func skipToClose() -> Message? {
         do {
             while true {
-                let head = try read(2)
-                var length = Int(head[1] & 0x7F)
-                if length == 126 {
-                    let bytes = try read(2)
-                    length = Int(bytes[0]) << 8 | Int(bytes[1])
-                } else if length == 127 {
-                    length = try read(8).reduce(0) { $0 << 8 | Int($1) }
-                }
-                guard head[0] & 0x0F == 0x8 else {
+                let (_, opcode, length) = try readFrameHead()
+                guard opcode == 0x8 else {
                     try skip(length)
                     continue
                 }
@@ -208,16 +215,7 @@ final class RawClient: @unchecked Sendable {
         var opcode: UInt8?
         var payload: [UInt8] = []
         while true {
-            let head = try read(2)
-            let fin = head[0] & 0x80 != 0
-            let frameOpcode = head[0] & 0x0F
-            var length = Int(head[1] & 0x7F)
-            if length == 126 {
-                let bytes = try read(2)
-                length = Int(bytes[0]) << 8 | Int(bytes[1])
-            } else if length == 127 {
-                length = try read(8).reduce(0) { $0 << 8 | Int($1) }
-            }
+            let (fin, frameOpcode, length) = try readFrameHead()
             let data = try read(length)
             switch frameOpcode {
             case 0x8:
