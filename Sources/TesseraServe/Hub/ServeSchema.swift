@@ -6,7 +6,8 @@ import TesseraSQLite
 package struct ServeSchema: Sendable {
     /// The table's name as the database spells it.
     package var table: String
-    /// The key column (a single-column primary key), or `rowid`.
+    /// The key column (a single-column primary key), or the row id:
+    /// `rowid`, or `_rowid_` or `oid` when a column takes that name.
     package var keyColumn: String
     /// The section column, if any.
     package var sectionColumn: String?
@@ -56,15 +57,20 @@ package struct ServeSchema: Sendable {
         }
         let columns = info.compactMap { $0[0].string }
         let primaryKey = info.filter { ($0[1].int64 ?? 0) > 0 }.compactMap { $0[0].string }
-        let hasRowID = (try? database.prepare("SELECT rowid FROM \(Self.quoted(name)) LIMIT 0")) != nil
+        // The row id under a name no column of the table takes (a column
+        // named rowid hides the row id under that name, not under the others).
+        let rowIDName = ["rowid", "_rowid_", "oid"].first { alias in
+            !columns.contains { $0.caseInsensitiveCompare(alias) == .orderedSame }
+        }
+        let hasRowID = rowIDName.map { alias in (try? database.prepare("SELECT \(alias) FROM \(Self.quoted(name)) LIMIT 0")) != nil } ?? false
         func column(_ wanted: String, _ role: String) throws(ServeError) -> String {
             if let exact = columns.first(where: { $0.caseInsensitiveCompare(wanted) == .orderedSame }) { return exact }
             throw ServeError("\(role): no such column: \(wanted) in table \(name) of \(path) (its columns: \(columns.joined(separator: ", ")))")
         }
         if primaryKey.count == 1 {
             keyColumn = primaryKey[0]
-        } else if hasRowID {
-            keyColumn = "rowid"
+        } else if hasRowID, let rowIDName {
+            keyColumn = rowIDName
         } else {
             throw ServeError("table \(name) of \(path) has neither a single-column primary key nor row ids to identify its rows by")
         }
@@ -78,6 +84,13 @@ package struct ServeSchema: Sendable {
     /// Whether `move` edits can run: an order column that the list is
     /// sorted by.
     package var canReorder: Bool { orderColumn != nil && orderColumn == sortColumn }
+
+    /// Whether a key column is the row id (``init(_:database:)`` names it
+    /// `rowid`, or `_rowid_` or `oid` when the table has a column named
+    /// `rowid`).
+    static func isRowID(_ keyColumn: String) -> Bool {
+        ["rowid", "_rowid_", "oid"].contains { keyColumn.caseInsensitiveCompare($0) == .orderedSame }
+    }
 
     /// The SELECT the controller runs: the key, section, title and sort
     /// value under fixed aliases.
@@ -108,7 +121,7 @@ package struct ServeSchema: Sendable {
     /// The columns the records of a table request read, or `nil` for a
     /// table keyed by row id (`*` does not hold the row id).
     package var tableColumns: ServeRecord.TableColumns? {
-        guard keyColumn.caseInsensitiveCompare("rowid") != .orderedSame else { return nil }
+        guard !Self.isRowID(keyColumn) else { return nil }
         return ServeRecord.TableColumns(key: keyColumn, section: sectionColumn, title: titleColumn)
     }
 
