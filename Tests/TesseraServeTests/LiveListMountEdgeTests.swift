@@ -21,7 +21,7 @@ struct LiveListMountEdgeTests {
     /// shuts the group down gracefully and returns whether it ended within
     /// 12,000 rounds of 10 ms (cancelling it when it did not).
     static func serving(
-        _ lists: [LiveList], mount: (Router<LiveListRequestContext>) -> Void,
+        _ lists: [LiveList], maxFrameSize: Int = 1 << 14, mount: (Router<LiveListRequestContext>) -> Void,
         _ body: @escaping @Sendable (Int) throws -> Void
     ) async throws -> Bool {
         let router = Router(context: LiveListRequestContext.self)
@@ -30,7 +30,7 @@ struct LiveListMountEdgeTests {
         var application = Application(
             router: router,
             // A client that never answers the close is dropped 100 ms after it.
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(closeTimeout: .milliseconds(100)))),
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: maxFrameSize, closeTimeout: .milliseconds(100)))),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in listening.yield(channel.localAddress?.port ?? 0) }
         )
@@ -76,6 +76,29 @@ struct LiveListMountEdgeTests {
             // Where the page connects: its own path (as the browser has it) + /live.
             let socket = (requested == "/" ? "" : requested) + "/live"
             _ = try Self.connectedClient(port: port, path: socket)
+        }
+        #expect(ended)
+    }
+
+    @Test("a 20 KiB delete closes the connection (1009) under the server's default 16 KiB frames, and is answered with the frame size the article says to give",
+          arguments: [1 << 14, 64 * 1024])
+    func messageOverDefaultFrameSize(maxFrameSize: Int) async throws {
+        let library = try HubLibrary(photos: 6, albums: 2)
+        let list = try LiveList(database: library.path, table: "photo", columns: Self.columns)
+        let ended = try await Self.serving([list], maxFrameSize: maxFrameSize, mount: { list.mount(on: $0, at: "/") }) { port in
+            let client = try Self.connectedClient(port: port, path: "/live")
+            let ids = (0..<1_000).map { "\"no-such-item-number-\($0)\"" }.joined(separator: ",")
+            let message = #"{"type":"delete","request":1,"ids":["# + ids + "]}"
+            #expect(message.utf8.count > 20 * 1024 && message.utf8.count < 64 * 1024)
+            try client.sendText(message)
+            if maxFrameSize < message.utf8.count {
+                var reply = try client.readMessage()
+                while case .text = reply { reply = try client.readMessage() }
+                #expect(reply == .close(code: 1009))
+            } else {
+                let error = try client.readMessage(ofType: "error")
+                #expect(error["code"] == .string("notFound"), "\(error.compactText.prefix(300))")
+            }
         }
         #expect(ended)
     }

@@ -25,7 +25,8 @@ import TesseraResultsCore
 /// let photos = try LiveList(
 ///     database: "photos.sqlite", table: "photo",
 ///     columns: LiveList.Columns(section: "album", sort: "position", title: "title", order: "position"),
-///     edits: [.rename, .move]
+///     edits: [.rename, .move],
+///     access: LiveList.Access(loopbackHostsOnly: true)
 /// )
 /// let router = Router(context: LiveListRequestContext.self)
 /// photos.mount(on: router, at: "/photos")
@@ -68,7 +69,8 @@ public final class LiveList: Sendable {
     public struct Access: Sendable, Hashable {
         /// The token edits need: a client whose WebSocket address has
         /// `?token=` with it may edit (as far as ``Edits`` allow), the
-        /// others may only read. `nil`: every client may edit.
+        /// others may only read. `nil`: every client may edit. It may not
+        /// be empty.
         public var editToken: String?
         /// Whether to answer only requests whose `Host` names a loopback
         /// address (`localhost`, `127.0.0.1`, `::1`): set it for a server
@@ -86,8 +88,12 @@ public final class LiveList: Sendable {
 
     /// The limits a live list puts on each WebSocket client.
     public struct Limits: Sendable, Hashable {
-        /// The largest message (and frame) a client may send, in bytes: a
-        /// larger one closes the connection with status 1009.
+        /// The largest message a client may send, in bytes: a larger one
+        /// closes the connection with status 1009. A frame is also limited
+        /// by the server's `WebSocketServerConfiguration.maxFrameSize`
+        /// (16 KiB unless set), and a browser sends each message in one
+        /// frame: give the server at least this much
+        /// (`.http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 64 * 1024)))`).
         public var maximumMessageBytes: Int
         /// The messages a client may send per second, on average; the ones
         /// over get an `error` (code `rateLimited`) and are dropped.
@@ -134,12 +140,14 @@ public final class LiveList: Sendable {
     ///     (`warning`), a refused edit (`info`), clients connecting and
     ///     leaving (`debug`), each with its details as metadata.
     /// - Throws: ``LiveListError`` naming the file, the table (and the
-    ///   tables the file has) or the column (and the table's columns).
+    ///   tables the file has) or the column (and the table's columns); a
+    ///   limit out of its range; an empty edit token.
     /// - Complexity: O(*n* log *n*) to fetch *n* rows.
     public convenience init(
         database: String, table: String, columns: Columns, edits: Edits = .all, access: Access = Access(), limits: Limits = Limits(),
         logger: Logger = Logger(label: "tessera.live-list")
     ) throws(LiveListError) {
+        try Self.check(limits, access)
         let configuration = ServeConfiguration(
             databasePath: database, table: table, sectionColumn: columns.section, sortColumn: columns.sort,
             sortDescending: columns.sortDescending, titleColumn: columns.title, orderColumn: columns.order, allowedEdits: edits,
