@@ -99,4 +99,28 @@ struct HubEditLookupTests {
         #expect(editor.replica.sections.flatMap(\.ids) == left)
         await hub.stop()
     }
+
+    @Test("a list that allows no edit says so in its snapshot (editable false, no edits) and refuses each edit readOnly, writing nothing")
+    func noEditsAllowed() async throws {
+        let library = try HubLibrary(photos: 12, albums: 2)
+        var configuration = library.configuration()
+        configuration.allowedEdits = .none
+        let hub = try ServeHub(configuration: configuration)
+        let (id, outbox) = await hub.connect(canEdit: true)
+        await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,600],"ids":true}"#, from: id)
+        let snapshot = try JSON.parse(try #require(await outbox.next()))
+        #expect(snapshot["editable"] == .bool(false) && HubReplica.strings(snapshot["edits"]).isEmpty)
+        let first = HubReplica.strings(HubReplica.array(snapshot["ids"]).first).first ?? "?"
+        let before = try library.dump()
+        for edit in [
+            #"{"type":"rename","request":1,"id":"\#(first)","title":"x"}"#, #"{"type":"move","request":2,"id":"\#(first)","to":1}"#,
+            #"{"type":"delete","request":3,"ids":["\#(first)"]}"#, #"{"type":"add","request":4,"section":"Alps","title":"x"}"#,
+        ] {
+            await hub.receive(edit, from: id)
+            let reply = try JSON.parse(try #require(await outbox.next()))
+            #expect(reply["type"] == .string("error") && reply["code"] == .string("readOnly"), "\(edit): \(reply.compactText)")
+        }
+        #expect(try library.dump() == before)
+        await hub.stop()
+    }
 }

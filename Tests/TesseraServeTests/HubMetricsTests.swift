@@ -72,8 +72,10 @@ struct HubMetricsTests {
             await hub.poll()
             try await fast.drain()
         }
-        // The slow client reads everything: the plans that fit, then one merged plan.
-        while slow.outbox.count > 0, let text = await slow.outbox.next() { try slow.take(text) }
+        // The slow client reads everything: the plans that fit, then one
+        // merged plan (made once its outbox drains, by a task of the hub's).
+        let last = await hub.seq
+        while slow.seq < last, let text = await slow.outbox.next() { try slow.take(text) }
         let id = fast.replica.sections[0].ids[0]
         await hub.receive(#"{"type":"rename","request":1,"id":"\#(id)","title":"Renamed"}"#, from: fast.id)
         await hub.receive(#"{"type":"rename","request":2,"id":"\#(id)","title":"Nope"}"#, from: slow.id)

@@ -408,7 +408,18 @@ package actor ServeHub {
         out.raw(",\"sections\":"); out.sections(result)
         out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: result)
         if session.wantsIDs { out.raw(",\"ids\":"); out.ids(result) }
-        out.raw(",\"editable\":"); out.bool(session.canEdit)
+        // Editable when the client may edit and the list allows an edit;
+        // `edits` names the ones it allows.
+        let allowed = configuration.allowedEdits
+        out.raw(",\"editable\":"); out.bool(session.canEdit && !allowed.isEmpty)
+        out.raw(",\"edits\":[")
+        var first = true
+        for (edit, name) in [(LiveList.Edits.move, "move"), (.rename, "rename"), (.delete, "delete"), (.add, "add")] where session.canEdit && allowed.contains(edit) {
+            if !first { out.raw(",") }
+            first = false
+            out.string(name)
+        }
+        out.raw("]")
         out.raw("}")
         return out.text
     }
