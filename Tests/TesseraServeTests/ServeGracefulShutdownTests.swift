@@ -1,5 +1,7 @@
 import Foundation
 import TesseraRender
+import Hummingbird
+import TesseraSQLite
 import TesseraTestTraits
 import Testing
 @testable import TesseraServe
@@ -56,4 +58,41 @@ struct ServeGracefulShutdownTests {
         #expect(status == 0)
         #expect(stderr == "tessera: stopped serving\n")
     }
+
+    @Test("a list runs once: run() while it runs or after it stopped throws; a client that connects after it stopped is told so and closed with 1001")
+    func runsOnce() async throws {
+        let library = try HubLibrary(photos: 20)
+        let list = try LiveList(
+            database: library.path, table: "photo",
+            columns: LiveList.Columns(section: "album", sort: "position", title: "title", order: "position")
+        )
+        let router = Router(context: LiveListRequestContext.self)
+        list.mount(on: router)
+        let path = library.path
+        try await withMountedApplication(router: router, list: list, runsList: false) { port in
+            let running = Task { try await list.run() }
+            // Until the first run holds the list, a second may be the one
+            // that runs: wait for a client to hear of a commit.
+            try await ServerTestSupport.blocking {
+                let client = try RawClient(port: port)
+                _ = try client.upgrade(host: "127.0.0.1:\(port)")
+                try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
+                _ = try client.readMessage(ofType: "snapshot")
+                try Connection(path: path).withDatabase { db in try db.execute("UPDATE photo SET title = 'x' WHERE id = 1") }
+                _ = try client.readMessage(ofType: "plan")
+            }
+            await #expect(throws: LiveListError.self) { try await list.run() }
+            running.cancel()
+            try await running.value
+            await #expect(throws: LiveListError.self) { try await list.run() }
+            let (error, close) = try await ServerTestSupport.blocking {
+                let client = try RawClient(port: port)
+                #expect(try client.upgrade(host: "127.0.0.1:\(port)").status == 101)
+                return (try client.readMessage(ofType: "error"), try client.readMessage())
+            }
+            #expect(error["code"] == .string("stopped"))
+            #expect(close == .close(code: 1001))
+        }
+    }
 }
+

@@ -64,6 +64,9 @@ public final class LiveList: Sendable {
     package let limits: Limits
     /// The clients connected now.
     private let clientCount = Atomic<Int>(0)
+    /// Where the list is in its life: 0 before ``run()``, 1 while it runs,
+    /// 2 once it has stopped.
+    private let phase = Atomic<Int>(0)
 
     /// Who may open the list and who may edit it.
     public struct Access: Sendable, Hashable {
@@ -178,8 +181,19 @@ public final class LiveList: Sendable {
     /// (or the task is cancelled), then closes every client's connection.
     ///
     /// The page and the WebSocket answer before it runs, but a client
-    /// hears of other processes' commits only while it does.
+    /// hears of other processes' commits only while it does. Once it has
+    /// stopped, a client that connects is told so (an `error` of code
+    /// `stopped`) and closed with 1001.
+    ///
+    /// - Throws: ``LiveListError`` when the list runs already or has
+    ///   stopped: a list runs once.
     public func run() async throws {
+        guard phase.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged else {
+            throw LiveListError(phase.load(ordering: .relaxed) == 1
+                ? "the live list of \(hub.schema.table) is already running: a list runs once"
+                : "the live list of \(hub.schema.table) has stopped: a list runs once; make a new one")
+        }
+        defer { phase.store(2, ordering: .relaxed) }
         await hub.start()
         do {
             try await gracefulShutdown()
@@ -311,6 +325,11 @@ public final class LiveList: Sendable {
     package func serveClient(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: (any Channel)?, canEdit: Bool) async throws {
         // Upgrades that raced past the limit together: the ones over it
         // are closed at once, before the hub knows of them.
+        if phase.load(ordering: .relaxed) == 2 {
+            try await outbound.write(.text(Self.error(code: "stopped", message: "this live list has stopped", about: nil)))
+            try await outbound.close(.goingAway, reason: "stopped")
+            return
+        }
         let count = clientCount.add(1, ordering: .relaxed).newValue
         defer { clientCount.subtract(1, ordering: .relaxed) }
         guard count <= limits.maximumClients else {

@@ -8,19 +8,28 @@ import Hummingbird
 // yet, it creates one with 30 tasks first (board.sqlite in the current
 // folder without DATABASE).
 
+/// Writes a line to standard error and exits with `status`.
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
+}
+
+let usage = "usage: LiveListExample [DATABASE] [--port N]"
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
 var port = 8080
 if let flag = arguments.firstIndex(of: "--port") {
     guard flag + 1 < arguments.count, let value = Int(arguments[flag + 1]), (0...65_535).contains(value) else {
-        print("LiveListExample: --port needs a port from 0 to 65535")
-        exit(64)
+        fail("LiveListExample: --port needs a port from 0 to 65535", status: 64)
     }
     port = value
     arguments.removeSubrange(flag...(flag + 1))
 }
 guard arguments.count <= 1, arguments.allSatisfy({ !$0.hasPrefix("-") }) else {
-    print("usage: LiveListExample [DATABASE] [--port N]")
-    exit(64)
+    fail(usage, status: 64)
 }
 let database = arguments.first ?? "board.sqlite"
 do {
@@ -33,6 +42,5 @@ do {
     }
     try await app.runService()
 } catch {
-    print("LiveListExample: \(error)")
-    exit(1)
+    fail("LiveListExample: \(error)", status: 1)
 }
