@@ -159,6 +159,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .target(name: "TesseraCommandPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .target(name: "TesseraServe", condition: .when(traits: ["LiveServer"])),
+                .target(name: "TesseraLoad", condition: .when(traits: ["LiveServer"])),
             ]
         ),
         // End-to-end tests run the built `tessera`; listing it here makes
@@ -318,6 +319,19 @@ let package = Package(
             .embedInCode("Page/live-demo.js"),
         ]
     ),
+    // `tessera bench serve`: WebSocket clients that load a live-list server
+    // on loopback and measure each change's way to each client. The
+    // command's, not the library's: TesseraServe does not link it.
+    .target(
+        name: "TesseraLoad",
+        dependencies: [
+            "TesseraCommandKit", "TesseraRender", "TesseraResultsCore", "TesseraSQLite",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ]
+    ),
     // A Hummingbird application that mounts a live list beside routes of
     // its own, using TesseraServe's public API only (Examples/LiveList).
     .executableTarget(
@@ -343,7 +357,7 @@ let package = Package(
         name: "TesseraServeTests",
         dependencies: [
             "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
-            "tessera",
+            "TesseraLoad", "tessera",
             // SplitMix64 for the seeded tests.
             "TesseraTestSupport", "TesseraTestTraits",
             .product(name: "Hummingbird", package: "hummingbird"),

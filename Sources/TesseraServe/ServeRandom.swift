@@ -1,5 +1,6 @@
 /// SplitMix64: the same numbers for the same seed. The demo library seeds
-/// its photos with it, and the load generator picks viewports and renames.
+/// its photos with it (the same algorithm as the command's `SplitMix64`,
+/// which this library product does not link).
 struct ServeRandom {
     private var state: UInt64
 

@@ -12,6 +12,7 @@ let benchServeSubcommands: [any ParsableCommand.Type] = []
 #if LiveServer
 import Foundation
 import TesseraCommandKit
+import TesseraLoad
 import TesseraServe
 
 /// `tessera bench serve`: the live list's load generator.

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraRender
+import TesseraLoad
 import TesseraServe
 import TesseraResultsCore
 import TesseraSQLite

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
+import TesseraCommandKit
 
 /// `tessera bench serve`: connects reading clients with different viewports
 /// to a live-list server on the loopback interface, has one writer rename
@@ -128,7 +129,7 @@ struct LoadSession {
     let serverPID: Int32?
     var clients: [LoadClientRecord] = []
     var writer: LoadWriterRecord?
-    var random: ServeRandom
+    var random: SplitMix64
     /// The next request number.
     var request = 0
     /// The writer's last change before the step began.
@@ -138,7 +139,7 @@ struct LoadSession {
         self.configuration = configuration
         self.connector = connector
         self.serverPID = serverPID
-        self.random = ServeRandom(seed: configuration.seed)
+        self.random = SplitMix64(seed: configuration.seed)
     }
 
     /// The viewports' sizes: a phone, a tablet upright and across, a laptop.
