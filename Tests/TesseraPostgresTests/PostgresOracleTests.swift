@@ -569,8 +569,12 @@ struct PostgresOracleTests {
         #expect(writers.flatMap(\.failed).isEmpty, "seed \(seed): writers failed: \(writers.flatMap(\.failed).prefix(5))")
         #expect(plainLog.errors.isEmpty && descendingLog.errors.isEmpty && setLog.errors.isEmpty && relationalLog.errors.isEmpty && homedState.lastError == nil,
                 "seed \(seed): errors: \(plainLog.errors + descendingLog.errors + setLog.errors + relationalLog.errors) \(homedState.lastError.map { "\($0)" } ?? "")")
-        #expect(plainLog.reports.count >= 10 && descendingLog.reports.count >= 10 && setLog.reports.count >= 5 && relationalLog.reports.count >= 5 && homedState.reports.count >= 5,
-                "seed \(seed): too few reports to tell anything")
+        // Enough reports to tell anything: 10 and 5 over ten phases, fewer
+        // over the fewer phases of a ThreadSanitizer run in CI, whose
+        // followers also merge more.
+        let many = Self.phases, few = max(1, Self.phases / 2)
+        #expect(plainLog.reports.count >= many && descendingLog.reports.count >= many && setLog.reports.count >= few && relationalLog.reports.count >= few && homedState.reports.count >= few,
+                "seed \(seed): too few reports to tell anything (\(many) and \(few) over \(Self.phases) phases)")
         // How many merged reports were patched row by row depends on how
         // the commits fell into rounds (a merge past the touched limit, a
         // TRUNCATE or a round that met a lock fetches again): the probe of
