@@ -49,6 +49,10 @@ struct LoadClientStats: Sendable {
     var failure: String?
     /// Whether the connection ended.
     var closed = false
+    /// When the client sent its `hello`, in monotonic nanoseconds.
+    var helloSent: UInt64?
+    /// When its `snapshot` arrived, in monotonic nanoseconds.
+    var snapshotArrived: UInt64?
 }
 
 /// A reading client's record, shared by its handler (on the channel's
@@ -139,12 +143,22 @@ final class LoadWriterRecord: Sendable {
     let ready: EventLoopPromise<Void>
     /// The channel, once connected.
     let channel = PThreadMutex<Channel?>(nil)
+    /// Whether the writer knows the item ids already (a table of the
+    /// run's own), and does not ask the server for them.
+    let knowsIDs: Bool
 
-    init(ready: EventLoopPromise<Void>) { self.ready = ready }
+    /// Creates the record; with `ids`, the writer renames those and asks
+    /// the server for none.
+    init(ready: EventLoopPromise<Void>, ids: [String]?) {
+        self.ready = ready
+        knowsIDs = ids != nil
+        if let ids { stats.withLock { $0.ids = ids } }
+    }
 
-    /// The `hello` the writer sends: a list viewport, with every item id.
+    /// The `hello` the writer sends: a list viewport, with every item id
+    /// unless it knows them.
     var hello: String {
-        #"{"type":"hello","layout":"list","viewport":[0,0,390,844],"ids":true,"resume":null}"#
+        #"{"type":"hello","layout":"list","viewport":[0,0,390,844],"ids":\#(!knowsIDs),"resume":null}"#
     }
 }
 
@@ -161,7 +175,9 @@ final class LoadClientHandler: ChannelInboundHandler {
     init(record: LoadClientRecord) { self.record = record }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { send(record.hello, context: context) }
+        guard context.channel.isActive else { return }
+        record.stats.withLock { $0.helloSent = loadNow() }
+        send(record.hello, context: context)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -222,6 +238,7 @@ final class LoadClientHandler: ChannelInboundHandler {
                 stats.seq = seq
             case .snapshot:
                 stats.seq = head.seq
+                stats.snapshotArrived = time
                 stats.contentHeight = message.withUnsafeReadableBytes { Self.contentHeight(in: $0) } ?? 0
                 reply = record.viewport(contentHeight: stats.contentHeight)
             case .elements:
@@ -312,19 +329,21 @@ final class LoadWriterHandler: ChannelInboundHandler {
         switch head.kind {
         case .snapshot:
             let text = String(buffer: message)
+            let knowsIDs = record.knowsIDs
             var ids: [String] = []
-            if case .object(let fields)? = try? JSON.parse(text), let value = fields.first(where: { $0.key == "ids" })?.value, case .array(let sections) = value {
+            if !knowsIDs, case .object(let fields)? = try? JSON.parse(text), let value = fields.first(where: { $0.key == "ids" })?.value, case .array(let sections) = value {
                 for section in sections {
                     guard case .array(let items) = section else { continue }
                     for case .string(let id) in items { ids.append(id) }
                 }
             }
             let editable = !text.contains(#""editable":false"#)
-            record.stats.withLock { stats in
-                stats.ids = ids
+            let hasIDs = record.stats.withLock { stats in
+                if !knowsIDs { stats.ids = ids }
                 stats.lastSeq = head.seq
+                return !stats.ids.isEmpty
             }
-            if ids.isEmpty {
+            if !hasIDs {
                 fail("the writer's snapshot lists no item ids (the list is empty, or the server does not send ids)")
             } else if !editable {
                 fail("the server does not let the writer edit (its snapshot says editable: false; give the token in --url)")

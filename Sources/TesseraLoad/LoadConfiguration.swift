@@ -118,6 +118,17 @@ package struct LoadConfiguration: Sendable {
     package var target: LoadTarget?
     /// The demo library's photos when the child server is started.
     package var photos: Int = 10_000
+    /// With a count, the child server shows a table of its own of this
+    /// many rows (see ``LoadTable``) in place of the demo library, and the
+    /// run measures it first (start, first snapshot, another process's
+    /// commits, renames, memory; see ``LoadTableReport``).
+    package var rows: Int?
+    /// The table's sections, with ``rows``; `nil` for
+    /// ``defaultSections`` (or one per row when there are fewer rows).
+    package var sections: Int?
+    /// Whether the table gets a change log, with ``rows`` (`false`
+    /// measures what other processes' commits cost without one).
+    package var changeLog = true
     /// Client counts to ramp through, ascending; empty for one run of
     /// ``clients``.
     package var ramp: [Int] = []
@@ -144,6 +155,10 @@ package struct LoadConfiguration: Sendable {
     package static let secondsRange = 1.0...3_600.0
     /// The demo library's sizes (those `tessera serve --photos` accepts).
     package static let photoRange = 1...1_000_000
+    /// The table sizes `--rows` accepts.
+    package static let rowRange = 1...10_000_000
+    /// The table's sections unless told: at most one per row.
+    package static let defaultSections = 1_000
 
     /// The running executable (`/proc/self/exe`), or the first argument.
     package static var currentExecutable: String {
@@ -161,6 +176,16 @@ package struct LoadConfiguration: Sendable {
         guard Self.photoRange.contains(photos) else { throw usage("--photos \(photos): expected \(Self.photoRange.lowerBound) to \(Self.photoRange.upperBound)") }
         if serverPID != nil, target == nil { throw usage("--server-pid goes with --url (without --url, the server is a child and its pid is known)") }
         if let serverPID, serverPID <= 0 { throw usage("--server-pid \(serverPID): expected a process id") }
+        if let rows {
+            guard target == nil else { throw usage("--rows and --url: --rows starts a server on a table of its own, --url loads one already running; give one") }
+            guard Self.rowRange.contains(rows) else { throw usage("--rows \(rows): expected \(Self.rowRange.lowerBound) to \(Self.rowRange.upperBound)") }
+            if let sections, !(1...rows).contains(sections) {
+                throw usage("--sections \(sections): expected 1 to \(rows) (the rows; every section holds at least one)")
+            }
+        } else {
+            if let sections { throw usage("--sections \(sections) goes with --rows (the demo library has its albums)") }
+            if !changeLog { throw usage("--no-change-log goes with --rows (the demo library is served without one)") }
+        }
         for count in ramp where !Self.clientRange.contains(count) {
             throw usage("--ramp \(count): each count is from \(Self.clientRange.lowerBound) to \(Self.clientRange.upperBound)")
         }

@@ -132,6 +132,11 @@ package struct LoadReport: Sendable {
     package var steps: [LoadStepReport]
     /// What the reader should know.
     package var notes: [String]
+    /// The time from spawning the server to its printed address, in
+    /// seconds, when the run started it.
+    package var startSeconds: Double?
+    /// With `--rows`: what was measured on the table before the load.
+    package var table: LoadTableReport?
 
     /// Creates a report.
     package init(url: String, startedServer: Bool, serverPID: Int32?, photos: Int?, rate: Double, seconds: Double, threads: Int,
@@ -155,14 +160,22 @@ package struct LoadReport: Sendable {
         return steps.filter { step in step.isExact && (step.latency.map { $0.p99 * 1_000 <= limit } ?? false) }.map(\.clients).max()
     }
 
-    /// Whether every step delivered every change exactly once.
-    package var isExact: Bool { steps.allSatisfy(\.isExact) }
+    /// Whether every step (and, with a table, every commit and rename
+    /// measured on it) delivered every change exactly once.
+    package var isExact: Bool { steps.allSatisfy(\.isExact) && (table?.isExact ?? true) }
 
     /// The report as a table for a person.
     package var text: String {
         var lines: [String] = []
-        let server = startedServer ? "tessera serve (pid \(serverPID.map(String.init) ?? "?"), \(photos ?? 0) photos)" : "the server at \(url)"
+        let shows = table.map { "a table of \($0.rows) rows" } ?? "\(photos ?? 0) photos"
+        let server = startedServer ? "tessera serve (pid \(serverPID.map(String.init) ?? "?"), \(shows))" : "the server at \(url)"
         lines.append("tessera bench serve: \(server), \(Self.number(rate)) renames/s for \(Self.number(seconds)) s per run, \(threads) client threads")
+        if let table {
+            lines.append("")
+            lines += table.lines(startSeconds: startSeconds)
+        } else if let startSeconds {
+            lines.append("started in \(Self.number(startSeconds)) s (from spawning tessera serve to its address)")
+        }
         for step in steps {
             lines.append("")
             lines.append("\(step.clients) clients (+1 writer)")
@@ -205,10 +218,7 @@ package struct LoadReport: Sendable {
         func optional(_ value: Double?) -> JSON { value.map(JSON.double) ?? .null }
         func optional(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
         let steps: [JSON] = self.steps.map { step in
-            let latency: JSON = step.latency.map { latency in
-                .object([("count", .int(latency.count)), ("p50Seconds", .double(latency.p50)), ("p90Seconds", .double(latency.p90)),
-                         ("p99Seconds", .double(latency.p99)), ("maxSeconds", .double(latency.max))])
-            } ?? .null
+            let latency = Self.json(step.latency)
             return .object([
                 ("clients", .int(step.clients)), ("edits", .int(step.edits)), ("done", .int(step.done)), ("editErrors", .int(step.editErrors)),
                 ("changes", .int(step.changes)), ("plans", .int(step.plans)), ("plansExpected", .int(step.clients * step.changes)),
@@ -226,9 +236,18 @@ package struct LoadReport: Sendable {
             ("url", .string(url)), ("startedServer", .bool(startedServer)), ("serverPID", optional(serverPID.map(Int.init))),
             ("photos", optional(photos)), ("rate", .double(rate)), ("seconds", .double(seconds)), ("threads", .int(threads)),
             ("rampLimitMilliseconds", optional(rampLimitMilliseconds)), ("largestWithinLimit", optional(largestWithinLimit)),
+            ("startSeconds", optional(startSeconds)), ("table", table?.json ?? .null),
             ("exact", .bool(isExact)), ("steps", .array(steps)), ("notes", .array(notes.map(JSON.string))),
         ])
         return object.compactText
+    }
+
+    /// A latency as JSON: count, p50Seconds, p90Seconds, p99Seconds and
+    /// maxSeconds, or null.
+    static func json(_ latency: LoadLatency?) -> JSON {
+        guard let latency else { return .null }
+        return .object([("count", .int(latency.count)), ("p50Seconds", .double(latency.p50)), ("p90Seconds", .double(latency.p90)),
+                        ("p99Seconds", .double(latency.p99)), ("maxSeconds", .double(latency.max))])
     }
 
     /// A number without a needless fraction.

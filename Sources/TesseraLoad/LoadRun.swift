@@ -32,6 +32,11 @@ package struct LoadRun: Sendable {
     /// seconds.
     static let drainTimeout = 15.0
 
+    /// With `--rows`: the hellos sent one at a time.
+    package static let sequentialHellos = 10
+    /// With `--rows`: the commits, and the renames, made one at a time.
+    package static let probeChanges = 20
+
     /// Runs the load and reports it.
     ///
     /// It blocks the calling thread for the whole run (it waits on the
@@ -40,15 +45,27 @@ package struct LoadRun: Sendable {
     /// thread, never from async code, where it would hold one of the few
     /// threads of Swift concurrency's cooperative pool.
     ///
-    /// - Parameter progress: Gets the fraction done and what runs (a
-    ///   terminal's progress line).
+    /// With ``LoadConfiguration/rows``, it first writes the table, starts
+    /// the server on it, and measures (see ``LoadTableReport``): the
+    /// server's start; ``sequentialHellos`` hellos one at a time, each to
+    /// its snapshot; the clients' own hellos as they connect;
+    /// ``probeChanges`` one-row commits by this process and as many
+    /// renames, each awaited in every client; the server's memory before
+    /// the commits and after ten. Then the load runs as without it.
+    ///
+    /// - Parameters:
+    ///   - progress: Gets the fraction done and what runs (a terminal's
+    ///     progress line).
+    ///   - milestone: Gets a line for each phase of a run with a table as
+    ///     it ends (where the time goes), for standard error.
     /// - Throws: ``LoadError`` for options out of range, a file limit or port
-    ///   range too small for the clients, a server that does not start, or
-    ///   clients that cannot connect.
-    /// - Complexity: O(*c* · *r* · *s*) for *c* clients, *r* edits a second
-    ///   and *s* seconds (one record per plan received), plus sorting the
+    ///   range too small for the clients, a table that cannot be written, a
+    ///   server that does not start, or clients that cannot connect.
+    /// - Complexity: O(*n* log *n*) for a table of *n* rows, plus
+    ///   O(*c* · *r* · *s*) for *c* clients, *r* edits a second and *s*
+    ///   seconds (one record per plan received), plus sorting the
     ///   latencies.
-    package func run(progress: @escaping (Double, String) -> Void) throws(LoadError) -> LoadReport {
+    package func run(progress: @escaping (Double, String) -> Void, milestone: @escaping (String) -> Void = { _ in }) throws(LoadError) -> LoadReport {
         try configuration.validate()
         let counts = configuration.ramp.isEmpty ? [configuration.clients] : configuration.ramp
         let largest = counts.max() ?? configuration.clients
@@ -64,18 +81,51 @@ package struct LoadRun: Sendable {
             throw LoadError("\(largest) clients need \(largest + 16) local ports, and the system hands out \(ports) (net.ipv4.ip_local_port_range)")
         }
 
+        let began = loadNow()
+        func note(_ line: String) {
+            milestone(String(format: "[%7.2f s] ", Double(loadNow() - began) / 1e9) + line)
+        }
+        // The server's files (the demo library or the table) go when the
+        // run ends, after the server.
+        var folder: LoadScratchFolder?
+        defer { folder?.remove() }
         var server: LoadServerProcess?
+        defer { server?.stop() }
+        var table: LoadTable?
+        var tableReport: LoadTableReport?
         let target: LoadTarget
         if let given = configuration.target {
             target = given
         } else {
-            progress(0, "starting tessera serve (\(configuration.photos) photos)")
-            // Room for every client of the run and the writer.
-            let started = try LoadServerProcess(executable: configuration.serverExecutable, photos: configuration.photos, clients: largest + 16, timeout: 300)
+            let scratch = try LoadScratchFolder()
+            folder = scratch
+            var arguments = ["--photos", String(configuration.photos)]
+            var shows = "\(configuration.photos) photos"
+            if let rows = configuration.rows {
+                let made = LoadTable(path: scratch.url.appendingPathComponent("bench.sqlite").path, rows: rows,
+                                     sections: configuration.sections ?? LoadConfiguration.defaultSections, changeLog: configuration.changeLog)
+                note("writing \(rows) rows in \(made.sections) sections to \(made.path)")
+                let start = loadNow()
+                try made.build { written in
+                    progress(0, "writing the table: \(written) of \(rows) rows")
+                    if written % 1_000_000 == 0, written < rows { note("\(written) rows written") }
+                }
+                let seconds = Double(loadNow() - start) / 1e9
+                note("table written in \(String(format: "%.2f", seconds)) s" + (made.changeLog ? ", with its change log" : ", without a change log"))
+                table = made
+                tableReport = LoadTableReport(rows: rows, sections: made.sections, changeLog: made.changeLog, buildSeconds: seconds)
+                arguments = made.serveArguments
+                shows = "\(rows) rows"
+            }
+            progress(0, "starting tessera serve (\(shows))")
+            // Room for every client of the run, the writer, and the hellos
+            // made one at a time (the server may not have let go of them).
+            let started = try LoadServerProcess(executable: configuration.serverExecutable, arguments: arguments, clients: largest + 16 + Self.sequentialHellos,
+                                                folder: scratch.url, timeout: 300)
             server = started
+            if table != nil { note("tessera serve printed its address after \(String(format: "%.2f", started.startSeconds)) s") }
             target = LoadTarget(address: "127.0.0.1", port: started.port, hostHeader: "127.0.0.1:\(started.port)", path: "/live")
         }
-        defer { server?.stop() }
         let serverPID = server?.pid ?? configuration.serverPID
         if serverPID == nil { notes.append("The server's CPU time and memory are not measured: give --server-pid with --url.") }
 
@@ -84,8 +134,13 @@ package struct LoadRun: Sendable {
         var session = LoadSession(configuration: configuration, connector: LoadConnector(group: group, target: target), serverPID: serverPID)
         defer { session.closeAll() }
 
+        if tableReport != nil {
+            progress(0, "\(Self.sequentialHellos) hellos, one at a time")
+            tableReport?.sequentialSnapshot = try session.sequentialSnapshots(count: Self.sequentialHellos)
+            note("\(Self.sequentialHellos) hellos answered, one at a time")
+        }
         let before = serverPID.flatMap(LoadProcessSample.read(pid:))
-        try session.connectWriter()
+        try session.connectWriter(ids: table?.ids)
         var steps: [LoadStepReport] = []
         for (number, count) in counts.enumerated() {
             let label = counts.count > 1 ? "step \(number + 1) of \(counts.count): " : ""
@@ -94,6 +149,26 @@ package struct LoadRun: Sendable {
             }
             // Memory settles once every client has its elements.
             let connected = serverPID.flatMap(LoadProcessSample.read(pid:))
+            if number == 0, let table, var report = tableReport {
+                note("\(count) clients and the writer connected")
+                report.clientSnapshot = session.clientSnapshots()
+                if let before, let connected {
+                    report.residentPerClient = Double(connected.residentBytes - before.residentBytes) / Double(count)
+                }
+                report.residentBeforeCommits = serverPID.flatMap(LoadProcessSample.read(pid:))?.residentBytes
+                let writer = try LoadTableWriter(table: table, seed: configuration.seed)
+                progress(0, "\(Self.probeChanges) commits by this process, one at a time")
+                var afterTen: Int?
+                report.commits = try session.probeCommits(writer: writer, count: Self.probeChanges) {
+                    afterTen = serverPID.flatMap(LoadProcessSample.read(pid:))?.residentBytes
+                }
+                report.residentAfterTenCommits = afterTen
+                note("\(Self.probeChanges) commits by this process reached every client")
+                progress(0, "\(Self.probeChanges) renames, one at a time")
+                report.renames = try session.probeRenames(count: Self.probeChanges)
+                note("\(Self.probeChanges) renames reached every client")
+                tableReport = report
+            }
             var step = session.measure { fraction, text in
                 progress((Double(number) + fraction) / Double(counts.count), label + text)
             }
@@ -102,6 +177,7 @@ package struct LoadRun: Sendable {
                 step.residentAfter = connected.residentBytes
             }
             steps.append(step)
+            if tableReport != nil { note("\(count) clients: the load ran") }
             if counts.count > 1, let p99 = step.latency?.p99, p99 * 1_000 > configuration.rampLimitMilliseconds, number < counts.count - 1 {
                 notes.append("The ramp stopped after \(count) clients: p99 \(LoadReport.milliseconds(p99)) is over \(LoadReport.number(configuration.rampLimitMilliseconds)) ms.")
                 break
@@ -115,10 +191,14 @@ package struct LoadRun: Sendable {
         if server == nil, serverPID != nil {
             notes.append("The server's CPU time is read from /proc/\(serverPID!)/stat, its memory from /proc/\(serverPID!)/status (VmRSS).")
         }
-        return LoadReport(url: target.url, startedServer: server != nil, serverPID: serverPID, photos: server != nil ? configuration.photos : nil,
-                          rate: configuration.rate, seconds: configuration.seconds, threads: System.coreCount,
-                          rampLimitMilliseconds: configuration.ramp.isEmpty ? nil : configuration.rampLimitMilliseconds,
-                          steps: steps, notes: notes)
+        var report = LoadReport(url: target.url, startedServer: server != nil, serverPID: serverPID,
+                                photos: server != nil && table == nil ? configuration.photos : nil,
+                                rate: configuration.rate, seconds: configuration.seconds, threads: System.coreCount,
+                                rampLimitMilliseconds: configuration.ramp.isEmpty ? nil : configuration.rampLimitMilliseconds,
+                                steps: steps, notes: notes)
+        report.startSeconds = server?.startSeconds
+        report.table = tableReport
+        return report
     }
 }
 
@@ -147,10 +227,11 @@ struct LoadSession {
     /// The layouts, taken in turn.
     static let layouts = ["flow", "list", "column"]
 
-    /// Connects the writer and waits for its snapshot.
-    mutating func connectWriter() throws(LoadError) {
+    /// Connects the writer and waits for its snapshot; with `ids`, the
+    /// writer renames those and asks the server for none.
+    mutating func connectWriter(ids: [String]?) throws(LoadError) {
         let loop = connector.group.next()
-        let record = LoadWriterRecord(ready: loop.makePromise())
+        let record = LoadWriterRecord(ready: loop.makePromise(), ids: ids)
         writer = record
         let channel = connector.connect(makeHandler: { LoadWriterHandler(record: record) }, onFailure: { reason in
             record.ready.fail(LoadError("the writer: \(reason)"))

@@ -55,33 +55,29 @@ package struct LoadProcessSample: Sendable, Equatable {
     }
 }
 
-/// `tessera serve --port 0` as a child process on a fresh demo library in a
-/// temporary folder of its own, ended when the run ends.
+/// `tessera serve --port 0` as a child process, showing a fresh demo
+/// library or a table of the run's own in a folder the run owns (see
+/// ``LoadScratchFolder``), ended when the run ends.
 ///
 /// Starting and stopping it block the calling thread (they poll the child
-/// and wait for it to exit): ``LoadRun/run(progress:)`` calls them on its
-/// own thread, never from async code.
+/// and wait for it to exit): ``LoadRun/run(progress:milestone:)`` calls them
+/// on its own thread, never from async code.
 final class LoadServerProcess: @unchecked Sendable {
     let process = Process()
     /// Every line the server printed, standard output and error, for the
     /// error message when it fails.
     let output = LoadLines()
-    let folder: URL
 
-    /// Starts the server, holding up to `clients` clients, and waits (up
-    /// to `timeout` seconds) for the address it prints.
+    /// Starts `tessera serve --port 0` with `arguments` (what it serves),
+    /// holding up to `clients` clients, with `folder` as its temporary
+    /// folder, and waits (up to `timeout` seconds) for the address it
+    /// prints.
     ///
     /// - Throws: ``LoadError`` when the server cannot start or prints no
     ///   address in time.
-    init(executable: String, photos: Int, clients: Int, timeout: Double) throws(LoadError) {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw LoadError("cannot create the server's folder \(folder.path): \(error.localizedDescription)")
-        }
+    init(executable: String, arguments: [String], clients: Int, folder: URL, timeout: Double) throws(LoadError) {
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--port", "0", "--photos", String(photos), "--max-clients", String(clients)]
+        process.arguments = ["serve"] + arguments + ["--port", "0", "--max-clients", String(clients)]
         // The demo library is seeded in the temporary folder: a folder of
         // the run's own keeps it fresh and apart from any other server.
         var environment = ProcessInfo.processInfo.environment
@@ -91,6 +87,7 @@ final class LoadServerProcess: @unchecked Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
+        spawned = loadNow()
         do {
             try process.run()
         } catch {
@@ -99,33 +96,50 @@ final class LoadServerProcess: @unchecked Sendable {
         let output = self.output
         let reader = pipe.fileHandleForReading
         // Reads the server's output to its end, so that it never blocks on
-        // a full pipe.
+        // a full pipe, and notes when the address arrived.
         Thread.detachNewThread {
             var rest = Data()
             while true {
                 let data = reader.availableData
                 if data.isEmpty { break }
+                let time = loadNow()
                 rest.append(data)
                 while let newline = rest.firstIndex(of: 0x0A) {
                     let line = String(decoding: rest[rest.startIndex..<newline], as: UTF8.self)
                     rest.removeSubrange(rest.startIndex...newline)
                     output.lines.withLock { $0.append(line) }
+                    if let port = Self.port(in: line) {
+                        output.address.withLock { address in
+                            if address == nil { address = (port, time) }
+                        }
+                    }
                 }
             }
         }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let port = output.lines.withLock({ lines in lines.lazy.compactMap(Self.port(in:)).first }) {
-                self.port = port
+            if let address = output.address.withLock({ $0 }) {
+                port = address.port
+                addressPrinted = address.time
                 return
             }
             guard process.isRunning else { break }
-            usleep(20_000)
+            usleep(5_000)
         }
         let said = output.lines.withLock { $0.suffix(3).joined(separator: " / ") }
         stop()
         throw LoadError("tessera serve printed no address within \(Int(timeout)) s\(said.isEmpty ? "" : ": \(said)")")
     }
+
+    /// When the process was spawned, in monotonic nanoseconds.
+    let spawned: UInt64
+    /// When its address was read from its output, in monotonic
+    /// nanoseconds.
+    private(set) var addressPrinted: UInt64 = 0
+
+    /// The time from spawning the server to reading its address, in
+    /// seconds.
+    var startSeconds: Double { Double(addressPrinted &- spawned) / 1e9 }
 
     /// The port the server listens on.
     private(set) var port = 0
@@ -141,8 +155,7 @@ final class LoadServerProcess: @unchecked Sendable {
         return port
     }
 
-    /// Ends the server (SIGTERM, then SIGKILL after 5 s) and removes its
-    /// folder.
+    /// Ends the server (SIGTERM, then SIGKILL after 5 s).
     func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
@@ -151,7 +164,6 @@ final class LoadServerProcess: @unchecked Sendable {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(at: folder)
     }
 }
 
@@ -159,6 +171,9 @@ final class LoadServerProcess: @unchecked Sendable {
 final class LoadLines: Sendable {
     /// The lines, in order.
     let lines = PThreadMutex<[String]>([])
+    /// The port of the first line naming an address, and when that line
+    /// was read.
+    let address = PThreadMutex<(port: Int, time: UInt64)?>(nil)
 }
 
 /// Raises the soft limit of open files to the hard limit.

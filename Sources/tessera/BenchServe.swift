@@ -31,7 +31,20 @@ struct BenchServe: ParsableCommand {
         resident memory before and after the clients connect are read from /proc. Loopback only: a URL whose host is \
         not 127.0.0.1, localhost or [::1] is refused. The open-file limit is raised to its hard limit; a count it \
         cannot hold is an error. With --ramp, each count runs for --seconds (20 unless given) and the largest count \
-        with p99 ≤ 100 ms and every change delivered exactly once is reported; the ramp stops at the first count over it.
+        with p99 ≤ 100 ms and every change delivered exactly once is reported; the ramp stops at the first count over it. \
+        With --rows N, the child server shows a table of the run's own in place of the demo library: a fresh SQLite file \
+        in WAL mode in a temporary folder (removed at the end, also on error) holding item(id INTEGER PRIMARY KEY, \
+        section INTEGER, rank INTEGER, title TEXT) with N rows in --sections sections, an index on (section, rank), and \
+        a change log on section and rank (tessera log install; --no-change-log leaves it out, to measure the fetch \
+        again that other processes' commits then cost), served as `tessera serve FILE --table item --section section \
+        --sort rank --title title`. Before the load it measures: the time from spawning the server to its printed \
+        address; a hello's first snapshot, over \(LoadRun.sequentialHellos) hellos one at a time (each on a new \
+        connection) and over the clients as they connect; \(LoadRun.probeChanges) one-row commits by this process \
+        through its own SQLite connection (a new title, or a move to another section, in turn), each awaited in every \
+        client before the next, from COMMIT's return to the plan's arrival at the last client and at each; \
+        \(LoadRun.probeChanges) renames through the protocol, likewise from their sending; the server's resident \
+        memory before the commits and after ten, and per client. Each phase's end is written to standard error with the \
+        time since the start.
         """
     )
 
@@ -50,6 +63,15 @@ struct BenchServe: ParsableCommand {
     @Option(parsing: .unconditional, help: "Without --url: the demo library's photos (default: 10000).")
     var photos: Int?
 
+    @Option(parsing: .unconditional, help: "Without --url and in place of --photos: serve a table of this many rows, from \(LoadConfiguration.rowRange.lowerBound) to \(LoadConfiguration.rowRange.upperBound), written for the run, and measure it first (see above).")
+    var rows: Int?
+
+    @Option(parsing: .unconditional, help: "With --rows: the table's sections, from 1 to the rows (default: \(LoadConfiguration.defaultSections), or one per row when there are fewer).")
+    var sections: Int?
+
+    @Flag(name: .customLong("no-change-log"), help: "With --rows: no change log on the table (other processes' commits are then found by fetching it again).")
+    var noChangeLog = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp("With --url: the server's process id, to read its CPU time and memory.", valueName: "pid"))
     var serverPid: Int32?
 
@@ -59,7 +81,7 @@ struct BenchServe: ParsableCommand {
     @Option(parsing: .unconditional, help: "The seed of the viewports and of the renamed items (default: 1).")
     var seed: UInt64?
 
-    @Flag(help: "Print one JSON object instead of a table: url, startedServer, serverPID, photos, rate, seconds, threads, rampLimitMilliseconds, largestWithinLimit, exact, steps (per client count: clients, edits, done, changes, plans, merged, lost, duplicated, outOfOrder, missingAtEnd, failedClients, latency {count, p50Seconds, p90Seconds, p99Seconds, maxSeconds}, serverCPU, generatorCPU, residentBytesBefore, residentBytesAfter, residentBytesPerClient, …), notes.")
+    @Flag(help: "Print one JSON object instead of a table: url, startedServer, serverPID, photos, rate, seconds, threads, rampLimitMilliseconds, largestWithinLimit, startSeconds (spawning the server to its address), table (with --rows, else null: rows, sections, changeLog, buildSeconds, sequentialSnapshot and clientSnapshot (hello to snapshot, one at a time and as the clients connect), commits and renames (each: changes, clients, lastClient and perClient latencies, plans, plansExpected, merged, lost, duplicated, exact), residentBytesBeforeCommits, residentBytesAfterTenCommits, residentBytesPerClient, exact), exact, steps (per client count: clients, edits, done, changes, plans, merged, lost, duplicated, outOfOrder, missingAtEnd, failedClients, latency, serverCPU, generatorCPU, residentBytesBefore, residentBytesAfter, residentBytesPerClient, …), notes. A latency is {count, p50Seconds, p90Seconds, p99Seconds, maxSeconds} or null.")
     var json = false
 
     func run() throws {
@@ -69,10 +91,17 @@ struct BenchServe: ParsableCommand {
             configuration.clients = clients ?? 1_000
             configuration.rate = rate ?? 20
             configuration.seconds = seconds ?? (ramp == nil ? 60 : 20)
+            if rows != nil {
+                if photos != nil { throw usage("--rows and --photos: give one (--rows serves a table of its own, --photos the demo library)") }
+                if url != nil { throw usage("--rows and --url: give one (--rows starts a server on a table of its own, --url loads one already running)") }
+            }
             if let url {
                 if photos != nil { throw usage("--photos applies when the server is started here, not with --url") }
                 configuration.target = try LoadTarget.parse(url)
             }
+            configuration.rows = rows
+            configuration.sections = sections
+            configuration.changeLog = !noChangeLog
             configuration.photos = photos ?? 10_000
             configuration.serverPID = serverPid
             configuration.seed = seed ?? 1
@@ -85,7 +114,10 @@ struct BenchServe: ParsableCommand {
             let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
             let report: LoadReport
             do {
-                report = try LoadRun(configuration: configuration).run(progress: { fraction, label in bar?.show(fraction, label) })
+                report = try LoadRun(configuration: configuration).run(progress: { fraction, label in bar?.show(fraction, label) }, milestone: { line in
+                    bar?.clear()
+                    FileHandle.standardError.write(Data((line + "\n").utf8))
+                })
             } catch {
                 bar?.clear()
                 throw error
