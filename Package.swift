@@ -390,6 +390,17 @@ if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
                            "TesseraFuzzChecks", "TesseraResultsTestSupport", "TesseraTestSupport"])
         : libraries.union(["TesseraSQLiteTests", "TesseraResultsTests", "TesseraTests", "TesseraPostgresTests",
                            "TesseraResultsTestSupport", "TesseraPostgresTestSupport", "TesseraTestTraits"])
+    // The test targets this sanitizer does not run, and the examples, leave
+    // the sanitized build: the test bundle links every test target, and each
+    // of them, built against the sanitized libraries, is compiled again
+    // (the live list's example and suites doubled both sanitized builds).
+    let runs: Set<String> = sanitizer == "address"
+        ? ["TesseraSQLiteTests", "TesseraResultsTests", "TesseraCommandTests", "TesseraFuzzCorpusTests"]
+        : ["TesseraSQLiteTests", "TesseraResultsTests", "TesseraTests", "TesseraPostgresTests"]
+    let examples: Set<String> = ["CalendarLayoutExample", "LiveListExample"]
+    package.targets.removeAll { target in
+        (target.type == .test && !runs.contains(target.name)) || examples.contains(target.name)
+    }
     for target in package.targets where checked.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
         target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
