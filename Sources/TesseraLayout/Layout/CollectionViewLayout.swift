@@ -286,6 +286,48 @@ open class CollectionViewLayout {
     /// the ones a collection view asks final attributes for.
     ///
     /// - Complexity: one rect query over the visible area.
+    /// The visible elements a batch in progress deletes, as captured from
+    /// the bounds when it began: what ``finalLayoutAttributesForDisappearingItem(at:)``
+    /// and the supplementary views' counterparts answer from.
+    package struct _DisappearingCapture {
+        var items: [IndexPath: LayoutAttributes] = [:]
+        var supplementary: [String: [IndexPath: LayoutAttributes]] = [:]
+
+        /// Nothing captured.
+        package init() {}
+
+        init(items: [IndexPath: LayoutAttributes], supplementary: [String: [IndexPath: LayoutAttributes]]) {
+            self.items = items
+            self.supplementary = supplementary
+        }
+    }
+
+    /// The disappearing elements of the batch in progress. A view that
+    /// plans one batch for several viewports captures them again for each
+    /// (``_recaptureDisappearingElements()`` with its bounds set to the
+    /// viewport, before the layout is prepared for the new state) and puts
+    /// each viewport's back before it reads that viewport's plan: pinned
+    /// headers and footers of deleted sections are where that viewport
+    /// showed them.
+    package var _disappearingCapture: _DisappearingCapture {
+        get { _DisappearingCapture(items: disappearing, supplementary: disappearingSupplementary) }
+        set {
+            disappearing = newValue.items
+            disappearingSupplementary = newValue.supplementary
+        }
+    }
+
+    /// Captures the disappearing elements of the batch in progress again,
+    /// from the environment's bounds now (the layout still answers for the
+    /// state before the batch).
+    ///
+    /// - Complexity: O(log *n* + *v*) for *v* elements in the bounds.
+    package func _recaptureDisappearingElements() {
+        disappearing = [:]
+        disappearingSupplementary = [:]
+        captureDisappearingElements()
+    }
+
     private func captureDisappearingElements() {
         guard let environment = collectionView, !deleted.isEmpty || !deletedSections.isEmpty || itemOperations?.deletesItems == true else { return }
         for attributes in layoutAttributesForElements(in: environment.bounds) {

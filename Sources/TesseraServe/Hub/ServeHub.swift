@@ -8,15 +8,17 @@ import TesseraSQLite
 import TesseraView
 
 /// The live list's hub: one results controller over the configured table,
-/// and one collection view per connected client, each with the client's
-/// layout and viewport.
+/// and one collection view per group of clients that lay the list out the
+/// same way (a layout kind and a width, see ``ServeLayoutGroup``); each
+/// client keeps only its viewport, its state and its outbox.
 ///
 /// Every report of the controller (a commit that changed the list, from a
 /// client's edit, another connection or another process) becomes change
-/// `seq`, and each client that is up to date gets a `plan` made by its own
-/// view's `performBatchUpdates`. A client whose outbox is full is behind: it
-/// gets nothing until the outbox drains, then one plan from the state it
-/// has to the current one. Messages and their errors are those of the
+/// `seq`. Each group's view takes the change once, and each of its clients
+/// that is up to date gets a `plan` for its own viewport; clients with the
+/// same viewport share one plan's text and frame. A client whose outbox is
+/// full is behind: it gets nothing until the outbox drains, then one plan
+/// from the state it has to the current one. Messages and their errors are those of the
 /// protocol article (Protocol.md).
 ///
 /// ```swift
@@ -46,6 +48,8 @@ package actor ServeHub {
     package private(set) var seq = 0
     /// The connected clients.
     var sessions: [ServeClientID: ServeSession] = [:]
+    /// The groups of clients that share a layout, each at the current list.
+    var groups: [ServeLayoutGroup.Key: ServeLayoutGroup] = [:]
     /// The last `unchanged` plan written for clients without ids, shared by
     /// every client that goes from the same state to the same one.
     var unchangedPlanCache: (fromSeq: Int, seq: Int, animated: Bool, text: String, frame: ByteBuffer)?
@@ -110,6 +114,12 @@ package actor ServeHub {
     /// The number of connected clients.
     package var clientCount: Int { sessions.count }
 
+    /// The number of clients in each group of clients that share a layout,
+    /// smallest first.
+    ///
+    /// - Complexity: O(*g* log *g*) for *g* groups.
+    package var groupSizes: [Int] { groups.values.map(\.members.count).sorted() }
+
     /// The current list: the controller's result itself (a copy shares its
     /// records), never a snapshot of it.
     var current: FetchedResult<ServeRecord> { controller.result }
@@ -162,6 +172,7 @@ package actor ServeHub {
         following = nil
         for session in sessions.values { session.outbox.close() }
         sessions.removeAll()
+        groups.removeAll()
     }
 
     /// Reads `PRAGMA data_version` once and sends the change other
@@ -218,9 +229,11 @@ package actor ServeHub {
         return (id, outbox)
     }
 
-    /// Disconnects a client: its outbox closes and its view is released.
+    /// Disconnects a client: its outbox closes, and its group's view is
+    /// released when it was the last client of the group.
     package func disconnect(_ client: ServeClientID) {
         guard let session = sessions.removeValue(forKey: client) else { return }
+        leaveGroup(session)
         session.outbox.close()
         logger.debug("client disconnected", metadata: ["client": "\(client.value)", "clients": "\(sessions.count)"])
     }
@@ -228,8 +241,10 @@ package actor ServeHub {
     /// Handles one text frame from a client: every reply, change and error
     /// goes to the outboxes. A client that is not connected is ignored.
     ///
-    /// - Complexity: O(*t*) to parse *t* characters; `hello` lays out the
-    ///   client's view (O(*n*)); `viewport` queries it (O(log *n* + *v*));
+    /// - Complexity: O(*t*) to parse *t* characters; `hello` and
+    ///   `viewport` query the client's group's view (O(log *n* + *v*)),
+    ///   after laying it out (O(*n*)) when the client is the first of its
+    ///   layout kind and width;
     ///   an edit costs its transaction plus what ``poll()`` costs for the
     ///   change it makes.
     package func receive(_ text: String, from client: ServeClientID) {
@@ -249,18 +264,60 @@ package actor ServeHub {
                 return
             }
             session.wantsIDs = ids
-            session.start(layout: layout, viewport: viewport, result: current, seq: seq, headers: schema.sectionColumn != nil)
+            session.layoutKind = layout
+            session.viewport = viewport
+            session.result = current
+            session.seq = seq
+            joinGroup(session)
             reply(to: session, snapshotMessage(for: session))
         case let .viewport(viewport, layout):
             guard session.isReady else {
                 reply(to: session, Self.errorMessage(ServeMessageError(.notReady, "send hello before viewport")))
                 return
             }
-            session.setViewport(viewport, layout: layout, headers: schema.sectionColumn != nil)
-            reply(to: session, elementsMessage(for: session))
+            session.viewport = viewport
+            session.layoutKind = layout ?? session.layoutKind
+            if session.group?.key != session.groupKey {
+                leaveGroup(session)
+                joinGroup(session)
+            }
+            if session.isBehind {
+                // Its state is behind its group's: the elements come after
+                // the merged plan, at the state that plan brings.
+                session.wantsElements = true
+            } else {
+                reply(to: session, elementsMessage(for: session))
+            }
         default:
             perform(message, from: session)
         }
+    }
+
+    /// Puts a client in the group of its layout kind and viewport, made (and
+    /// laid out, at the current list) when it is the first.
+    ///
+    /// - Complexity: O(1), or the layout's `prepare()` (O(*n*)) for a new
+    ///   group.
+    private func joinGroup(_ session: ServeSession) {
+        let key = session.groupKey
+        let group: ServeLayoutGroup
+        if let existing = groups[key] {
+            group = existing
+        } else {
+            group = ServeLayoutGroup(key: key, viewport: session.viewport, result: current, headers: schema.sectionColumn != nil)
+            groups[key] = group
+        }
+        group.members.insert(session.id)
+        session.group = group
+    }
+
+    /// Takes a client out of its group, and drops the group when it was the
+    /// last.
+    private func leaveGroup(_ session: ServeSession) {
+        guard let group = session.group else { return }
+        group.members.remove(session.id)
+        session.group = nil
+        if group.members.isEmpty, groups[group.key] === group { groups[group.key] = nil }
     }
 
     /// Puts a reply in the client's outbox; a client closed for letting
@@ -299,27 +356,103 @@ package actor ServeHub {
         batchingWrites { sendEveryClient(reports, editor: editor) }
     }
 
-    /// Sends each report, as the next change, to every client that is up
-    /// to date.
+    /// Sends each report, as the next change, to every group, and a plan to
+    /// every client that is up to date.
     private func sendEveryClient(_ reports: [ChangeReport<ServeRecord>], editor: (id: ServeClientID, animated: Bool)?) {
         for report in reports {
             let start = ContinuousClock.now
             seq += 1
             metrics.changes += 1
-            let updatedFrames = ServeUpdatedFrames(report.changeset)
-            for session in sessions.values where session.isReady && !session.isBehind {
-                guard session.outbox.hasRoomOrMarkBehind() else {
-                    session.isBehind = !session.outbox.isClosed
-                    if session.isBehind {
-                        metrics.clientsBehind += 1
-                        logger.debug("client behind: it gets one merged plan once its outbox drains", metadata: ["client": "\(session.id.value)", "seq": "\(seq)"])
-                    }
-                    continue
-                }
-                let animated = editor.map { $0.id != session.id || $0.animated } ?? true
-                send(report.changeset, old: report.old, new: report.new, to: session, animated: animated, updatedFrames: updatedFrames)
+            let change = ServeChange(report: report, seq: seq)
+            for group in groups.values {
+                send(change, to: group, editor: editor)
             }
             metrics.changeSeconds.observe(since: start)
+        }
+    }
+
+    /// Applies a change to a group's view once and sends each of its
+    /// clients that is up to date its plan: `unchanged` when the change
+    /// touches nothing in its viewport, otherwise the plan of its viewport,
+    /// written once for all the clients with the same viewport.
+    ///
+    /// - Complexity: one layout update, plus O(*v* log *k*) per distinct
+    ///   viewport and O(1) per client beyond the first of a viewport.
+    private func send(_ change: ServeChange, to group: ServeLayoutGroup, editor: (id: ServeClientID, animated: Bool)?) {
+        var planned: [ServeSession] = []
+        var viewports: [Rect] = []
+        var viewportIndex: [Rect: Int] = [:]
+        for id in group.members {
+            guard let session = sessions[id], !session.isBehind else { continue }
+            guard session.outbox.hasRoomOrMarkBehind() else {
+                session.isBehind = !session.outbox.isClosed
+                if session.isBehind {
+                    metrics.clientsBehind += 1
+                    logger.debug("client behind: it gets one merged plan once its outbox drains", metadata: ["client": "\(session.id.value)", "seq": "\(seq)"])
+                }
+                continue
+            }
+            let animated = editor.map { $0.id != session.id || $0.animated } ?? true
+            // Only items outside the viewport changed content: what the
+            // client shows stays as it is (asked before the view takes the
+            // change, at the state the frames are of).
+            if change.updatedFrames.changesNothingVisible(in: session.viewport, of: group) {
+                let fromSeq = session.seq
+                session.result = change.report.new
+                session.seq = seq
+                let (text, frame) = unchangedPlanMessage(changeset: change.report.changeset, new: change.report.new, fromSeq: fromSeq, session: session, animated: animated)
+                metrics.plansSent += 1
+                metrics.unchangedPlans += 1
+                reply(to: session, text, frame: frame)
+                continue
+            }
+            if viewportIndex[session.viewport] == nil {
+                viewportIndex[session.viewport] = viewports.count
+                viewports.append(session.viewport)
+            }
+            planned.append(session)
+        }
+        group.dataSource.result = change.report.new
+        let plans: [AnimationPlan]
+        do {
+            plans = try group.view.performBatchUpdates(change.report.changeset, animated: true, viewports: viewports)
+        } catch {
+            // A changeset the view refuses (it should not happen): show the
+            // new state without animating.
+            group.view.reloadData()
+            plans = viewports.map { viewport in
+                let size = group.view.contentSize
+                return AnimationPlan(
+                    elements: [], contentSizeBefore: size, contentSizeAfter: size,
+                    contentOffsetBefore: viewport.origin, contentOffsetAfter: viewport.origin, duration: 0,
+                    timing: group.view.animationTiming, dequeuedViews: [], recycledViews: []
+                )
+            }
+        }
+        // One text (and frame) per viewport, animation and ids asked for.
+        var written: [ServePlanTextKey: (text: String, frame: ByteBuffer)] = [:]
+        for session in planned {
+            guard let index = viewportIndex[session.viewport] else { continue }
+            let animated = editor.map { $0.id != session.id || $0.animated } ?? true
+            let key = ServePlanTextKey(viewport: index, animated: animated, ids: session.wantsIDs)
+            let message: (text: String, frame: ByteBuffer)
+            if let cached = written[key] {
+                message = cached
+            } else {
+                var plan = plans[index]
+                if !animated { plan.duration = 0 }
+                let text = planMessage(
+                    plan, changeset: change.report.changeset, old: change.report.old, new: change.report.new,
+                    fromSeq: change.seq - 1, seq: change.seq, viewportSize: session.viewport.size, group: group,
+                    wantsIDs: session.wantsIDs, sections: change.sections(planMessageSections)
+                )
+                message = (text, ServeFrameWriter.textFrame(text))
+                written[key] = message
+            }
+            session.result = change.report.new
+            session.seq = seq
+            metrics.plansSent += 1
+            reply(to: session, message.text, frame: message.frame)
         }
     }
 
@@ -327,13 +460,16 @@ package actor ServeHub {
     /// from the state it has to the current one, then the replies it
     /// waited for.
     ///
+    /// The plan is made on a view of the client's own, laid out at the
+    /// state it has (its group's view is at the current one).
+    ///
     /// - Complexity: O(*n* + *s*) for the diff (of the two results as
-    ///   snapshots), plus one batch update.
+    ///   snapshots) and the view's layout, plus one batch update.
     func catchUp(_ client: ServeClientID) {
         guard let session = sessions[client], session.isBehind else { return }
         guard session.outbox.hasRoomOrMarkBehind() else { return }
         session.isBehind = false
-        let old = session.dataSource.result
+        let old = session.result
         let new = current
         let changeset: Changeset
         do {
@@ -342,29 +478,29 @@ package actor ServeHub {
             changeset = Changeset()
         }
         metrics.mergedPlans += 1
-        send(changeset, old: old, new: new, to: session, animated: true)
+        let dataSource = ServeDataSource(result: old)
+        let view = ServeLayoutGroup.makeView(kind: session.layoutKind, viewport: session.viewport, dataSource: dataSource, headers: schema.sectionColumn != nil)
+        dataSource.result = new
+        sendOnOwnView(changeset, old: old, new: new, view: view, to: session, animated: true)
+        if session.wantsElements {
+            session.wantsElements = false
+            reply(to: session, elementsMessage(for: session))
+        }
         let held = session.heldReplies
         session.heldReplies.removeAll()
         for text in held { reply(to: session, text) }
     }
 
-    /// Applies a change to a client's view and sends the plan, bringing the
-    /// client to the current `seq`. `updatedFrames`, when given, is the
-    /// change's updated items' frames shared by the clients at its old
-    /// state.
-    private func send(
+    /// Applies a change to a view of the client's own (whose data source
+    /// already answers for `new`) and sends the plan, bringing the client
+    /// to the current `seq`.
+    private func sendOnOwnView(
         _ changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
-        to session: ServeSession, animated: Bool, updatedFrames: ServeUpdatedFrames? = nil
+        view: CollectionView, to session: ServeSession, animated: Bool
     ) {
-        guard let view = session.view else { return }
         let fromSeq = session.seq
-        session.dataSource.result = new
-        let nothingVisible = updatedFrames.map { $0.changesNothingVisible(in: view, kind: session.layoutKind) }
-            ?? Self.changesNothingVisible(changeset, in: view)
-        if nothingVisible {
-            // Only items outside the viewport changed content: the view's
-            // counts and layout stay as they are, and its plan would list
-            // every visible element as unchanged.
+        session.result = new
+        if Self.changesNothingVisible(changeset, in: view) {
             session.seq = seq
             let (text, frame) = unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated)
             metrics.plansSent += 1
@@ -376,8 +512,6 @@ package actor ServeHub {
         do {
             plan = try view.performBatchUpdates(changeset, animated: animated)
         } catch {
-            // A changeset the view refuses (it should not happen): show the
-            // new state without animating.
             let bounds = view.bounds
             view.reloadData()
             view.setBounds(bounds, animated: false)
@@ -389,24 +523,29 @@ package actor ServeHub {
         }
         session.seq = seq
         metrics.plansSent += 1
-        reply(to: session, planMessage(plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, session: session))
+        var sections = ServeEncoder(capacity: 1024)
+        sections.sections(new)
+        reply(to: session, planMessage(
+            plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
+            contentSizeSource: view, wantsIDs: session.wantsIDs, sections: sections.text
+        ))
     }
 
     // MARK: Messages
 
     /// The `snapshot` message of a client that just said `hello`.
     ///
-    /// - Complexity: O(*v*) for *v* elements in the viewport, plus O(*n*)
-    ///   when the client wants ids.
+    /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport,
+    ///   plus O(*s*) for the sections and O(*n*) when the client wants ids.
     func snapshotMessage(for session: ServeSession) -> String {
-        guard let view = session.view else { return "" }
-        let result = session.dataSource.result
+        guard let group = session.group else { return "" }
+        let result = session.result
         var out = ServeEncoder(capacity: 4096)
         out.raw("{\"type\":\"snapshot\",\"seq\":"); out.int(session.seq)
-        out.raw(",\"contentSize\":"); out.size(view.contentSize)
-        out.raw(",\"viewport\":"); out.rect(view.bounds)
+        out.raw(",\"contentSize\":"); out.size(group.view.contentSize)
+        out.raw(",\"viewport\":"); out.rect(session.viewport)
         out.raw(",\"sections\":"); out.sections(result)
-        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: result)
+        out.raw(",\"elements\":"); out.elements(group.elements(in: session.viewport), in: result)
         if session.wantsIDs { out.raw(",\"ids\":"); out.ids(result) }
         // Editable when the client may edit and the list allows an edit;
         // `edits` names the ones it allows.
@@ -424,33 +563,60 @@ package actor ServeHub {
         return out.text
     }
 
-    /// The `elements` message for a client's viewport.
+    /// The `elements` message for a client's viewport, at the state it was
+    /// last sent (its group's: a client that is behind asks after its
+    /// merged plan).
     ///
     /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport.
     func elementsMessage(for session: ServeSession) -> String {
-        guard let view = session.view else { return "" }
+        guard let group = session.group else { return "" }
         var out = ServeEncoder(capacity: 4096)
         out.raw("{\"type\":\"elements\",\"seq\":"); out.int(session.seq)
-        out.raw(",\"contentSize\":"); out.size(view.contentSize)
-        out.raw(",\"viewport\":"); out.rect(view.bounds)
-        out.raw(",\"elements\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: session.dataSource.result)
+        out.raw(",\"contentSize\":"); out.size(group.view.contentSize)
+        out.raw(",\"viewport\":"); out.rect(session.viewport)
+        out.raw(",\"elements\":"); out.elements(group.elements(in: session.viewport), in: session.result)
         out.raw("}")
         return out.text
     }
 
-    /// The `plan` message of a change, with the elements of the plan and of
-    /// the viewport after it, and the changeset when the client wants ids.
+    /// The `sections` of a plan: the new list's, written once per change.
     ///
-    /// - Complexity: O(*e* + *v* + *s*) for *e* plan elements, *v* settled
-    ///   elements and *s* sections, plus the changeset's size.
+    /// - Complexity: O(*s*) for *s* sections.
+    func planMessageSections(_ new: FetchedResult<ServeRecord>) -> String {
+        var out = ServeEncoder(capacity: 1024)
+        out.sections(new)
+        return out.text
+    }
+
+    /// The `plan` message of a change for a viewport of a group, whose view
+    /// is at the change's new state.
+    ///
+    /// - Complexity: O(*e* + *v*) for *e* plan elements and *v* settled
+    ///   elements, plus the changeset's size when the client wants ids.
     func planMessage(
         _ plan: AnimationPlan, changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
-        fromSeq: Int, session: ServeSession
+        fromSeq: Int, seq: Int, viewportSize: Size, group: ServeLayoutGroup, wantsIDs: Bool, sections: String
     ) -> String {
-        guard let view = session.view else { return "" }
+        let settled = group.elements(in: Rect(origin: plan.contentOffsetAfter, size: viewportSize))
+        return planMessage(
+            plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: settled,
+            contentSizeSource: group.view, wantsIDs: wantsIDs, sections: sections
+        )
+    }
+
+    /// The `plan` message of a change, with the elements of the plan and
+    /// the `settled` elements of the viewport after it, and the changeset
+    /// when the client wants ids.
+    ///
+    /// - Complexity: O(*e* + *v*) for *e* plan elements and *v* settled
+    ///   elements, plus the changeset's size.
+    func planMessage(
+        _ plan: AnimationPlan, changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
+        fromSeq: Int, seq: Int, settled: [LayoutAttributes], contentSizeSource: CollectionView, wantsIDs: Bool, sections: String
+    ) -> String {
         var out = ServeEncoder(capacity: 4096)
         out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
-        out.raw(",\"seq\":"); out.int(session.seq)
+        out.raw(",\"seq\":"); out.int(seq)
         out.raw(",\"animated\":"); out.bool(plan.duration > 0)
         out.raw(",\"duration\":"); out.number(plan.duration)
         out.raw(",\"timing\":"); out.string(Self.timingName(plan.timing))
@@ -466,9 +632,9 @@ package actor ServeHub {
             out.string(key)
         }
         out.raw("],\"elements\":"); out.raw(body.text)
-        out.raw(",\"settled\":"); out.elements(view.collectionViewLayout.layoutAttributesForElements(in: view.bounds), in: new)
-        out.raw(",\"sections\":"); out.sections(new)
-        if session.wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
+        out.raw(",\"settled\":"); out.elements(settled, in: new)
+        out.raw(",\"sections\":"); out.raw(sections)
+        if wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
         out.raw("}")
         return out.text
     }
@@ -484,7 +650,7 @@ package actor ServeHub {
               !changeset.itemUpdates.isEmpty, changeset.itemUpdates.count <= 64
         else { return false }
         let layout = view.collectionViewLayout
-        let shown = shownRect(of: view)
+        let shown = shownRect(of: view.bounds)
         for update in changeset.itemUpdates {
             guard update.from == update.to, let attributes = layout.layoutAttributesForItem(at: update.to) else { return false }
             if attributes.frame.intersects(shown) { return false }
@@ -492,12 +658,12 @@ package actor ServeHub {
         return true
     }
 
-    /// The rectangle a view shows, with a point of margin: an item that
-    /// only touches the bounds counts as shown.
-    static func shownRect(of view: CollectionView) -> Rect {
+    /// The rectangle a viewport shows, with a point of margin: an item that
+    /// only touches it counts as shown.
+    static func shownRect(of viewport: Rect) -> Rect {
         Rect(
-            origin: Point(x: view.bounds.origin.x - 1, y: view.bounds.origin.y - 1),
-            size: Size(width: view.bounds.size.width + 2, height: view.bounds.size.height + 2)
+            origin: Point(x: viewport.origin.x - 1, y: viewport.origin.y - 1),
+            size: Size(width: viewport.size.width + 2, height: viewport.size.height + 2)
         )
     }
 

@@ -4,7 +4,8 @@ import TesseraLayout
 import TesseraResults
 import TesseraView
 
-/// The result a client was last sent, as a collection view's data source.
+/// A list the hub shows (a group's current one, or the state a client that
+/// fell behind has), as a collection view's data source.
 ///
 /// It keeps the controller's ``FetchedResult`` itself, not a snapshot of
 /// it: taking the next state costs nothing, and the view reads counts and
@@ -38,9 +39,14 @@ final class ServeDataSource: CollectionViewDataSource {
 extension ServeDataSource: Sendable {}
 
 /// One connected client: its permission, and once it said `hello`, its
-/// layout, its viewport (the view's bounds: always the rectangle the client
-/// last sent, never moved by a change), the state it was last sent and the
-/// sequence number of that state.
+/// layout, its viewport (always the rectangle the client last sent, never
+/// moved by a change), the group of clients whose layout it shares, the
+/// state it was last sent and the sequence number of that state.
+///
+/// What a client costs beyond its outbox is these few values: the layout
+/// is its group's, and the state it was last sent is the controller's
+/// result as of then (the current one while it is up to date), which
+/// shares its storage with every other state.
 final class ServeSession {
     /// The client.
     let id: ServeClientID
@@ -49,22 +55,25 @@ final class ServeSession {
     /// Whether its edits are allowed.
     let canEdit: Bool
 
-    /// What the client asked for in `hello`, once it did.
-    var isReady = false
     /// The layout of its view.
     var layoutKind = ServeLayoutKind.flow
     /// Whether it asked for ids (`ids: true`).
     var wantsIDs = false
-    /// The client's view: its layout, its viewport, the state it shows.
-    var view: CollectionView?
-    /// The state it was last sent, as its view's data source.
-    var dataSource = ServeDataSource(result: FetchedResult())
+    /// The rectangle it last sent.
+    var viewport = Rect.zero
+    /// The clients it shares a layout with, once it said `hello`.
+    var group: ServeLayoutGroup?
+    /// The state it was last sent.
+    var result = FetchedResult<ServeRecord>()
     /// The `seq` of the state the client was last sent.
     var seq = 0
     /// Whether plans are held back until the outbox drains.
     var isBehind = false
     /// Replies that wait for the merged plan of a client that is behind.
     var heldReplies: [String] = []
+    /// Whether it asked for the elements of a viewport while it was behind:
+    /// they are sent after the merged plan, at its state.
+    var wantsElements = false
 
     /// A client that has not said `hello` yet.
     init(id: ServeClientID, outbox: ClientOutbox, canEdit: Bool) {
@@ -73,41 +82,11 @@ final class ServeSession {
         self.canEdit = canEdit
     }
 
-    /// Starts the client's view at `result` (state `seq`).
-    ///
-    /// - Complexity: the layout's `prepare()`, O(*n*).
-    func start(layout: ServeLayoutKind, viewport: Rect, result: FetchedResult<ServeRecord>, seq: Int, headers: Bool) {
-        layoutKind = layout
-        dataSource.result = result
-        let view = CollectionView(layout: layout.makeLayout(width: viewport.size.width, headers: headers), size: viewport.size)
-        view.anchorsScrollPosition = false
-        // The viewport is the client's: a change never moves it (a client
-        // keeps its own scrolling within the content, as a browser does),
-        // so every plan's offset after and its settled elements are those
-        // of the rectangle the client sent.
-        view.clampsContentOffset = false
-        view.dataSource = dataSource
-        view.reloadData()
-        view.setBounds(viewport, animated: false)
-        self.view = view
-        self.seq = seq
-        isReady = true
-    }
+    /// Whether it said `hello`.
+    var isReady: Bool { group != nil }
 
-    /// Moves the viewport, and changes the layout when `layout` differs (or
-    /// a column layout's width asks for another column count).
-    func setViewport(_ viewport: Rect, layout: ServeLayoutKind?, headers: Bool) {
-        guard let view else { return }
-        let kind = layout ?? layoutKind
-        let columnsChange = kind == .column
-            && ServeLayoutKind.columnCount(width: viewport.size.width) != ServeLayoutKind.columnCount(width: view.bounds.size.width)
-        if kind != layoutKind || columnsChange {
-            layoutKind = kind
-            view.setBounds(Rect(origin: view.bounds.origin, size: viewport.size), animated: false)
-            view.setCollectionViewLayout(kind.makeLayout(width: viewport.size.width, headers: headers), animated: false)
-        }
-        view.setBounds(viewport, animated: false)
-    }
+    /// The key of the group its layout and viewport belong in.
+    var groupKey: ServeLayoutGroup.Key { ServeLayoutGroup.Key(kind: layoutKind, viewport: viewport) }
 }
 
 @available(*, unavailable)

@@ -3,28 +3,22 @@ import TesseraLayout
 import TesseraView
 
 /// For one change that only updates items, the frames of those items per
-/// layout and width, found once and shared by every up-to-date client with
-/// the same layout and width (their views lay out the same list the same
-/// way), so that telling whether the change touches a client's viewport is
-/// a few rectangle tests instead of a layout query per client.
+/// group of clients that share a layout, found once and shared by every
+/// up-to-date client of the group, so that telling whether the change
+/// touches a client's viewport is a few rectangle tests instead of a layout
+/// query per client.
 ///
 /// A change with anything but item updates (or more than 64 of them, or
 /// one whose index path moves) has no frames: every client takes the full
 /// path, as ``ServeHub/changesNothingVisible(_:in:)`` says.
 final class ServeUpdatedFrames {
-    /// A layout's kind and the width it lays out for.
-    private struct Key: Hashable {
-        var kind: ServeLayoutKind
-        var width: Double
-    }
-
     /// The change.
     private let changeset: Changeset
     /// Whether the change only updates at most 64 items in place.
     let isEligible: Bool
-    /// The updated items' frames per layout and width; `nil` when an item
-    /// has no frame there.
-    private var frames: [Key: [Rect]?] = [:]
+    /// The updated items' frames per group; `nil` when an item has no
+    /// frame there.
+    private var frames: [ObjectIdentifier: [Rect]?] = [:]
 
     /// The frames of `changeset`'s updated items, to be found per layout.
     init(_ changeset: Changeset) {
@@ -35,20 +29,21 @@ final class ServeUpdatedFrames {
             && changeset.itemUpdates.allSatisfy { $0.from == $0.to }
     }
 
-    /// Whether the change leaves everything `view` shows as it is (a view
-    /// of a client that is at the change's old state, with a layout of
-    /// `kind`): the same answer as ``ServeHub/changesNothingVisible(_:in:)``.
+    /// Whether the change leaves everything a viewport of `group` shows as
+    /// it is, asked before the group's view takes the change: the same
+    /// answer as ``ServeHub/changesNothingVisible(_:in:)`` for a view of the
+    /// group's layout with that viewport.
     ///
     /// - Complexity: O(*u*) for *u* updated items, plus O(*u* log *n*) the
-    ///   first time for a layout and width.
-    func changesNothingVisible(in view: CollectionView, kind: ServeLayoutKind) -> Bool {
+    ///   first time for a group.
+    func changesNothingVisible(in viewport: Rect, of group: ServeLayoutGroup) -> Bool {
         guard isEligible else { return false }
-        let key = Key(kind: kind, width: view.bounds.size.width)
+        let key = ObjectIdentifier(group)
         let found: [Rect]?
         if let cached = frames[key] {
             found = cached
         } else {
-            let layout = view.collectionViewLayout
+            let layout = group.view.collectionViewLayout
             var rects: [Rect]? = []
             for update in changeset.itemUpdates {
                 guard let attributes = layout.layoutAttributesForItem(at: update.to) else {
@@ -61,7 +56,7 @@ final class ServeUpdatedFrames {
             found = rects
         }
         guard let found else { return false }
-        let shown = ServeHub.shownRect(of: view)
+        let shown = ServeHub.shownRect(of: viewport)
         return !found.contains { $0.intersects(shown) }
     }
 }
