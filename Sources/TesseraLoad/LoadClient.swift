@@ -57,7 +57,7 @@ struct LoadClientStats: Sendable {
 
 /// A reading client's record, shared by its handler (on the channel's
 /// event loop) and the run (which reads it between phases).
-final class LoadClientRecord: Sendable {
+package final class LoadClientRecord: Sendable {
     /// The client's index.
     let index: Int
     /// The layout the client asks for.
@@ -88,9 +88,21 @@ final class LoadClientRecord: Sendable {
         #"{"type":"hello","layout":"\#(layout)","viewport":[0,0,\#(Int(size.width)),\#(Int(size.height))],"ids":false,"resume":null}"#
     }
 
+    /// The largest origin a viewport may have (the protocol's limit):
+    /// in a taller list, clients scroll within its first 10,000,000
+    /// points.
+    package static let maximumOrigin = 10_000_000
+
+    /// Where a viewport `height` high scrolls to, `fraction` of the way
+    /// down content `contentHeight` high, within the protocol's limit
+    /// (``maximumOrigin``).
+    package static func scrolledOrigin(contentHeight: Double, height: Double, fraction: Double) -> Int {
+        min(maximumOrigin, Int((max(0, contentHeight - height) * fraction).rounded(.down)))
+    }
+
     /// The `viewport` the client sends once it knows the content's height.
     func viewport(contentHeight: Double) -> String {
-        let y = Int((max(0, contentHeight - size.height) * scrollFraction).rounded(.down))
+        let y = Self.scrolledOrigin(contentHeight: contentHeight, height: size.height, fraction: scrollFraction)
         return #"{"type":"viewport","viewport":[0,\#(y),\#(Int(size.width)),\#(Int(size.height))]}"#
     }
 
@@ -211,6 +223,7 @@ final class LoadClientHandler: ChannelInboundHandler {
         let head = message.withUnsafeReadableBytes { LoadMessageHead.scan($0) }
         var reply: String?
         var isReady = false
+        var refused: String?
         record.stats.withLock { stats in
             switch head.kind {
             case .plan:
@@ -248,9 +261,17 @@ final class LoadClientHandler: ChannelInboundHandler {
                 }
             case .error:
                 stats.errors += 1
+                // An error before the client is ready (its hello or
+                // viewport refused) would leave it waiting for ever.
+                if !stats.ready { refused = String(buffer: message) }
             case .done, .other:
                 break
             }
+        }
+        if let refused {
+            record.fail("the server answered \(refused)")
+            context.close(promise: nil)
+            return
         }
         if let reply { send(reply, context: context) }
         if isReady { record.ready.succeed() }

@@ -8,11 +8,22 @@ package struct LoadError: Error, CustomStringConvertible, Sendable {
     package var message: String
     /// Whether the error is bad usage (the command's status 64).
     package var isUsage: Bool
+    /// Whether the run was stopped (Ctrl-C or SIGTERM: the command's status
+    /// 130).
+    package var isInterrupted = false
 
     /// Creates an error.
     package init(_ message: String, isUsage: Bool = false) {
         self.message = message
         self.isUsage = isUsage
+    }
+
+    /// The run was stopped before its end; what it started is stopped and
+    /// its files are removed.
+    package static var interrupted: LoadError {
+        var error = LoadError("interrupted: the run stopped, its server and temporary files are gone")
+        error.isInterrupted = true
+        return error
     }
 
     /// The message.
@@ -142,6 +153,11 @@ package struct LoadConfiguration: Sendable {
     /// The latency the ramp holds to: the largest count whose p99 is at most
     /// this is reported.
     package var rampLimitMilliseconds: Double = 100
+    /// Whether the run is asked to stop (Ctrl-C): checked while the table
+    /// is written, between edits and while waiting for plans; the run then
+    /// stops its server, removes its files and throws
+    /// ``LoadError/interrupted``.
+    package var isStopped: @Sendable () -> Bool = { false }
 
     /// Creates a configuration with the defaults: 1,000 clients, 20
     /// renames a second, 60 seconds, a child server on 10,000 photos.

@@ -106,10 +106,10 @@ package struct LoadRun: Sendable {
                                      sections: configuration.sections ?? LoadConfiguration.defaultSections, changeLog: configuration.changeLog)
                 note("writing \(rows) rows in \(made.sections) sections to \(made.path)")
                 let start = loadNow()
-                try made.build { written in
+                try made.build(progress: { written in
                     progress(0, "writing the table: \(written) of \(rows) rows")
                     if written % 1_000_000 == 0, written < rows { note("\(written) rows written") }
-                }
+                }, isStopped: configuration.isStopped)
                 let seconds = Double(loadNow() - start) / 1e9
                 note("table written in \(String(format: "%.2f", seconds)) s" + (made.changeLog ? ", with its change log" : ", without a change log"))
                 table = made
@@ -172,6 +172,7 @@ package struct LoadRun: Sendable {
             var step = session.measure { fraction, text in
                 progress((Double(number) + fraction) / Double(counts.count), label + text)
             }
+            if configuration.isStopped() { throw LoadError.interrupted }
             if let before, let connected {
                 step.residentBefore = before.residentBytes
                 step.residentAfter = connected.residentBytes
@@ -306,6 +307,7 @@ struct LoadSession {
         let ownBefore = LoadProcessSample.ownCPUSeconds()
         let start = loadNow()
         for edit in 0..<edits {
+            if configuration.isStopped() { break }
             let due = start + UInt64(Double(edit) * interval * 1e9)
             let now = loadNow()
             if due > now { usleep(useconds_t(min(1_000_000, (due - now) / 1_000))) }
@@ -325,7 +327,7 @@ struct LoadSession {
         // at the last change.
         let deadline = Date().addingTimeInterval(LoadRun.drainTimeout)
         var lastSeq = startSeq
-        while Date() < deadline {
+        while Date() < deadline, !configuration.isStopped() {
             let (answered, seq) = writer.stats.withLock { stats in
                 let unanswered = stats.doneSeq[firstRequest..<(firstRequest + edits)].lazy.filter { $0 < 0 }.count
                 return (unanswered <= stats.errors - errorsBefore || stats.failure != nil, stats.lastSeq ?? 0)

@@ -109,10 +109,10 @@ extension LoadSession {
             LoadWriterHandler.send(text, on: channel)
             let what = "rename \(number + 1) of \(count) through the protocol"
             let seq = try awaitCondition(what: what) { () throws(LoadError) -> Int? in
-                let (seq, stats) = writer.stats.withLock { ($0.doneSeq[request], $0) }
+                let (seq, errorsNow, lastError, failure) = writer.stats.withLock { ($0.doneSeq[request], $0.errors, $0.lastError, $0.failure) }
                 if seq >= 0 { return seq }
-                if stats.errors > errors { throw LoadError("\(what): the server answered \(stats.lastError ?? "an error")") }
-                if let failure = stats.failure { throw LoadError("\(what): \(failure)") }
+                if errorsNow > errors { throw LoadError("\(what): the server answered \(lastError ?? "an error")") }
+                if let failure { throw LoadError("\(what): \(failure)") }
                 return nil
             }
             try awaitClients(reaching: seq, what: what)
@@ -158,6 +158,7 @@ extension LoadSession {
         let deadline = loadNow() + UInt64(Self.probeTimeout * 1e9)
         while true {
             if let value = try check() { return value }
+            if configuration.isStopped() { throw LoadError.interrupted }
             guard loadNow() < deadline else {
                 throw LoadError("\(what): not in every client within \(Int(Self.probeTimeout)) s")
             }

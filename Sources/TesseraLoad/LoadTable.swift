@@ -52,11 +52,15 @@ package struct LoadTable: Sendable {
     /// Writes the table into a new file: one transaction through one
     /// prepared statement, then the index and the change log.
     ///
-    /// - Parameter progress: Gets the rows written so far, every 100,000
-    ///   rows and at the end.
-    /// - Throws: ``LoadError`` naming the file and what failed.
+    /// - Parameters:
+    ///   - progress: Gets the rows written so far, every 100,000 rows and
+    ///     at the end.
+    ///   - isStopped: Checked every 10,000 rows: when it says so, the
+    ///     transaction is rolled back.
+    /// - Throws: ``LoadError`` naming the file and what failed, or
+    ///   ``LoadError/interrupted``.
     /// - Complexity: O(*n* log *n*) for *n* rows (the index).
-    package func build(progress: (Int) -> Void) throws(LoadError) {
+    package func build(progress: (Int) -> Void, isStopped: () -> Bool = { false }) throws(LoadError) {
         func failed(_ what: String, _ error: any Error) -> LoadError { LoadError("\(path): cannot \(what): \(error)") }
         let connection: Connection
         do {
@@ -77,9 +81,12 @@ package struct LoadTable: Sendable {
                         _ = try statement.step()
                     }
                     if id % 100_000 == 0 { progress(id) }
+                    if id % 10_000 == 0, isStopped() { throw LoadError.interrupted }
                 }
                 try db.execute("CREATE INDEX \(Self.table)_section_rank ON \(Self.table) (section, rank)")
             }
+        } catch let error as LoadError {
+            throw error
         } catch {
             throw failed("write \(rows) rows", error)
         }

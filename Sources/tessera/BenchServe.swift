@@ -44,7 +44,8 @@ struct BenchServe: ParsableCommand {
         client before the next, from COMMIT's return to the plan's arrival at the last client and at each; \
         \(LoadRun.probeChanges) renames through the protocol, likewise from their sending; the server's resident \
         memory before the commits and after ten, and per client. Each phase's end is written to standard error with the \
-        time since the start.
+        time since the start. Ctrl-C (or SIGTERM) stops a run where it is, ends its server and removes its files, with \
+        status 130.
         """
     )
 
@@ -110,6 +111,10 @@ struct BenchServe: ParsableCommand {
                 configuration.ramp = try LoadConfiguration.counts(ramp: ramp)
             }
             try configuration.validate()
+            // Ctrl-C (or SIGTERM) stops the run where it is: its server
+            // ends and its files go, with status 130.
+            catchStopSignals()
+            configuration.isStopped = { interrupted.load(ordering: .relaxed) }
             // The progress line is drawn on a terminal only.
             let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
             let report: LoadReport
@@ -125,7 +130,8 @@ struct BenchServe: ParsableCommand {
             bar?.finish()
             emit(json ? report.json : report.text)
         } catch let error as LoadError {
-            throw CommandError(error.message, exitCode: error.isUsage ? CommandError.usageExitCode : CommandError.inputExitCode)
+            let status = error.isUsage ? CommandError.usageExitCode : error.isInterrupted ? CommandError.interruptedExitCode : CommandError.inputExitCode
+            throw CommandError(error.message, exitCode: status)
         }
     }
 }
