@@ -22,7 +22,7 @@ struct BenchServeRowsTests {
         let report = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(report["exact"] == .bool(true), "\(result.stdout)")
         #expect(report["photos"] == .null)
-        #expect(Self.seconds(report["startSeconds"]).map { $0 > 0 && $0 < 300 } == true, "\(result.stdout)")
+        #expect(Self.number(report["startSeconds"]).map { $0 > 0 && $0 < 300 } == true, "\(result.stdout)")
         guard let table = report["table"], table != .null else {
             Issue.record("no table in \(result.stdout)")
             return
@@ -31,7 +31,7 @@ struct BenchServeRowsTests {
         #expect(table["sections"] == .int(10))
         #expect(table["changeLog"] == .bool(true))
         #expect(table["exact"] == .bool(true))
-        #expect(Self.seconds(table["buildSeconds"]).map { $0 > 0 } == true)
+        #expect(Self.number(table["buildSeconds"]).map { $0 > 0 } == true)
         Self.expectLatency(table["sequentialSnapshot"], count: 10, "sequentialSnapshot in \(result.stdout)")
         Self.expectLatency(table["clientSnapshot"], count: 3, "clientSnapshot in \(result.stdout)")
         for name in ["commits", "renames"] {
@@ -48,10 +48,10 @@ struct BenchServeRowsTests {
             Self.expectLatency(probe?["perClient"], count: 60, "\(name).perClient in \(result.stdout)")
             // The last client's time of a change is the largest of its
             // clients' times.
-            #expect(Self.seconds(probe?["lastClient"]?["maxSeconds"]) == Self.seconds(probe?["perClient"]?["maxSeconds"]), "\(name) in \(result.stdout)")
+            #expect(Self.number(probe?["lastClient"]?["maxSeconds"]) == Self.number(probe?["perClient"]?["maxSeconds"]), "\(name) in \(result.stdout)")
         }
         for key in ["residentBytesBeforeCommits", "residentBytesAfterTenCommits"] {
-            #expect(Self.seconds(table[key]).map { $0 > 1_000_000 } == true, "\(key) in \(result.stdout)")
+            #expect(Self.number(table[key]).map { $0 > 1_000_000 } == true, "\(key) in \(result.stdout)")
         }
         #expect(table["residentBytesPerClient"].map { $0 != .null } == true)
         guard case .array(let steps)? = report["steps"], steps.count == 1 else {
@@ -123,7 +123,7 @@ struct BenchServeRowsTests {
     /// A latency object with `count` values, its percentiles in order.
     static func expectLatency(_ latency: JSON?, count: Int, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(latency?["count"] == .int(count), "\(comment)", sourceLocation: sourceLocation)
-        let values = ["p50Seconds", "p90Seconds", "p99Seconds", "maxSeconds"].map { seconds(latency?[$0]) }
+        let values = ["p50Seconds", "p90Seconds", "p99Seconds", "maxSeconds"].map { number(latency?[$0]) }
         guard let p50 = values[0], let p90 = values[1], let p99 = values[2], let max = values[3] else {
             Issue.record("a percentile missing: \(comment)", sourceLocation: sourceLocation)
             return
@@ -132,7 +132,7 @@ struct BenchServeRowsTests {
     }
 
     /// A JSON number as a Double.
-    static func seconds(_ value: JSON?) -> Double? {
+    static func number(_ value: JSON?) -> Double? {
         if case .number(let digits)? = value { return Double(digits) }
         return nil
     }
