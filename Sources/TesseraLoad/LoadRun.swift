@@ -32,7 +32,8 @@ package struct LoadRun: Sendable {
     /// seconds.
     static let drainTimeout = 15.0
 
-    /// With `--rows`: the hellos sent one at a time.
+    /// With `--rows`: the hellos sent one at a time (the first as soon as
+    /// the server printed its address).
     package static let sequentialHellos = 10
     /// With `--rows`: the commits, and the renames, made one at a time.
     package static let probeChanges = 20
@@ -136,7 +137,9 @@ package struct LoadRun: Sendable {
 
         if tableReport != nil {
             progress(0, "\(Self.sequentialHellos) hellos, one at a time")
-            tableReport?.sequentialSnapshot = try session.sequentialSnapshots(count: Self.sequentialHellos)
+            let (latency, firstArrival) = try session.sequentialSnapshots(count: Self.sequentialHellos)
+            tableReport?.sequentialSnapshot = latency
+            if let server, let firstArrival { tableReport?.readySeconds = Double(firstArrival &- server.spawned) / 1e9 }
             note("\(Self.sequentialHellos) hellos answered, one at a time")
         }
         let before = serverPID.flatMap(LoadProcessSample.read(pid:))

@@ -15,12 +15,14 @@ extension LoadSession {
 
     /// Connects `count` clients one after the other, each closed once it
     /// has its snapshot and elements, and measures the time from each
-    /// one's `hello` to its `snapshot`.
+    /// one's `hello` to its `snapshot`; also returns when the first
+    /// snapshot arrived (monotonic nanoseconds).
     ///
     /// - Throws: ``LoadError`` when one cannot connect.
     /// - Complexity: O(`count`) connections, one at a time.
-    func sequentialSnapshots(count: Int) throws(LoadError) -> LoadLatency? {
+    func sequentialSnapshots(count: Int) throws(LoadError) -> (latency: LoadLatency?, firstArrival: UInt64?) {
         var times: [UInt64] = []
+        var firstArrival: UInt64?
         for number in 0..<count {
             let loop = connector.group.next()
             let record = LoadClientRecord(index: number, layout: "list", size: (1_024, 768), scrollFraction: 0, ready: loop.makePromise())
@@ -39,10 +41,13 @@ extension LoadSession {
                 stats.closed = true
                 return stats
             }
-            if let sent = stats.helloSent, let arrived = stats.snapshotArrived { times.append(arrived &- sent) }
+            if let sent = stats.helloSent, let arrived = stats.snapshotArrived {
+                times.append(arrived &- sent)
+                if firstArrival == nil { firstArrival = arrived }
+            }
             if let open = record.channel.withLock({ $0 }) { try? open.close().wait() }
         }
-        return LoadLatency(nanoseconds: &times)
+        return (LoadLatency(nanoseconds: &times), firstArrival)
     }
 
     /// The time from `hello` to `snapshot` over the connected reading

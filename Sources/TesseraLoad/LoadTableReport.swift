@@ -44,6 +44,10 @@ package struct LoadTableReport: Sendable {
     package var changeLog: Bool
     /// The time to write the table (rows, index, change log), in seconds.
     package var buildSeconds: Double
+    /// The time from spawning the server to the arrival of the snapshot of
+    /// the first hello, sent as soon as it printed its address (when the
+    /// list is ready to answer), in seconds.
+    package var readySeconds: Double?
     /// The time from a `hello` to its `snapshot`, over hellos sent one at a
     /// time, each on a new connection, before the clients connect.
     package var sequentialSnapshot: LoadLatency?
@@ -81,6 +85,7 @@ package struct LoadTableReport: Sendable {
         let log = changeLog ? "with a change log on \(LoadTable.loggedColumns.joined(separator: ", "))" : "without a change log"
         lines.append("table            \(rows) rows in \(sections) sections (\(LoadTable.table), SQLite in WAL mode, \(log)), written in \(LoadReport.number(buildSeconds)) s")
         if let startSeconds { lines.append("start            \(LoadReport.number(startSeconds)) s from spawning tessera serve to its address") }
+        if let readySeconds { lines.append("ready            \(LoadReport.number(readySeconds)) s from spawning it to the first hello's snapshot (the hello sent at once)") }
         func pair(_ latency: LoadLatency?) -> String {
             guard let latency else { return "none measured" }
             return "p50 \(LoadReport.milliseconds(latency.p50))  p99 \(LoadReport.milliseconds(latency.p99))  max \(LoadReport.milliseconds(latency.max))"
@@ -113,7 +118,7 @@ package struct LoadTableReport: Sendable {
         }
         return .object([
             ("rows", .int(rows)), ("sections", .int(sections)), ("changeLog", .bool(changeLog)), ("buildSeconds", .double(buildSeconds)),
-            ("sequentialSnapshot", LoadReport.json(sequentialSnapshot)), ("clientSnapshot", LoadReport.json(clientSnapshot)),
+            ("readySeconds", readySeconds.map(JSON.double) ?? .null), ("sequentialSnapshot", LoadReport.json(sequentialSnapshot)), ("clientSnapshot", LoadReport.json(clientSnapshot)),
             ("commits", probe(commits)), ("renames", probe(renames)),
             ("residentBytesBeforeCommits", optional(residentBeforeCommits)), ("residentBytesAfterTenCommits", optional(residentAfterTenCommits)),
             ("residentBytesPerClient", residentPerClient.map(JSON.double) ?? .null), ("exact", .bool(isExact)),

@@ -38,8 +38,8 @@ struct BenchServe: ParsableCommand {
         a change log on section and rank (tessera log install; --no-change-log leaves it out, to measure the fetch \
         again that other processes' commits then cost), served as `tessera serve FILE --table item --section section \
         --sort rank --title title`. Before the load it measures: the time from spawning the server to its printed \
-        address; a hello's first snapshot, over \(LoadRun.sequentialHellos) hellos one at a time (each on a new \
-        connection) and over the clients as they connect; \(LoadRun.probeChanges) one-row commits by this process \
+        address, and to the snapshot of a hello sent at once (when the list is ready); a hello's first snapshot, over \
+        \(LoadRun.sequentialHellos) hellos one at a time (each on a new connection) and over the clients as they connect; \(LoadRun.probeChanges) one-row commits by this process \
         through its own SQLite connection (a new title, or a move to another section, in turn), each awaited in every \
         client before the next, from COMMIT's return to the plan's arrival at the last client and at each; \
         \(LoadRun.probeChanges) renames through the protocol, likewise from their sending; the server's resident \
@@ -82,7 +82,7 @@ struct BenchServe: ParsableCommand {
     @Option(parsing: .unconditional, help: "The seed of the viewports and of the renamed items (default: 1).")
     var seed: UInt64?
 
-    @Flag(help: "Print one JSON object instead of a table: url, startedServer, serverPID, photos, rate, seconds, threads, rampLimitMilliseconds, largestWithinLimit, startSeconds (spawning the server to its address), table (with --rows, else null: rows, sections, changeLog, buildSeconds, sequentialSnapshot and clientSnapshot (hello to snapshot, one at a time and as the clients connect), commits and renames (each: changes, clients, lastClient and perClient latencies, plans, plansExpected, merged, lost, duplicated, exact), residentBytesBeforeCommits, residentBytesAfterTenCommits, residentBytesPerClient, exact), exact, steps (per client count: clients, edits, done, changes, plans, merged, lost, duplicated, outOfOrder, missingAtEnd, failedClients, latency, serverCPU, generatorCPU, residentBytesBefore, residentBytesAfter, residentBytesPerClient, …), notes. A latency is {count, p50Seconds, p90Seconds, p99Seconds, maxSeconds} or null.")
+    @Flag(help: "Print one JSON object instead of a table: url, startedServer, serverPID, photos, rate, seconds, threads, rampLimitMilliseconds, largestWithinLimit, startSeconds (spawning the server to its address), table (with --rows, else null: rows, sections, changeLog, buildSeconds, readySeconds (spawning the server to the first hello's snapshot), sequentialSnapshot and clientSnapshot (hello to snapshot, one at a time and as the clients connect), commits and renames (each: changes, clients, lastClient and perClient latencies, plans, plansExpected, merged, lost, duplicated, exact), residentBytesBeforeCommits, residentBytesAfterTenCommits, residentBytesPerClient, exact), exact, steps (per client count: clients, edits, done, changes, plans, merged, lost, duplicated, outOfOrder, missingAtEnd, failedClients, latency, serverCPU, generatorCPU, residentBytesBefore, residentBytesAfter, residentBytesPerClient, …), notes. A latency is {count, p50Seconds, p90Seconds, p99Seconds, maxSeconds} or null.")
     var json = false
 
     func run() throws {

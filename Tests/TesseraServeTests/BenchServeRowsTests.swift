@@ -32,6 +32,12 @@ struct BenchServeRowsTests {
         #expect(table["changeLog"] == .bool(true))
         #expect(table["exact"] == .bool(true))
         #expect(Self.number(table["buildSeconds"]).map { $0 > 0 } == true)
+        // Ready (the first hello answered) after the address was printed.
+        if let ready = Self.number(table["readySeconds"]), let start = Self.number(report["startSeconds"]) {
+            #expect(ready > start && ready < 300, "\(result.stdout)")
+        } else {
+            Issue.record("no readySeconds or startSeconds in \(result.stdout)")
+        }
         Self.expectLatency(table["sequentialSnapshot"], count: 10, "sequentialSnapshot in \(result.stdout)")
         Self.expectLatency(table["clientSnapshot"], count: 3, "clientSnapshot in \(result.stdout)")
         for name in ["commits", "renames"] {
@@ -84,6 +90,7 @@ struct BenchServeRowsTests {
         #expect(text.contains("a table of 2000 rows"), "\(text)")
         #expect(text.contains("2000 rows in 10 sections") && text.contains("without a change log"), "\(text)")
         #expect(text.contains("s from spawning tessera serve to its address"), "\(text)")
+        #expect(text.contains("s from spawning it to the first hello's snapshot"), "\(text)")
         #expect(text.contains("(10 hellos one at a time, each on a new connection)") && text.contains("(the 3 clients connecting)"), "\(text)")
         #expect(text.components(separatedBy: "per client; 60 plans of 60 expected, merged 0, lost 0, duplicated 0").count == 3, "\(text)")
         #expect(text.contains("commit → plans") && text.contains("rename → plans"), "\(text)")
