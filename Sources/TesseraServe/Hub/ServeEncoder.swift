@@ -96,7 +96,10 @@ struct ServeEncoder {
         switch attributes.category {
         case .cell:
             guard path.count == 2, path[1] >= 0, path[1] < result.numberOfRecords(inSection: section) else { return nil }
-            let record = result[path]
+            // A lazy list that cannot read the record (the store failed, or
+            // a row deleted since, read before the change is taken) has no
+            // content to show: the element is left out.
+            guard let record = try? result.record(at: path) else { return nil }
             return ElementContent(key: "i:" + record.id, isItem: true, section: section, item: path[1], title: record.title, colour: Self.colour(of: record.id))
         case .supplementaryView(ElementKind.sectionHeader):
             let name = ServeSchema.text(of: result.sections[section].value)
@@ -227,7 +230,7 @@ struct ServeEncoder {
         text += "["
         for item in 0..<result.numberOfRecords(inSection: section) {
             if item > 0 { text += "," }
-            string(result[IndexPath(item: item, section: section)].id)
+            string((try? result.record(at: IndexPath(item: item, section: section)).id) ?? "")
         }
         text += "]"
     }
@@ -263,7 +266,7 @@ struct ServeEncoder {
         for (i, path) in changeset.itemInserts.enumerated() {
             if i > 0 { text += "," }
             text += "{\"at\":"; self.path(path)
-            text += ",\"id\":"; string(new[path].id)
+            text += ",\"id\":"; string((try? new.record(at: path).id) ?? "")
             text += "}"
         }
         text += "],\"itemMoves\":"

@@ -26,7 +26,7 @@ extension ServeHub {
             refuse(ServeMessageError(.readOnly, "\(name): this list does not allow it", request: request))
             return
         }
-        poll()
+        pollNow()
         let animatedForEditor: Bool
         do throws(ServeMessageError) {
             switch message {
@@ -89,7 +89,7 @@ extension ServeHub {
         ).filter { ServeSchema.text(of: $0[0]) == id }
         guard rows.count > 1 else { return rows.first.map { ($0[0], $0[1]) } }
         guard let path = controller.result.indexPath(ofRecordWithID: id) else { return (rows[0][0], rows[0][1]) }
-        let shown = controller.result[path].key
+        guard let shown = try? controller.result.record(at: path).key else { return (rows[0][0], rows[0][1]) }
         return rows.first { $0[0] == shown }.map { ($0[0], $0[1]) } ?? (rows[0][0], rows[0][1])
     }
 

@@ -96,11 +96,19 @@ package actor ServeHub {
         let schema = try connection.withDatabase { db throws(ServeError) in try ServeSchema(configuration, database: db) }
         let controller: FetchedResultsController<ServeRecord>
         do {
-            controller = try FetchedResultsController<ServeRecord>(connection: connection, request: schema.request)
-            // Checks that the list can be read; the hub fetches again on
-            // the actor, which becomes the controller's home.
+            let lazy = schema.lazyRequest(on: connection)
+            isLazy = lazy != nil
+            controller = try FetchedResultsController<ServeRecord>(connection: connection, request: lazy ?? schema.request)
+            // Checks that the list can be read, with the request's own
+            // columns and order over no row: the hub fetches on the actor,
+            // which becomes the controller's home (a lazy fetch here would
+            // load every key twice).
+            var check = schema.request
+            check.predicate = "0"
+            check.fetchBatchSize = 0
+            let checker = try FetchedResultsController<ServeRecord>(connection: connection, request: check)
             try ServeRecord.$tableColumns.withValue(schema.tableColumns) {
-                try controller.performFetch(isolation: nil)
+                try checker.performFetch(isolation: nil)
             }
         } catch {
             throw ServeError("\(path): table \(schema.table): \(error)")
@@ -113,6 +121,10 @@ package actor ServeHub {
 
     /// The number of connected clients.
     package var clientCount: Int { sessions.count }
+
+    /// Whether the list is read lazily: the table has a change log that
+    /// covers it (``ServeSchema/lazyRequest(on:)``).
+    package nonisolated let isLazy: Bool
 
     /// The number of clients in each group of clients that share a layout,
     /// smallest first.
@@ -129,19 +141,44 @@ package actor ServeHub {
     var lastUpdateMethod: FetchedResultsController<ServeRecord>.UpdateMethod? { controller.lastUpdateMethod }
 
     /// Fetches on the actor the first time it runs there, so that the
-    /// controller reports here.
+    /// controller reports here. A table's list is lazy: the fetch reads the
+    /// sections and their counts, and every key loads in the background
+    /// (``waitUntilLoaded()``). A fetch that fails is logged, and tried
+    /// again at the next call.
     func becomeHome() {
         guard !isHome else { return }
-        isHome = true
         controller.delegate = collector
-        readingRecords {
+        let failure = readingRecords { () -> (any Error)? in
             do {
                 try controller.performFetch()
+                return nil
             } catch {
-                // The result of the fetch in `init` stays.
+                return error
             }
         }
         collector.reports.removeAll()
+        if let failure {
+            if !pollFailing {
+                logger.error("cannot read the table; the list is empty until a read succeeds", metadata: ["error": "\(failure)"])
+            }
+            pollFailing = true
+            return
+        }
+        isHome = true
+    }
+
+    /// Waits, without blocking a thread, until every key of the list is
+    /// loaded: a commit (the hub's own edit, or another process's, taken by
+    /// ``poll()``) is applied only on a loaded list, which it would
+    /// otherwise wait for on the hub's thread.
+    package func waitUntilLoaded() async {
+        becomeHome()
+        guard controller.isLoading else { return }
+        do {
+            try await controller.waitUntilLoaded()
+        } catch {
+            logger.error("cannot read the table's keys; the list keeps its last state and tries again", metadata: ["error": "\(error)"])
+        }
     }
 
     // MARK: Following
@@ -156,6 +193,7 @@ package actor ServeHub {
         logger.info("following the table", metadata: ["table": "\(schema.table)", "database": "\(configuration.databasePath)", "rows": "\(current.count)"])
         let interval = configuration.pollInterval
         following = Task { [weak self] in
+            await self?.waitUntilLoaded()
             while !Task.isCancelled {
                 guard let self else { return }
                 await self.poll()
@@ -182,7 +220,19 @@ package actor ServeHub {
     ///   table (O(*n* log *n*)) and, per up-to-date client, its view's batch
     ///   update (O(*m* + *v* log *k*), see
     ///   ``TesseraView/CollectionView/performBatchUpdates(_:animated:)-(Changeset,_)``).
-    package func poll() {
+    package func poll() async {
+        await waitUntilLoaded()
+        pollNow()
+    }
+
+    /// ``poll()`` on a list whose keys are loaded (a commit on a list still
+    /// loading would wait for it on the hub's thread).
+    func pollNow() {
+        readingRecords { pollBound() }
+    }
+
+    /// ``pollNow()`` with the records' columns bound.
+    private func pollBound() {
         becomeHome()
         let failure = readingRecords { () -> (any Error)? in
             do {
@@ -247,7 +297,15 @@ package actor ServeHub {
     ///   layout kind and width;
     ///   an edit costs its transaction plus what ``poll()`` costs for the
     ///   change it makes.
-    package func receive(_ text: String, from client: ServeClientID) {
+    package func receive(_ text: String, from client: ServeClientID) async {
+        // Records are read while it runs (a lazy list reads them when shown).
+        await ServeRecord.$tableColumns.withValue(schema.tableColumns) {
+            await handle(text, from: client)
+        }
+    }
+
+    /// ``receive(_:from:)`` with the records' columns bound.
+    private func handle(_ text: String, from client: ServeClientID) async {
         becomeHome()
         guard let session = sessions[client] else { return }
         let message: ServeMessage
@@ -289,6 +347,9 @@ package actor ServeHub {
                 reply(to: session, elementsMessage(for: session))
             }
         default:
+            // An edit commits, and a commit waits for the list's keys.
+            await waitUntilLoaded()
+            guard sessions[client] === session else { return }
             perform(message, from: session)
         }
     }
@@ -466,6 +527,11 @@ package actor ServeHub {
     /// - Complexity: O(*n* + *s*) for the diff (of the two results as
     ///   snapshots) and the view's layout, plus one batch update.
     func catchUp(_ client: ServeClientID) {
+        readingRecords { catchUpBound(client) }
+    }
+
+    /// ``catchUp(_:)`` with the records' columns bound.
+    private func catchUpBound(_ client: ServeClientID) {
         guard let session = sessions[client], session.isBehind else { return }
         guard session.outbox.hasRoomOrMarkBehind() else { return }
         session.isBehind = false

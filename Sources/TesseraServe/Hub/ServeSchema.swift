@@ -108,7 +108,8 @@ package struct ServeSchema: Sendable {
     /// controller can patch its result row by row on each commit (its
     /// records read the columns ``tableColumns`` names); a table keyed by
     /// row id is read through ``query``, which names the row id, and is
-    /// fetched again on each commit.
+    /// fetched again on each commit. The hub reads a table lazily when a
+    /// change log covers it (see ``lazyRequest(on:)``).
     package var request: FetchRequest {
         if let columns = tableColumns {
             var keys = [SortKey(Self.quoted(sortColumn), ascending: !sortDescending)]
@@ -116,6 +117,34 @@ package struct ServeSchema: Sendable {
             return FetchRequest(table: table, keyColumn: keyColumn, sortKeys: keys, sectionKey: columns.section.map(Self.quoted))
         }
         return queryRequest
+    }
+
+    /// How many records the hub's controller reads at a time when its list
+    /// is lazy (see ``lazyRequest(on:)``).
+    package static let fetchBatchSize = 256
+
+    /// The request read lazily (its sections and counts first, every key
+    /// in the background, a record when a client shows it: a table of a
+    /// million rows opens in the time of one grouped count), when the
+    /// table has a current change log that holds the columns the list
+    /// sorts and sections by under the list's key; otherwise `nil`.
+    ///
+    /// Only then: another process's commit is then patched from the log,
+    /// row by row, while without a log it is fetched again, and a lazy
+    /// list fetched again keeps no title of a row no client was shown to
+    /// compare (see FollowingOtherProcesses in TesseraResults).
+    ///
+    /// - Complexity: O(*e*) for the log's *e* entries (they are counted).
+    package func lazyRequest(on connection: Connection) -> FetchRequest? {
+        guard let columns = tableColumns,
+              let log = try? connection.changeLog(on: table), log.isCurrent,
+              log.keyColumn.lowercased() == columns.key.lowercased()
+        else { return nil }
+        let logged = Set(log.columns.map { $0.lowercased() })
+        guard logged.contains(sortColumn.lowercased()), columns.section.map({ logged.contains($0.lowercased()) }) ?? true else { return nil }
+        var request = request
+        request.fetchBatchSize = Self.fetchBatchSize
+        return request
     }
 
     /// The columns the records of a table request read, or `nil` for a

@@ -27,11 +27,12 @@ final class ServeDataSource: CollectionViewDataSource {
         result.numberOfRecords(inSection: section)
     }
 
-    /// The record's id.
+    /// The record's id, or `nil` when a lazy list cannot read its record.
     ///
-    /// - Complexity: O(log *n*).
+    /// - Complexity: O(log *n*), plus a batch read when the record is not
+    ///   kept.
     func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
-        result[indexPath].id
+        try? result.record(at: indexPath).id
     }
 }
 

@@ -43,8 +43,10 @@ import TesseraResultsCore
 /// WebSocket it connects to (its messages are in the Protocol article). A
 /// table with a change log (`tessera log install`, or
 /// `Connection.installChangeLog(on:columns:keeping:)`) has other
-/// processes' commits patched row by row; without one, such a commit makes
-/// the list fetch the table again.
+/// processes' commits patched row by row, and opens lazily (sections and
+/// counts first, keys in the background, records when shown); without
+/// one, such a commit makes the list fetch the table again, and the list
+/// reads every row before it serves.
 ///
 /// What it refuses: a WebSocket upgrade whose `Origin` is not the page's
 /// own server, one past ``Limits/maximumClients`` (an `error` of code
