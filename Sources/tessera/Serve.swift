@@ -74,7 +74,7 @@ struct Serve: ParsableCommand {
     @Option(parsing: .unconditional, help: "The port, from 0 (any free port, printed) to 65535.")
     var port: Int = 8080
 
-    @Option(name: .customLong("max-clients"), parsing: .unconditional, help: "The browsers served at once, from \(ServeLimits.maximumClientsRange.lowerBound) to \(ServeLimits.maximumClientsRange.upperBound); one more is answered 503. Each costs about 310 KiB.")
+    @Option(name: .customLong("max-clients"), parsing: .unconditional, help: "The browsers served at once, from \(ServeLimits.maximumClientsRange.lowerBound) to \(ServeLimits.maximumClientsRange.upperBound); one more is answered 503. Clients with the same layout and width share one layout of the list.")
     var maxClients: Int = ServeLimits.defaultMaximumClients
 
     @Option(parsing: .unconditional, help: "Without DATABASE: how many photos the demo library has, from \(DemoLibrary.photoCountRange.lowerBound) to \(DemoLibrary.photoCountRange.upperBound) (default: \(DemoLibrary.defaultPhotoCount)).")

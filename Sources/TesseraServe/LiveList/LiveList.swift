@@ -106,8 +106,9 @@ public final class LiveList: Sendable {
         /// The messages a client may send at once before
         /// ``messagesPerSecond`` applies.
         public var messageBurst: Double
-        /// The clients held at once: each costs its view and its layout
-        /// (about 310 KiB on the demo's 10,000 photos). An upgrade past it
+        /// The clients held at once: each costs its viewport, its state and
+        /// its queue of messages, and each group of clients with the same
+        /// layout and width one layout of the list. An upgrade past it
         /// is answered 503; one that races past it is closed (1013).
         public var maximumClients: Int
 
