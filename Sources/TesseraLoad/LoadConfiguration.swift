@@ -148,6 +148,9 @@ package struct LoadConfiguration: Sendable {
     package var serverPID: Int32?
     /// The `tessera` executable that serves when no ``target`` is given.
     package var serverExecutable: String = LoadConfiguration.currentExecutable
+    /// Whether the load runs again against ``LoadFloorServer`` (a server
+    /// that computes nothing), for ratios to it.
+    package var floor = false
     /// The seed of the clients' viewports.
     package var seed: UInt64 = 1
     /// The latency the ramp holds to: the largest count whose p99 is at most

@@ -98,7 +98,14 @@ package struct LoadStepReport: Sendable {
     /// Creates an empty step of `clients` clients.
     package init(clients: Int) { self.clients = clients }
 
-    /// The server's resident memory per connected client, in bytes.
+    /// The server's CPU time per change (its share of a core over the
+    /// step's wall time, times that time, over the changes), in seconds.
+    package var cpuSecondsPerChange: Double? {
+        guard let serverCPU, changes > 0, wallSeconds > 0 else { return nil }
+        return serverCPU * wallSeconds / Double(changes)
+    }
+
+    /// The server's resident memory per client, once they connected.
     package var residentPerClient: Double? {
         guard let residentBefore, let residentAfter, clients > 0 else { return nil }
         return Double(residentAfter - residentBefore) / Double(clients)
@@ -137,6 +144,20 @@ package struct LoadReport: Sendable {
     package var startSeconds: Double?
     /// With `--rows`: what was measured on the table before the load.
     package var table: LoadTableReport?
+    /// With `--floor`: the same client counts against the floor
+    /// (``LoadFloorServer``), in the same run.
+    package var floorSteps: [LoadStepReport]?
+
+    /// Tessera's figures over the floor's, per client count measured
+    /// against both: the server's CPU time per change, and p99.
+    package var floorRatios: [(clients: Int, cpuPerChange: Double?, p99: Double?)] {
+        guard let floorSteps else { return [] }
+        return zip(steps, floorSteps).map { tessera, floor in
+            let cpu = tessera.cpuSecondsPerChange.flatMap { ours in floor.cpuSecondsPerChange.map { ours / $0 } }
+            let p99 = tessera.latency.flatMap { ours in floor.latency.map { ours.p99 / $0.p99 } }
+            return (tessera.clients, cpu, p99)
+        }
+    }
 
     /// Creates a report.
     package init(url: String, startedServer: Bool, serverPID: Int32?, photos: Int?, rate: Double, seconds: Double, threads: Int,
@@ -178,25 +199,21 @@ package struct LoadReport: Sendable {
         }
         for step in steps {
             lines.append("")
-            lines.append("\(step.clients) clients (+1 writer)")
-            lines.append("  edits          \(step.edits) sent, \(step.done) done, \(step.editErrors) errors, \(step.unanswered) unanswered at the end; \(step.changes) changes")
-            let average = step.plans > 0 ? " (\(step.planBytes / step.plans) bytes each on average)" : ""
-            lines.append("  plans          \(step.plans) received (\(step.merged) merged); expected \(step.clients * step.changes)\(average)")
-            lines.append("  exactly once   lost \(step.lost), duplicated \(step.duplicated), out of order \(step.outOfOrder), missing at the end \(step.missingAtEnd), clients failed \(step.failedClients)")
-            if let latency = step.latency {
-                lines.append("  latency        p50 \(Self.milliseconds(latency.p50))  p90 \(Self.milliseconds(latency.p90))  p99 \(Self.milliseconds(latency.p99))  max \(Self.milliseconds(latency.max))  (\(latency.count) client-plans)")
-            } else {
-                lines.append("  latency        no plans measured")
+            lines += Self.lines(step)
+        }
+        if let floorSteps {
+            lines.append("")
+            lines.append("the floor: the same load against a server that computes nothing and broadcasts frames of the same size")
+            for step in floorSteps {
+                lines.append("")
+                lines += Self.lines(step)
             }
-            if let cpu = step.serverCPU { lines.append("  server CPU     \(Self.percent(cpu)) of one core (user+sys over \(Self.number(step.wallSeconds)) s)") }
-            if let before = step.residentBefore, let after = step.residentAfter, let perClient = step.residentPerClient {
-                lines.append("  server RSS     \(Self.mebibytes(before)) before the clients, \(Self.mebibytes(after)) with them: \(Self.kibibytes(perClient)) per client")
+            lines.append("")
+            for ratio in floorRatios {
+                let cpu = ratio.cpuPerChange.map { String(format: "%.2f×", $0) } ?? "unknown"
+                let p99 = ratio.p99.map { String(format: "%.2f×", $0) } ?? "unknown"
+                lines.append("\(ratio.clients) clients: tessera serve's CPU per change \(cpu) the floor's, its p99 \(p99)")
             }
-            lines.append("  generator CPU  \(Self.percent(step.generatorCPU)) of one core")
-            if let failure = step.writerFailure { lines.append("  writer failed  \(failure)") }
-            if let failure = step.firstFailure { lines.append("  first failure  \(failure)") }
-            if let error = step.lastEditError { lines.append("  last edit error \(error)") }
-            if step.unattributed > 0 { lines.append("  \(step.unattributed) plans of changes not made by the writer are left out of the latency") }
         }
         if let limit = rampLimitMilliseconds {
             lines.append("")
@@ -213,33 +230,68 @@ package struct LoadReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// The lines of one client count's figures.
+    static func lines(_ step: LoadStepReport) -> [String] {
+        var lines: [String] = []
+        lines.append("\(step.clients) clients (+1 writer)")
+        lines.append("  edits          \(step.edits) sent, \(step.done) done, \(step.editErrors) errors, \(step.unanswered) unanswered at the end; \(step.changes) changes")
+        let average = step.plans > 0 ? " (\(step.planBytes / step.plans) bytes each on average)" : ""
+        lines.append("  plans          \(step.plans) received (\(step.merged) merged); expected \(step.clients * step.changes)\(average)")
+        lines.append("  exactly once   lost \(step.lost), duplicated \(step.duplicated), out of order \(step.outOfOrder), missing at the end \(step.missingAtEnd), clients failed \(step.failedClients)")
+        if let latency = step.latency {
+            lines.append("  latency        p50 \(Self.milliseconds(latency.p50))  p90 \(Self.milliseconds(latency.p90))  p99 \(Self.milliseconds(latency.p99))  max \(Self.milliseconds(latency.max))  (\(latency.count) client-plans)")
+        } else {
+            lines.append("  latency        no plans measured")
+        }
+        if let cpu = step.serverCPU { lines.append("  server CPU     \(Self.percent(cpu)) of one core (user+sys over \(Self.number(step.wallSeconds)) s)") }
+        if let before = step.residentBefore, let after = step.residentAfter, let perClient = step.residentPerClient {
+            lines.append("  server RSS     \(Self.mebibytes(before)) before the clients, \(Self.mebibytes(after)) with them: \(Self.kibibytes(perClient)) per client")
+        }
+        lines.append("  generator CPU  \(Self.percent(step.generatorCPU)) of one core")
+        if let failure = step.writerFailure { lines.append("  writer failed  \(failure)") }
+        if let failure = step.firstFailure { lines.append("  first failure  \(failure)") }
+        if let error = step.lastEditError { lines.append("  last edit error \(error)") }
+        if step.unattributed > 0 { lines.append("  \(step.unattributed) plans of changes not made by the writer are left out of the latency") }
+        return lines
+    }
+
     /// The report as one JSON object.
     package var json: String {
         func optional(_ value: Double?) -> JSON { value.map(JSON.double) ?? .null }
         func optional(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
-        let steps: [JSON] = self.steps.map { step in
-            let latency = Self.json(step.latency)
-            return .object([
-                ("clients", .int(step.clients)), ("edits", .int(step.edits)), ("done", .int(step.done)), ("editErrors", .int(step.editErrors)),
-                ("changes", .int(step.changes)), ("plans", .int(step.plans)), ("plansExpected", .int(step.clients * step.changes)),
-                ("merged", .int(step.merged)), ("planBytes", .int(step.planBytes)), ("unanswered", .int(step.unanswered)), ("lost", .int(step.lost)), ("duplicated", .int(step.duplicated)),
-                ("outOfOrder", .int(step.outOfOrder)), ("missingAtEnd", .int(step.missingAtEnd)), ("clientErrors", .int(step.clientErrors)),
-                ("failedClients", .int(step.failedClients)), ("writerFailure", step.writerFailure.map(JSON.string) ?? .null), ("firstFailure", step.firstFailure.map(JSON.string) ?? .null),
-                ("unattributed", .int(step.unattributed)), ("latency", latency),
-                ("serverCPU", optional(step.serverCPU)), ("generatorCPU", .double(step.generatorCPU)),
-                ("residentBytesBefore", optional(step.residentBefore)), ("residentBytesAfter", optional(step.residentAfter)),
-                ("residentBytesPerClient", optional(step.residentPerClient)),
-                ("editSeconds", .double(step.editSeconds)), ("wallSeconds", .double(step.wallSeconds)), ("exact", .bool(step.isExact)),
-            ])
+        let steps = self.steps.map(Self.json)
+        let ratios: [JSON] = floorRatios.map { ratio in
+            .object([("clients", .int(ratio.clients)), ("cpuPerChange", optional(ratio.cpuPerChange)), ("p99", optional(ratio.p99))])
         }
         let object: JSON = .object([
             ("url", .string(url)), ("startedServer", .bool(startedServer)), ("serverPID", optional(serverPID.map(Int.init))),
             ("photos", optional(photos)), ("rate", .double(rate)), ("seconds", .double(seconds)), ("threads", .int(threads)),
             ("rampLimitMilliseconds", optional(rampLimitMilliseconds)), ("largestWithinLimit", optional(largestWithinLimit)),
             ("startSeconds", optional(startSeconds)), ("table", table?.json ?? .null),
-            ("exact", .bool(isExact)), ("steps", .array(steps)), ("notes", .array(notes.map(JSON.string))),
+            ("exact", .bool(isExact)), ("steps", .array(steps)),
+            ("floorSteps", floorSteps.map { .array($0.map(Self.json)) } ?? .null), ("floorRatios", floorSteps == nil ? .null : .array(ratios)),
+            ("notes", .array(notes.map(JSON.string))),
         ])
         return object.compactText
+    }
+
+    /// One client count's figures as JSON.
+    static func json(_ step: LoadStepReport) -> JSON {
+        func optional(_ value: Double?) -> JSON { value.map(JSON.double) ?? .null }
+        func optional(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
+        let latency = Self.json(step.latency)
+        return .object([
+            ("clients", .int(step.clients)), ("edits", .int(step.edits)), ("done", .int(step.done)), ("editErrors", .int(step.editErrors)),
+            ("changes", .int(step.changes)), ("plans", .int(step.plans)), ("plansExpected", .int(step.clients * step.changes)),
+            ("merged", .int(step.merged)), ("planBytes", .int(step.planBytes)), ("unanswered", .int(step.unanswered)), ("lost", .int(step.lost)), ("duplicated", .int(step.duplicated)),
+            ("outOfOrder", .int(step.outOfOrder)), ("missingAtEnd", .int(step.missingAtEnd)), ("clientErrors", .int(step.clientErrors)),
+            ("failedClients", .int(step.failedClients)), ("writerFailure", step.writerFailure.map(JSON.string) ?? .null), ("firstFailure", step.firstFailure.map(JSON.string) ?? .null),
+            ("unattributed", .int(step.unattributed)), ("latency", latency),
+            ("serverCPU", optional(step.serverCPU)), ("generatorCPU", .double(step.generatorCPU)),
+            ("residentBytesBefore", optional(step.residentBefore)), ("residentBytesAfter", optional(step.residentAfter)),
+            ("residentBytesPerClient", optional(step.residentPerClient)),
+            ("editSeconds", .double(step.editSeconds)), ("wallSeconds", .double(step.wallSeconds)), ("exact", .bool(step.isExact)),
+        ])
     }
 
     /// A latency as JSON: count, p50Seconds, p90Seconds, p99Seconds and

@@ -191,6 +191,13 @@ package struct LoadRun: Sendable {
                 break
             }
         }
+        var floorSteps: [LoadStepReport]?
+        if configuration.floor, let scratch = folder {
+            // Tessera's clients go first: the floor's take their places.
+            session.closeAll()
+            floorSteps = try measureFloor(counts: Array(counts.prefix(steps.count)), after: steps, largest: largest, group: group, folder: scratch, progress: progress)
+            note("the floor: the same load ran against a server that computes nothing")
+        }
         progress(1, "done")
         if server == nil, serverPID != nil {
             notes.append("The server's CPU time is read from /proc/\(serverPID!)/stat, its memory from /proc/\(serverPID!)/status (VmRSS).")
@@ -202,7 +209,51 @@ package struct LoadRun: Sendable {
                                 steps: steps, notes: notes)
         report.startSeconds = server?.startSeconds
         report.table = tableReport
+        report.floorSteps = floorSteps
         return report
+    }
+
+    /// Runs the same client counts against the floor (``LoadFloorServer``,
+    /// a child process of its own), whose plans are as long as the ones
+    /// `tessera serve` sent on average.
+    ///
+    /// - Throws: ``LoadError`` when the floor does not start or its clients
+    ///   cannot connect.
+    private func measureFloor(
+        counts: [Int], after steps: [LoadStepReport], largest: Int, group: MultiThreadedEventLoopGroup, folder: LoadScratchFolder,
+        progress: @escaping (Double, String) -> Void
+    ) throws(LoadError) -> [LoadStepReport] {
+        let plans = steps.reduce(0) { $0 + $1.plans }
+        let planBytes = plans > 0 ? steps.reduce(0) { $0 + $1.planBytes } / plans : 1_000
+        progress(0, "starting the floor (plans of \(planBytes) bytes)")
+        let floor = try LoadServerProcess(
+            executable: configuration.serverExecutable, command: ["bench", "floor-server"],
+            arguments: ["--plan-bytes", String(planBytes), "--content-height", "1000000"],
+            clients: largest + 16, folder: folder.url, timeout: 60
+        )
+        defer { floor.stop() }
+        let target = LoadTarget(address: "127.0.0.1", port: floor.port, hostHeader: "127.0.0.1:\(floor.port)", path: "/live")
+        var session = LoadSession(configuration: configuration, connector: LoadConnector(group: group, target: target), serverPID: floor.pid)
+        defer { session.closeAll() }
+        let before = LoadProcessSample.read(pid: floor.pid)
+        try session.connectWriter(ids: nil)
+        var floorSteps: [LoadStepReport] = []
+        for (number, count) in counts.enumerated() {
+            try session.connect(upTo: count) { done in
+                progress(Double(number) / Double(counts.count), "the floor: connecting clients: \(done) of \(count)")
+            }
+            let connected = LoadProcessSample.read(pid: floor.pid)
+            var step = session.measure { fraction, text in
+                progress((Double(number) + fraction) / Double(counts.count), "the floor: " + text)
+            }
+            if configuration.isStopped() { throw LoadError.interrupted }
+            if let before, let connected {
+                step.residentBefore = before.residentBytes
+                step.residentAfter = connected.residentBytes
+            }
+            floorSteps.append(step)
+        }
+        return floorSteps
     }
 }
 

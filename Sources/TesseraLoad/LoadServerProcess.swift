@@ -75,9 +75,9 @@ final class LoadServerProcess: @unchecked Sendable {
     ///
     /// - Throws: ``LoadError`` when the server cannot start or prints no
     ///   address in time.
-    init(executable: String, arguments: [String], clients: Int, folder: URL, timeout: Double) throws(LoadError) {
+    init(executable: String, command: [String] = ["serve"], arguments: [String], clients: Int, folder: URL, timeout: Double) throws(LoadError) {
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve"] + arguments + ["--port", "0", "--max-clients", String(clients)]
+        process.arguments = command + arguments + ["--port", "0", "--max-clients", String(clients)]
         // The demo library is seeded in the temporary folder: a folder of
         // the run's own keeps it fresh and apart from any other server.
         var environment = ProcessInfo.processInfo.environment
@@ -91,7 +91,7 @@ final class LoadServerProcess: @unchecked Sendable {
         do {
             try process.run()
         } catch {
-            throw LoadError("cannot start \(executable) serve: \(error.localizedDescription)")
+            throw LoadError("cannot start \(executable) \(command.joined(separator: " ")): \(error.localizedDescription)")
         }
         let output = self.output
         let reader = pipe.fileHandleForReading
@@ -179,7 +179,7 @@ final class LoadLines: Sendable {
 /// Raises the soft limit of open files to the hard limit.
 ///
 /// - Returns: The soft limit now in force.
-func raiseOpenFileLimit() -> Int {
+package func raiseOpenFileLimit() -> Int {
     var limit = rlimit()
     guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
     if limit.rlim_cur < limit.rlim_max {

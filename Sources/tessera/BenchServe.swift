@@ -2,7 +2,7 @@ import ArgumentParser
 
 #if LiveServer
 /// `bench`'s subcommands that need the live-list server's module.
-let benchServeSubcommands: [any ParsableCommand.Type] = [BenchServe.self]
+let benchServeSubcommands: [any ParsableCommand.Type] = [BenchServe.self, BenchFloorServer.self]
 #else
 /// `bench`'s subcommands that need the live-list server's module (none in
 /// a build without it).
@@ -82,7 +82,10 @@ struct BenchServe: ParsableCommand {
     @Option(parsing: .unconditional, help: "The seed of the viewports and of the renamed items (default: 1).")
     var seed: UInt64?
 
-    @Flag(help: "Print one JSON object instead of a table: url, startedServer, serverPID, photos, rate, seconds, threads, rampLimitMilliseconds, largestWithinLimit, startSeconds (spawning the server to its address), table (with --rows, else null: rows, sections, changeLog, buildSeconds, readySeconds (spawning the server to the first hello's snapshot), sequentialSnapshot and clientSnapshot (hello to snapshot, one at a time and as the clients connect), commits and renames (each: changes, clients, lastClient and perClient latencies, plans, plansExpected, merged, lost, duplicated, exact), residentBytesBeforeCommits, residentBytesAfterTenCommits, residentBytesPerClient, exact), exact, steps (per client count: clients, edits, done, changes, plans, merged, lost, duplicated, outOfOrder, missingAtEnd, failedClients, latency, serverCPU, generatorCPU, residentBytesBefore, residentBytesAfter, residentBytesPerClient, …), notes. A latency is {count, p50Seconds, p90Seconds, p99Seconds, maxSeconds} or null.")
+    @Flag(help: "Without --url: run the same load again against a floor, a WebSocket server on SwiftNIO that computes nothing and broadcasts frames of the size of tessera serve's plans, and report the server's CPU per change and the latency as ratios to it.")
+    var floor = false
+
+    @Flag(help: "Print one JSON object instead of a table: url, startedServer, serverPID, photos, rate, seconds, threads, rampLimitMilliseconds, largestWithinLimit, startSeconds (spawning the server to its address), table (with --rows, else null: rows, sections, changeLog, buildSeconds, readySeconds (spawning the server to the first hello's snapshot), sequentialSnapshot and clientSnapshot (hello to snapshot, one at a time and as the clients connect), commits and renames (each: changes, clients, lastClient and perClient latencies, plans, plansExpected, merged, lost, duplicated, exact), residentBytesBeforeCommits, residentBytesAfterTenCommits, residentBytesPerClient, exact), exact, steps (per client count: clients, edits, done, changes, plans, merged, lost, duplicated, outOfOrder, missingAtEnd, failedClients, latency, serverCPU, generatorCPU, residentBytesBefore, residentBytesAfter, residentBytesPerClient, …), floorSteps (with --floor: the same per client count against the floor, else null), floorRatios (per client count: clients, cpuPerChange and p99 as Tessera's over the floor's), notes. A latency is {count, p50Seconds, p90Seconds, p99Seconds, maxSeconds} or null.")
     var json = false
 
     func run() throws {
@@ -106,6 +109,8 @@ struct BenchServe: ParsableCommand {
             configuration.photos = photos ?? 10_000
             configuration.serverPID = serverPid
             configuration.seed = seed ?? 1
+            if floor, url != nil { throw usage("--floor applies when the server is started here, not with --url") }
+            configuration.floor = floor
             if let ramp {
                 if clients != nil { throw usage("--clients and --ramp: give one (--ramp lists the counts)") }
                 configuration.ramp = try LoadConfiguration.counts(ramp: ramp)
@@ -133,6 +138,36 @@ struct BenchServe: ParsableCommand {
             let status = error.isUsage ? CommandError.usageExitCode : error.isInterrupted ? CommandError.interruptedExitCode : CommandError.inputExitCode
             throw CommandError(error.message, exitCode: status)
         }
+    }
+}
+
+/// `tessera bench floor-server`: the floor `bench serve --floor` measures
+/// against (see ``LoadFloorServer``), run as a child process of it.
+struct BenchFloorServer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "floor-server",
+        abstract: "The floor of bench serve --floor: a WebSocket server that broadcasts fixed frames and computes nothing.",
+        shouldDisplay: false
+    )
+
+    @Option(parsing: .unconditional, help: "The size of each plan frame, in bytes.")
+    var planBytes = 1_000
+
+    @Option(parsing: .unconditional, help: "The content height snapshots say.")
+    var contentHeight = 100_000.0
+
+    @Option(parsing: .unconditional, help: "The port on 127.0.0.1 (0: any free one).")
+    var port = 0
+
+    @Option(name: .customLong("max-clients"), parsing: .unconditional, help: "Ignored (the launcher passes it to every server).")
+    var maximumClients = 0
+
+    func run() throws {
+        guard (0...65_535).contains(port), (0...(64 << 20)).contains(planBytes), contentHeight.isFinite, contentHeight >= 0 else {
+            throw CommandError("floor-server: --port, --plan-bytes or --content-height out of range", exitCode: CommandError.usageExitCode)
+        }
+        _ = raiseOpenFileLimit()
+        try LoadFloorServer(planBytes: planBytes, contentHeight: contentHeight).run(port: port)
     }
 }
 #endif
