@@ -539,7 +539,7 @@ package actor ServeHub {
         let new = current
         let changeset: Changeset
         do {
-            changeset = try diff(from: old.snapshot, to: new.snapshot)
+            changeset = try diff(from: Self.readableSnapshot(of: old, tag: "old"), to: Self.readableSnapshot(of: new, tag: "new"))
         } catch {
             changeset = Changeset()
         }
@@ -555,6 +555,26 @@ package actor ServeHub {
         let held = session.heldReplies
         session.heldReplies.removeAll()
         for text in held { reply(to: session, text) }
+    }
+
+    /// A result as a snapshot to diff, for a client catching up. A lazy
+    /// result reads its records, and one it can no longer read (a row
+    /// deleted since that state, whose record was not kept) stands as a
+    /// placeholder of its own, which the diff deletes; `snapshot` would
+    /// stop the server.
+    ///
+    /// - Complexity: O(*n*), with O(*n*) record reads when lazy.
+    static func readableSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
+        guard result.isLazy else { return result.snapshot }
+        var flat = 0
+        return Snapshot(result.sections.indices.map { section in
+            let records = (0..<result.numberOfRecords(inSection: section)).map { item in
+                defer { flat += 1 }
+                return (try? result.record(at: IndexPath(item: item, section: section)))
+                    ?? ServeRecord(id: "\u{0}unreadable \(tag) \(flat)", key: .null, section: "", title: "")
+            }
+            return (result.sections[section], records)
+        })
     }
 
     /// Applies a change to a view of the client's own (whose data source
