@@ -132,4 +132,29 @@ struct ReviewSharedLayoutTests {
         for client in clients { #expect(client.replica.sections == fresh, "seed \(seed), \(client.label)") }
         await hub.stop()
     }
+    @Test("a list client that changes only its viewport's height moves to the group of that height (the list's content is at least as tall), and its plans stay exact")
+    func listHeightChangeMovesGroup() async throws {
+        let seed = testSeed(default: 0x4E1_647)
+        print("ReviewSharedLayoutTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        // Few rows: the list is shorter than the tall viewport.
+        let library = try HubLibrary(photos: 6, albums: 2)
+        let hub = try ServeHub(configuration: library.configuration())
+        let short = try await Self.connect(hub, layout: .list, viewport: Rect(x: 0, y: 0, width: 500, height: 300), label: "short")
+        let tall = try await Self.connect(hub, layout: .list, viewport: Rect(x: 0, y: 0, width: 500, height: 1_200), label: "tall")
+        #expect(await hub.groupSizes == [1, 1])
+        await hub.receive(#"{"type":"viewport","viewport":[0,0,500,1200]}"#, from: short.id)
+        short.viewport = Rect(x: 0, y: 0, width: 500, height: 1_200)
+        try await short.drain()
+        #expect(await hub.groupSizes == [2])
+        #expect(short.checkElements().isEmpty, "\(short.checkElements().prefix(3))")
+        for step in 0..<8 {
+            try HubOracleTests.externalCommit(library, using: &random)
+            await hub.poll()
+            try await drainAndCheckElements([short, tall], step: step)
+        }
+        let fresh = try library.freshList()
+        #expect(short.replica.sections == fresh && tall.replica.sections == fresh, "seed \(seed)")
+        await hub.stop()
+    }
 }
