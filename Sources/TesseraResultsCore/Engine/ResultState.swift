@@ -62,6 +62,14 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
     /// to end; `nil` when it failed.
     var keys: _KeyColumn? { loadedKeys ?? load?.keys }
 
+    /// The rows' keys when the state is lazy and has them now, without
+    /// waiting for a load under way; `nil` otherwise.
+    var keysIfLoaded: _KeyColumn? {
+        if let loadedKeys { return loadedKeys }
+        guard let load, load.isFinished else { return nil }
+        return load.keys
+    }
+
     static var empty: _ResultState { _ResultState(sections: [], sectionStarts: [0], records: _ChunkedArray()) }
 
     /// The number of rows.

@@ -230,7 +230,7 @@ struct ServeEncoder {
         text += "["
         for item in 0..<result.numberOfRecords(inSection: section) {
             if item > 0 { text += "," }
-            string((try? result.record(at: IndexPath(item: item, section: section)).id) ?? "")
+            string(result.id(at: IndexPath(item: item, section: section)) ?? "")
         }
         text += "]"
     }
@@ -266,7 +266,7 @@ struct ServeEncoder {
         for (i, path) in changeset.itemInserts.enumerated() {
             if i > 0 { text += "," }
             text += "{\"at\":"; self.path(path)
-            text += ",\"id\":"; string((try? new.record(at: path).id) ?? "")
+            text += ",\"id\":"; string(new.id(at: path) ?? "")
             text += "}"
         }
         text += "],\"itemMoves\":"

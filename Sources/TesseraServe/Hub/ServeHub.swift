@@ -306,7 +306,10 @@ package actor ServeHub {
 
     /// ``receive(_:from:)`` with the records' columns bound.
     private func handle(_ text: String, from client: ServeClientID) async {
-        becomeHome()
+        // A lazy list whose keys are loading may have to wait for them to
+        // read a record (a page it cannot find by its index): wait here,
+        // without holding a thread, rather than in the read.
+        await waitUntilLoaded()
         guard let session = sessions[client] else { return }
         let message: ServeMessage
         do {
@@ -558,14 +561,27 @@ package actor ServeHub {
     }
 
     /// A result as a snapshot to diff, for a client catching up. A lazy
-    /// result reads its records, and one it can no longer read (a row
-    /// deleted since that state, whose record was not kept) stands as a
-    /// placeholder of its own, which the diff deletes; `snapshot` would
-    /// stop the server.
+    /// result with its keys gives them alone, read without a record: the
+    /// merged plan then moves, inserts and deletes items, and its `settled`
+    /// elements carry their titles now (a title changed meanwhile is not a
+    /// reload). A lazy result still loading reads its records, and one it
+    /// can no longer read (a row deleted since that state, whose record
+    /// was not kept) stands as a placeholder of its own, which the diff
+    /// deletes; `snapshot` would stop the server.
     ///
-    /// - Complexity: O(*n*), with O(*n*) record reads when lazy.
+    /// - Complexity: O(*n*), with no record read when the keys are there,
+    ///   else O(*n*) record reads when lazy.
     static func readableSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
         guard result.isLazy else { return result.snapshot }
+        if result.count == 0 || result.key(at: Self.firstIndexPath(of: result)) != nil {
+            return Snapshot(result.sections.indices.map { section in
+                let items = (0..<result.numberOfRecords(inSection: section)).map { item in
+                    let key = result.key(at: IndexPath(item: item, section: section)) ?? .null
+                    return ServeRecord(id: ServeSchema.text(of: key), key: key, section: "", title: "")
+                }
+                return (result.sections[section], items)
+            })
+        }
         var flat = 0
         return Snapshot(result.sections.indices.map { section in
             let records = (0..<result.numberOfRecords(inSection: section)).map { item in
@@ -575,6 +591,14 @@ package actor ServeHub {
             }
             return (result.sections[section], records)
         })
+    }
+
+    /// The index path of a result's first record.
+    ///
+    /// - Precondition: the result has a record.
+    static func firstIndexPath(of result: FetchedResult<ServeRecord>) -> IndexPath {
+        let section = result.sections.indices.first { result.numberOfRecords(inSection: $0) > 0 } ?? 0
+        return IndexPath(item: 0, section: section)
     }
 
     /// Applies a change to a view of the client's own (whose data source

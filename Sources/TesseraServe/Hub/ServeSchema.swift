@@ -120,8 +120,11 @@ package struct ServeSchema: Sendable {
     }
 
     /// How many records the hub's controller reads at a time when its list
-    /// is lazy (see ``lazyRequest(on:)``).
-    package static let fetchBatchSize = 256
+    /// is lazy (see ``lazyRequest(on:)``). The controller keeps eight
+    /// batches of records (32,768): what a thousand clients scattered over
+    /// the list show, so that a change that shifts every viewport reads no
+    /// record again.
+    package static let fetchBatchSize = 4_096
 
     /// The request read lazily (its sections and counts first, every key
     /// in the background, a record when a client shows it: a table of a

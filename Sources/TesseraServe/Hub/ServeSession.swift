@@ -27,12 +27,26 @@ final class ServeDataSource: CollectionViewDataSource {
         result.numberOfRecords(inSection: section)
     }
 
-    /// The record's id, or `nil` when a lazy list cannot read its record.
+    /// The record's id: a lazy list's key, read without the record, or the
+    /// record's; `nil` when a lazy list cannot read it.
     ///
-    /// - Complexity: O(log *n*), plus a batch read when the record is not
-    ///   kept.
+    /// - Complexity: O(log *n*), plus a batch read when a lazy list's keys
+    ///   are loading and the record is not kept.
     func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
-        try? result.record(at: indexPath).id
+        result.id(at: indexPath)
+    }
+}
+
+extension FetchedResult where Record == ServeRecord {
+    /// The id of the item at an index path: its key as text, read without
+    /// the record when the list is lazy and has its keys, otherwise from the
+    /// record; `nil` when a lazy list cannot read it.
+    ///
+    /// - Complexity: O(log *n*), plus a batch read when the record is read
+    ///   and not kept.
+    func id(at indexPath: IndexPath) -> String? {
+        if let key = key(at: indexPath) { return ServeSchema.text(of: key) }
+        return try? record(at: indexPath).id
     }
 }
 

@@ -69,6 +69,19 @@ public struct FetchedResult<Record: FetchableRecord>: Sendable {
     /// has a ``FetchRequest/fetchBatchSize``).
     public var isLazy: Bool { state.isLazy }
 
+    /// The key (the request's key column) of the record at an index path,
+    /// without reading the record: a lazy result keeps every row's key once
+    /// they are loaded (see ``FetchRequest/fetchBatchSize``). `nil` for a
+    /// result that keeps its records instead (read the record), and while
+    /// a lazy result's keys are still loading (it does not wait for them).
+    ///
+    /// - Precondition: the index path is in the result.
+    public func key(at indexPath: IndexPath) -> DatabaseValue? {
+        precondition(indexPath.section >= 0 && indexPath.section < numberOfSections, "section \(indexPath.section) is out of range (\(numberOfSections) sections)")
+        precondition(indexPath.item >= 0 && indexPath.item < numberOfRecords(inSection: indexPath.section), "item \(indexPath.item) is out of range in section \(indexPath.section)")
+        return state.keysIfLoaded?[state.sectionStarts[indexPath.section] + indexPath.item]
+    }
+
     /// The index path of the record with an id, or `nil`.
     ///
     /// - Complexity: O(*n*); a lazy result reads the records it does not
