@@ -68,7 +68,9 @@ struct Tessera: ParsableCommand {
                     throw CommandError("\(path) serve: this tessera was built without the LiveServer trait (build it with the default traits to serve a live list)", exitCode: CommandError.usageExitCode)
                 }
 #endif
-                throw CommandError("\(path) does not know '\(argument)': its subcommands are \(names.joined(separator: ", "))", exitCode: CommandError.usageExitCode)
+                // Hidden subcommands (the floor bench serve starts) are not offered.
+                let shown = subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+                throw CommandError("\(path) does not know '\(argument)': its subcommands are \(shown.joined(separator: ", "))", exitCode: CommandError.usageExitCode)
             }
             subcommands = subcommands[index].configuration.subcommands
             path += " " + argument
