@@ -159,24 +159,10 @@ extension CollectionView {
 
         // The layout keeps what it needs of the old state, then lays out the new one.
         layout._beginBatchUpdate(items, mapping: mapping)
-        forgetFittedSizes(ofItemsReloadedBy: items)
-        itemCounts = countsAfter
-        let context = InvalidationContext()
-        context.invalidateSections(Self.sectionsChanged(by: items, mapping: mapping), updateIndexMapping: mapping)
-        layout.invalidateLayout(with: context)
-        layout.prepare()
-        layout.prepare(forCollectionViewUpdates: items)
+        layOutAfterBatch(items, mapping: mapping, countsAfter: countsAfter)
 
-        var proposed = boundsBefore.origin
         let flipped = layout.isFlippedHorizontally
-        if let anchor, let frame = layout.layoutAttributesForItem(at: anchor.newPath)?.frame {
-            proposed.y += frame.minY - anchor.oldFrame.minY
-            // Flipped, the anchor keeps its leading (right) edge in place.
-            proposed.x += flipped ? frame.maxX - anchor.oldFrame.maxX : frame.minX - anchor.oldFrame.minX
-        } else {
-            proposed = offset(atLeadingEdge: edgeBefore)
-        }
-        bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
+        bounds.origin = offsetAfterBatch(from: boundsBefore.origin, anchor: anchor, edge: edgeBefore)
         sizingError = sizeVisibleItems()
         var after = layout.layoutAttributesForElements(in: bounds)
         substituteInteractivelyMovingItem(in: &after, after: true)
@@ -208,6 +194,37 @@ extension CollectionView {
             dequeuedViews: views.dequeued,
             recycledViews: views.recycled
         )
+    }
+
+    /// Tells the layout a batch's new counts and the sections it changes,
+    /// and prepares it for the state after the batch (the old state was
+    /// captured by `_beginBatchUpdate`).
+    func layOutAfterBatch(_ items: [UpdateItem], mapping: BatchIndexMapping, countsAfter: [Int]) {
+        let layout = collectionViewLayout
+        forgetFittedSizes(ofItemsReloadedBy: items)
+        itemCounts = countsAfter
+        let context = InvalidationContext()
+        context.invalidateSections(Self.sectionsChanged(by: items, mapping: mapping), updateIndexMapping: mapping)
+        layout.invalidateLayout(with: context)
+        layout.prepare()
+        layout.prepare(forCollectionViewUpdates: items)
+    }
+
+    /// The content offset after a batch, for an offset `origin` before it:
+    /// the scroll anchor kept in place when there is one, else the same
+    /// distance from the leading edge, through the layout's
+    /// `targetContentOffset(forProposedContentOffset:)` and clamping.
+    func offsetAfterBatch(from origin: Point, anchor: (newPath: IndexPath, oldFrame: Rect)?, edge: _LeadingEdge) -> Point {
+        let layout = collectionViewLayout
+        var proposed = origin
+        if let anchor, let frame = layout.layoutAttributesForItem(at: anchor.newPath)?.frame {
+            proposed.y += frame.minY - anchor.oldFrame.minY
+            // Flipped, the anchor keeps its leading (right) edge in place.
+            proposed.x += layout.isFlippedHorizontally ? frame.maxX - anchor.oldFrame.maxX : frame.minX - anchor.oldFrame.minX
+        } else {
+            proposed = offset(atLeadingEdge: edge)
+        }
+        return clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
     }
 
     /// The sections (indexes after the update) whose content a batch

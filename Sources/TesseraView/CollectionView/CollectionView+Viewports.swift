@@ -99,13 +99,7 @@ extension CollectionView {
             befores[index].capture = layout._disappearingCapture
         }
         bounds = own
-        forgetFittedSizes(ofItemsReloadedBy: items)
-        itemCounts = countsAfter
-        let context = InvalidationContext()
-        context.invalidateSections(Self.sectionsChanged(by: items, mapping: mapping), updateIndexMapping: mapping)
-        layout.invalidateLayout(with: context)
-        layout.prepare()
-        layout.prepare(forCollectionViewUpdates: items)
+        layOutAfterBatch(items, mapping: mapping, countsAfter: countsAfter)
 
         // Where each viewport ends up, then its items sized.
         let flipped = layout.isFlippedHorizontally
@@ -113,14 +107,7 @@ extension CollectionView {
         var sizingError: SelfSizingError?
         for (index, viewport) in viewports.enumerated() {
             bounds = viewport
-            var proposed = viewport.origin
-            if let anchor = befores[index].anchor, let frame = layout.layoutAttributesForItem(at: anchor.newPath)?.frame {
-                proposed.y += frame.minY - anchor.oldFrame.minY
-                proposed.x += flipped ? frame.maxX - anchor.oldFrame.maxX : frame.minX - anchor.oldFrame.minX
-            } else {
-                proposed = offset(atLeadingEdge: befores[index].edge)
-            }
-            bounds.origin = clamped(layout.targetContentOffset(forProposedContentOffset: clamped(proposed)))
+            bounds.origin = offsetAfterBatch(from: viewport.origin, anchor: befores[index].anchor, edge: befores[index].edge)
             if let error = sizeVisibleItems(), sizingError == nil { sizingError = error }
             boundsAfter.append(bounds)
         }
