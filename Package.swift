@@ -54,7 +54,7 @@ let package = Package(
         // Only TesseraServe uses it directly (the WebSocket clients of
         // `tessera bench serve`); Hummingbird already resolves it.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
-        // Only TesseraServe uses them: a LiveList is a Service of the
+        // Only the live list uses them (the hub logs): a LiveList is a Service of the
         // application it is mounted in (Hummingbird already resolves both).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
@@ -129,12 +129,18 @@ let package = Package(
             name: "TesseraRender",
             dependencies: ["TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite"]
         ),
+        // The demos' made-up photos and the seeded generator behind them,
+        // shared by `tessera demo`, the live list's demo library and the
+        // load generator.
+        .target(
+            name: "TesseraDemoPhotos"
+        ),
         // The `tessera` command: the work of each subcommand lives in
         // TesseraCommandKit (no argument parsing), so tests can call it too.
         .target(
             name: "TesseraCommandKit",
             dependencies: [
-                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender",
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender", "TesseraDemoPhotos",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -159,6 +165,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .target(name: "TesseraCommandPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .target(name: "TesseraServe", condition: .when(traits: ["LiveServer"])),
+                .target(name: "TesseraLiveHub", condition: .when(traits: ["LiveServer"])),
+                .target(name: "TesseraLiveProtocol", condition: .when(traits: ["LiveServer"])),
                 .target(name: "TesseraLoad", condition: .when(traits: ["LiveServer"])),
             ]
         ),
@@ -167,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "TesseraCommandTests",
             // TesseraPostgres for the sessions WatchPostgresTests write with.
-            dependencies: ["TesseraCommandKit", "TesseraRender", "tessera", "TesseraResultsCore", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport", "TesseraTestTraits"],
+            dependencies: ["TesseraCommandKit", "TesseraDemoPhotos", "TesseraRender", "tessera", "TesseraResultsCore", "TesseraView", "TesseraLayout", "TesseraDiff", "TesseraSQLite", "TesseraPostgres", "TesseraPostgresTestSupport", "TesseraTestTraits"],
             exclude: ["Fixtures"]
         ),
         // An example of a layout written only against TesseraLayout's public
@@ -294,12 +302,33 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: internalChecks
         ),
-    // The live list: a Hummingbird server that follows a table with a
-    // results controller and sends every connected browser the plan of
-    // each commit for its own viewport.
+    // The live list, in three layers. The wire protocol: the clients'
+    // messages parsed and bounded, and the server's written by one encoder.
+    .target(
+        name: "TesseraLiveProtocol",
+        dependencies: [
+            "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender",
+        ]
+    ),
+    // The hub: the list's state, its layouts shared per kind and width,
+    // every client's viewport and outbox, the edits. It knows nothing of
+    // SwiftNIO: a transport attaches each client's socket to its outbox.
+    .target(
+        name: "TesseraLiveHub",
+        dependencies: [
+            "TesseraLiveProtocol", "TesseraDemoPhotos",
+            "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender",
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // The transport and the library product: a Hummingbird server (or a
+    // router of the user's) whose WebSocket clients the hub serves, the
+    // page, and `LiveList`, the public API. The only code that touches
+    // channels and frames.
     .target(
         name: "TesseraServe",
         dependencies: [
+            "TesseraLiveHub", "TesseraLiveProtocol",
             "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -325,7 +354,7 @@ let package = Package(
     .target(
         name: "TesseraLoad",
         dependencies: [
-            "TesseraCommandKit", "TesseraRender", "TesseraResultsCore", "TesseraSQLite",
+            "TesseraCommandKit", "TesseraDemoPhotos", "TesseraRender", "TesseraResultsCore", "TesseraSQLite",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -356,7 +385,8 @@ let package = Package(
     .testTarget(
         name: "TesseraServeTests",
         dependencies: [
-            "TesseraServe", "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
+            "TesseraServe", "TesseraLiveHub", "TesseraLiveProtocol",
+            "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
             "TesseraLoad", "tessera",
             // SplitMix64 for the seeded tests.
             "TesseraTestSupport", "TesseraTestTraits",

@@ -1,5 +1,6 @@
 import Foundation
 import OrderedCollections
+import TesseraDemoPhotos
 import TesseraDiff
 import TesseraRender
 

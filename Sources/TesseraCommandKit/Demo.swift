@@ -1,11 +1,12 @@
 import Foundation
 import Tessera
+import TesseraDemoPhotos
 import TesseraDiff
 import TesseraLayout
+import TesseraRender
 import TesseraResults
 import TesseraSQLite
 import TesseraView
-import TesseraRender
 
 /// A photo of the demo's library.
 package struct DemoPhoto: FetchableRecord, Hashable {
@@ -74,18 +75,7 @@ package struct DemoRun: Sendable {
     }
 
     /// The albums, one section each.
-    static let albums = [
-        "Amsterdam", "Barcelona", "Berlin", "Birthday party", "Brighton", "Cairo", "Camping trip", "Copenhagen",
-        "Dolomites", "Dublin", "Edinburgh", "Family", "Garden", "Graduation", "Helsinki", "Iceland", "Istanbul",
-        "Kyoto", "Lisbon", "London", "Marrakesh", "Mexico City", "Montreal", "Naples", "New York", "Oslo", "Paris",
-        "Patagonia", "Prague", "Reykjavik", "Rome", "San Francisco", "Scotland road trip", "Seoul", "Snow day",
-        "Stockholm", "Sydney", "Tokyo", "Vienna", "Zanzibar",
-    ]
-    static let subjects = [
-        "Canal", "Market", "Sunset", "Harbour", "Old town", "Bridge", "Cathedral", "Street food", "Beach", "Dunes",
-        "Museum", "Rooftops", "Park", "Train station", "Café", "Mountains", "Lake", "Forest path", "Night lights", "Portrait",
-    ]
-    static let moments = ["at dawn", "at noon", "at dusk", "in the rain", "from above", "with friends", "in the fog", "in winter"]
+    static var albums: [String] { DemoPhotos.albums }
 
     /// One scripted transaction.
     struct Step {
@@ -231,23 +221,16 @@ package struct DemoRun: Sendable {
     /// Creates the schema and the library, replacing what a previous run
     /// left.
     private func seed(_ connection: Connection, progress: (Double) -> Void) throws {
-        var random = SplitMix64(seed: 2026)
         try connection.write { db in
             try db.execute("DROP TABLE IF EXISTS photo")
             try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, album TEXT NOT NULL, title TEXT NOT NULL, taken INTEGER NOT NULL)")
             try db.execute("CREATE INDEX photo_album_taken ON photo (album, taken DESC)")
             let insert = try db.prepare("INSERT INTO photo (id, album, title, taken) VALUES (?, ?, ?, ?)")
-            // 2015-01-01 … 2025-12-31, never twice the same second.
-            let first: Int64 = 1_420_070_400
-            let span: UInt64 = 11 * 365 * 86_400
-            let step = Int64(max(1, photoCount / 100))
-            for id in 1...Int64(photoCount) {
-                if id % step == 0 || id == Int64(photoCount) { progress(Double(id) / Double(photoCount)) }
-                let album = Self.albums[Int(random.next() % UInt64(Self.albums.count))]
-                let title = Self.subjects[Int(random.next() % UInt64(Self.subjects.count))] + " " + Self.moments[Int(random.next() % UInt64(Self.moments.count))]
-                let taken = first + Int64(random.next() % span) / 16 * 16 + id % 16
+            let step = max(1, photoCount / 100)
+            try DemoPhotos.generate(count: photoCount) { photo in
+                if photo.id % Int64(step) == 0 || photo.id == Int64(photoCount) { progress(Double(photo.id) / Double(photoCount)) }
                 insert.reset()
-                try insert.bind([.integer(id), .text(album), .text(title), .integer(taken)])
+                try insert.bind([.integer(photo.id), .text(photo.album), .text(photo.title), .integer(photo.taken)])
                 while try insert.step() {}
             }
         }

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import TesseraCommandKit
+import TesseraDemoPhotos
 
 /// `tessera bench serve`: connects reading clients with different viewports
 /// to a live-list server on the loopback interface, has one writer rename

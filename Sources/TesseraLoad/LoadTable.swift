@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCommandKit
+import TesseraDemoPhotos
 import TesseraResultsCore
 import TesseraSQLite
 

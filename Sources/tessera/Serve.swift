@@ -2,6 +2,8 @@
 import ArgumentParser
 import Foundation
 import TesseraCommandKit
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 import TesseraResultsCore
 import TesseraSQLite

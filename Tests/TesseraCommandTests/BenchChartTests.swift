@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCommandKit
+import TesseraDemoPhotos
 import TesseraTestTraits
+import Testing
 
 /// Reads the chart page's elements back from HTML (as generated, or as
 /// Chromium's `--dump-dom` serializes it).

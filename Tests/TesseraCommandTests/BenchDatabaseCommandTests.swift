@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TesseraCommandKit
-import TesseraSQLite
+import TesseraDemoPhotos
 import TesseraRender
+import TesseraSQLite
 import TesseraTestTraits
+import Testing
 
 /// `tessera bench diff --database … --script …` through the command: the
 /// counts are the script's change, and the database is left as it was.

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraCommandKit
-import TesseraSQLite
+import TesseraDemoPhotos
 import TesseraRender
+import TesseraSQLite
+import Testing
 
 /// `BenchDatabase`: the snapshots of a table before and after a change
 /// script, and the database left as it was.

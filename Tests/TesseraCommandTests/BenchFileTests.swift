@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraCommandKit
+import TesseraDemoPhotos
 import TesseraRender
 import TesseraTestTraits
+import Testing
 
 /// `tessera bench diff old.json new.json`: the user's snapshot files, as
 /// they are and scaled.

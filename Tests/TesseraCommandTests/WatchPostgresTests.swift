@@ -1,11 +1,12 @@
 import Foundation
-import Testing
-import TesseraPostgresTestSupport
 import TesseraCommandKit
-import TesseraSQLite
+import TesseraDemoPhotos
 @testable import TesseraPostgres
+import TesseraPostgresTestSupport
 import TesseraRender
+import TesseraSQLite
 import TesseraTestTraits
+import Testing
 
 /// The PostgreSQL server the tests use (``TestServer``): a
 /// superuser's URL on a server with `wal_level = logical`. Each test works

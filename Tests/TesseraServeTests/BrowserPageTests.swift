@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 import TesseraTestSupport
 import TesseraTestTraits

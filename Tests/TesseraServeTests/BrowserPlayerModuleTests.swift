@@ -5,6 +5,8 @@ import Testing
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// The player module (`tessera-live.js`) as another front end uses it: a

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TesseraTestTraits
 import TesseraSQLite
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// A demo library another process has open is never seeded again: a second

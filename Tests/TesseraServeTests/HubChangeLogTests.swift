@@ -1,5 +1,7 @@
 import Testing
 import TesseraResults
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 import TesseraSQLite
 import TesseraTestSupport

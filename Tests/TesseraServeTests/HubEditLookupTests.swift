@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender
@@ -104,7 +106,7 @@ struct HubEditLookupTests {
     func noEditsAllowed() async throws {
         let library = try HubLibrary(photos: 12, albums: 2)
         var configuration = library.configuration()
-        configuration.allowedEdits = .none
+        configuration.allowedEdits = []
         let hub = try ServeHub(configuration: configuration)
         let (id, outbox) = await hub.connect(canEdit: true)
         await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,600],"ids":true}"#, from: id)

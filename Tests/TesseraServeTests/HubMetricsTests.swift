@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Testing
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TesseraTestTraits
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender
@@ -73,7 +75,7 @@ struct HubTableRequestTests {
         defer { removeDatabaseFiles(at: path) }
         let configuration = ServeConfiguration(databasePath: path, table: "note", sectionColumn: nil, sortColumn: "position", titleColumn: "title", orderColumn: nil)
         let hub = try ServeHub(configuration: configuration)
-        #expect(await hub.schema.tableColumns == nil)
+        #expect(hub.schema.tableColumns == nil)
         let (id, outbox) = await hub.connect(canEdit: false)
         await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,600],"ids":true}"#, from: id)
         let snapshot = try JSON.parse(await outbox.next()!)

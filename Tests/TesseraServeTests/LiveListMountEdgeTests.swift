@@ -7,6 +7,8 @@ import Testing
 import TesseraRender
 import TesseraResultsCore
 import TesseraSQLite
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 import TesseraTestTraits
 

@@ -4,6 +4,8 @@ import HummingbirdWebSocket
 import Testing
 import TesseraRender
 import TesseraSQLite
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 import TesseraTestTraits
 

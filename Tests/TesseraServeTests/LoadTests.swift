@@ -1,6 +1,8 @@
 import Foundation
 import TesseraRender
 import TesseraLoad
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 import TesseraResultsCore
 import TesseraSQLite

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 import TesseraLayout
 import TesseraRender

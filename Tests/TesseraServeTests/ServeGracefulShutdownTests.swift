@@ -4,6 +4,8 @@ import Hummingbird
 import TesseraSQLite
 import TesseraTestTraits
 import Testing
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// A server stops through ServiceLifecycle's graceful shutdown: every

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TesseraTestTraits
 import TesseraRender
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// Who may connect and who may edit: ``ServeAccess`` on its own, and a

@@ -4,6 +4,8 @@ import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestTraits
 import Testing
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// ``ServeLimits/maximumClients``: each client costs the server its view and

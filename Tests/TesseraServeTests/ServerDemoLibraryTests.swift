@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TesseraTestTraits
 import TesseraSQLite
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// The demo photo library `tessera serve` seeds when given no database.

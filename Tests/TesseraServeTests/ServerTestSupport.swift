@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 import TesseraRender
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 #if canImport(Glibc)

@@ -3,6 +3,8 @@ import Testing
 import TesseraTestTraits
 import TesseraRender
 import TesseraSQLite
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
 @testable import TesseraServe
 
 /// The live list's HTTP server: the page, the upgrade, and the safety

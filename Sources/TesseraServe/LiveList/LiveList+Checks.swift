@@ -1,3 +1,6 @@
+import TesseraLiveHub
+import TesseraLiveProtocol
+
 extension LiveList {
     /// Checks what a list is opened with that the table does not decide:
     /// the limits and the edit token.

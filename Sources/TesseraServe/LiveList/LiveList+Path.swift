@@ -1,3 +1,6 @@
+import TesseraLiveHub
+import TesseraLiveProtocol
+
 extension LiveList {
     /// The path a list mounted at `path` is routed under, without its
     /// leading `/`: its non-empty segments, each with the bytes a URL path

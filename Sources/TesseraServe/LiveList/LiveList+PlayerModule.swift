@@ -1,6 +1,8 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TesseraLiveHub
+import TesseraLiveProtocol
 
 extension LiveList {
     /// The player module's response (`tessera-live.js`, see

@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraRender
 import TesseraResultsCore
 
@@ -156,7 +158,7 @@ public final class LiveList: Sendable {
         try Self.check(limits, access)
         let configuration = ServeConfiguration(
             databasePath: database, table: table, sectionColumn: columns.section, sortColumn: columns.sort,
-            sortDescending: columns.sortDescending, titleColumn: columns.title, orderColumn: columns.order, allowedEdits: edits,
+            sortDescending: columns.sortDescending, titleColumn: columns.title, orderColumn: columns.order, allowedEdits: edits.hubEdits,
             logger: logger
         )
         let hub: ServeHub
@@ -344,7 +346,7 @@ public final class LiveList: Sendable {
         // Before the client's first message: nothing is queued yet. When the
         // channel takes no writer (it closed already), the outbox goes on
         // queueing for the task below.
-        if let channel { try? await outbox.attach(channel) }
+        if let channel, let sink = try? await ServeFrameSink.install(on: channel) { outbox.attach(sink) }
         let hub = self.hub
         let limits = self.limits
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,3 +1,6 @@
+import TesseraLiveHub
+import TesseraLiveProtocol
+
 extension LiveList {
     /// The edits a live list lets its clients make. An edit it does not
     /// allow is answered with an `error` of code `readOnly`, and nothing is
@@ -24,17 +27,8 @@ extension LiveList {
         /// No edit: the list is read only.
         public static let none: Edits = []
 
-        /// The edit a message asks for, or `nil` for one that is not an
-        /// edit.
-        static func of(_ message: ServeMessage) -> (edit: Edits, name: String)? {
-            switch message {
-            case .move: (.move, "move")
-            case .rename: (.rename, "rename")
-            case .delete: (.delete, "delete")
-            case .add: (.add, "add")
-            case .hello, .viewport: nil
-            }
-        }
+        /// The same set, as the hub takes it.
+        var hubEdits: ServeEdits { ServeEdits(rawValue: rawValue) }
     }
 
     /// The columns of the table a live list shows.

@@ -1,3 +1,6 @@
+import TesseraLiveHub
+import TesseraLiveProtocol
+
 /// The page a ``LiveList`` sends for its path (`GET /` in `tessera serve`):
 /// the live list a person uses in a browser, and the player module another
 /// front end can load. The page is real files in this folder, compiled into

@@ -1,3 +1,6 @@
+import TesseraLiveHub
+import TesseraLiveProtocol
+
 /// Who may open the live list and who may edit it: the checks the server
 /// makes on every request, apart from the network.
 ///

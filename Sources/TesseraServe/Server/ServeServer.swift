@@ -7,6 +7,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraRender
 import TesseraResultsCore
 import TesseraSQLite

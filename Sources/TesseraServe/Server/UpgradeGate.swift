@@ -4,6 +4,8 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import TesseraLiveHub
+import TesseraLiveProtocol
 
 /// The HTTP and WebSocket channel of ``ServeServer``: HummingbirdWebSocket's
 /// own, with ``UpgradeGate`` in front of its upgrade handler, so that a

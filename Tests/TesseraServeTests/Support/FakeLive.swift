@@ -1,4 +1,6 @@
 import Foundation
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 
 /// The live page with its WebSocket replaced by a fake the test speaks

@@ -1,5 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
+import TesseraLiveHub
+import TesseraLiveProtocol
 import TesseraServe
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import NIOCore
 import TesseraDiff
 import TesseraLayout
+import TesseraLiveProtocol
 import TesseraResults
 import TesseraSQLite
 import TesseraView
@@ -33,26 +33,26 @@ import TesseraView
 /// reports on the actor.
 package actor ServeHub {
     /// The configuration it was made with.
-    package let configuration: ServeConfiguration
+    package nonisolated let configuration: ServeConfiguration
     /// The table as checked against the database.
-    package let schema: ServeSchema
+    package nonisolated let schema: ServeSchema
     /// The hub's connection: the controller reads it and edits write it.
-    let connection: Connection
+    package let connection: Connection
     /// The list, homed on the hub.
-    let controller: FetchedResultsController<ServeRecord>
+    package let controller: FetchedResultsController<ServeRecord>
     /// Where the controller's reports wait until they are sent.
-    let collector = ServeReportCollector()
+    package let collector = ServeReportCollector()
     /// Whether the controller was fetched on the actor (its home).
     private var isHome = false
     /// The number of reports so far: the state the current result is.
     package private(set) var seq = 0
     /// The connected clients.
-    var sessions: [ServeClientID: ServeSession] = [:]
+    package var sessions: [ServeClientID: ServeSession] = [:]
     /// The groups of clients that share a layout, each at the current list.
-    var groups: [ServeLayoutGroup.Key: ServeLayoutGroup] = [:]
+    package var groups: [ServeLayoutGroup.Key: ServeLayoutGroup] = [:]
     /// The last `unchanged` plan written for clients without ids, shared by
     /// every client that goes from the same state to the same one.
-    var unchangedPlanCache: (fromSeq: Int, seq: Int, animated: Bool, text: String, frame: ByteBuffer)?
+    package var unchangedPlanCache: (fromSeq: Int, seq: Int, animated: Bool, frame: ServeFrame)?
     /// Where ``reply(to:_:)`` puts the frames for attached channels while a
     /// change is sent to every client; `nil` between changes (each reply is
     /// written at once).
@@ -68,7 +68,7 @@ package actor ServeHub {
     /// Whether the last poll failed (logged once until one succeeds).
     private var pollFailing = false
     /// Where the hub logs (``ServeConfiguration/logger``).
-    var logger: Logger { configuration.logger }
+    package var logger: Logger { configuration.logger }
 
     /// Opens the database, checks the table and columns, and fetches the
     /// list.
@@ -134,18 +134,18 @@ package actor ServeHub {
 
     /// The current list: the controller's result itself (a copy shares its
     /// records), never a snapshot of it.
-    var current: FetchedResult<ServeRecord> { controller.result }
+    package var current: FetchedResult<ServeRecord> { controller.result }
 
     /// How the controller made its last report: patched row by row, or
     /// fetched again and diffed; `nil` before the first commit.
-    var lastUpdateMethod: FetchedResultsController<ServeRecord>.UpdateMethod? { controller.lastUpdateMethod }
+    package var lastUpdateMethod: FetchedResultsController<ServeRecord>.UpdateMethod? { controller.lastUpdateMethod }
 
     /// Fetches on the actor the first time it runs there, so that the
     /// controller reports here. A table's list is lazy: the fetch reads the
     /// sections and their counts, and every key loads in the background
     /// (``waitUntilLoaded()``). A fetch that fails is logged, and tried
     /// again at the next call.
-    func becomeHome() {
+    package func becomeHome() {
         guard !isHome else { return }
         controller.delegate = collector
         let failure = readingRecords { () -> (any Error)? in
@@ -227,7 +227,7 @@ package actor ServeHub {
 
     /// ``poll()`` on a list whose keys are loaded (a commit on a list still
     /// loading would wait for it on the hub's thread).
-    func pollNow() {
+    package func pollNow() {
         readingRecords { pollBound() }
     }
 
@@ -254,7 +254,7 @@ package actor ServeHub {
 
     /// Runs `body` (which may make the controller read rows) with the
     /// columns the records of the schema's request read bound.
-    func readingRecords<T>(_ body: () -> T) -> T {
+    package func readingRecords<T>(_ body: () -> T) -> T {
         ServeRecord.$tableColumns.withValue(schema.tableColumns, operation: body)
     }
 
@@ -386,8 +386,15 @@ package actor ServeHub {
 
     /// Puts a reply in the client's outbox; a client closed for letting
     /// too many pile up is disconnected.
-    func reply(to session: ServeSession, _ text: String, frame: ByteBuffer? = nil) {
-        if !session.outbox.push(text, frame: frame, batch: activeBatch) {
+    package func reply(to session: ServeSession, _ text: String) {
+        reply(to: session, ServeFrame(text))
+    }
+
+    /// Puts a message in the client's outbox (a frame shared by the
+    /// clients it goes to); a client closed for letting too many pile up is
+    /// disconnected.
+    package func reply(to session: ServeSession, _ frame: ServeFrame) {
+        if !session.outbox.push(frame, batch: activeBatch) {
             metrics.clientsDropped += 1
             logger.warning("client closed: its replies piled up past the outbox's bound", metadata: ["client": "\(session.id.value)", "capacity": "\(configuration.outboxCapacity)"])
             disconnect(session.id)
@@ -413,7 +420,7 @@ package actor ServeHub {
     ///   sees them animated.
     /// - Complexity: per report and up-to-date client, one batch update of
     ///   its view and one plan message.
-    func broadcastReports(editor: (id: ServeClientID, animated: Bool)?) {
+    package func broadcastReports(editor: (id: ServeClientID, animated: Bool)?) {
         guard !collector.reports.isEmpty else { return }
         let reports = collector.reports
         collector.reports.removeAll()
@@ -464,10 +471,10 @@ package actor ServeHub {
                 let fromSeq = session.seq
                 session.result = change.report.new
                 session.seq = seq
-                let (text, frame) = unchangedPlanMessage(changeset: change.report.changeset, new: change.report.new, fromSeq: fromSeq, session: session, animated: animated)
+                let frame = unchangedPlanMessage(changeset: change.report.changeset, new: change.report.new, fromSeq: fromSeq, session: session, animated: animated)
                 metrics.plansSent += 1
                 metrics.unchangedPlans += 1
-                reply(to: session, text, frame: frame)
+                reply(to: session, frame)
                 continue
             }
             if viewportIndex[session.viewport] == nil {
@@ -494,12 +501,12 @@ package actor ServeHub {
             }
         }
         // One text (and frame) per viewport, animation and ids asked for.
-        var written: [ServePlanTextKey: (text: String, frame: ByteBuffer)] = [:]
+        var written: [ServePlanTextKey: ServeFrame] = [:]
         for session in planned {
             guard let index = viewportIndex[session.viewport] else { continue }
             let animated = editor.map { $0.id != session.id || $0.animated } ?? true
             let key = ServePlanTextKey(viewport: index, animated: animated, ids: session.wantsIDs)
-            let message: (text: String, frame: ByteBuffer)
+            let message: ServeFrame
             if let cached = written[key] {
                 message = cached
             } else {
@@ -510,13 +517,13 @@ package actor ServeHub {
                     fromSeq: change.seq - 1, seq: change.seq, viewportSize: session.viewport.size, group: group,
                     wantsIDs: session.wantsIDs, sections: change.sections(planMessageSections)
                 )
-                message = (text, ServeFrameWriter.textFrame(text))
+                message = ServeFrame(text)
                 written[key] = message
             }
             session.result = change.report.new
             session.seq = seq
             metrics.plansSent += 1
-            reply(to: session, message.text, frame: message.frame)
+            reply(to: session, message)
         }
     }
 
@@ -529,7 +536,7 @@ package actor ServeHub {
     ///
     /// - Complexity: O(*n* + *s*) for the diff (of the two results as
     ///   snapshots) and the view's layout, plus one batch update.
-    func catchUp(_ client: ServeClientID) {
+    package func catchUp(_ client: ServeClientID) {
         readingRecords { catchUpBound(client) }
     }
 
@@ -571,7 +578,7 @@ package actor ServeHub {
     ///
     /// - Complexity: O(*n*), with no record read when the keys are there,
     ///   else O(*n*) record reads when lazy.
-    static func readableSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
+    package static func readableSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
         guard result.isLazy else { return result.snapshot }
         if result.count == 0 || result.key(at: Self.firstIndexPath(of: result)) != nil {
             return Snapshot(result.sections.indices.map { section in
@@ -596,7 +603,7 @@ package actor ServeHub {
     /// The index path of a result's first record.
     ///
     /// - Precondition: the result has a record.
-    static func firstIndexPath(of result: FetchedResult<ServeRecord>) -> IndexPath {
+    package static func firstIndexPath(of result: FetchedResult<ServeRecord>) -> IndexPath {
         let section = result.sections.indices.first { result.numberOfRecords(inSection: $0) > 0 } ?? 0
         return IndexPath(item: 0, section: section)
     }
@@ -612,10 +619,10 @@ package actor ServeHub {
         session.result = new
         if Self.changesNothingVisible(changeset, in: view) {
             session.seq = seq
-            let (text, frame) = unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated)
+            let frame = unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated)
             metrics.plansSent += 1
             metrics.unchangedPlans += 1
-            reply(to: session, text, frame: frame)
+            reply(to: session, frame)
             return
         }
         let plan: AnimationPlan
@@ -633,12 +640,10 @@ package actor ServeHub {
         }
         session.seq = seq
         metrics.plansSent += 1
-        var sections = ServeEncoder(capacity: 1024)
-        sections.sections(new)
-        reply(to: session, planMessage(
-            plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
-            contentSizeSource: view, wantsIDs: session.wantsIDs, sections: sections.text
-        ))
+        reply(to: session, ServeReply.plan(ServeReply.Plan(
+            plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
+            wantsIDs: session.wantsIDs, sections: planMessageSections(new)
+        )).text)
     }
 
     // MARK: Messages
@@ -647,30 +652,14 @@ package actor ServeHub {
     ///
     /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport,
     ///   plus O(*s*) for the sections and O(*n*) when the client wants ids.
-    func snapshotMessage(for session: ServeSession) -> String {
+    package func snapshotMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        let result = session.result
-        var out = ServeEncoder(capacity: 4096)
-        out.raw("{\"type\":\"snapshot\",\"seq\":"); out.int(session.seq)
-        out.raw(",\"contentSize\":"); out.size(group.view.contentSize)
-        out.raw(",\"viewport\":"); out.rect(session.viewport)
-        out.raw(",\"sections\":"); out.sections(result)
-        out.raw(",\"elements\":"); out.elements(group.elements(in: session.viewport), in: result)
-        if session.wantsIDs { out.raw(",\"ids\":"); out.ids(result) }
-        // Editable when the client may edit and the list allows an edit;
-        // `edits` names the ones it allows.
-        let allowed = configuration.allowedEdits
-        out.raw(",\"editable\":"); out.bool(session.canEdit && !allowed.isEmpty)
-        out.raw(",\"edits\":[")
-        var first = true
-        for (edit, name) in [(LiveList.Edits.move, "move"), (.rename, "rename"), (.delete, "delete"), (.add, "add")] where session.canEdit && allowed.contains(edit) {
-            if !first { out.raw(",") }
-            first = false
-            out.string(name)
-        }
-        out.raw("]")
-        out.raw("}")
-        return out.text
+        return ServeReply.snapshot(ServeReply.Snapshot(
+            seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
+            elements: group.elements(in: session.viewport), ids: session.wantsIDs,
+            // Editable when the client may edit and the list allows an edit.
+            edits: session.canEdit ? configuration.allowedEdits : []
+        )).text
     }
 
     /// The `elements` message for a client's viewport, at the state it was
@@ -678,21 +667,18 @@ package actor ServeHub {
     /// merged plan).
     ///
     /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport.
-    func elementsMessage(for session: ServeSession) -> String {
+    package func elementsMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        var out = ServeEncoder(capacity: 4096)
-        out.raw("{\"type\":\"elements\",\"seq\":"); out.int(session.seq)
-        out.raw(",\"contentSize\":"); out.size(group.view.contentSize)
-        out.raw(",\"viewport\":"); out.rect(session.viewport)
-        out.raw(",\"elements\":"); out.elements(group.elements(in: session.viewport), in: session.result)
-        out.raw("}")
-        return out.text
+        return ServeReply.elements(ServeReply.Elements(
+            seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
+            elements: group.elements(in: session.viewport)
+        )).text
     }
 
     /// The `sections` of a plan: the new list's, written once per change.
     ///
     /// - Complexity: O(*s*) for *s* sections.
-    func planMessageSections(_ new: FetchedResult<ServeRecord>) -> String {
+    package func planMessageSections(_ new: FetchedResult<ServeRecord>) -> String {
         var out = ServeEncoder(capacity: 1024)
         out.sections(new)
         return out.text
@@ -703,50 +689,15 @@ package actor ServeHub {
     ///
     /// - Complexity: O(*e* + *v*) for *e* plan elements and *v* settled
     ///   elements, plus the changeset's size when the client wants ids.
-    func planMessage(
+    package func planMessage(
         _ plan: AnimationPlan, changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
         fromSeq: Int, seq: Int, viewportSize: Size, group: ServeLayoutGroup, wantsIDs: Bool, sections: String
     ) -> String {
         let settled = group.elements(in: Rect(origin: plan.contentOffsetAfter, size: viewportSize))
-        return planMessage(
-            plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: settled,
-            contentSizeSource: group.view, wantsIDs: wantsIDs, sections: sections
-        )
-    }
-
-    /// The `plan` message of a change, with the elements of the plan and
-    /// the `settled` elements of the viewport after it, and the changeset
-    /// when the client wants ids.
-    ///
-    /// - Complexity: O(*e* + *v*) for *e* plan elements and *v* settled
-    ///   elements, plus the changeset's size.
-    func planMessage(
-        _ plan: AnimationPlan, changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
-        fromSeq: Int, seq: Int, settled: [LayoutAttributes], contentSizeSource: CollectionView, wantsIDs: Bool, sections: String
-    ) -> String {
-        var out = ServeEncoder(capacity: 4096)
-        out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
-        out.raw(",\"seq\":"); out.int(seq)
-        out.raw(",\"animated\":"); out.bool(plan.duration > 0)
-        out.raw(",\"duration\":"); out.number(plan.duration)
-        out.raw(",\"timing\":"); out.string(Self.timingName(plan.timing))
-        out.raw(",\"contentSizeBefore\":"); out.size(plan.contentSizeBefore)
-        out.raw(",\"contentSizeAfter\":"); out.size(plan.contentSizeAfter)
-        out.raw(",\"contentOffsetBefore\":"); out.point(plan.contentOffsetBefore)
-        out.raw(",\"contentOffsetAfter\":"); out.point(plan.contentOffsetAfter)
-        var body = ServeEncoder(capacity: 4096)
-        let moves = body.planElements(plan, old: old, new: new)
-        out.raw(",\"moves\":[")
-        for (i, key) in moves.enumerated() {
-            if i > 0 { out.raw(",") }
-            out.string(key)
-        }
-        out.raw("],\"elements\":"); out.raw(body.text)
-        out.raw(",\"settled\":"); out.elements(settled, in: new)
-        out.raw(",\"sections\":"); out.raw(sections)
-        if wantsIDs { out.raw(",\"changeset\":"); out.changeset(changeset, new: new) }
-        out.raw("}")
-        return out.text
+        return ServeReply.plan(ServeReply.Plan(
+            plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: settled,
+            wantsIDs: wantsIDs, sections: sections
+        )).text
     }
 
     /// Whether a change only reloads items none of which is in the view's
@@ -754,7 +705,7 @@ package actor ServeHub {
     /// nothing the client shows changes.
     ///
     /// - Complexity: O(*u* log *n*) for *u* updated items.
-    static func changesNothingVisible(_ changeset: Changeset, in view: CollectionView) -> Bool {
+    package static func changesNothingVisible(_ changeset: Changeset, in view: CollectionView) -> Bool {
         guard changeset.sectionDeletes.isEmpty, changeset.sectionInserts.isEmpty, changeset.sectionMoves.isEmpty,
               changeset.itemDeletes.isEmpty, changeset.itemInserts.isEmpty, changeset.itemMoves.isEmpty,
               !changeset.itemUpdates.isEmpty, changeset.itemUpdates.count <= 64
@@ -770,7 +721,7 @@ package actor ServeHub {
 
     /// The rectangle a viewport shows, with a point of margin: an item that
     /// only touches it counts as shown.
-    static func shownRect(of viewport: Rect) -> Rect {
+    package static func shownRect(of viewport: Rect) -> Rect {
         Rect(
             origin: Point(x: viewport.origin.x - 1, y: viewport.origin.y - 1),
             size: Size(width: viewport.size.width + 2, height: viewport.size.height + 2)
@@ -778,77 +729,42 @@ package actor ServeHub {
     }
 
     /// The `plan` message of a change that leaves everything the client
-    /// shows as it is: `"unchanged": true`, no elements, no `settled` and
-    /// no `sections` (the client keeps what it shows, and the counts are
-    /// the same), and the changeset when the client wants ids. Without ids
-    /// the text is the same for every client that goes from `fromSeq` to
-    /// the same `seq`, so it is written once and shared.
+    /// shows as it is (``ServeReply/UnchangedPlan``). Without ids the text
+    /// is the same for every client that goes from `fromSeq` to the same
+    /// `seq`, so it is written once and shared, with its frame (the
+    /// transport encodes it once for every client).
     ///
-    /// - Returns: The text, and for the shared text its encoded frame (one
-    ///   buffer every attached channel writes).
     /// - Complexity: O(1) once written for a change, plus the changeset's
     ///   size for a client that wants ids.
-    func unchangedPlanMessage(changeset: Changeset, new: FetchedResult<ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> (text: String, frame: ByteBuffer?) {
+    package func unchangedPlanMessage(changeset: Changeset, new: FetchedResult<ServeRecord>, fromSeq: Int, session: ServeSession, animated: Bool) -> ServeFrame {
         if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
-            return (cached.text, cached.frame)
+            return cached.frame
         }
-        var out = ServeEncoder(capacity: 160)
-        out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(fromSeq)
-        out.raw(",\"seq\":"); out.int(session.seq)
-        out.raw(",\"animated\":"); out.bool(animated)
-        out.raw(",\"duration\":0,\"moves\":[],\"elements\":[],\"unchanged\":true")
-        guard session.wantsIDs else {
-            out.raw("}")
-            let frame = ServeFrameWriter.textFrame(out.text)
-            unchangedPlanCache = (fromSeq, session.seq, animated, out.text, frame)
-            return (out.text, frame)
-        }
-        out.raw(",\"changeset\":"); out.changeset(changeset, new: new)
-        out.raw("}")
-        return (out.text, nil)
-    }
-
-    /// The protocol's name of a timing curve.
-    static func timingName(_ timing: AnimationTiming) -> String {
-        switch timing {
-        case .linear: "linear"
-        case .easeInOut: "easeInOut"
-        case .spring: "spring"
-        }
+        let frame = ServeFrame(ServeReply.unchangedPlan(ServeReply.UnchangedPlan(
+            fromSeq: fromSeq, seq: session.seq, animated: animated, changeset: session.wantsIDs ? (changeset, new) : nil
+        )).text)
+        if !session.wantsIDs { unchangedPlanCache = (fromSeq, session.seq, animated, frame) }
+        return frame
     }
 
     /// The `error` message of a refused message.
-    static func errorMessage(_ error: ServeMessageError) -> String {
-        var out = ServeEncoder()
-        out.raw("{\"type\":\"error\"")
-        if let request = error.request { out.raw(",\"request\":"); out.raw(String(request)) }
-        if !error.missingIDs.isEmpty {
-            out.raw(",\"ids\":[")
-            for (i, id) in error.missingIDs.enumerated() {
-                if i > 0 { out.raw(",") }
-                out.string(id)
-            }
-            out.raw("]")
-        }
-        out.raw(",\"code\":"); out.string(error.code.rawValue)
-        out.raw(",\"message\":"); out.string(error.message)
-        out.raw("}")
-        return out.text
+    package static func errorMessage(_ error: ServeMessageError) -> String {
+        ServeReply.error(error).text
     }
 
     /// The `done` message of an edit that committed as change `seq` (or
     /// changed nothing visible, at the current `seq`).
-    static func doneMessage(request: Int64, seq: Int) -> String {
-        "{\"type\":\"done\",\"request\":\(request),\"seq\":\(seq)}"
+    package static func doneMessage(request: Int64, seq: Int) -> String {
+        ServeReply.done(request: request, seq: seq).text
     }
 }
 
 /// Collects the controller's reports on the hub's actor.
-final class ServeReportCollector: FetchedResultsControllerDelegate {
+package final class ServeReportCollector: FetchedResultsControllerDelegate {
     /// The reports not sent yet, oldest first.
-    var reports: [ChangeReport<ServeRecord>] = []
+    package var reports: [ChangeReport<ServeRecord>] = []
 
-    func controller(_ controller: FetchedResultsController<ServeRecord>, didChangeContentWith report: ChangeReport<ServeRecord>) {
+    package func controller(_ controller: FetchedResultsController<ServeRecord>, didChangeContentWith report: ChangeReport<ServeRecord>) {
         reports.append(report)
     }
 }
@@ -866,7 +782,7 @@ extension ServeHub {
     }
 
     /// Counts an edit's outcome, and logs a refusal.
-    func countEdit(done: Bool, session: ServeSession, error: ServeMessageError? = nil) {
+    package func countEdit(done: Bool, session: ServeSession, error: ServeMessageError? = nil) {
         if done {
             metrics.editsDone += 1
         } else {

@@ -1,4 +1,5 @@
 import TesseraDiff
+import TesseraLiveProtocol
 import TesseraResults
 import TesseraSQLite
 
@@ -8,7 +9,7 @@ extension ServeHub {
     /// bound-parameter transaction, sends the change to every client (not
     /// animated for the editor's own move or rename), then `done` to the
     /// editor. Any refusal or failure is an `error` with nothing written.
-    func perform(_ message: ServeMessage, from session: ServeSession) {
+    package func perform(_ message: ServeMessage, from session: ServeSession) {
         guard let request = message.request else { return }
         func refuse(_ error: ServeMessageError) {
             countEdit(done: false, session: session, error: error)
@@ -22,7 +23,7 @@ extension ServeHub {
             refuse(ServeMessageError(.forbidden, "this connection may not edit (the server asks for its token)", request: request))
             return
         }
-        if let (edit, name) = LiveList.Edits.of(message), !configuration.allowedEdits.contains(edit) {
+        if let (edit, name) = ServeEdits.of(message), !configuration.allowedEdits.contains(edit) {
             refuse(ServeMessageError(.readOnly, "\(name): this list does not allow it", request: request))
             return
         }
@@ -222,7 +223,7 @@ extension ServeHub {
     }
 
     /// An id or section name for a message, shortened.
-    static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
     }
 }

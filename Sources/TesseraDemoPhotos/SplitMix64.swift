@@ -1,5 +1,6 @@
 /// SplitMix64: a small seedable generator, so `--seed` reproduces a run on
-/// any platform (the same algorithm as the tests' and the benchmarks').
+/// any platform (the same algorithm as the tests' and the benchmarks'). The
+/// command, its load generator and the demo photos share this one.
 package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -1,5 +1,6 @@
 import TesseraDiff
 import TesseraLayout
+import TesseraLiveProtocol
 import TesseraView
 
 /// For one change that only updates items, the frames of those items per
@@ -11,17 +12,17 @@ import TesseraView
 /// A change with anything but item updates (or more than 64 of them, or
 /// one whose index path moves) has no frames: every client takes the full
 /// path, as ``ServeHub/changesNothingVisible(_:in:)`` says.
-final class ServeUpdatedFrames {
+package final class ServeUpdatedFrames {
     /// The change.
     private let changeset: Changeset
     /// Whether the change only updates at most 64 items in place.
-    let isEligible: Bool
+    package let isEligible: Bool
     /// The updated items' frames per group; `nil` when an item has no
     /// frame there.
     private var frames: [ObjectIdentifier: [Rect]?] = [:]
 
     /// The frames of `changeset`'s updated items, to be found per layout.
-    init(_ changeset: Changeset) {
+    package init(_ changeset: Changeset) {
         self.changeset = changeset
         isEligible = changeset.sectionDeletes.isEmpty && changeset.sectionInserts.isEmpty && changeset.sectionMoves.isEmpty
             && changeset.itemDeletes.isEmpty && changeset.itemInserts.isEmpty && changeset.itemMoves.isEmpty
@@ -36,7 +37,7 @@ final class ServeUpdatedFrames {
     ///
     /// - Complexity: O(*u*) for *u* updated items, plus O(*u* log *n*) the
     ///   first time for a group.
-    func changesNothingVisible(in viewport: Rect, of group: ServeLayoutGroup) -> Bool {
+    package func changesNothingVisible(in viewport: Rect, of group: ServeLayoutGroup) -> Bool {
         guard isEligible else { return false }
         let key = ObjectIdentifier(group)
         let found: [Rect]?

@@ -1,3 +1,4 @@
+import Foundation
 import TesseraResults
 import TesseraSQLite
 
@@ -78,4 +79,17 @@ package struct ServeRecord: FetchableRecord, Hashable {
 package struct ServeRecordError: Error, CustomStringConvertible, Sendable {
     /// Says so.
     package var description: String { "a row of the served table was read without the columns its records need" }
+}
+
+extension FetchedResult where Record == ServeRecord {
+    /// The id of the item at an index path: its key as text, read without
+    /// the record when the list is lazy and has its keys, otherwise from the
+    /// record; `nil` when a lazy list cannot read it.
+    ///
+    /// - Complexity: O(log *n*), plus a batch read when the record is read
+    ///   and not kept.
+    package func id(at indexPath: IndexPath) -> String? {
+        if let key = key(at: indexPath) { return ServeSchema.text(of: key) }
+        return try? record(at: indexPath).id
+    }
 }

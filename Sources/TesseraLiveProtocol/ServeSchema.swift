@@ -29,24 +29,27 @@ package struct ServeSchema: Sendable {
     /// The alias of the sort value.
     package static let sortAlias = "tessera_serve_sort"
 
-    /// Checks the configuration against the database.
+    /// Checks a table and its columns against the database, whose file is
+    /// at `path` (for the messages).
     ///
     /// - Throws: ``ServeError`` naming the table (and the tables the file
     ///   has) or the column (and the table's columns), or a table without a
     ///   single-column primary key and without row ids.
-    package init(_ configuration: ServeConfiguration, database: Database) throws(ServeError) {
-        let path = configuration.databasePath
+    package init(
+        table wantedTable: String, sectionColumn wantedSection: String?, sortColumn wantedSort: String, sortDescending: Bool,
+        titleColumn wantedTitle: String, orderColumn wantedOrder: String?, path: String, database: Database
+    ) throws(ServeError) {
         func sqlite<T>(_ body: () throws(SQLiteError) -> T) throws(ServeError) -> T {
             do { return try body() } catch { throw ServeError("\(path): \(error.message)") }
         }
         let found = try sqlite { () throws(SQLiteError) in
-            try database.rows("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [.text(configuration.table)])
+            try database.rows("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [.text(wantedTable)])
         }
         guard let match = found.first, let name = match[0].string else {
             let names = try sqlite { () throws(SQLiteError) in
                 try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             }.compactMap { $0.first?.string }
-            throw ServeError("no such table: \(configuration.table) in \(path) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))")
+            throw ServeError("no such table: \(wantedTable) in \(path) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))")
         }
         guard match[1].string == "table" else {
             throw ServeError("\(name) in \(path) is a view: the live list serves a table, whose rows it can edit")
@@ -74,21 +77,21 @@ package struct ServeSchema: Sendable {
         } else {
             throw ServeError("table \(name) of \(path) has neither a single-column primary key nor row ids to identify its rows by")
         }
-        sectionColumn = try configuration.sectionColumn.map { (wanted) throws(ServeError) in try column(wanted, "section column") }
-        sortColumn = try column(configuration.sortColumn, "sort column")
-        sortDescending = configuration.sortDescending
-        titleColumn = try column(configuration.titleColumn, "title column")
-        orderColumn = try configuration.orderColumn.map { (wanted) throws(ServeError) in try column(wanted, "order column") }
+        sectionColumn = try wantedSection.map { (wanted) throws(ServeError) in try column(wanted, "section column") }
+        sortColumn = try column(wantedSort, "sort column")
+        self.sortDescending = sortDescending
+        titleColumn = try column(wantedTitle, "title column")
+        orderColumn = try wantedOrder.map { (wanted) throws(ServeError) in try column(wanted, "order column") }
     }
 
     /// Whether `move` edits can run: an order column that the list is
     /// sorted by.
     package var canReorder: Bool { orderColumn != nil && orderColumn == sortColumn }
 
-    /// Whether a key column is the row id (``init(_:database:)`` names it
+    /// Whether a key column is the row id (the checking initializer names it
     /// `rowid`, or `_rowid_` or `oid` when the table has a column named
     /// `rowid`).
-    static func isRowID(_ keyColumn: String) -> Bool {
+    package static func isRowID(_ keyColumn: String) -> Bool {
         ["rowid", "_rowid_", "oid"].contains { keyColumn.caseInsensitiveCompare($0) == .orderedSame }
     }
 

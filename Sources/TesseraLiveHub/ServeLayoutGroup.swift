@@ -1,4 +1,5 @@
 import TesseraLayout
+import TesseraLiveProtocol
 import TesseraResults
 import TesseraView
 
@@ -11,10 +12,10 @@ import TesseraView
 /// hub's `seq`): the hub updates every group with every change, whether or
 /// not its clients are up to date. A client that is behind is brought up
 /// to date on a view of its own (see ``ServeHub/catchUp(_:)``).
-final class ServeLayoutGroup {
+package final class ServeLayoutGroup {
     /// What a group shares: a layout kind and the viewport dimensions that
     /// kind lays out with.
-    struct Key: Hashable {
+    package struct Key: Hashable {
         /// The layout.
         var kind: ServeLayoutKind
         /// The viewport's width: every layout lays items out across it.
@@ -34,13 +35,13 @@ final class ServeLayoutGroup {
     }
 
     /// The key.
-    let key: Key
+    package let key: Key
     /// The shared view, with the size of the first client's viewport.
-    let view: CollectionView
+    package let view: CollectionView
     /// The view's data source: the hub's current list.
-    let dataSource: ServeDataSource
+    package let dataSource: ServeDataSource
     /// The clients in the group.
-    var members: Set<ServeClientID> = []
+    package var members: Set<ServeClientID> = []
 
     /// A group showing `result`.
     ///
@@ -48,7 +49,7 @@ final class ServeLayoutGroup {
     ///   - viewport: A viewport of the group (it gives the view its size).
     ///   - headers: Whether sections have headers.
     /// - Complexity: the layout's `prepare()`, O(*n*).
-    init(key: Key, viewport: Rect, result: FetchedResult<ServeRecord>, headers: Bool) {
+    package init(key: Key, viewport: Rect, result: FetchedResult<ServeRecord>, headers: Bool) {
         self.key = key
         dataSource = ServeDataSource(result: result)
         view = ServeLayoutGroup.makeView(kind: key.kind, viewport: viewport, dataSource: dataSource, headers: headers)
@@ -61,7 +62,7 @@ final class ServeLayoutGroup {
     /// and its settled elements are those of the rectangle the client sent.
     ///
     /// - Complexity: the layout's `prepare()`, O(*n*).
-    static func makeView(kind: ServeLayoutKind, viewport: Rect, dataSource: ServeDataSource, headers: Bool) -> CollectionView {
+    package static func makeView(kind: ServeLayoutKind, viewport: Rect, dataSource: ServeDataSource, headers: Bool) -> CollectionView {
         let view = CollectionView(layout: kind.makeLayout(width: viewport.size.width, headers: headers), size: viewport.size)
         view.anchorsScrollPosition = false
         view.clampsContentOffset = false
@@ -74,7 +75,7 @@ final class ServeLayoutGroup {
     /// The elements in a viewport of the group, now.
     ///
     /// - Complexity: O(log *n* + *v*) for *v* elements.
-    func elements(in viewport: Rect) -> [LayoutAttributes] {
+    package func elements(in viewport: Rect) -> [LayoutAttributes] {
         view.layoutAttributesForElements(inViewport: viewport)
     }
 }

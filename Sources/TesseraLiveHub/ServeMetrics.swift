@@ -1,3 +1,5 @@
+import TesseraLiveProtocol
+
 /// What a live list has done since it started, for its metrics endpoint
 /// (``LiveList/metricsText()``), in Prometheus' text format.
 package struct ServeMetrics: Sendable {

@@ -1,20 +1,21 @@
+import TesseraLiveProtocol
 import TesseraResults
 
 /// One change on its way to every group: the controller's report, the
 /// `seq` it becomes, and what every group and client shares of it.
-final class ServeChange {
+package final class ServeChange {
     /// The report.
-    let report: ChangeReport<ServeRecord>
+    package let report: ChangeReport<ServeRecord>
     /// The change's number.
-    let seq: Int
+    package let seq: Int
     /// The updated items' frames per group, for the clients it leaves
     /// unchanged.
-    let updatedFrames: ServeUpdatedFrames
+    package let updatedFrames: ServeUpdatedFrames
     /// The new list's sections as plans write them, once written.
     private var sectionsText: String?
 
     /// The change `seq`, made of `report`.
-    init(report: ChangeReport<ServeRecord>, seq: Int) {
+    package init(report: ChangeReport<ServeRecord>, seq: Int) {
         self.report = report
         self.seq = seq
         updatedFrames = ServeUpdatedFrames(report.changeset)
@@ -24,7 +25,7 @@ final class ServeChange {
     /// asks and shared by every plan of the change.
     ///
     /// - Complexity: O(1) after the first call.
-    func sections(_ write: (FetchedResult<ServeRecord>) -> String) -> String {
+    package func sections(_ write: (FetchedResult<ServeRecord>) -> String) -> String {
         if let sectionsText { return sectionsText }
         let text = write(report.new)
         sectionsText = text
@@ -38,11 +39,11 @@ extension ServeChange: Sendable {}
 /// What makes two clients' plans of one change the same text: the same
 /// viewport of the same group, the same animation, and whether the
 /// changeset is written.
-struct ServePlanTextKey: Hashable {
+package struct ServePlanTextKey: Hashable {
     /// The viewport's index among the group's distinct viewports.
-    var viewport: Int
+    package var viewport: Int
     /// Whether the plan animates.
-    var animated: Bool
+    package var animated: Bool
     /// Whether the client asked for ids.
-    var ids: Bool
+    package var ids: Bool
 }

@@ -1,5 +1,5 @@
-/// Why a ``ServeHub`` could not start: a missing file, table or column, or
-/// a configuration value out of range. Its description is one line that
+/// Why a live list could not start: a missing file, table or column, or a
+/// configuration value out of range. Its description is one line that
 /// names what and where.
 package struct ServeError: Error, CustomStringConvertible, Sendable, Hashable {
     /// The one-line message.

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraDiff
 import TesseraLayout
+import TesseraLiveProtocol
 import TesseraResults
 import TesseraView
 
@@ -10,20 +11,20 @@ import TesseraView
 /// It keeps the controller's ``FetchedResult`` itself, not a snapshot of
 /// it: taking the next state costs nothing, and the view reads counts and
 /// ids in O(1) and O(log *n*).
-final class ServeDataSource: CollectionViewDataSource {
+package final class ServeDataSource: CollectionViewDataSource {
     /// The client's state.
-    var result: FetchedResult<ServeRecord>
+    package var result: FetchedResult<ServeRecord>
 
     /// A data source showing `result`.
-    init(result: FetchedResult<ServeRecord>) {
+    package init(result: FetchedResult<ServeRecord>) {
         self.result = result
     }
 
     /// The result's sections.
-    func numberOfSections(in collectionView: CollectionView) -> Int { result.numberOfSections }
+    package func numberOfSections(in collectionView: CollectionView) -> Int { result.numberOfSections }
 
     /// The result's items in a section.
-    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
+    package func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
         result.numberOfRecords(inSection: section)
     }
 
@@ -32,21 +33,8 @@ final class ServeDataSource: CollectionViewDataSource {
     ///
     /// - Complexity: O(log *n*), plus a batch read when a lazy list's keys
     ///   are loading and the record is not kept.
-    func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
+    package func collectionView(_ collectionView: CollectionView, itemIdentifierAt indexPath: IndexPath) -> String? {
         result.id(at: indexPath)
-    }
-}
-
-extension FetchedResult where Record == ServeRecord {
-    /// The id of the item at an index path: its key as text, read without
-    /// the record when the list is lazy and has its keys, otherwise from the
-    /// record; `nil` when a lazy list cannot read it.
-    ///
-    /// - Complexity: O(log *n*), plus a batch read when the record is read
-    ///   and not kept.
-    func id(at indexPath: IndexPath) -> String? {
-        if let key = key(at: indexPath) { return ServeSchema.text(of: key) }
-        return try? record(at: indexPath).id
     }
 }
 
@@ -62,46 +50,46 @@ extension ServeDataSource: Sendable {}
 /// is its group's, and the state it was last sent is the controller's
 /// result as of then (the current one while it is up to date), which
 /// shares its storage with every other state.
-final class ServeSession {
+package final class ServeSession {
     /// The client.
-    let id: ServeClientID
+    package let id: ServeClientID
     /// Its messages waiting to be sent.
-    let outbox: ClientOutbox
+    package let outbox: ClientOutbox
     /// Whether its edits are allowed.
-    let canEdit: Bool
+    package let canEdit: Bool
 
     /// The layout of its view.
-    var layoutKind = ServeLayoutKind.flow
+    package var layoutKind = ServeLayoutKind.flow
     /// Whether it asked for ids (`ids: true`).
-    var wantsIDs = false
+    package var wantsIDs = false
     /// The rectangle it last sent.
-    var viewport = Rect.zero
+    package var viewport = Rect.zero
     /// The clients it shares a layout with, once it said `hello`.
-    var group: ServeLayoutGroup?
+    package var group: ServeLayoutGroup?
     /// The state it was last sent.
-    var result = FetchedResult<ServeRecord>()
+    package var result = FetchedResult<ServeRecord>()
     /// The `seq` of the state the client was last sent.
-    var seq = 0
+    package var seq = 0
     /// Whether plans are held back until the outbox drains.
-    var isBehind = false
+    package var isBehind = false
     /// Replies that wait for the merged plan of a client that is behind.
-    var heldReplies: [String] = []
+    package var heldReplies: [String] = []
     /// Whether it asked for the elements of a viewport while it was behind:
     /// they are sent after the merged plan, at its state.
-    var wantsElements = false
+    package var wantsElements = false
 
     /// A client that has not said `hello` yet.
-    init(id: ServeClientID, outbox: ClientOutbox, canEdit: Bool) {
+    package init(id: ServeClientID, outbox: ClientOutbox, canEdit: Bool) {
         self.id = id
         self.outbox = outbox
         self.canEdit = canEdit
     }
 
     /// Whether it said `hello`.
-    var isReady: Bool { group != nil }
+    package var isReady: Bool { group != nil }
 
     /// The key of the group its layout and viewport belong in.
-    var groupKey: ServeLayoutGroup.Key { ServeLayoutGroup.Key(kind: layoutKind, viewport: viewport) }
+    package var groupKey: ServeLayoutGroup.Key { ServeLayoutGroup.Key(kind: layoutKind, viewport: viewport) }
 }
 
 @available(*, unavailable)

@@ -1,6 +1,5 @@
-import NIOCore
+import TesseraLiveProtocol
 import TesseraResultsCore
-import TesseraSQLite
 
 /// A connected client's messages waiting to be sent, bounded.
 ///
@@ -12,11 +11,12 @@ import TesseraSQLite
 /// plan. Replies (`snapshot`, `elements`, `done`, `error`) go in past the
 /// capacity, up to ``limit``; a client that lets more pile up is closed.
 ///
-/// An outbox attached to its WebSocket's channel (``attach(_:)``) writes each
-/// message as a text frame on the channel's event loop instead of queueing
-/// it for ``next()``: the messages that wait are then those written and not
-/// yet taken by the socket, and the same capacity, limit and drain handler
-/// apply to them. ``next()`` then only waits for the outbox to close.
+/// An outbox attached to its client's socket by the transport
+/// (``attach(_:)``) writes each message through the transport's sink
+/// instead of queueing it for ``next()``: the messages that wait are then
+/// those written and not yet taken by the socket, and the same capacity,
+/// limit and drain handler apply to them. ``next()`` then only waits for
+/// the outbox to close.
 package final class ClientOutbox: Sendable {
     /// The messages that may wait before the client is behind.
     package let capacity: Int
@@ -33,7 +33,7 @@ package final class ClientOutbox: Sendable {
         /// Messages written to the channel and not yet taken by its socket.
         var inFlight = 0
         /// Where messages are written, once attached.
-        var sink: ServeFrameSink?
+        var sink: (any ServeClientSink)?
 
         /// The messages queued for ``next()``.
         var queued: Int { messages.count - head }
@@ -112,24 +112,22 @@ package final class ClientOutbox: Sendable {
     }
 
     /// Puts a message in: a waiting reader gets it at once, an attached
-    /// channel gets it as a text frame. Past ``limit`` the outbox closes
-    /// instead.
+    /// sink gets it to write. Past ``limit`` the outbox closes instead.
     ///
     /// - Returns: Whether the message went in.
     @discardableResult
     package func push(_ text: String) -> Bool {
-        push(text, frame: nil, batch: nil)
+        push(ServeFrame(text), batch: nil)
     }
 
-    /// Puts a message in; on an attached channel, writes `frame` (the
-    /// message encoded as a text frame, shared by every client it goes to)
-    /// or else the text's frame, through `batch` when one is given (the
-    /// batch writes when it is flushed).
+    /// Puts a message in; an attached sink writes `frame` (shared by every
+    /// client it goes to, so that the transport encodes it once), through
+    /// `batch` when one is given (the batch writes when it is flushed).
     ///
     /// - Returns: Whether the message went in.
     @discardableResult
-    func push(_ text: String, frame: ByteBuffer?, batch: ServeWriteBatch?) -> Bool {
-        enum Action { case none, resume(CheckedContinuation<String?, Never>), write(ServeFrameSink), closed(CheckedContinuation<String?, Never>?) }
+    package func push(_ frame: ServeFrame, batch: ServeWriteBatch?) -> Bool {
+        enum Action { case none, resume(CheckedContinuation<String?, Never>), write(any ServeClientSink), closed(CheckedContinuation<String?, Never>?) }
         let action: Action = state.withLock { state in
             if state.isClosed { return .none }
             // An attached outbox's reader only waits for the close.
@@ -149,19 +147,18 @@ package final class ClientOutbox: Sendable {
                 state.inFlight += 1
                 return .write(sink)
             }
-            state.messages.append(text)
+            state.messages.append(frame.text)
             return .none
         }
         switch action {
         case .resume(let waiter):
-            waiter.resume(returning: text)
+            waiter.resume(returning: frame.text)
             return true
         case .write(let sink):
-            let data = frame ?? ServeFrameWriter.textFrame(text)
             if let batch {
-                batch.add(data, on: sink, for: self)
+                batch.add(frame, on: sink, for: self)
             } else {
-                sink.eventLoop.execute { Self.write(data, on: sink, for: self) }
+                sink.execute { Self.write(frame, on: sink, for: self) }
             }
             return true
         case .closed(let waiter):
@@ -172,15 +169,10 @@ package final class ClientOutbox: Sendable {
         }
     }
 
-    /// Writes the messages from now on straight to `channel`'s socket as
-    /// text frames (on its event loop, through a ``ServeFrameWriter`` put
-    /// first in its pipeline) instead of queueing them for ``next()``; any
+    /// Writes the messages from now on through `sink`, the transport's side
+    /// of the client's socket, instead of queueing them for ``next()``; any
     /// queued ones go first.
-    ///
-    /// - Throws: When the channel's pipeline takes no writer (it closed);
-    ///   the outbox then goes on queueing for ``next()``.
-    package func attach(_ channel: any Channel) async throws {
-        let sink = try await ServeFrameSink.install(on: channel)
+    package func attach(_ sink: any ServeClientSink) {
         let queued: [String] = state.withLock { state in
             state.sink = sink
             let queued = Array(state.messages[state.head...])
@@ -190,18 +182,16 @@ package final class ClientOutbox: Sendable {
             return queued
         }
         guard !queued.isEmpty else { return }
-        sink.eventLoop.execute {
-            for text in queued { Self.write(ServeFrameWriter.textFrame(text), on: sink, for: self) }
+        sink.execute {
+            for text in queued { Self.write(ServeFrame(text), on: sink, for: self) }
         }
     }
 
-    /// Writes one encoded text frame; call it on the sink's event loop. The
-    /// outbox counts the message as waiting until the socket took it (or
-    /// the write failed).
-    static func write(_ frame: ByteBuffer, on sink: ServeFrameSink, for outbox: ClientOutbox) {
-        let promise = sink.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { _ in outbox.didSend() }
-        sink.writer.value.write(frame, promise: promise)
+    /// Writes one message; call it on the sink's thread. The outbox counts
+    /// the message as waiting until the socket took it (or the write
+    /// failed).
+    package static func write(_ frame: ServeFrame, on sink: any ServeClientSink, for outbox: ClientOutbox) {
+        sink.write(frame) { outbox.didSend() }
     }
 
     /// One written message left: runs the drain handler when none waits

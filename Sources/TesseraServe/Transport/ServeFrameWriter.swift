@@ -1,4 +1,6 @@
 import NIOCore
+import TesseraLiveHub
+import TesseraLiveProtocol
 
 /// Writes whole WebSocket frames, already encoded, straight to a channel's
 /// socket: it sits first in the pipeline (next to the socket), so that what
@@ -67,12 +69,29 @@ final class ServeFrameWriter: ChannelInboundHandler, RemovableChannelHandler {
 extension ServeFrameWriter: Sendable {}
 
 /// Where an attached ``ClientOutbox`` writes: a ``ServeFrameWriter`` on its
-/// channel's event loop.
-struct ServeFrameSink: Sendable {
+/// channel's event loop. A message is encoded as a text frame once, by its
+/// first client's write, and that buffer is written to every client it
+/// goes to.
+struct ServeFrameSink: ServeClientSink {
     /// The channel's event loop.
     let eventLoop: any EventLoop
     /// The writer, reachable only on `eventLoop`.
     let writer: NIOLoopBound<ServeFrameWriter>
+
+    /// The event loop's identity: one task per loop for a change's writes.
+    var executorID: ObjectIdentifier { ObjectIdentifier(eventLoop) }
+
+    /// Runs `body` on the event loop.
+    func execute(_ body: @escaping @Sendable () -> Void) {
+        eventLoop.execute(body)
+    }
+
+    /// Writes the message's text frame; call on the event loop.
+    func write(_ frame: ServeFrame, sent: @escaping @Sendable () -> Void) {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { _ in sent() }
+        writer.value.write(frame.encoded(ServeFrameWriter.textFrame), promise: promise)
+    }
 
     /// Puts a new writer first in `channel`'s pipeline.
     ///

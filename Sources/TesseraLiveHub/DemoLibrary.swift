@@ -1,4 +1,6 @@
 import Foundation
+import TesseraDemoPhotos
+import TesseraLiveProtocol
 import TesseraSQLite
 
 /// The photo library `tessera serve` shows when it is given no database:
@@ -30,18 +32,7 @@ package struct DemoLibrary: Sendable, Hashable {
     }
 
     /// The albums, one section each.
-    package static let albums = [
-        "Amsterdam", "Barcelona", "Berlin", "Birthday party", "Brighton", "Cairo", "Camping trip", "Copenhagen",
-        "Dolomites", "Dublin", "Edinburgh", "Family", "Garden", "Graduation", "Helsinki", "Iceland", "Istanbul",
-        "Kyoto", "Lisbon", "London", "Marrakesh", "Mexico City", "Montreal", "Naples", "New York", "Oslo", "Paris",
-        "Patagonia", "Prague", "Reykjavik", "Rome", "San Francisco", "Scotland road trip", "Seoul", "Snow day",
-        "Stockholm", "Sydney", "Tokyo", "Vienna", "Zanzibar",
-    ]
-    static let subjects = [
-        "Canal", "Market", "Sunset", "Harbour", "Old town", "Bridge", "Cathedral", "Street food", "Beach", "Dunes",
-        "Museum", "Rooftops", "Park", "Train station", "Café", "Mountains", "Lake", "Forest path", "Night lights", "Portrait",
-    ]
-    static let moments = ["at dawn", "at noon", "at dusk", "in the rain", "from above", "with friends", "in the fog", "in winter"]
+    package static var albums: [String] { DemoPhotos.albums }
 
     /// The table the live list follows.
     package static let table = "photo"
@@ -117,17 +108,10 @@ package struct DemoLibrary: Sendable, Hashable {
     ///
     /// - Complexity: O(*n* log *n*) in the photo count.
     package func rows() -> [(id: Int64, album: String, title: String, taken: Int64, position: Int64)] {
-        var random = ServeRandom(seed: 2026)
-        // 2015-01-01 … 2025-12-31, never twice the same second.
-        let first: Int64 = 1_420_070_400
-        let span: UInt64 = 11 * 365 * 86_400
         var rows: [(id: Int64, album: String, title: String, taken: Int64, position: Int64)] = []
         rows.reserveCapacity(photoCount)
-        for id in 1...Int64(photoCount) {
-            let album = Self.albums[Int(random.next() % UInt64(Self.albums.count))]
-            let title = Self.subjects[Int(random.next() % UInt64(Self.subjects.count))] + " " + Self.moments[Int(random.next() % UInt64(Self.moments.count))]
-            let taken = first + Int64(random.next() % span) / 16 * 16 + id % 16
-            rows.append((id, album, title, taken, 0))
+        DemoPhotos.generate(count: photoCount) { photo in
+            rows.append((photo.id, photo.album, photo.title, photo.taken, 0))
         }
         // Positions: newest first within each album.
         var byAlbum: [String: [Int]] = [:]

@@ -1,4 +1,6 @@
 import Logging
+import TesseraSQLite
+import TesseraLiveProtocol
 
 /// Where `tessera serve` reads the list from, and how it follows it.
 ///
@@ -35,7 +37,7 @@ package struct ServeConfiguration: Sendable {
     package var outboxCapacity: Int
     /// The edits clients may make (those who may edit at all); the others
     /// are refused with `readOnly`.
-    package var allowedEdits: LiveList.Edits
+    package var allowedEdits: ServeEdits
     /// Where the hub logs: following, clients connecting and leaving,
     /// slow clients closed, refused edits, failed reads.
     package var logger: Logger
@@ -51,7 +53,7 @@ package struct ServeConfiguration: Sendable {
         orderColumn: String? = nil,
         pollInterval: Duration = .milliseconds(10),
         outboxCapacity: Int = 32,
-        allowedEdits: LiveList.Edits = .all,
+        allowedEdits: ServeEdits = .all,
         logger: Logger = Logger(label: "tessera.live-list", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.databasePath = databasePath
@@ -84,5 +86,20 @@ extension ServeConfiguration {
         logger.logLevel = level
         self.logger = logger
         return true
+    }
+}
+
+extension ServeSchema {
+    /// Checks a hub's configuration against the database.
+    ///
+    /// - Throws: ``ServeError`` naming the table (and the tables the file
+    ///   has) or the column (and the table's columns), or a table without a
+    ///   single-column primary key and without row ids.
+    package init(_ configuration: ServeConfiguration, database: Database) throws(ServeError) {
+        try self.init(
+            table: configuration.table, sectionColumn: configuration.sectionColumn, sortColumn: configuration.sortColumn,
+            sortDescending: configuration.sortDescending, titleColumn: configuration.titleColumn, orderColumn: configuration.orderColumn,
+            path: configuration.databasePath, database: database
+        )
     }
 }

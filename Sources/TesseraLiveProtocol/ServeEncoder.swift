@@ -12,32 +12,32 @@ import TesseraView
 /// The list is read from the controller's results record by record
 /// (O(log *n*) each), so that a message costs what it writes, never a copy
 /// of the whole list.
-struct ServeEncoder {
+package struct ServeEncoder {
     /// The list's state.
-    typealias ListResult = FetchedResult<ServeRecord>
+    package typealias ListResult = FetchedResult<ServeRecord>
 
     /// The message so far.
-    private(set) var text = ""
+    package private(set) var text = ""
 
     /// An empty message with room for `capacity` bytes.
-    init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         text.reserveCapacity(capacity)
     }
 
     // MARK: Scalars
 
     /// Appends JSON text as it is.
-    mutating func raw(_ part: String) { text += part }
+    package mutating func raw(_ part: String) { text += part }
 
     /// Appends a string, escaped.
-    mutating func string(_ value: String) { JSON.writeString(value, to: &text) }
+    package mutating func string(_ value: String) { JSON.writeString(value, to: &text) }
 
     /// Appends an integer.
-    mutating func int(_ value: Int) { text += String(value) }
+    package mutating func int(_ value: Int) { text += String(value) }
 
     /// Appends a number: an integer when it is integral, 0 when it is not
     /// finite.
-    mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         guard value.isFinite else { text += "0"; return }
         if value == value.rounded(), abs(value) < 1e15 {
             text += String(Int64(value))
@@ -47,10 +47,10 @@ struct ServeEncoder {
     }
 
     /// Appends `true` or `false`.
-    mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
+    package mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
 
     /// Appends `[x, y, width, height]`.
-    mutating func rect(_ rect: Rect) {
+    package mutating func rect(_ rect: Rect) {
         text += "["
         number(rect.origin.x); text += ","
         number(rect.origin.y); text += ","
@@ -60,7 +60,7 @@ struct ServeEncoder {
     }
 
     /// Appends `[width, height]`.
-    mutating func size(_ size: Size) {
+    package mutating func size(_ size: Size) {
         text += "["
         number(size.width); text += ","
         number(size.height)
@@ -68,7 +68,7 @@ struct ServeEncoder {
     }
 
     /// Appends `[x, y]`.
-    mutating func point(_ point: Point) {
+    package mutating func point(_ point: Point) {
         text += "["
         number(point.x); text += ","
         number(point.y)
@@ -76,7 +76,7 @@ struct ServeEncoder {
     }
 
     /// Appends `[section, item]`.
-    mutating func path(_ path: IndexPath) {
+    package mutating func path(_ path: IndexPath) {
         text += "["
         int(path.count > 0 ? path[0] : 0); text += ","
         int(path.count > 1 ? path[1] : 0)
@@ -90,7 +90,7 @@ struct ServeEncoder {
     /// decorations and index paths the result does not have.
     ///
     /// - Complexity: O(log *n*).
-    static func content(of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult) -> ElementContent? {
+    package static func content(of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult) -> ElementContent? {
         guard path.count >= 1, path[0] >= 0, path[0] < result.numberOfSections else { return nil }
         let section = path[0]
         switch attributes.category {
@@ -110,7 +110,7 @@ struct ServeEncoder {
     }
 
     /// What an Element shows besides its geometry.
-    struct ElementContent {
+    package struct ElementContent {
         var key: String
         var isItem: Bool
         var section: Int
@@ -135,7 +135,7 @@ struct ServeEncoder {
     /// Writes an array of Elements for `attributes` in `result`.
     ///
     /// - Complexity: O(*v* log *n*) for *v* attributes.
-    mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult) {
+    package mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult) {
         text += "["
         var first = true
         for element in attributes {
@@ -153,7 +153,7 @@ struct ServeEncoder {
     /// those that move.
     ///
     /// - Complexity: O(*e* log *n*) for *e* plan elements.
-    mutating func planElements(_ plan: AnimationPlan, old: ListResult, new: ListResult) -> [String] {
+    package mutating func planElements(_ plan: AnimationPlan, old: ListResult, new: ListResult) -> [String] {
         var moves: [String] = []
         text += "["
         var first = true
@@ -186,7 +186,7 @@ struct ServeEncoder {
     }
 
     /// The protocol's name of a disposition.
-    static func disposition(_ disposition: AnimationPlan.Disposition) -> String {
+    package static func disposition(_ disposition: AnimationPlan.Disposition) -> String {
         switch disposition {
         case .insert: "inserted"
         case .delete: "deleted"
@@ -200,7 +200,7 @@ struct ServeEncoder {
     /// Writes `[{"id": …, "count": …}, …]`.
     ///
     /// - Complexity: O(*s*) for *s* sections.
-    mutating func sections(_ result: ListResult) {
+    package mutating func sections(_ result: ListResult) {
         text += "["
         for (index, section) in result.sections.enumerated() {
             if index > 0 { text += "," }
@@ -214,7 +214,7 @@ struct ServeEncoder {
     /// Writes every item id, section by section.
     ///
     /// - Complexity: O(*n* log *n*).
-    mutating func ids(_ result: ListResult) {
+    package mutating func ids(_ result: ListResult) {
         text += "["
         for section in 0..<result.numberOfSections {
             if section > 0 { text += "," }
@@ -240,7 +240,7 @@ struct ServeEncoder {
     ///
     /// - Complexity: O(*c* log *n*) for a changeset of *c* entries and
     ///   items of inserted sections.
-    mutating func changeset(_ changeset: Changeset, new: ListResult) {
+    package mutating func changeset(_ changeset: Changeset, new: ListResult) {
         text += "{\"sectionDeletes\":["
         for (i, index) in changeset.sectionDeletes.enumerated() {
             if i > 0 { text += "," }
@@ -298,7 +298,7 @@ struct ServeEncoder {
 
     /// The thumbnail colour of an item: a hue from a hash of its id (FNV-1a),
     /// at a fixed saturation and lightness, as `#rrggbb`.
-    static func colour(of id: String) -> String {
+    package static func colour(of id: String) -> String {
         var hash: UInt32 = 2_166_136_261
         for byte in id.utf8 {
             hash ^= UInt32(byte)
