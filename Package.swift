@@ -25,6 +25,10 @@ let package = Package(
         // The fuzz targets' checks, for the Fuzz package (Fuzz/README.md);
         // not API.
         .library(name: "_TesseraFuzzChecks", targets: ["TesseraFuzzChecks"]),
+        // `tessera bench diff`'s allocation counter, preloaded by the
+        // command into itself from beside the executable (see
+        // Sources/tessera/AllocationCounter.swift); not for linking.
+        .library(name: "TesseraAllocationCount", type: .dynamic, targets: ["CAllocationCount"]),
     ],
     // What the `tessera` command links beyond SQLite, each on by default.
     // `swift build --disable-default-traits --product tessera` builds the
@@ -151,8 +155,10 @@ let package = Package(
             name: "TesseraCommandPostgres",
             dependencies: ["TesseraCommandKit", "TesseraRender", "TesseraResults", "TesseraSQLite", "TesseraPostgres"]
         ),
-        // Counts the heap allocations of the `tessera` process for
-        // `tessera bench` (it defines malloc, so only the executable links it).
+        // Counts the heap allocations of `tessera bench diff`: it defines
+        // malloc, so it is a library of its own, which that one command
+        // preloads into itself (LD_PRELOAD); the executable does not link
+        // it, and `tessera serve` never loads it.
         .target(
             name: "CAllocationCount"
         ),
@@ -161,7 +167,6 @@ let package = Package(
             dependencies: [
                 "TesseraCommandKit",
                 "TesseraResultsCore",
-                "CAllocationCount",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .target(name: "TesseraCommandPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .target(name: "TesseraServe", condition: .when(traits: ["LiveServer"])),

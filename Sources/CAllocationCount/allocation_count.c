@@ -1,15 +1,18 @@
-// Counts the process's heap allocations for `tessera bench`.
+// Counts the process's heap allocations for `tessera bench diff`.
 //
-// The `tessera` executable defines malloc, calloc, realloc and free; the
-// dynamic linker binds every caller in the process (the Swift runtime and
-// the standard library included) to these definitions, which count each
-// allocation and hand the call to the allocator found next in the lookup
-// order (`dlsym(RTLD_NEXT, …)`): the C library's, or one preloaded with
-// LD_PRELOAD (jemalloc, tcmalloc), so that memory always goes back to the
-// allocator that gave it. posix_memalign, aligned_alloc and memalign are
-// not defined here (over-aligned allocations are not counted); their
-// memory is freed by the same next allocator. Only this executable links
-// this target; the libraries never do.
+// This library (the TesseraAllocationCount product,
+// libTesseraAllocationCount.so) defines malloc, calloc, realloc and free.
+// `tessera bench diff` runs itself again with the library in LD_PRELOAD,
+// so the dynamic linker binds every caller in that process (the Swift
+// runtime and the standard library included) to these definitions, which
+// count each allocation and hand the call to the allocator found next in
+// the lookup order (`dlsym(RTLD_NEXT, …)`): the C library's, or one
+// preloaded after it (jemalloc, tcmalloc), so that memory always goes back
+// to the allocator that gave it. posix_memalign, aligned_alloc and memalign
+// are not defined here (over-aligned allocations are not counted); their
+// memory is freed by the same next allocator. The `tessera` executable
+// does not link this library: no other subcommand, `tessera serve` among
+// them, counts anything.
 //
 // Under AddressSanitizer or ThreadSanitizer the sanitizer replaces the
 // allocator itself, and off glibc `RTLD_NEXT` may be missing: then nothing

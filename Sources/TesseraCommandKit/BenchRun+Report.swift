@@ -85,7 +85,7 @@ extension BenchRun {
             }
             if results.contains(where: { $0.allocations == nil }) {
                 notes.append(run.allocationCount == nil
-                    ? "allocations: not measured (this build of tessera cannot count malloc calls)"
+                    ? "allocations: not measured (the counter, libTesseraAllocationCount.so, is not beside tessera: swift build builds it; a sanitizer build cannot count)"
                     : "allocations: not measured (the malloc counter gave no reading)")
             }
             return notes

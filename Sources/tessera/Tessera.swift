@@ -1,5 +1,4 @@
 import ArgumentParser
-import CAllocationCount
 import Foundation
 import Synchronization
 import TesseraCommandKit
@@ -439,6 +438,11 @@ struct BenchDiff: ParsableCommand {
     var json = false
 
     func run() throws {
+        // Allocations are counted by a library preloaded into this one
+        // process: tessera runs again with it (the same arguments; nothing
+        // is read or written before this).
+        AllocationCounter.loadIntoThisProcess()
+        AllocationCounter.restoreEnvironment()
         var run = BenchRun(count: count ?? 10_000, changesPercent: 10, ids: ids, sections: sections ?? 1, seed: seed ?? 1,
                            runs: runs, swiftLimit: swiftLimit, json: json)
         if let changes {
@@ -459,9 +463,10 @@ struct BenchDiff: ParsableCommand {
         if let html { try InputFile.checkWritable(html) }
         run.input = try input()
         run.commandLine = BenchRun.shellLine(CommandLine.arguments)
-        // The process's malloc calls, counted by CAllocationCount (-1, "not
-        // measured", under a sanitizer).
-        run.allocationCount = { tessera_allocation_count() }
+        // The process's malloc calls, counted by the preloaded counter when
+        // it is beside the executable (-1, "not measured", under a
+        // sanitizer).
+        run.allocationCount = AllocationCounter.reader()
         // The progress bar is drawn on a terminal only: into a pipe or a
         // file it would be noise.
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil

@@ -32,7 +32,7 @@ final class LiveServer {
     let database: URL
     /// `http://127.0.0.1:PORT/`.
     private(set) var address = ""
-    private let process = Process()
+    let process = Process()
     private let output = Output()
 
     /// What the server printed, read by the pipe's handler.
