@@ -440,9 +440,7 @@ if let sanitizer = Context.environment["TESSERA_SANITIZER"] {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
         target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
     }
-    // The allocation counter defines malloc and free unless a sanitizer,
-    // whose allocator they would bypass, is compiled in.
-    if let counter = package.targets.first(where: { $0.name == "CAllocationCount" }) {
-        counter.cSettings = (counter.cSettings ?? []) + [.unsafeFlags(["-fsanitize=\(sanitizer)"])]
-    }
+    // The allocation counter's library stays plain: `tessera bench diff`
+    // never preloads it into a sanitized process, whose sanitizer supplies
+    // the allocator.
 }
