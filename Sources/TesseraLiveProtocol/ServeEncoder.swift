@@ -5,83 +5,19 @@ import TesseraRender
 import TesseraResults
 import TesseraView
 
-/// The server's messages, written by hand into one string each (no
-/// `JSONEncoder`): numbers as integers when they are integral, strings
-/// escaped as ``JSON`` escapes them.
+/// The live list's encoder: ``PlanJSON``, the one writer of plan JSON, with
+/// what the protocol's messages add (elements with their content, sections,
+/// ids, changesets).
+package typealias ServeEncoder = PlanJSON
+
+/// What the live list's messages write beyond plans.
 ///
 /// The list is read from the controller's results record by record
 /// (O(log *n*) each), so that a message costs what it writes, never a copy
 /// of the whole list.
-package struct ServeEncoder {
+extension PlanJSON {
     /// The list's state.
     package typealias ListResult = FetchedResult<ServeRecord>
-
-    /// The message so far.
-    package private(set) var text = ""
-
-    /// An empty message with room for `capacity` bytes.
-    package init(capacity: Int = 256) {
-        text.reserveCapacity(capacity)
-    }
-
-    // MARK: Scalars
-
-    /// Appends JSON text as it is.
-    package mutating func raw(_ part: String) { text += part }
-
-    /// Appends a string, escaped.
-    package mutating func string(_ value: String) { JSON.writeString(value, to: &text) }
-
-    /// Appends an integer.
-    package mutating func int(_ value: Int) { text += String(value) }
-
-    /// Appends a number: an integer when it is integral, 0 when it is not
-    /// finite.
-    package mutating func number(_ value: Double) {
-        guard value.isFinite else { text += "0"; return }
-        if value == value.rounded(), abs(value) < 1e15 {
-            text += String(Int64(value))
-        } else {
-            text += String(value)
-        }
-    }
-
-    /// Appends `true` or `false`.
-    package mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
-
-    /// Appends `[x, y, width, height]`.
-    package mutating func rect(_ rect: Rect) {
-        text += "["
-        number(rect.origin.x); text += ","
-        number(rect.origin.y); text += ","
-        number(rect.size.width); text += ","
-        number(rect.size.height)
-        text += "]"
-    }
-
-    /// Appends `[width, height]`.
-    package mutating func size(_ size: Size) {
-        text += "["
-        number(size.width); text += ","
-        number(size.height)
-        text += "]"
-    }
-
-    /// Appends `[x, y]`.
-    package mutating func point(_ point: Point) {
-        text += "["
-        number(point.x); text += ","
-        number(point.y)
-        text += "]"
-    }
-
-    /// Appends `[section, item]`.
-    package mutating func path(_ path: IndexPath) {
-        text += "["
-        int(path.count > 0 ? path[0] : 0); text += ","
-        int(path.count > 1 ? path[1] : 0)
-        text += "]"
-    }
 
     // MARK: Elements
 
@@ -111,12 +47,12 @@ package struct ServeEncoder {
 
     /// What an Element shows besides its geometry.
     package struct ElementContent {
-        var key: String
-        var isItem: Bool
-        var section: Int
-        var item: Int
-        var title: String
-        var colour: String?
+        package var key: String
+        package var isItem: Bool
+        package var section: Int
+        package var item: Int
+        package var title: String
+        package var colour: String?
     }
 
     /// Writes the members an Element has (without its braces).
@@ -171,30 +107,12 @@ package struct ServeEncoder {
             first = false
             text += "{"
             elementMembers(content, frame: element.to.frame, z: element.to.zIndex, selected: element.isSelected)
-            text += ",\"from\":"; rect(element.from.frame)
-            text += ",\"fromAlpha\":"; number(element.from.isHidden ? 0 : element.from.alpha)
-            text += ",\"toAlpha\":"; number(element.to.isHidden ? 0 : element.to.alpha)
-            text += ",\"fromZ\":"; int(element.from.zIndex)
-            text += ",\"toZ\":"; int(element.to.zIndex)
-            text += ",\"disposition\":\""; text += Self.disposition(element.disposition); text += "\""
-            if element.contentChanged { text += ",\"contentChanged\":true" }
+            elementMotion(element)
             text += "}"
             if element.disposition == .move { moves.append(content.key) }
         }
         text += "]"
         return moves
-    }
-
-    /// The protocol's name of a disposition.
-    package static func disposition(_ disposition: AnimationPlan.Disposition) -> String {
-        switch disposition {
-        case .insert: "inserted"
-        case .delete: "deleted"
-        case .move: "moved"
-        case .reload: "reloaded"
-        case .shift: "shifted"
-        case .unchanged: "unchanged"
-        }
     }
 
     /// Writes `[{"id": …, "count": …}, …]`.

@@ -192,12 +192,7 @@ package enum ServeReply {
         out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(message.fromSeq)
         out.raw(",\"seq\":"); out.int(message.seq)
         out.raw(",\"animated\":"); out.bool(plan.duration > 0)
-        out.raw(",\"duration\":"); out.number(plan.duration)
-        out.raw(",\"timing\":"); out.string(timingName(plan.timing))
-        out.raw(",\"contentSizeBefore\":"); out.size(plan.contentSizeBefore)
-        out.raw(",\"contentSizeAfter\":"); out.size(plan.contentSizeAfter)
-        out.raw(",\"contentOffsetBefore\":"); out.point(plan.contentOffsetBefore)
-        out.raw(",\"contentOffsetAfter\":"); out.point(plan.contentOffsetAfter)
+        out.raw(","); out.planMembers(plan)
         var body = ServeEncoder(capacity: 4096)
         let moves = body.planElements(plan, old: message.old, new: message.new)
         out.raw(",\"moves\":[")
@@ -242,14 +237,5 @@ package enum ServeReply {
         out.raw(",\"message\":"); out.string(error.message)
         out.raw("}")
         return out.text
-    }
-
-    /// The protocol's name of a timing curve.
-    package static func timingName(_ timing: AnimationTiming) -> String {
-        switch timing {
-        case .linear: "linear"
-        case .easeInOut: "easeInOut"
-        case .spring: "spring"
-        }
     }
 }

@@ -7,9 +7,10 @@ import TesseraView
 /// speed control and a legend of dispositions. No network, no external
 /// scripts or fonts.
 ///
-/// The page draws the plan's own interpolation: each element goes from its
-/// `from` to its `to` attributes (frame, alpha, transform; z-index and
-/// hidden switch halfway) by the plan's timing fraction, which is sampled
+/// The plans are embedded in the plan format (``PlanJSON``), the live
+/// list's. The page draws the plan's own interpolation: each element goes
+/// from its `from` to its `to` attributes (frame, alpha, transform; z-index
+/// and hidden switch halfway) by the plan's timing fraction, which is sampled
 /// from ``AnimationTiming/fraction(at:duration:)`` at ``samples`` + 1 evenly
 /// spaced progress values and interpolated linearly in between, so at each
 /// sample the boxes are exactly where ``AnimationPlan/attributes(at:)`` puts
@@ -46,12 +47,18 @@ package enum PlanPage {
     /// - Parameter notes: Lines shown under the list of plans: what the
     ///   list leaves out, and why (a transaction rolled back has no plan).
     package static func html(title: String, entries: [Entry], notes: [String] = []) -> String {
-        let data = JSON.array(entries.map(entryJSON))
+        var data = PlanJSON(capacity: 4096)
+        data.raw("[")
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { data.raw(",") }
+            write(entry, to: &data)
+        }
+        data.raw("]")
         let items = notes.map { "<li>\(escapeHTML($0))</li>" }.joined()
         return template
             .replacingOccurrences(of: "__TITLE__", with: escapeHTML(title))
             .replacingOccurrences(of: "__NOTES__", with: items)
-            .replacingOccurrences(of: "__DATA__", with: data.compactText)
+            .replacingOccurrences(of: "__DATA__", with: data.text)
     }
 
     /// The viewport size of a plan when the caller does not know it: the
@@ -62,36 +69,35 @@ package enum PlanPage {
         return Size(width: width, height: height)
     }
 
-    private static func entryJSON(_ entry: Entry) -> JSON {
+    /// Writes one plan of the page in the plan format (``PlanJSON``): the
+    /// plan's members and its elements, each with its label as its `key`
+    /// and `title`, and what the page adds: the title, the viewport, the
+    /// timing in words and the timing curve's samples.
+    private static func write(_ entry: Entry, to out: inout PlanJSON) {
         let plan = entry.plan
-        let fractions = (0...samples).map { i in
-            JSON.double(plan.timing.fraction(at: Double(i) / Double(samples), duration: plan.duration))
+        out.raw("{\"title\":"); out.string(entry.title)
+        out.raw(",\"width\":"); out.number(entry.viewport.width)
+        out.raw(",\"height\":"); out.number(entry.viewport.height)
+        out.raw(",\"timingText\":"); out.string(Format.timing(plan.timing))
+        out.raw(",\"fractions\":[")
+        for i in 0...samples {
+            if i > 0 { out.raw(",") }
+            out.number(plan.timing.fraction(at: Double(i) / Double(samples), duration: plan.duration))
         }
-        func attributes(_ a: LayoutAttributes) -> JSON {
-            let t = a.transform
-            return .array([a.frame.origin.x, a.frame.origin.y, a.frame.size.width, a.frame.size.height, a.alpha,
-                           t.a, t.b, t.c, t.d, t.tx, t.ty].map(JSON.double) + [.int(a.zIndex), .bool(a.isHidden)])
+        out.raw("],")
+        out.planMembers(plan)
+        out.raw(",\"elements\":[")
+        for (index, (element, label)) in zip(plan.elements, entry.labels).enumerated() {
+            if index > 0 { out.raw(",") }
+            out.raw("{\"key\":"); out.string(label)
+            out.raw(",\"kind\":"); out.string(element.category == .cell ? "item" : ChangeDescription.shortKind(element.category.kind ?? ""))
+            out.raw(",\"title\":"); out.string(label)
+            out.raw(",\"frame\":"); out.rect(element.to.frame)
+            out.raw(",\"z\":"); out.int(element.to.zIndex)
+            out.elementMotion(element)
+            out.raw("}")
         }
-        let elements = zip(plan.elements, entry.labels).map { element, label in
-            JSON.object([
-                ("label", .string(label)),
-                ("disposition", .string(element.disposition.rawValue)),
-                ("kind", .string(element.category == .cell ? "cell" : ChangeDescription.shortKind(element.category.kind ?? ""))),
-                ("from", attributes(element.from)),
-                ("to", attributes(element.to)),
-            ])
-        }
-        return .object([
-            ("title", .string(entry.title)),
-            ("width", .double(entry.viewport.width)),
-            ("height", .double(entry.viewport.height)),
-            ("duration", .double(plan.duration)),
-            ("timing", .string(Format.timing(plan.timing))),
-            ("offsetFrom", .array([.double(plan.contentOffsetBefore.x), .double(plan.contentOffsetBefore.y)])),
-            ("offsetTo", .array([.double(plan.contentOffsetAfter.x), .double(plan.contentOffsetAfter.y)])),
-            ("fractions", .array(fractions)),
-            ("elements", .array(elements)),
-        ])
+        out.raw("]}")
     }
 
     package static func escapeHTML(_ text: String) -> String {
@@ -113,8 +119,8 @@ package enum PlanPage {
   #content { position: absolute; left: 0; top: 0; }
   .el { position: absolute; box-sizing: border-box; border: 1px solid rgba(0,0,0,.35); font-size: 10px;
         overflow: hidden; white-space: nowrap; padding: 1px 3px; transform-origin: 50% 50%; }
-  .d-insert { background: #b7e4b0; } .d-delete { background: #f4b4b4; } .d-move { background: #b5cdf5; }
-  .d-reload { background: #f8dd94; } .d-shift { background: #ddd2f2; } .d-unchanged { background: #e6e6e6; }
+  .d-inserted { background: #b7e4b0; } .d-deleted { background: #f4b4b4; } .d-moved { background: #b5cdf5; }
+  .d-reloaded { background: #f8dd94; } .d-shifted { background: #ddd2f2; } .d-unchanged { background: #e6e6e6; }
   .k-header, .k-footer { font-weight: 600; border-style: dashed; }
   #controls { margin: 8px 0; display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
   #scrubber { width: 320px; }
@@ -137,7 +143,7 @@ package enum PlanPage {
   <span id="status"></span>
 </div>
 <div class="legend">
-  <span class="d-insert"></span>insert<span class="d-delete"></span>delete<span class="d-move"></span>move<span class="d-reload"></span>reload<span class="d-shift"></span>shift<span class="d-unchanged"></span>unchanged
+  <span class="d-inserted"></span>inserted<span class="d-deleted"></span>deleted<span class="d-moved"></span>moved<span class="d-reloaded"></span>reloaded<span class="d-shifted"></span>shifted<span class="d-unchanged"></span>unchanged
 </div>
 <div id="layout">
   <div>
@@ -167,13 +173,17 @@ function fraction(plan, p) {
   const x = p * SAMPLES, i = Math.floor(x), f = plan.fractions;
   return f[i] + (f[i + 1] - f[i]) * (x - i);
 }
-// LayoutAttributes.interpolated(to:progress:): numbers mix, z-index and hidden switch halfway.
-function mix(a, b, t) {
-  const r = [];
-  for (let k = 0; k < 11; k++) r.push(a[k] + (b[k] - a[k]) * t);
+// LayoutAttributes.interpolated(to:progress:): frame, alpha and transform
+// mix; z-index and hidden switch halfway. The element is a PlanElement of
+// the plan format: its frame after is `frame`, before `from`.
+const IDENTITY = [1, 0, 0, 1, 0, 0];
+function mix(e, t) {
+  const lerp = (x, y) => x + (y - x) * t;
+  const frame = [0, 1, 2, 3].map(k => lerp(e.from[k], e.frame[k]));
+  const a = e.fromTransform || IDENTITY, b = e.toTransform || IDENTITY;
   const late = t >= 0.5;
-  r.push(late ? b[11] : a[11], late ? b[12] : a[12]);
-  return r;
+  return { frame, alpha: lerp(e.fromAlpha, e.toAlpha), transform: [0, 1, 2, 3, 4, 5].map(k => lerp(a[k], b[k])),
+           z: late ? e.toZ : e.fromZ, hidden: late ? !!e.toHidden : !!e.fromHidden };
 }
 let boxes = [];
 function build(plan) {
@@ -184,34 +194,35 @@ function build(plan) {
     const box = document.createElement("div");
     box.className = "el d-" + e.disposition + " k-" + e.kind;
     box.dataset.index = String(i);
-    box.dataset.label = e.label;
+    box.dataset.label = e.title;
     box.dataset.disposition = e.disposition;
-    box.textContent = e.label;
-    box.title = e.label + " (" + e.disposition + ")";
+    box.textContent = e.title;
+    box.title = e.title + " (" + e.disposition + ")";
     content.appendChild(box);
     return box;
   });
-  document.getElementById("title").textContent = plan.title + " — " + plan.elements.length + " elements, " + plan.duration + " s " + plan.timing;
+  document.getElementById("title").textContent = plan.title + " — " + plan.elements.length + " elements, " + plan.duration + " s " + plan.timingText;
   Array.from(list.children).forEach((li, k) => li.classList.toggle("current", k === current));
 }
 function draw() {
   const plan = PLANS[current];
   if (!plan) return;
   const t = fraction(plan, progress);
-  const ox = plan.offsetFrom[0] + (plan.offsetTo[0] - plan.offsetFrom[0]) * t;
-  const oy = plan.offsetFrom[1] + (plan.offsetTo[1] - plan.offsetFrom[1]) * t;
+  const from = plan.contentOffsetBefore, to = plan.contentOffsetAfter;
+  const ox = from[0] + (to[0] - from[0]) * t;
+  const oy = from[1] + (to[1] - from[1]) * t;
   content.style.transform = "translate(" + (-ox) + "px," + (-oy) + "px)";
   content.dataset.offset = ox + "," + oy;
   plan.elements.forEach((e, i) => {
-    const a = mix(e.from, e.to, t), box = boxes[i];
-    box.style.left = a[0] + "px"; box.style.top = a[1] + "px";
-    box.style.width = a[2] + "px"; box.style.height = a[3] + "px";
-    box.style.opacity = String(a[4]);
-    box.style.transform = "matrix(" + a.slice(5, 11).join(",") + ")";
-    box.style.zIndex = String(a[11]);
-    box.style.visibility = a[12] ? "hidden" : "visible";
-    box.dataset.frame = a[0] + "," + a[1] + "," + a[2] + "," + a[3];
-    box.dataset.alpha = String(a[4]);
+    const a = mix(e, t), box = boxes[i], f = a.frame;
+    box.style.left = f[0] + "px"; box.style.top = f[1] + "px";
+    box.style.width = f[2] + "px"; box.style.height = f[3] + "px";
+    box.style.opacity = String(a.alpha);
+    box.style.transform = "matrix(" + a.transform.join(",") + ")";
+    box.style.zIndex = String(a.z);
+    box.style.visibility = a.hidden ? "hidden" : "visible";
+    box.dataset.frame = f.join(",");
+    box.dataset.alpha = String(a.alpha);
   });
   scrubber.value = String(current + progress);
   status.textContent = "plan " + (current + 1) + " of " + PLANS.length + ", progress " + progress.toFixed(3);

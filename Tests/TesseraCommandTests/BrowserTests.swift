@@ -29,6 +29,8 @@ enum Browser {
         var alpha: Double
         /// From the `style` attribute: what the browser lays out.
         var styleFrame: [Double]
+        /// From the `style` attribute: `visibility: hidden`.
+        var hidden: Bool
     }
 
     /// Runs headless Chromium (at `chromium`) with `arguments` after the
@@ -83,7 +85,8 @@ enum Browser {
                 disposition: attributes["data-disposition"] ?? "",
                 frame: try #require(attributes["data-frame"]).split(separator: ",").map { try #require(Double($0)) },
                 alpha: try #require(Double(attributes["data-alpha"] ?? "")),
-                styleFrame: [try style("left"), try style("top"), try style("width"), try style("height")]
+                styleFrame: [try style("left"), try style("top"), try style("width"), try style("height")],
+                hidden: (attributes["style"] ?? "").contains("visibility: hidden")
             ))
         }
         return boxes
@@ -105,6 +108,7 @@ struct BrowserTests {
             #expect(zip(box.styleFrame, want).allSatisfy { abs($0 - $1) < 0.01 },
                     "\(box.label) at \(progress): style \(box.styleFrame), plan \(want)", sourceLocation: sourceLocation)
             #expect(abs(box.alpha - expected.alpha) < 1e-9, "\(box.label) alpha at \(progress)", sourceLocation: sourceLocation)
+            #expect(box.hidden == expected.isHidden, "\(box.label) hidden at \(progress)", sourceLocation: sourceLocation)
         }
     }
 
@@ -132,7 +136,7 @@ struct BrowserTests {
         // quarter of the time, exactly as the plan interpolates.
         let quarter = try Browser.boxes(page, plan: 0, progress: 0.25)
         expectBoxes(quarter, equal: plan.attributes(at: 0.25), labels: labels, at: 0.25)
-        #expect(start.map(\.disposition) == plan.elements.map(\.disposition.rawValue))
+        #expect(start.map(\.disposition) == plan.elements.map { PlanJSON.disposition($0.disposition) })
     }
 
     @Test("tessera render: a spring plan with transforms plays the plan's own curve, overshoot included")
@@ -140,10 +144,11 @@ struct BrowserTests {
         let folder = try Tool.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let grow = Transform(a: 0.2, b: 0, c: 0, d: 0.2, tx: 0, ty: 0)
-        func cell(_ item: Int, _ x: Double, _ y: Double, alpha: Double = 1, transform: Transform = .identity) -> LayoutAttributes {
+        func cell(_ item: Int, _ x: Double, _ y: Double, alpha: Double = 1, transform: Transform = .identity, hidden: Bool = false) -> LayoutAttributes {
             var attributes = LayoutAttributes.cell(at: IndexPath(item: item, section: 0), frame: Rect(x: x, y: y, width: 80, height: 60))
             attributes.alpha = alpha
             attributes.transform = transform
+            attributes.isHidden = hidden
             return attributes
         }
         let view = ViewIdentity(reuseIdentifier: "Cell", instance: 0)
@@ -152,6 +157,8 @@ struct BrowserTests {
                 .init(category: .cell, indexPathBefore: [0, 0], indexPathAfter: [0, 2], itemID: "a", from: cell(0, 0, 0), to: cell(2, 200, 140), disposition: .move, view: view),
                 .init(category: .cell, indexPathBefore: nil, indexPathAfter: [0, 0], itemID: "b", from: cell(0, 10, 10, alpha: 0, transform: grow), to: cell(0, 10, 10), disposition: .insert, view: view),
                 .init(category: .cell, indexPathBefore: [0, 1], indexPathAfter: nil, itemID: "c", from: cell(1, 100, 0), to: cell(1, 100, 0, alpha: 0), disposition: .delete, view: view),
+                // Hidden before, shown after: it appears halfway, at its alpha.
+                .init(category: .cell, indexPathBefore: [0, 3], indexPathAfter: [0, 3], itemID: "d", from: cell(3, 0, 200, alpha: 0.5, hidden: true), to: cell(3, 0, 200), disposition: .reload, view: view),
             ],
             contentSizeBefore: Size(width: 300, height: 300), contentSizeAfter: Size(width: 300, height: 300),
             contentOffsetBefore: .zero, contentOffsetAfter: .zero,
@@ -162,8 +169,8 @@ struct BrowserTests {
         let page = folder.appendingPathComponent("plan.html")
         let result = try Tool.run(["render", planFile.path, "--html", page.path])
         try #require(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout == "wrote \(page.path): 1 plan, 3 elements\n")
-        let labels = ["a", "b", "c"]
+        #expect(result.stdout == "wrote \(page.path): 1 plan, 4 elements\n")
+        let labels = ["a", "b", "c", "d"]
         for progress in [0, 0.25, 0.5, 1.0] {
             expectBoxes(try Browser.boxes(page, plan: 0, progress: progress), equal: plan.attributes(at: progress), labels: labels, at: progress)
         }
@@ -181,13 +188,13 @@ struct BrowserTests {
         // Transaction 1 adds 6 photos at the top: they end opaque in the
         // first two rows of the grid.
         let end = try Browser.boxes(page, plan: 0, progress: 1)
-        let inserted = end.filter { $0.disposition == "insert" }
+        let inserted = end.filter { $0.disposition == "inserted" }
         #expect(inserted.count == 6)
         #expect(inserted.allSatisfy { $0.alpha == 1 && $0.frame[1] < 32 + 2 * 98 })
         let start = try Browser.boxes(page, plan: 0, progress: 0)
-        #expect(start.filter { $0.disposition == "insert" }.allSatisfy { $0.alpha == 0 })
+        #expect(start.filter { $0.disposition == "inserted" }.allSatisfy { $0.alpha == 0 })
         // The last committed transaction (the 8th plan) is on the page too.
         let last = try Browser.boxes(page, plan: 7, progress: 1)
-        #expect(last.contains { $0.label == "header A weekend away" && $0.disposition == "delete" && $0.alpha == 0 })
+        #expect(last.contains { $0.label == "header A weekend away" && $0.disposition == "deleted" && $0.alpha == 0 })
     }
 }

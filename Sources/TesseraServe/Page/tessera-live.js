@@ -285,7 +285,8 @@ class Player {
       const existing = this.nodes.get(pe.key);
       const node = existing || this.makeNode(pe);
       this.updateNode(node, pe);
-      const fromAlpha = pe.fromAlpha ?? 1, toAlpha = pe.toAlpha ?? 1;
+      // A hidden end is drawn with alpha 0.
+      const fromAlpha = pe.fromHidden ? 0 : pe.fromAlpha ?? 1, toAlpha = pe.toHidden ? 0 : pe.toAlpha ?? 1;
       const start = interrupting && existing && existing._cur ? existing._cur.slice() : pe.from.concat([fromAlpha]);
       const d = pe.disposition || "";
       const moving = d.startsWith("move");
