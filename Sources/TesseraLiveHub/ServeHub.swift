@@ -502,8 +502,17 @@ package actor ServeHub {
         }
         // One text (and frame) per viewport, animation and ids asked for.
         var written: [ServePlanTextKey: ServeFrame] = [:]
+        // In viewport order, the records each part of the viewports shows
+        // read first in one pass (a lazy list read them one batch around
+        // each, which scattered viewports evicted before the next used it).
+        planned.sort { (viewportIndex[$0.viewport] ?? 0) < (viewportIndex[$1.viewport] ?? 0) }
+        var readThrough = -1
         for session in planned {
             guard let index = viewportIndex[session.viewport] else { continue }
+            if index > readThrough {
+                readThrough = Swift.min(viewports.count, index + Self.viewportsReadAtOnce) - 1
+                prefetchRecords(for: plans[index...readThrough], viewports: viewports[index...readThrough], of: change, in: group)
+            }
             let animated = editor.map { $0.id != session.id || $0.animated } ?? true
             let key = ServePlanTextKey(viewport: index, animated: animated, ids: session.wantsIDs)
             let message: ServeFrame
@@ -525,6 +534,41 @@ package actor ServeHub {
             metrics.plansSent += 1
             reply(to: session, message)
         }
+    }
+
+    /// How many viewports' records one pass reads ahead of their plans:
+    /// what they show (a few dozen records each) stays well within the
+    /// records a lazy list keeps.
+    static let viewportsReadAtOnce = 128
+
+    /// Reads, in one pass, the records the plans of `viewports` will
+    /// write: their elements (a deleted one from the list before, the
+    /// others after) and the items they show once settled. A lazy list
+    /// reads exactly those it does not keep; an eager one reads nothing.
+    /// A failed read is left to the encoder, which leaves out what it
+    /// cannot read.
+    ///
+    /// - Complexity: O(*e* log *n*) for *e* elements, plus one store read
+    ///   per batch of records not kept.
+    func prefetchRecords(for plans: ArraySlice<AnimationPlan>, viewports: ArraySlice<Rect>, of change: ServeChange, in group: ServeLayoutGroup) {
+        let old = change.report.old, new = change.report.new
+        guard new.isLazy else { return }
+        var before: [IndexPath] = []
+        var after: [IndexPath] = []
+        for (plan, viewport) in zip(plans, viewports) {
+            for element in plan.elements where element.category == .cell {
+                if let path = element.indexPathAfter, element.disposition != .delete {
+                    after.append(path)
+                } else if let path = element.indexPathBefore {
+                    before.append(path)
+                }
+            }
+            for element in group.elements(in: Rect(origin: plan.contentOffsetAfter, size: viewport.size)) where element.category == .cell {
+                after.append(element.indexPath)
+            }
+        }
+        _ = try? new.prefetchRecords(at: after)
+        if !before.isEmpty { _ = try? old.prefetchRecords(at: before) }
     }
 
     /// Sends a client that was behind, once its outbox drained, one plan

@@ -147,6 +147,36 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         return result
     }
 
+    /// Reads the records of `flats` in a state whose keys are `keys` that
+    /// are not kept: exactly those, not the batches around them, in reads
+    /// of at most ``batchSize`` keys (one store transaction each), and
+    /// keeps them. At most ``capacity`` / 2 are read: what one call reads
+    /// stays kept while its caller uses it.
+    ///
+    /// - Returns: How many records it read.
+    /// - Complexity: O(*k*) for *k* offsets, plus one read per
+    ///   ``batchSize`` records not kept.
+    @discardableResult
+    func prefetch(_ flats: some Sequence<Int>, keys: _KeyColumn) throws(ResultsError) -> Int {
+        let wanted: [DatabaseValue] = cache.withLock { cache in
+            var seen: Set<DatabaseValue> = []
+            var wanted: [DatabaseValue] = []
+            for flat in flats where flat >= 0 && flat < keys.count {
+                let key = keys[flat]
+                if cache.records[key] == nil, seen.insert(key).inserted { wanted.append(key) }
+                if wanted.count >= capacity / 2 { break }
+            }
+            return wanted
+        }
+        var start = 0
+        while start < wanted.count {
+            let end = Swift.min(wanted.count, start + batchSize)
+            _ = try readAndKeep(Array(wanted[start..<end]))
+            start = end
+        }
+        return wanted.count
+    }
+
     /// Reads records as the store has them now, without keeping them.
     func readNow(_ keys: [DatabaseValue]) throws(ResultsError) -> (records: [DatabaseValue: Record], committed: Bool) {
         try read(keys)

@@ -89,6 +89,17 @@ final class _ResultState<Record: FetchableRecord>: Sendable {
         return records[flat]
     }
 
+    /// Reads the records at flat offsets that a lazy state does not keep,
+    /// and keeps them; an eager state, or one whose keys still load, reads
+    /// nothing.
+    ///
+    /// - Returns: How many records it read.
+    @discardableResult
+    func prefetch(_ flats: some Sequence<Int>) throws(ResultsError) -> Int {
+        guard let faults, let keys = keysIfLoaded else { return 0 }
+        return try faults.prefetch(flats, keys: keys)
+    }
+
     /// Every record in order (a lazy state reads those it does not keep).
     ///
     /// - Complexity: O(*n*), with O(*n*) record reads when lazy.

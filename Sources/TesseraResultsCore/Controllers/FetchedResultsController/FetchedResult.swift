@@ -65,6 +65,36 @@ public struct FetchedResult<Record: FetchableRecord>: Sendable {
         return try state.record(atFlat: state.sectionStarts[indexPath.section] + indexPath.item)
     }
 
+    /// Reads the records at `indexPaths` that a lazy result does not keep,
+    /// exactly those and not the batches around them, and keeps them, so
+    /// that ``record(at:)`` then reads nothing for them: for a caller about
+    /// to read records scattered over the list (the items of many
+    /// viewports), which one at a time would each read a batch of
+    /// ``FetchRequest/fetchBatchSize`` rows.
+    ///
+    /// It reads at most half of what the result keeps (eight batches, and
+    /// at least 4,096 records), so that all it read is still kept when the
+    /// caller reads it; prefetch a larger set in parts. An eager result,
+    /// and a lazy one whose keys are still loading, read nothing. Index
+    /// paths outside the result are ignored.
+    ///
+    /// - Returns: How many records it asked the store for.
+    /// - Throws: ``ResultsError``: the store's failure, or a record that
+    ///   fails to decode; a row gone from the store is skipped (its
+    ///   ``record(at:)`` throws ``ResultsError/recordUnavailable(key:)``).
+    /// - Complexity: O(*k* log *n*) for *k* index paths, plus one store
+    ///   read per ``FetchRequest/fetchBatchSize`` records not kept.
+    @discardableResult
+    public func prefetchRecords(at indexPaths: some Sequence<IndexPath>) throws(ResultsError) -> Int {
+        let starts = state.sectionStarts
+        let sections = starts.count - 1
+        return try state.prefetch(indexPaths.lazy.compactMap { path -> Int? in
+            guard path.count == 2, path.section >= 0, path.section < sections, path.item >= 0,
+                  path.item < starts[path.section + 1] - starts[path.section] else { return nil }
+            return starts[path.section] + path.item
+        })
+    }
+
     /// Whether records are read from the store when asked for (the request
     /// has a ``FetchRequest/fetchBatchSize``).
     public var isLazy: Bool { state.isLazy }
