@@ -173,17 +173,18 @@ package final class ClientOutbox: Sendable {
     /// of the client's socket, instead of queueing them for ``next()``; any
     /// queued ones go first.
     package func attach(_ sink: any ServeClientSink) {
-        let queued: [String] = state.withLock { state in
+        state.withLock { state in
             state.sink = sink
             let queued = Array(state.messages[state.head...])
             state.messages.removeAll()
             state.head = 0
             state.inFlight += queued.count
-            return queued
-        }
-        guard !queued.isEmpty else { return }
-        sink.execute {
-            for text in queued { Self.write(ServeFrame(text), on: sink, for: self) }
+            guard !queued.isEmpty else { return }
+            // Handed to the sink's thread before the lock is let go: a
+            // message pushed once it is, goes after them.
+            sink.execute {
+                for text in queued { Self.write(ServeFrame(text), on: sink, for: self) }
+            }
         }
     }
 

@@ -36,7 +36,9 @@ package protocol ServeClientSink: Sendable {
     /// (``ServeWriteBatch``).
     var executorID: ObjectIdentifier { get }
 
-    /// Runs `body` on that thread.
+    /// Runs `body` on that thread, later, in the order the calls were
+    /// made; it must not run `body` before returning (the outbox calls it
+    /// while holding its lock).
     func execute(_ body: @escaping @Sendable () -> Void)
 
     /// Writes one message to the client; called on that thread, in the

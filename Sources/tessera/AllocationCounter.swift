@@ -61,13 +61,16 @@ enum AllocationCounter {
         guard reader() == nil, getenv(preloadedMarker) == nil, !isSanitized else { return }
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
         let library = (executable as NSString).deletingLastPathComponent + "/" + libraryName
-        guard FileManager.default.isReadableFile(atPath: library) else { return }
+        // The dynamic linker splits LD_PRELOAD at spaces and colons: a
+        // library whose path holds one cannot be preloaded.
+        guard FileManager.default.isReadableFile(atPath: library), !library.contains(" "), !library.contains(":") else { return }
         let before = getenv("LD_PRELOAD").map { String(cString: $0) } ?? ""
         setenv(preloadedMarker, before, 1)
         setenv("LD_PRELOAD", before.isEmpty ? library : library + ":" + before, 1)
         let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
         execv(executable, arguments)
         // Not replaced: go on without the counter.
+        for argument in arguments { free(argument) }
         restoreEnvironment()
     }
 }

@@ -56,7 +56,7 @@ struct PrefetchRecordsTests {
         #expect(try eager.result.prefetchRecords(at: all) == 0)
     }
 
-    @Test("one call reads at most half of what the result keeps, so that all it read is still kept; a row gone from the table is skipped, its record unavailable")
+    @Test("one call takes at most half of what the result keeps, and what it asks for stays kept, also the records it found kept with the cache full; a row gone from the table is skipped, its record unavailable")
     func boundedAndGoneRows() async throws {
         let (path, connection) = try ResultKeyTests.database(rows: 9_000)
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -72,15 +72,21 @@ struct PrefetchRecordsTests {
         #expect(read == 2_048)
         #expect(try result.prefetchRecords(at: all.prefix(read)) == 0)
 
+        // With the cache full, what a call asks for and finds kept is not
+        // evicted by what it reads.
+        #expect(try result.prefetchRecords(at: all[read..<(2 * read)]) == read)
+        #expect(try result.prefetchRecords(at: [all[0], all[2 * read]]) == 1)
+        #expect(try result.prefetchRecords(at: [all[0]]) == 0, "a record asked for, and kept, was evicted by the same call")
+
         // A row deleted by another connection, before the result hears of it.
         let other = try Connection(path: path)
-        let gone = all[read + 5]
+        let gone = all[3 * read + 5]
         let goneID = try connection.withDatabase { db in
-            try db.rows("SELECT id FROM item ORDER BY section, rank, id LIMIT 1 OFFSET ?", [.integer(Int64(read + 5))])[0][0]
+            try db.rows("SELECT id FROM item ORDER BY section, rank, id LIMIT 1 OFFSET ?", [.integer(Int64(3 * read + 5))])[0][0]
         }
         try other.write { db in try db.execute("DELETE FROM item WHERE id = ?", [goneID]) }
-        #expect(try result.prefetchRecords(at: [gone, all[read + 6]]) == 2)
+        #expect(try result.prefetchRecords(at: [gone, all[3 * read + 6]]) == 2)
         #expect(throws: ResultsError.self) { try result.record(at: gone) }
-        #expect(try result.record(at: all[read + 6]).id != goneID.int64)
+        #expect(try result.record(at: all[3 * read + 6]).id != goneID.int64)
     }
 }

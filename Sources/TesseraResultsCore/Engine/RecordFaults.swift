@@ -25,12 +25,60 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
 
     private struct Cache {
         var records: [DatabaseValue: Record] = [:]
-        /// Keys in the order they came in, for eviction (oldest first).
+        /// Keys in the order they came in or were last prefetched, for
+        /// eviction (oldest first). A key's entries before its latest are
+        /// stale: eviction passes them by.
         var order: [DatabaseValue] = []
         var orderStart = 0
+        /// Each kept key's latest entry in `order`, counted from the first
+        /// entry ever made (`dropped` entries were compacted away).
+        var latest: [DatabaseValue: Int] = [:]
+        var dropped = 0
         /// How many times a commit kept records: a read keeps its own only
         /// if it is unchanged since the read began.
         var commits = 0
+
+        /// Puts a kept key last in the eviction order.
+        mutating func touch(_ key: DatabaseValue) {
+            latest[key] = dropped + order.count
+            order.append(key)
+        }
+
+        /// Evicts the oldest records down to `target`, then drops the
+        /// entries passed (and, when stale entries pile up, every stale one).
+        mutating func evict(downTo target: Int, capacity: Int) {
+            while records.count > target, orderStart < order.count {
+                let key = order[orderStart]
+                if latest[key] == dropped + orderStart {
+                    records[key] = nil
+                    latest[key] = nil
+                }
+                orderStart += 1
+            }
+            if orderStart > order.count / 2 {
+                order.removeFirst(orderStart)
+                dropped += orderStart
+                orderStart = 0
+            }
+            dropStaleEntries(capacity: capacity)
+        }
+
+        /// Rebuilds the order without its stale entries once they are most
+        /// of it (prefetches that find their records kept add one a key).
+        ///
+        /// - Complexity: amortized O(1) per entry made.
+        mutating func dropStaleEntries(capacity: Int) {
+            guard order.count > 4 * Swift.max(capacity, records.count) else { return }
+            var kept: [DatabaseValue] = []
+            kept.reserveCapacity(records.count)
+            for (index, key) in order.enumerated() where index >= orderStart && latest[key] == dropped + index {
+                kept.append(key)
+            }
+            dropped += order.count
+            order = []
+            orderStart = 0
+            for key in kept { touch(key) }
+        }
     }
 
 
@@ -44,6 +92,10 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
 
     /// The number of records kept.
     var cachedCount: Int { cache.withLock { $0.records.count } }
+
+    /// The entries of the eviction order, stale ones included (for tests:
+    /// bounded by a multiple of the capacity).
+    var orderEntryCount: Int { cache.withLock { $0.order.count - $0.orderStart } }
 
     /// The record kept for `key`, if any.
     func cached(_ key: DatabaseValue) -> Record? {
@@ -80,18 +132,11 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
 
     private static func insert(_ records: some Sequence<(DatabaseValue, Record)>, into cache: inout Cache, capacity: Int) {
         for (key, record) in records {
-            if cache.records.updateValue(record, forKey: key) == nil { cache.order.append(key) }
+            if cache.records.updateValue(record, forKey: key) == nil { cache.touch(key) }
         }
         guard cache.records.count > capacity else { return }
         // Evict the oldest down to three quarters of the capacity.
-        while cache.records.count > capacity * 3 / 4, cache.orderStart < cache.order.count {
-            cache.records[cache.order[cache.orderStart]] = nil
-            cache.orderStart += 1
-        }
-        if cache.orderStart > cache.order.count / 2 {
-            cache.order.removeFirst(cache.orderStart)
-            cache.orderStart = 0
-        }
+        cache.evict(downTo: capacity * 3 / 4, capacity: capacity)
     }
 
     /// The record at `flat` in a state whose keys are `keys`: from the
@@ -150,22 +195,32 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     /// Reads the records of `flats` in a state whose keys are `keys` that
     /// are not kept: exactly those, not the batches around them, in reads
     /// of at most ``batchSize`` keys (one store transaction each), and
-    /// keeps them. At most ``capacity`` / 2 are read: what one call reads
-    /// stays kept while its caller uses it.
+    /// keeps them; those kept already go last in the eviction order. At
+    /// most ``capacity`` / 2 distinct records are asked for: all of them
+    /// stay kept while the caller uses them (until other reads evict them).
     ///
     /// - Returns: How many records it read.
     /// - Complexity: O(*k*) for *k* offsets, plus one read per
     ///   ``batchSize`` records not kept.
     @discardableResult
     func prefetch(_ flats: some Sequence<Int>, keys: _KeyColumn) throws(ResultsError) -> Int {
+        // The caller's sequence runs before the lock is taken (it may read
+        // records itself).
+        var asked: [DatabaseValue] = []
+        var seen: Set<DatabaseValue> = []
+        for flat in flats where flat >= 0 && flat < keys.count {
+            let key = keys[flat]
+            if seen.insert(key).inserted { asked.append(key) }
+            if asked.count >= capacity / 2 { break }
+        }
         let wanted: [DatabaseValue] = cache.withLock { cache in
-            var seen: Set<DatabaseValue> = []
             var wanted: [DatabaseValue] = []
-            for flat in flats where flat >= 0 && flat < keys.count {
-                let key = keys[flat]
-                if cache.records[key] == nil, seen.insert(key).inserted { wanted.append(key) }
-                if wanted.count >= capacity / 2 { break }
+            for key in asked {
+                // A kept one goes last in the eviction order, so that what
+                // this call reads does not evict it.
+                if cache.records[key] == nil { wanted.append(key) } else { cache.touch(key) }
             }
+            cache.dropStaleEntries(capacity: capacity)
             return wanted
         }
         var start = 0

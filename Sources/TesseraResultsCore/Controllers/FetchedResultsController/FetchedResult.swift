@@ -72,10 +72,12 @@ public struct FetchedResult<Record: FetchableRecord>: Sendable {
     /// viewports), which one at a time would each read a batch of
     /// ``FetchRequest/fetchBatchSize`` rows.
     ///
-    /// It reads at most half of what the result keeps (eight batches, and
-    /// at least 4,096 records), so that all it read is still kept when the
-    /// caller reads it; prefetch a larger set in parts. An eager result,
-    /// and a lazy one whose keys are still loading, read nothing. Index
+    /// It takes at most half as many distinct records as the result keeps
+    /// (eight batches, and at least 4,096; the index paths past them are
+    /// ignored), and those it keeps already go last in its eviction order,
+    /// so that everything asked for is still kept when the caller reads it;
+    /// prefetch a larger set in parts. An eager result, and a lazy one
+    /// whose keys are still loading, read nothing. Index
     /// paths outside the result are ignored.
     ///
     /// - Returns: How many records it asked the store for.
