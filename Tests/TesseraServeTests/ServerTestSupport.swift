@@ -298,6 +298,23 @@ enum ServerTestSupport {
         guard process.terminationStatus == 0 else { throw ServerTestError("sqlite3 \(sql) failed with status \(process.terminationStatus)") }
     }
 
+    /// A port of 127.0.0.1 free now and below the kernel's ephemeral
+    /// range, for a test that stops a server and listens on its port
+    /// again: a port the kernel handed out (a port 0 listener's, or a
+    /// client's local port) can be handed to another test's socket in
+    /// between, one below the range only by a bind that names it.
+    static func portBelowEphemeralRange() throws -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let lowest = Swift.max(2_048, (range?.first ?? 32_768))
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let port = Int.random(in: (lowest - 1_024)..<lowest, using: &random)
+            if (try? ServeServer.checkAddress(host: "127.0.0.1", port: port)) != nil { return port }
+        }
+        throw ServerTestError("no free port below \(lowest) after 200 tries")
+    }
+
     /// A fresh temporary folder.
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-tests-\(UUID().uuidString)")

@@ -205,9 +205,13 @@ struct ServerTests {
     func stops() async throws {
         let configuration = try ServerTestSupport.library(photos: 50)
         let hub = try ServeHub(configuration: configuration)
-        let server = ServeServer(hub: hub, host: "127.0.0.1", port: 0)
+        // A port no other test's socket can be handed meanwhile (a port 0
+        // listener or a client's local port can, and did).
+        let chosen = try ServerTestSupport.portBelowEphemeralRange()
+        let server = ServeServer(hub: hub, host: "127.0.0.1", port: chosen)
         let task = Task { try await server.run() }
         let port = try await server.waitUntilListening()
+        #expect(port == chosen)
         let client = try await ServerTestSupport.blocking {
             let client = try RawClient.upgraded(port: port)
             try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,600]}"#)
