@@ -56,6 +56,8 @@ package final class ServeServer: Sendable {
     private struct State {
         /// The port, once it listens.
         var port: Int?
+        /// The listening socket's channel, once it listens.
+        var listener: (any Channel)?
         /// The error that ended it.
         var failure: ServeServerError?
         /// Whether ``run()`` returned.
@@ -139,6 +141,7 @@ package final class ServeServer: Sendable {
         do {
             try await group.run()
         } catch {
+            await closeListener()
             let failure = ServeServerError("cannot listen on \(host):\(requestedPort): \(Self.reason(error))")
             state.withLock {
                 $0.failure = failure
@@ -146,7 +149,18 @@ package final class ServeServer: Sendable {
             }
             throw failure
         }
+        await closeListener()
         state.withLock { $0.ended = true }
+    }
+
+    /// Waits until the listening socket is closed (closing it if the
+    /// application left it open), so that the port is free once ``run()``
+    /// returns: the application's shutdown only starts the close.
+    private func closeListener() async {
+        guard let listener = state.withLock({ $0.listener }) else { return }
+        try? await listener.close()
+        try? await listener.closeFuture.get()
+        state.withLock { $0.listener = nil }
     }
 
     /// Asks the running server to stop: it stops accepting connections,
@@ -236,7 +250,10 @@ package final class ServeServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort), serverName: nil, reuseAddress: true),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port
-                state.withLock { $0.port = port }
+                state.withLock {
+                    $0.port = port
+                    $0.listener = channel
+                }
             },
             logger: logger
         )
