@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TesseraTestTraits
 
 /// The allocation counter belongs to `tessera bench diff` alone: the
 /// executable defines no allocator, and a serving process never loads the
 /// counter's library.
-@Suite("The allocation counter stays out of tessera serve")
+@Suite("The allocation counter stays out of tessera serve", .tags(.process), .ownThreads)
 struct ServeAllocationCounterTests {
     @Test("tessera serve runs on the C library's malloc: the executable holds no counter, and the serving process maps no counter library and has none preloaded")
     func serveHasNoCounter() throws {
