@@ -48,6 +48,9 @@ let package = Package(
         // Only TesseraPostgres (and TesseraCommandPostgres, the command's
         // part that follows PostgreSQL) uses it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // SCRAM-SHA-256 and MD5 for the replication stream's own
+        // connection (postgres-nio depends on it already).
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
         // Only the command uses it (`tessera bench diff` measures
         // OrderedSet's difference); postgres-nio already resolves it, so
         // the libraries carry nothing new.
@@ -120,6 +123,7 @@ let package = Package(
             dependencies: [
                 "TesseraResultsCore", "TesseraDiff",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: internalChecks
         ),

@@ -5,7 +5,8 @@
 // - commit to report, one row: a writer session updates one random row's
 //   rank (same album) in a transaction of its own; the clock runs from the
 //   start of the UPDATE to the report arriving at a consumer of
-//   `controller.reports` on the controller's home actor;
+//   `controller.reports` on the controller's home actor; with the store's
+//   slot streamed (the default), and read in polls (over TLS);
 // - the peer: the same commit, then the whole sorted SELECT over
 //   postgres-nio into structs, a sectioned snapshot and TesseraDiff's
 //   `diff(from:to:)` with the previous one, what a live-query server that
@@ -153,8 +154,17 @@ final class TesseraCommitRun: @unchecked Sendable {
     var picker = CommitPicker()
     var n = 0
 
-    init(url: String) async throws {
-        follower = try Follower(url: url)
+    /// - Parameter polled: Whether the store reads its slot in polls
+    ///   (`sslmode=prefer` asks for TLS, which the stream does not speak;
+    ///   the loopback server has none, so the store connects in plain
+    ///   text) rather than streamed.
+    init(url: String, polled: Bool = false) async throws {
+        var followed = url
+        if polled, var components = URLComponents(string: url) {
+            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "sslmode", value: "prefer")]
+            followed = components.string ?? url
+        }
+        follower = try Follower(url: followed)
         try await follower.start()
         writer = try await BenchConnection.connect(url)
     }
@@ -241,6 +251,25 @@ let benchmarks: @Sendable () -> Void = {
         setup: {
             try await makeFixture()
             tesseraRun = try await TesseraCommitRun(url: try fixtureURL())
+        },
+        teardown: {
+            await tesseraRun?.follower.stop()
+            await tesseraRun?.writer.close()
+            tesseraRun = nil
+            try await dropFixture()
+        }
+    )
+
+    Benchmark(
+        "PostgreSQL 1M: commit to report, one row (Tessera, slot read in polls, every 2 ms)",
+        configuration: fast,
+        closure: { benchmark in
+            guard let tesseraRun else { throw BenchError("no run") }
+            benchmark.measurement(commitToReport, try await tesseraRun.measure())
+        },
+        setup: {
+            try await makeFixture()
+            tesseraRun = try await TesseraCommitRun(url: try fixtureURL(), polled: true)
         },
         teardown: {
             await tesseraRun?.follower.stop()

@@ -136,6 +136,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// The session making the slot again, which `stop()` closes: the
         /// server may hold that call up for a long time.
         var making: PostgresSession?
+        /// The replication connection making the slot again, which
+        /// `stop()` shuts, for the same reason.
+        var makingStream: PostgresWire?
         /// The passes of the feed's loop that ended without an error: each
         /// asked whether the log moved and, if it had, handed over what
         /// committed before it asked.
@@ -145,8 +148,23 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private weak var store: PostgresStore?
     private let state = PThreadMutex(State())
     private let slotName: String
-    /// Used by the feed's thread only (and by `start`).
+    /// Wakes the feed's thread: a transaction arrived on the stream, the
+    /// stream ended, a round is asked for, the feed stops.
+    let signal = PostgresFeedSignal()
+    /// The slot, streamed (see ``PostgresReplicationStream``): the server
+    /// pushes each transaction as it commits. Used by the feed's thread
+    /// only (and by `start`).
+    private var stream: PostgresReplicationStream?
+    /// The slot, read in polls (`pg_logical_slot_get_changes`) on a
+    /// session of its own: for a server reached over TLS, which the
+    /// stream does not speak. Used by the feed's thread only (and by
+    /// `start`).
     private var slotSession: PostgresSession?
+    /// Whether a slot exists (streamed or polled).
+    private var hasSlot: Bool { stream != nil || slotSession != nil }
+    /// Whether the slot is streamed: when the endpoint's connections go
+    /// without TLS.
+    private var streams: Bool { store?.endpoint.tls == .disable }
     /// A request on the slot's session failed since the slot was made.
     /// The slot is temporary, and PostgreSQL drops a session's temporary
     /// slots at any error in it (a cancelled or timed-out statement, a
@@ -154,9 +172,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// Used by the feed's thread only.
     private var slotRequestFailed = false
     private var lastPosition = ""
+    /// The log position the last round's snapshot was taken at (streamed
+    /// slot). Used by the feed's thread only.
+    private var roundPosition = PostgresLogPosition(0)
+    /// The slots made again so far (streamed slot). Used by the feed's
+    /// thread only.
+    private var remakes = 0
     private static let counter = PThreadMutex(0)
 
-    private init(store: PostgresStore, slotName: String, slotSession: PostgresSession) {
+    private init(store: PostgresStore, slotName: String, slotSession: PostgresSession?) {
         self.store = store
         self.slotName = slotName
         self.slotSession = slotSession
@@ -172,8 +196,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
             return value
         }
         let name = "tessera_\(getpid())_\(number)_\(UInt32.random(in: 0...UInt32.max))"
-        let session = try makeSlot(name, store: store)
-        let feed = PostgresChangeFeed(store: store, slotName: name, slotSession: session)
+        let feed: PostgresChangeFeed
+        if store.endpoint.tls == .disable {
+            feed = PostgresChangeFeed(store: store, slotName: name, slotSession: nil)
+            feed.stream = try PostgresReplicationStream.open(
+                store.endpoint, slot: name, applicationName: store.applicationName + " (following)", timeout: .seconds(600), signal: feed.signal
+            )
+        } else {
+            feed = PostgresChangeFeed(store: store, slotName: name, slotSession: try makeSlot(name, store: store))
+        }
         let thread = Thread { feed.run() }
         thread.name = "tessera.postgres.feed"
         thread.start()
@@ -228,11 +259,21 @@ final class PostgresChangeFeed: @unchecked Sendable {
     }
 
     func stop() {
-        let making = state.withLock { state -> PostgresSession? in
+        let (making, wire) = state.withLock { state -> (PostgresSession?, PostgresWire?) in
             state.stopped = true
-            return state.making
+            return (state.making, state.makingStream)
         }
         making?.close()
+        wire?.shutdown()
+        signal.notify()
+    }
+
+    /// Asks the feed's thread for a round now, whether or not a
+    /// transaction arrived: one that starts after this call hands over
+    /// every commit made before it.
+    func requestRound() {
+        state.withLock { $0.wake = true }
+        signal.notify()
     }
 
     /// How long the server may take to make the slot again, at the
@@ -314,6 +355,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             state.fetchedBaselines = true
             return false
         }
+        signal.notify()
         if stale {
             // Let go outside the lock: ending the snapshot's transaction
             // is a round trip to the server.
@@ -332,6 +374,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// commit made before one reads the count has been handed over to its
     /// sources once the count has moved on by two: the pass under way at
     /// the read may have asked before the commit, the next one asks after.
+    /// A streamed slot's feed counts its rounds only, and makes one only
+    /// when a transaction arrives or one is asked for
+    /// (``requestRound()``): ask before each read.
     var passes: Int {
         state.withLock { $0.passes }
     }
@@ -348,18 +393,46 @@ final class PostgresChangeFeed: @unchecked Sendable {
         var lastRound = ContinuousClock.now
         while !state.withLock({ $0.stopped }) && store != nil {
             do throws(PostgresStoreError) {
-                if slotSession == nil {
+                if !hasSlot {
                     attempts += 1
                     try remakeSlot(timeout: Self.slotTimeout(attempt: attempts))
                     attempts = 0
                 }
-                let moved = try positionMoved()
                 // A TRUNCATE or ALTER TABLE waits for those locks, and
                 // every later writer waits behind it, so the log stands
                 // still: a round soon after the last one moves the sources
                 // to snapshots that read nothing yet.
                 let locked = holdingLocks || state.withLock { $0.fetchedBaselines }
-                if moved || (locked && ContinuousClock.now - lastRound > .milliseconds(50)) {
+                let lockedRoundDue = locked && ContinuousClock.now - lastRound > .milliseconds(50)
+                if let stream {
+                    let seen = signal.current
+                    if let ended = stream.ended {
+                        slotRequestFailed = true
+                        throw ended
+                    }
+                    let wake = state.withLock { state -> Bool in
+                        defer { state.wake = false }
+                        return state.wake
+                    }
+                    // The server read the log past the last round's
+                    // position with no transaction for the store: a schema
+                    // change (which writes no row), or another database's
+                    // work. The round checks the followed tables' columns.
+                    let moved = stream.position > roundPosition
+                    if wake || moved || stream.hasArrivals || lockedRoundDue {
+                        holdingLocks = try round()
+                        lastRound = .now
+                        failures = 0
+                        state.withLock { $0.passes += 1 }
+                    } else {
+                        // Nothing to do until the stream brings a
+                        // transaction or a round is asked for.
+                        signal.wait(after: seen, timeout: locked ? .milliseconds(50) : .seconds(1))
+                    }
+                    continue
+                }
+                let moved = try positionMoved()
+                if moved || lockedRoundDue {
                     holdingLocks = try round()
                     lastRound = .now
                 } else {
@@ -382,9 +455,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 // The round that failed runs again, whether or not the log
                 // moves meanwhile: what it was to hand over is still due.
                 state.withLock { $0.wake = true }
-                usleep(useconds_t(min(failures, 10) * 50_000))
+                let seen = signal.current
+                if !state.withLock({ $0.stopped }) {
+                    signal.wait(after: seen, timeout: .milliseconds(min(failures, 10) * 50))
+                }
             }
         }
+        stream?.close()
+        stream = nil
         slotSession?.close()
         slotSession = nil
         let sources = state.withLock { state -> [Source] in
@@ -438,7 +516,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// and every source then fetches again (see ``notMade(_:)`` for a slot
     /// that cannot be made at once).
     private func lost(_ error: PostgresStoreError, persistent: Bool = false) {
-        guard persistent || error.kind == .serverGone || error.kind == .connection || slotSession?.isClosed != false else { return }
+        let slotGone = stream.map { $0.ended != nil } ?? (slotSession?.isClosed != false)
+        guard persistent || error.kind == .serverGone || error.kind == .connection || slotGone else { return }
+        stream?.close()
+        stream = nil
         slotSession?.close()
         slotSession = nil
         slotRequestFailed = false
@@ -469,6 +550,24 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     private func remakeSlot(timeout: Duration) throws(PostgresStoreError) {
         guard let store else { return }
+        if streams {
+            remakes += 1
+            roundPosition = PostgresLogPosition(0)
+            stream = try PostgresReplicationStream.open(
+                // A name of its own each time: the server drops the lost
+                // stream's slot only once that connection's process ends.
+                store.endpoint, slot: "\(slotName)_\(remakes)", applicationName: store.applicationName + " (following)", timeout: timeout, signal: signal
+            ) { wire in
+                let stopped = state.withLock { state -> Bool in
+                    state.makingStream = wire
+                    return state.stopped
+                }
+                if stopped { wire?.shutdown() }
+            }
+            slotRequestFailed = false
+            refetchEverything(problem: nil, deliver: true)
+            return
+        }
         slotSession = try Self.makeSlot(slotName, store: store, timeout: timeout) { session in
             let stopped = state.withLock { state -> Bool in
                 state.making = session
@@ -504,7 +603,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// One round (see the type's discussion); whether it read rows for a
     /// source.
     private func round() throws(PostgresStoreError) -> Bool {
-        guard let store, let slotSession else { return false }
+        guard let store, hasSlot else { return false }
         // Reads that wait for a table's lock give up soon (the sources
         // that needed them fetch again), so that the snapshots the sources
         // hold now are let go (see PostgresHeldSnapshot.open).
@@ -516,6 +615,65 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // Everything that can fail comes before the slot's changes are
         // taken: what the slot gave is gone from it.
         let shapes = try currentShapes(in: next)
+        let decoded: [Transaction]
+        if let stream {
+            decoded = try streamed(upTo: next, from: stream, store: store)
+        } else if let slotSession {
+            decoded = try polled(upTo: next, from: slotSession)
+        } else {
+            return false
+        }
+        return handOver(decoded, round: round, next: next, shapes: shapes)
+    }
+
+    /// The transactions the stream brought, up to every one `next` sees
+    /// (and perhaps a few after).
+    private func streamed(upTo next: PostgresHeldSnapshot, from stream: PostgresReplicationStream, store: PostgresStore) throws(PostgresStoreError) -> [Transaction] {
+        guard let target = PostgresLogPosition(next.walPosition) else {
+            throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server gave the log position \(next.walPosition)")
+        }
+        // A commit made with synchronous_commit = off is seen before it is
+        // flushed, and the server streams only what is flushed.
+        if !next.flushed { try flushLog(store) }
+        let stopped = { [state] in state.withLock { $0.stopped } }
+        if try !stream.wait(until: target, timeout: .milliseconds(100), stopped: stopped) {
+            if stopped() { return [] }
+            // The server tells how far it has read when it waits for more
+            // log; a position inside a page's header, or a record not
+            // flushed whole, is passed only by the next record: ours.
+            try flushLog(store)
+            guard try stream.wait(until: target, timeout: .seconds(30), stopped: stopped) else {
+                if stopped() { return [] }
+                slotRequestFailed = true
+                throw PostgresStoreError(
+                    kind: .serverGone, request: stream.request,
+                    message: "the server sent nothing for 30 s while the log up to \(target) was awaited, and the connection was closed"
+                )
+            }
+        }
+        roundPosition = target
+        return stream.take()
+    }
+
+    /// Flushes the log past every commit made so far: a transaction of
+    /// ours, committed synchronously, on one of the store's sessions.
+    private func flushLog(_ store: PostgresStore) throws(PostgresStoreError) {
+        let session = try store.takeSession()
+        do throws(PostgresStoreError) {
+            try session.execute(
+                "BEGIN", "SET LOCAL synchronous_commit = on", "SELECT pg_logical_emit_message(true, 'tessera', 'flush')", "COMMIT",
+                request: "flush the log"
+            )
+        } catch {
+            session.close()
+            throw error
+        }
+        store.giveBack(session)
+    }
+
+    /// The slot's transactions up to `next`'s log position, read in a
+    /// poll.
+    private func polled(upTo next: PostgresHeldSnapshot, from slotSession: PostgresSession) throws(PostgresStoreError) -> [Transaction] {
         if !next.flushed {
             // A commit made with synchronous_commit = off is seen before it
             // is flushed, and the slot reads only what is flushed: a
@@ -534,8 +692,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 [.text(slotName), .text(next.walPosition)], request: "read the replication slot \(slotName)"
             )
         }
-        let decoded = Self.transactions(lines.rows.compactMap { $0.first?.string })
+        return Self.transactions(lines.rows.compactMap { $0.first?.string })
+    }
 
+    /// Hands `decoded`, the transactions a round took, over to the sources
+    /// whose state they change; whether it read rows for a source.
+    private func handOver(_ decoded: [Transaction], round: Int, next: PostgresHeldSnapshot, shapes: [Int64: String]) -> Bool {
         struct Work {
             var source: Source
             var ready: [Transaction]
@@ -635,8 +797,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         var result: [Transaction] = []
         var current: Transaction?
         for line in lines where !line.hasPrefix("message:") {
-            do throws(TestDecodingError) {
-                switch try TestDecoding.parse(line) {
+            do throws(ChangeLineError) {
+                switch try ChangeLineParser.parse(line) {
                 case let .begin(xid): current = Transaction(xid: xid, changes: [])
                 case let .commit(xid):
                     if var done = current {

@@ -40,8 +40,11 @@ public final class PostgresStore: @unchecked Sendable {
     private let closed = PThreadMutex(false)
 
     /// How often the store asks the server whether anything committed, in
-    /// seconds (0.002 by default): the most a commit waits before its
-    /// changes are read. Each ask is one small query.
+    /// seconds (0.002 by default), when it reads its replication slot in
+    /// polls: only over TLS (see "Following PostgreSQL"; without TLS the
+    /// server streams each commit as it happens, and nothing polls). The
+    /// most a commit then waits before its changes are read. Each ask is
+    /// one small query.
     public var pollInterval: Double {
         get { pollIntervalState.withLock { $0 } }
         set { pollIntervalState.withLock { $0 = max(0.0005, min(newValue, 10)) } }
@@ -115,6 +118,13 @@ public final class PostgresStore: @unchecked Sendable {
     /// ``PostgresChangeFeed/passes``); `nil` while nothing follows.
     package var feedPasses: Int? {
         feedState.withLock { $0 }?.passes
+    }
+
+    /// Asks the change feed for a round now (see
+    /// ``PostgresChangeFeed/requestRound()``); nothing while nothing
+    /// follows.
+    package func requestFeedRound() {
+        feedState.withLock { $0 }?.requestRound()
     }
 
     /// The change capture, started on first need.

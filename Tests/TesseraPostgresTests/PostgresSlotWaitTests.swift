@@ -65,6 +65,18 @@ struct PostgresSlotWaitTests {
         }
         #expect(!reported.isEmpty, "no check failed while the store had no slot (sessions: \(fixture.activity()))")
         #expect(timedOut, "within 6,000 rounds of a check and 20 ms, the store never said it could not make its slot again: \(reported.last.map { "\($0)" } ?? "no error") (sessions: \(fixture.activity()))")
+        // The try that timed out was cancelled on the server too: once the
+        // next try's replication connection exists, it is the only one.
+        func senders() throws -> Set<Int64> {
+            Set(try OracleServer.run(url, "SELECT pid::int8 FROM pg_stat_activity WHERE backend_type = 'walsender'").compactMap { $0.first?.int64 })
+        }
+        let atTimeout = try senders()
+        var now = atTimeout
+        waitInRounds(6_000, sleepingEvery: .milliseconds(20)) {
+            now = (try? senders()) ?? atTimeout
+            return !now.subtracting(atTimeout).isEmpty
+        }
+        #expect(now.count <= 1, "replication connections \(now) once the next try began (\(atTimeout) when the last one timed out): a try given up still waits on the server (sessions: \(fixture.activity()))")
 
         // The transaction ends: the store makes its slot, and the
         // controller catches up.

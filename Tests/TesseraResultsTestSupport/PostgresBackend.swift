@@ -121,10 +121,15 @@ final class PostgresBackend: StoreBackend, @unchecked Sendable {
     /// Waits until the store's change feed has made two more passes: every
     /// commit made before this call has then been handed over (see
     /// `PostgresStore.feedPasses`). A limit against a hang only, in rounds:
-    /// 60,000 of 2 ms (the feed asks every 2 ms).
+    /// 60,000 of 2 ms, each asking for a round.
     func waitUntilHandedOver() {
         guard let start = store.feedPasses else { return }
-        _ = waitInRounds(60_000, sleepingEvery: .milliseconds(2)) { (store.feedPasses ?? .max) >= start + 2 }
+        _ = waitInRounds(60_000, sleepingEvery: .milliseconds(2)) {
+            // A streamed slot's feed makes a round only when asked, or
+            // when a transaction arrives.
+            store.requestFeedRound()
+            return (store.feedPasses ?? .max) >= start + 2
+        }
     }
 
     var isInTransaction: Bool { state.withLock { $0.inTransaction } }

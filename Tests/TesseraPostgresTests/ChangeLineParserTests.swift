@@ -8,7 +8,7 @@ import TesseraTestTraits
 
 /// Lines PostgreSQL 15's test_decoding printed for a few changes, and what
 /// they say.
-enum TestDecodingSamples {
+enum ChangeLineSamples {
     static let table = QualifiedName(schema: "public", name: "My T\"x")
 
     static func column(_ name: String, _ type: String, _ value: DecodedColumn.Value) -> DecodedColumn {
@@ -54,10 +54,10 @@ enum TestDecodingSamples {
 }
 
 @Suite("test_decoding lines", .tags(.oracle))
-struct TestDecodingTests {
+struct ChangeLineParserTests {
     @Test func serverLinesParseAsTheyRead() throws {
-        for (line, expected) in TestDecodingSamples.lines {
-            #expect(try TestDecoding.parse(line) == expected, "\(line)")
+        for (line, expected) in ChangeLineSamples.lines {
+            #expect(try ChangeLineParser.parse(line) == expected, "\(line)")
         }
     }
 
@@ -70,9 +70,9 @@ struct TestDecodingTests {
         ("message: transactional: 1 prefix: p, sz: 1 content:x", 0),
     ] as [(String, Int)])
     func malformedLinesNameWhereTheyStop(line: String, offset: Int) {
-        #expect(throws: TestDecodingError.self, "\(line)") { try TestDecoding.parse(line) }
+        #expect(throws: ChangeLineError.self, "\(line)") { try ChangeLineParser.parse(line) }
         do {
-            _ = try TestDecoding.parse(line)
+            _ = try ChangeLineParser.parse(line)
         } catch {
             #expect(error.offset == offset, "\(line): \(error)")
         }
@@ -82,7 +82,7 @@ struct TestDecodingTests {
     /// flipped, inserted, removed, spans repeated, cut) never crash the
     /// parser; it throws or parses.
     @Test func mutatedLinesThrowOrParse() {
-        let corpus = TestDecodingSamples.lines.map { Array($0.0.utf8) }
+        let corpus = ChangeLineSamples.lines.map { Array($0.0.utf8) }
         let alphabet = Array(" '\"[]:.,-\\\n(){}BE0123456789abnulxtINSERTUPDATEDELETEold-keynew-tupleTRUNCATE".utf8) + [0, 0xC3, 0xA9, 0xFF, 0xF0]
         for seed in UInt64(0)..<20 {
             var random = SplitMix64(seed: seed)
@@ -102,7 +102,7 @@ struct TestDecodingTests {
                 }
                 let line = String(decoding: bytes, as: UTF8.self)
                 do {
-                    _ = try TestDecoding.parse(line)
+                    _ = try ChangeLineParser.parse(line)
                 } catch {
                     #expect(error.offset >= 0 && error.offset <= line.utf8.count, "seed \(seed): \(line.debugDescription) \(error)")
                 }
@@ -128,13 +128,13 @@ private struct OracleTable {
 }
 
 @Suite("test_decoding parser against a server", .tags(.postgres, .oracle), .ownThreads, .serialized)
-struct TestDecodingOracleTests {
+struct ChangeLineOracleTests {
     static let schema = "Tessera Sch\"ema"
 
     @Test(arguments: [UInt64(7), 0xDEC0DE, 20_261_124])
     func everyChangeParsesAsWritten(seed: UInt64) async throws {
         let seed = testSeed(default: seed)
-        print("TestDecodingOracleTests: seed \(seed) (set TESSERA_SEED to replay)")
+        print("ChangeLineOracleTests: seed \(seed) (set TESSERA_SEED to replay)")
         try await ValuesTestConnection.with { connection in
             try await Self.run(seed: seed, connection: connection)
         }
@@ -279,7 +279,7 @@ struct TestDecodingOracleTests {
         for row in lines {
             guard case let .text(line) = row[0] else { Issue.record("no data, seed \(seed)"); continue }
             do {
-                switch try TestDecoding.parse(line) {
+                switch try ChangeLineParser.parse(line) {
                 case let .begin(xid):
                     #expect(open == nil, "seed \(seed): BEGIN \(xid) inside \(open.map(String.init) ?? "")")
                     open = xid

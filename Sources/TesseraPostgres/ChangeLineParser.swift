@@ -104,7 +104,7 @@ package struct DecodedColumn: Equatable, Sendable {
 
 /// A `test_decoding` line that does not read as one: what was expected, and
 /// where.
-package struct TestDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct ChangeLineError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The offset, in UTF-8 bytes from the start of the line, where reading
     /// stopped.
     package var offset: Int
@@ -126,20 +126,20 @@ package struct TestDecodingError: Error, Equatable, Sendable, CustomStringConver
 /// The parser of `test_decoding`'s lines.
 ///
 /// ```swift
-/// let line = try TestDecoding.parse("table public.items: INSERT: id[integer]:1 title[text]:'it''s'")
+/// let line = try ChangeLineParser.parse("table public.items: INSERT: id[integer]:1 title[text]:'it''s'")
 /// // .change(DecodedChange(tables: [QualifiedName(schema: "public", name: "items")], kind: .insert,
 /// //     newTuple: [DecodedColumn(name: "id", type: "integer", value: .text("1")),
 /// //                DecodedColumn(name: "title", type: "text", value: .text("it's"))]))
 /// ```
-package enum TestDecoding {
+package enum ChangeLineParser {
     /// Reads one line of the plugin's output: `BEGIN <xid>`, `COMMIT <xid>`
     /// (a trailing ` (at <timestamp>)` allowed), or a change.
     ///
-    /// - Throws: ``TestDecodingError`` naming the byte where the line stops
+    /// - Throws: ``ChangeLineError`` naming the byte where the line stops
     ///   following the plugin's format (a message line,
     ///   `message: transactional: …`, included).
     /// - Complexity: O(*m*) for a line of *m* bytes.
-    package static func parse(_ line: String) throws(TestDecodingError) -> DecodedLine {
+    package static func parse(_ line: String) throws(ChangeLineError) -> DecodedLine {
         var reader = Reader(Array(line.utf8))
         return try reader.line()
     }
@@ -156,8 +156,8 @@ private struct Reader {
 
     var atEnd: Bool { position == bytes.count }
 
-    func fail(_ expected: String) -> TestDecodingError {
-        TestDecodingError(offset: position, expected: expected)
+    func fail(_ expected: String) -> ChangeLineError {
+        ChangeLineError(offset: position, expected: expected)
     }
 
     /// Whether the bytes at the cursor are `literal` (without moving).
@@ -174,7 +174,7 @@ private struct Reader {
         return true
     }
 
-    mutating func expect(_ literal: String) throws(TestDecodingError) {
+    mutating func expect(_ literal: String) throws(ChangeLineError) {
         guard skip(literal) else { throw fail("\"\(literal)\"") }
     }
 
@@ -182,7 +182,7 @@ private struct Reader {
         String(decoding: bytes[range], as: UTF8.self)
     }
 
-    mutating func line() throws(TestDecodingError) -> DecodedLine {
+    mutating func line() throws(ChangeLineError) -> DecodedLine {
         if skip("BEGIN ") {
             return .begin(xid: try transactionEnd())
         }
@@ -194,7 +194,7 @@ private struct Reader {
     }
 
     /// A transaction id, then the end (or ` (at …)`).
-    mutating func transactionEnd() throws(TestDecodingError) -> UInt32 {
+    mutating func transactionEnd() throws(ChangeLineError) -> UInt32 {
         let start = position
         while !atEnd, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") { position += 1 }
         guard position > start, let xid = UInt32(text(start..<position)) else {
@@ -206,7 +206,7 @@ private struct Reader {
         return xid
     }
 
-    mutating func change() throws(TestDecodingError) -> DecodedChange {
+    mutating func change() throws(ChangeLineError) -> DecodedChange {
         var tables = [try qualifiedName()]
         while skip(", ") { tables.append(try qualifiedName()) }
         try expect(":")
@@ -244,7 +244,7 @@ private struct Reader {
     }
 
     /// ` (no-tuple-data)` (`nil`) or columns, to the end of the line.
-    mutating func tupleToEnd() throws(TestDecodingError) -> [DecodedColumn]? {
+    mutating func tupleToEnd() throws(ChangeLineError) -> [DecodedColumn]? {
         if skip(" (no-tuple-data)") {
             guard atEnd else { throw fail("the end of the line") }
             return nil
@@ -255,7 +255,7 @@ private struct Reader {
     }
 
     /// ` name[type]:value`.
-    mutating func column() throws(TestDecodingError) -> DecodedColumn {
+    mutating func column() throws(ChangeLineError) -> DecodedColumn {
         try expect(" ")
         let name = try identifier(endingAt: UInt8(ascii: "["))
         try expect("[")
@@ -265,7 +265,7 @@ private struct Reader {
     }
 
     /// `schema.name`, each part quoted or not.
-    mutating func qualifiedName() throws(TestDecodingError) -> QualifiedName {
+    mutating func qualifiedName() throws(ChangeLineError) -> QualifiedName {
         let schema = try identifier(endingAt: UInt8(ascii: "."))
         try expect(".")
         let name = try identifier(endingAt: UInt8(ascii: ":"), or: UInt8(ascii: ","))
@@ -274,7 +274,7 @@ private struct Reader {
 
     /// A quoted identifier (`"My ""T"""`), or a bare one up to `end` (or
     /// `other`) or a space.
-    mutating func identifier(endingAt end: UInt8, or other: UInt8? = nil) throws(TestDecodingError) -> String {
+    mutating func identifier(endingAt end: UInt8, or other: UInt8? = nil) throws(ChangeLineError) -> String {
         if !atEnd, bytes[position] == UInt8(ascii: "\"") {
             return try quoted(UInt8(ascii: "\""))
         }
@@ -288,7 +288,7 @@ private struct Reader {
     }
 
     /// A literal between `quote`s, a doubled quote read as one.
-    mutating func quoted(_ quote: UInt8) throws(TestDecodingError) -> String {
+    mutating func quoted(_ quote: UInt8) throws(ChangeLineError) -> String {
         let start = position
         position += 1
         var content: [UInt8] = []
@@ -314,7 +314,7 @@ private struct Reader {
 
     /// A type name up to its closing `]` (the one followed by `:`; quoted
     /// parts, and the `[]` of an array type, inside it).
-    mutating func typeName() throws(TestDecodingError) -> String {
+    mutating func typeName() throws(ChangeLineError) -> String {
         let start = position
         var inQuotes = false
         while !atEnd {
@@ -335,7 +335,7 @@ private struct Reader {
 
     /// `null`, `unchanged-toast-datum`, a quoted literal, `B'…'`, or an
     /// unquoted value (a number, `true`, `false`) up to a space.
-    mutating func value() throws(TestDecodingError) -> DecodedColumn.Value {
+    mutating func value() throws(ChangeLineError) -> DecodedColumn.Value {
         guard !atEnd else { throw fail("a value") }
         if bytes[position] == UInt8(ascii: "'") {
             return .text(try quoted(UInt8(ascii: "'")))
