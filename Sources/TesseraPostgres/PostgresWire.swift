@@ -31,6 +31,8 @@ final class PostgresWire {
     private(set) var cancelKey: (process: UInt32, secret: UInt32)?
     private var buffer: [UInt8] = []
     private var start = 0
+    /// What one `recv` reads into, kept from read to read.
+    private var chunk = [UInt8](repeating: 0, count: 65_536)
     let endpoint: PostgresEndpoint
     let request: String
 
@@ -237,7 +239,6 @@ final class PostgresWire {
                 throw failure(.serverGone, String(cString: strerror(errno)))
             }
             if ready == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress!, raw.count, 0) }
             if count > 0 {
                 if start == buffer.count {

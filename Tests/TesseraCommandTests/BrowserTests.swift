@@ -47,8 +47,8 @@ enum Browser {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        let ended = try process.exit(within: 300)
+        return (String(decoding: data, as: UTF8.self), ended.signaled ? 128 + ended.status : ended.status)
     }
 
     /// Loads `page` at `plan` and `progress` and reads the boxes from the DOM.

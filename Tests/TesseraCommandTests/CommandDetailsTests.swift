@@ -114,7 +114,7 @@ struct CommandDetailsTests {
         #expect(try text.waitForLines(1)[0] == "watching photo in \(path): 1 section, 1 row (Ctrl-C to stop)")
         if !wal { #expect(try text.waitForLines(2)[1] == "note: " + notice) }
         text.process.interrupt()
-        text.process.waitUntilExit()
+        _ = try text.process.exit(within: 300)
         #expect(text.stdout(waitingForEOF: true).split(separator: "\n").count == (wal ? 1 : 2))
 
         let json = try Tool.start(["watch", path, "--table", "photo", "--json"])
@@ -122,6 +122,6 @@ struct CommandDetailsTests {
         let fetched = try JSON.parse(try json.waitForLines(1)[0])
         #expect(fetched["notice"] == (wal ? nil : .string(notice)))
         json.process.interrupt()
-        json.process.waitUntilExit()
+        _ = try json.process.exit(within: 300)
     }
 }

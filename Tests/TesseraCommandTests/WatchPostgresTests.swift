@@ -77,8 +77,8 @@ extension Tool {
         try process.run()
         let out = outPipe.fileHandleForReading.readDataToEndOfFile()
         let err = errPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        let ended = try process.exit(within: 300)
+        return Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 }
 
@@ -262,9 +262,7 @@ struct WatchPostgresTests {
         }
 
         kill(tool.process.processIdentifier, SIGTERM)
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationReason == .exit)
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300) == ChildExit(status: 0, signaled: false))
         #expect(tool.stdout(waitingForEOF: true).split(separator: "\n").count == 1 + reports)
         #expect(tool.stderr(waitingForEOF: true) == "")
         #expect(try Server.eventually { try Server.slots(url) == 0 }, "the replication slot outlived watch by 2,400 rounds of 50 ms")
@@ -285,8 +283,7 @@ struct WatchPostgresTests {
         #expect(lines[2] == "  changeset: sections: 0 deleted, 0 inserted, 0 moved, 0 updated; items: 0 deleted, 1 inserted, 0 moved, 0 updated")
         #expect(lines[4] == "    insert → [section 0, item 1]")
         tool.process.interrupt()
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300).succeeded)
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching PHOTO\n")
         if let password = URLComponents(string: url)?.password, !password.isEmpty {
             #expect(!tool.stdout(waitingForEOF: true).contains(password))
@@ -313,8 +310,7 @@ struct WatchPostgresTests {
         try replayed.apply(event)
         #expect(replayed.sections.first?.items.map(\.id) == [.string("b"), .string("c"), .string("b2")])
         tool.process.interrupt()
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300).succeeded)
     }
 
     @Test("errors: one line naming the URL without its password and the cause, with the status of its kind")
@@ -374,8 +370,7 @@ struct WatchPostgresTests {
         #expect(try Server.slots(url) == 1)
         #expect(try Server.watchSessions(url) >= 2)
         kill(tool.process.processIdentifier, SIGKILL)
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationReason == .uncaughtSignal)
+        #expect(try tool.process.exit(within: 300).signaled)
         #expect(try Server.eventually { try Server.slots(url) == 0 }, "the killed watch's slot is still there after 2,400 rounds of 50 ms")
         #expect(try Server.eventually { try Server.watchSessions(url) == 0 }, "the killed watch's session is still there after 2,400 rounds of 50 ms")
     }
@@ -402,14 +397,12 @@ struct WatchPostgresTests {
         // Still held up: nothing fetched.
         #expect(tool.stdout() == "")
         kill(tool.process.processIdentifier, SIGTERM)
-        let exited = WatchTests().waitForExit(tool, timeout: 120)
-        try #require(exited, "watch was still running 120 s after SIGTERM")
+        let exited = try #require(WatchTests().waitForExit(tool, timeout: 120), "watch was still running 120 s after SIGTERM")
         // A watch that waited for its slot's making to time out would say
         // so on stderr: nothing there means SIGTERM ended the wait, with
         // no clock to ask on a busy machine.
         #expect(tool.stderr() == "", "watch said: \(tool.stderr())")
-        #expect(tool.process.terminationReason == .exit)
-        #expect(tool.process.terminationStatus == 0)
+        #expect(exited == ChildExit(status: 0, signaled: false))
         #expect(tool.stdout(waitingForEOF: true) == "")
         try holder.execute("ROLLBACK", request: "let go")
         #expect(try Server.eventually { try Server.slots(url) == 0 && Server.watchSessions(url) == 0 }, "watch's slot or session outlived it by 2,400 rounds of 50 ms")
@@ -535,8 +528,7 @@ struct WatchPostgresTests {
         }
         for tool in tools {
             kill(tool.process.processIdentifier, SIGTERM)
-            tool.process.waitUntilExit()
-            #expect(tool.process.terminationStatus == 0, "seed \(seed): \(tool.stderr())")
+            #expect(try tool.process.exit(within: 300).succeeded, "seed \(seed): \(tool.stderr())")
         }
         #expect(try Server.eventually { try Server.slots(url) == 0 }, "a slot outlived the watch processes by 2,400 rounds of 50 ms")
     }

@@ -95,9 +95,7 @@ struct WatchTests {
         #expect(try counts(fenced[expectedReports]) == ["itemInserts": 1], "the report after the rollback is not the next commit's: \(fenced[expectedReports])")
 
         tool.process.interrupt()
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationReason == .exit)
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300) == ChildExit(status: 0, signaled: false))
         let lines = tool.stdout(waitingForEOF: true).split(separator: "\n").map(String.init)
         #expect(lines.count == 1 + expectedReports, "\(lines)")
         #expect(lines.dropFirst().enumerated().allSatisfy { n, line in (try? JSON.parse(line))?["report"] == .int(n + 1) })
@@ -144,8 +142,7 @@ struct WatchTests {
         #expect(throws: SQLiteError.self) { try prober.write { _ in } }
 
         kill(killed.processIdentifier, SIGKILL)
-        killed.waitUntilExit()
-        #expect(killed.terminationReason == .uncaughtSignal)
+        #expect(try killed.exit(within: 300).signaled)
         // Several polls later: nothing for the aborted work.
         usleep(600_000)
         #expect(try tool.waitForLines(1).count == 1, "watch reported the killed writer's uncommitted work")
@@ -157,7 +154,7 @@ struct WatchTests {
         #expect(try JSON.parse(lines[1])["rows"] == .int(3))
         #expect(try writer.read { db in try db.rows("PRAGMA integrity_check")[0][0].string } == "ok")
         tool.process.interrupt()
-        tool.process.waitUntilExit()
+        _ = try tool.process.exit(within: 300)
         #expect(tool.stdout(waitingForEOF: true).split(separator: "\n").count == 2)
     }
 
@@ -183,8 +180,7 @@ struct WatchTests {
         #expect(plan[8] == "    insert    3            –        → [0, 1]    (0, 72, 320×44)  alpha 0 → 1")
         #expect(plan[9] == "    shift     2            [0, 1]   → [0, 2]    (0, 72, 320×44) → (0, 116, 320×44)")
         tool.process.interrupt()
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300).succeeded)
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
     }
 
@@ -211,15 +207,10 @@ struct WatchTests {
     }
 
     /// Waits up to `timeout` seconds (a hang guard of the child process
-    /// only) for the process to exit; kills it (SIGKILL) and returns false
-    /// when it does not.
-    func waitForExit(_ tool: RunningTool, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while tool.process.isRunning && Date() < deadline { usleep(10_000) }
-        guard tool.process.isRunning else { return true }
-        kill(tool.process.processIdentifier, SIGKILL)
-        tool.process.waitUntilExit()
-        return false
+    /// only) for the process to exit, and says how it ended; kills it
+    /// (SIGKILL) and returns nil when it does not.
+    func waitForExit(_ tool: RunningTool, timeout: Double) -> ChildExit? {
+        try? tool.process.exit(within: timeout)
     }
 
     @Test("Ctrl-C and SIGTERM stop watch during a fetch that never ends: status 0, the usual message, nothing on standard output",
@@ -236,10 +227,8 @@ struct WatchTests {
         // the signal stopped it (no bound on the time it takes, which a
         // busy machine stretches).
         kill(tool.process.processIdentifier, signal)
-        let exited = waitForExit(tool, timeout: 120)
-        try #require(exited, "watch was still running 120 s after signal \(signal)")
-        #expect(tool.process.terminationReason == .exit)
-        #expect(tool.process.terminationStatus == 0)
+        let exited = try #require(waitForExit(tool, timeout: 120), "watch was still running 120 s after signal \(signal)")
+        #expect(exited == ChildExit(status: 0, signaled: false))
         #expect(tool.stdout(waitingForEOF: true) == "")
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
     }
@@ -270,9 +259,8 @@ struct WatchTests {
         usleep(300_000)
         #expect(tool.process.isRunning, "watch ended before Ctrl-C: \(tool.stderr())")
         tool.process.interrupt()
-        let exited = waitForExit(tool, timeout: 120)
-        try #require(exited, "watch was still running 120 s after Ctrl-C")
-        #expect(tool.process.terminationStatus == 0)
+        let exited = try #require(waitForExit(tool, timeout: 120), "watch was still running 120 s after Ctrl-C")
+        #expect(exited.succeeded)
         #expect(tool.stderr(waitingForEOF: true) == "tessera: stopped watching photo\n")
     }
 
@@ -285,8 +273,8 @@ struct WatchTests {
         try waitUntilCatching(SIGINT, tool)
         usleep(300_000)
         tool.process.interrupt()
-        try #require(waitForExit(tool, timeout: 120), "watch was still running 120 s after Ctrl-C")
-        #expect(tool.process.terminationStatus == 0)
+        let exited = try #require(waitForExit(tool, timeout: 120), "watch was still running 120 s after Ctrl-C")
+        #expect(exited.succeeded)
         #expect(tool.stdout(waitingForEOF: true) == "")
         #expect(tool.stderr(waitingForEOF: true) == "")
     }
@@ -306,8 +294,7 @@ struct WatchTests {
         try writer.write { db in try db.execute("UPDATE photo SET taken = 40 WHERE id = 1") }
         #expect(try counts(tool.waitForLines(2)[1]) == ["itemMoves": 1, "itemUpdates": 1])
         tool.process.interrupt()
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300).succeeded)
         #expect(tool.stderr(waitingForEOF: true).isEmpty)
     }
 
@@ -329,8 +316,7 @@ struct WatchTests {
         #expect(report["rows"] == .int(3))
         #expect(try counts(tool.waitForLines(2)[1]) == ["itemInserts": 1])
         tool.process.interrupt()
-        tool.process.waitUntilExit()
-        #expect(tool.process.terminationStatus == 0)
+        #expect(try tool.process.exit(within: 300).succeeded)
         #expect(tool.stderr(waitingForEOF: true).isEmpty)
     }
 

@@ -421,10 +421,10 @@ package enum TestServer {
             process.terminate()
             throw Failure("\(name) did not exit within \(timeout) s")
         }
-        process.waitUntilExit()
+        let ended = try process.exit(within: timeout)
         let (out, err) = output.withLock { ($0.out, $0.err) }
         return Output(
-            status: process.terminationStatus,
+            status: ended.signaled ? 128 + ended.status : ended.status,
             stdout: String(decoding: out, as: UTF8.self),
             stderr: String(decoding: err, as: UTF8.self)
         )
@@ -439,6 +439,7 @@ package enum TestServer {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        closeInheritedDescriptors(&actions, from: 3)
         var pid: pid_t = 0
         guard posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return }
         var status: Int32 = 0

@@ -131,8 +131,8 @@ struct ExternalWriterTests {
     static func finish(_ writer: Process, seed: UInt64, waited: String) {
         let stopped = writer.isRunning
         if stopped { writer.terminate() }
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "seed \(seed): the writer \(stopped ? "was still running after \(waited), and was stopped" : "failed")")
+        let ended = Result { try writer.exit(within: 120) }
+        #expect((try? ended.get())?.succeeded == true, "seed \(seed): the writer \(stopped ? "was still running after \(waited), and was stopped" : "failed")")
     }
 
     @Test("checkForExternalChanges every 10 ms under a writer of about 2,500 commits a second: a final check leaves the controller equal to a fresh query; with a change log on the table, every check patches", arguments: [false, true])
@@ -153,16 +153,31 @@ struct ExternalWriterTests {
         // Checks that found commits while the writer was still writing:
         // each one read the table between two of its commits.
         var checksAmidWrites = 0
-        // Checks that fetched again rather than patch.
+        // Checks that fetched again rather than patch, though they cannot
+        // have found more log entries than the touched limit: the entries
+        // one check took are at most the log's end after it less the log's
+        // end before the check before it (a check that falls further
+        // behind, on a busy machine, fetches again as it should).
         var refetches = 0
+        var refetchesPastTheLimit = 0
+        func logEnd() throws -> Int64 {
+            guard changeLog else { return 0 }
+            return try fixture.connection.read { db in try db.rows("SELECT coalesce(max(seq), 0) FROM tessera_log_photo")[0][0].int64 ?? 0 }
+        }
+        var endBeforeTheLastCheck = try logEnd()
         // 12,000 rounds of a check and at least 10 ms (a limit against a
         // hang only, generous for a sanitizer build on a busy machine),
         // bounded in rounds, not by a clock: the writer waits half-way for
         // this loop's checks.
         try waitInRounds(12_000, sleepingEvery: .milliseconds(10)) {
             guard writer.isRunning else { return true }
+            let before = try logEnd()
+            let limit = max(1, Int(controller.incrementalThreshold * Double(controller.result.count)))
             let found = try controller.checkForExternalChanges()
-            if found, controller.lastUpdateMethod == .refetch { refetches += 1 }
+            if found, controller.lastUpdateMethod == .refetch {
+                if try logEnd() - endBeforeTheLastCheck > Int64(limit) { refetchesPastTheLimit += 1 } else { refetches += 1 }
+            }
+            endBeforeTheLastCheck = before
             if found, writer.isRunning {
                 checksAmidWrites += 1
                 if checksAmidWrites == 1 { _ = FileManager.default.createFile(atPath: gate, contents: nil) }
@@ -174,9 +189,11 @@ struct ExternalWriterTests {
         #expect(checksAmidWrites >= 1, "seed \(seed): the writer finished before the controller caught it mid-way (\(checksAmidWrites) checks found commits while it wrote)")
         if changeLog {
             // Nothing in the writer's script needs a fetch: no schema
-            // change, and at 2,500 commits a second a check never finds more
-            // than the touched limit (2,000 rows) or a trimmed position.
-            #expect(refetches == 0, "seed \(seed): \(refetches) of the checks fetched again")
+            // change, and the log keeps 100,000 entries (never trimmed
+            // here); only a check that may have found more than the touched
+            // limit (2,000 rows) fetches again.
+            #expect(refetches == 0, "seed \(seed): \(refetches) of the checks fetched again within the touched limit (\(refetchesPastTheLimit) more past it)")
+            print("ExternalWriterTests.pollingByHand seed \(seed): \(refetchesPastTheLimit) checks may have found more than the touched limit, and fetched again")
         }
         try fixture.checkAgainstFreshQuery(seed: seed)
     }

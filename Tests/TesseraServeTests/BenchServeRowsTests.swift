@@ -167,17 +167,15 @@ struct BenchServeRowsTests {
         process.standardError = err
         let outCollector = LoadTool.Collector(out), errCollector = LoadTool.Collector(err)
         try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw LoadTool.Failure(description: "tessera \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(errCollector.text)")
+        let ended: ChildExit
+        do {
+            ended = try process.exit(within: timeout)
+        } catch {
+            throw LoadTool.Failure(description: "\(error): \(errCollector.text)")
         }
-        process.waitUntilExit()
         _ = outCollector.finished.wait(timeout: .now() + 120)
         _ = errCollector.finished.wait(timeout: .now() + 120)
-        return LoadTool.Result(status: process.terminationStatus, stdout: outCollector.text, stderr: errCollector.text)
+        return LoadTool.Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: outCollector.text, stderr: errCollector.text)
     }
 }
 

@@ -235,12 +235,10 @@ final class ServeProcess: Sendable {
     /// 10 ms, bounded in rounds, not by a clock); the status and the
     /// output.
     func waitForExit() async throws -> (Int32, String, String) {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        guard !process.isRunning else { throw ServerTestError("tessera did not exit within 120 s") }
+        let ended = try await process.exit(within: 120)
         // The last output may still be on its way through the pipes.
         try await waitInRounds(12_000, every: .milliseconds(10)) { out.ended && err.ended }
-        return (process.terminationStatus, stdout, stderr)
+        return (ended.signaled ? 128 + ended.status : ended.status, stdout, stderr)
     }
 
     /// Ends the process if it still runs.

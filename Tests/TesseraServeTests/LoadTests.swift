@@ -211,18 +211,16 @@ enum LoadTool {
         process.standardError = err
         let outCollector = Collector(out), errCollector = Collector(err)
         try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw Failure(description: "tessera \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s: \(errCollector.text)")
+        let ended: ChildExit
+        do {
+            ended = try process.exit(within: timeout)
+        } catch {
+            throw Failure(description: "\(error): \(errCollector.text)")
         }
-        process.waitUntilExit()
         // The last output may still be on its way through the pipes.
         _ = outCollector.finished.wait(timeout: .now() + 120)
         _ = errCollector.finished.wait(timeout: .now() + 120)
-        return Result(status: process.terminationStatus, stdout: outCollector.text, stderr: errCollector.text)
+        return Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: outCollector.text, stderr: errCollector.text)
     }
 
     /// A loopback port nothing listens on (bound, then released).

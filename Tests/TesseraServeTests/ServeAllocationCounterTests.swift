@@ -45,8 +45,7 @@ struct ServeAllocationCounterTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(try process.exit(within: 300).succeeded)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let results = try #require(report["results"] as? [[String: Any]])
         #expect(results.count >= 2)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TesseraRender
+import TesseraTestTraits
 @testable import TesseraLiveHub
 @testable import TesseraLiveProtocol
 @testable import TesseraServe
@@ -294,8 +295,8 @@ enum ServerTestSupport {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = [database, sql]
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ServerTestError("sqlite3 \(sql) failed with status \(process.terminationStatus)") }
+        let ended = try process.exit(within: 300)
+        guard ended.succeeded else { throw ServerTestError("sqlite3 \(sql) failed: \(ended)") }
     }
 
     /// A port of 127.0.0.1 free now and below the kernel's ephemeral

@@ -199,7 +199,7 @@ package final class ServeServer: Sendable {
         guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else { return }
         defer { freeaddrinfo(first) }
         let address = first.pointee
-        let descriptor = socket(address.ai_family, address.ai_socktype, address.ai_protocol)
+        let descriptor = socket(address.ai_family, address.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), address.ai_protocol)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         var on: Int32 = 1

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraResultsCore
 import TesseraSQLite
+import TesseraTestTraits
 
 /// A pseudo-terminal: a child process writing to ``terminal`` sees a
 /// terminal (`isatty` is true), and what it writes is read from ``master``.
@@ -64,7 +65,7 @@ extension Tool {
             throw error
         }
         let stdout = outPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let ended = try process.exit(within: 900)
         // What the command wrote last may still be on its way through the
         // terminal: with the last copy of the terminal's side closed, the
         // master gives everything written to it, then fails, and the reader
@@ -72,6 +73,6 @@ extension Tool {
         close(pty.terminal)
         _ = readToTheEnd.wait(timeout: .now() + 120)
         let terminal = written.withLock { String(decoding: $0, as: UTF8.self) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: terminal)
+        return Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: String(decoding: stdout, as: UTF8.self), stderr: terminal)
     }
 }

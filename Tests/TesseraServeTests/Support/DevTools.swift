@@ -9,7 +9,13 @@ import Darwin
 /// A failure of the browser or of the page under test, with what happened.
 struct DevToolsError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// Whether the browser itself failed (it exited, closed its pipe, or
+    /// gave no answer in time), rather than the page: a wait stops then.
+    var browserFailed = false
+    init(_ description: String, browserFailed: Bool = false) {
+        self.description = description
+        self.browserFailed = browserFailed
+    }
 }
 
 /// Headless Chromium driven through its DevTools protocol over a pipe
@@ -61,6 +67,11 @@ final class Chromium {
         posix_spawn_file_actions_adddup2(&actions, childWrites, 4)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of this process: a descriptor another test's child
+        // process or pipe holds, inherited by a browser that lives for a
+        // whole test, would keep that test waiting (TesseraTestTraits'
+        // ChildProcesses.swift).
+        closeInheritedDescriptors(&actions, from: 5)
         let arguments = [path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                          "--hide-scrollbars", "--mute-audio", "--window-size=\(width),\(height)",
                          "--user-data-dir=\(profile.path)", "--remote-debugging-pipe", "about:blank"]
@@ -106,7 +117,7 @@ final class Chromium {
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { write(commands, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw DevToolsError("\(method): the browser closed its pipe") }
+            guard n > 0 else { throw DevToolsError("\(method): the browser closed its pipe", browserFailed: true) }
             written += n
         }
         let deadline = Date().addingTimeInterval(timeout)
@@ -119,13 +130,13 @@ final class Chromium {
                 return answer["result"] as? [String: Any] ?? [:]
             }
             let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { throw DevToolsError("\(method): no answer in \(timeout) s") }
+            guard left > 0 else { throw DevToolsError("\(method): no answer in \(timeout) s", browserFailed: true) }
             var poller = pollfd(fd: answers, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(min(left, 1) * 1000)) >= 0 else { continue }
+            guard poll(&poller, 1, Int32(max(1, min(left, 1) * 1000))) >= 0 else { continue }
             guard poller.revents != 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let n = chunk.withUnsafeMutableBytes { read(answers, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw DevToolsError("\(method): the browser exited") }
+            guard n > 0 else { throw DevToolsError("\(method): the browser exited", browserFailed: true) }
             buffer.append(contentsOf: chunk[..<n])
         }
     }
@@ -186,8 +197,21 @@ struct BrowserPage {
     /// at the least: generous for a busy machine; bounded in rounds, not by
     /// a clock). The condition must stay true once it holds: a state that
     /// passes (an animation under way) could be missed between two polls.
+    /// A browser that fails (no answer in a poll's 120 s, or gone) ends the
+    /// wait with its error: each poll would otherwise wait the 120 s again.
     func wait(until condition: String, rounds: Int = 6_000, _ what: @autoclosure () -> String = "") throws {
-        let held = waitInRounds(rounds, sleepingEvery: .milliseconds(20)) { (try? value("!!(\(condition))", as: Bool.self)) == true }
+        var failure: DevToolsError?
+        let held = waitInRounds(rounds, sleepingEvery: .milliseconds(20)) {
+            do {
+                return try value("!!(\(condition))", as: Bool.self)
+            } catch let error as DevToolsError where error.browserFailed {
+                failure = error
+                return true
+            } catch {
+                return false
+            }
+        }
+        if let failure { throw DevToolsError("\(what().isEmpty ? condition : what()): \(failure)", browserFailed: true) }
         if held { return }
         throw DevToolsError("\(what().isEmpty ? condition : what()): still false after \(rounds) rounds of a poll and 20 ms")
     }

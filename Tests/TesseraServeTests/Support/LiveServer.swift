@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTestTraits
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -100,9 +101,8 @@ final class LiveServer {
         run.standardError = errors
         run.standardOutput = FileHandle.nullDevice
         try run.run()
-        run.waitUntilExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard run.terminationStatus == 0 else { throw DevToolsError("sqlite3 \(sql.prefix(80)): \(message)") }
+        guard try run.exit(within: 300).succeeded else { throw DevToolsError("sqlite3 \(sql.prefix(80)): \(message)") }
     }
 
     /// The titles of an album's photos in position order, as `sqlite3`
@@ -115,7 +115,7 @@ final class LiveServer {
         run.standardOutput = out
         try run.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        run.waitUntilExit()
+        _ = try run.exit(within: 300)
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
