@@ -46,9 +46,9 @@ enum Browser {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = try out.fileHandleForReading.readToEnd(within: 300, "chromium's output")
         let ended = try process.exit(within: 300)
-        return (String(decoding: data, as: UTF8.self), ended.signaled ? 128 + ended.status : ended.status)
+        return (String(decoding: data, as: UTF8.self), ended.shellStatus)
     }
 
     /// Loads `page` at `plan` and `progress` and reads the boxes from the DOM.

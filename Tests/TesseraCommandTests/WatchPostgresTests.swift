@@ -74,11 +74,8 @@ extension Tool {
     /// Runs `psql` (on the PATH) instead of `tessera`.
     static func run(_ arguments: [String], psql: Bool) throws -> Result {
         let (process, outPipe, errPipe) = try makeProcess(arguments, in: nil, executable: URL(fileURLWithPath: "/usr/bin/psql"))
-        try process.run()
-        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
-        let ended = try process.exit(within: 300)
-        return Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        let output = try TestServer.runToEnd(process, out: outPipe, err: errPipe, timeout: 300, name: "psql \(arguments.joined(separator: " "))")
+        return Result(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }
 

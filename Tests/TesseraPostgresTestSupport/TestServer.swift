@@ -424,7 +424,7 @@ package enum TestServer {
         let ended = try process.exit(within: timeout)
         let (out, err) = output.withLock { ($0.out, $0.err) }
         return Output(
-            status: ended.signaled ? 128 + ended.status : ended.status,
+            status: ended.shellStatus,
             stdout: String(decoding: out, as: UTF8.self),
             stderr: String(decoding: err, as: UTF8.self)
         )
@@ -442,8 +442,19 @@ package enum TestServer {
         closeInheritedDescriptors(&actions, from: 3)
         var pid: pid_t = 0
         guard posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return }
+        // At most 300 s (a hang guard of the child only), then it is killed.
+        let deadline = ContinuousClock.now + .seconds(300)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno != EINTR) { return }
+            if ContinuousClock.now >= deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                return
+            }
+            usleep(10_000)
+        }
     }
 }
 

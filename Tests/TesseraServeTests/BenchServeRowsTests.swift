@@ -175,7 +175,7 @@ struct BenchServeRowsTests {
         }
         _ = outCollector.finished.wait(timeout: .now() + 120)
         _ = errCollector.finished.wait(timeout: .now() + 120)
-        return LoadTool.Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: outCollector.text, stderr: errCollector.text)
+        return LoadTool.Result(status: ended.shellStatus, stdout: outCollector.text, stderr: errCollector.text)
     }
 }
 

@@ -71,6 +71,27 @@ struct ChildProcessesTests {
         #expect(waitInRounds(12_000, sleepingEvery: .milliseconds(10)) { kill(grandchild, 0) != 0 || Self.isZombie(grandchild) }, "the grandchild \(grandchild) outlived its group's kill")
     }
 
+    @Test("a pipe whose write end a grandchild keeps: readToEnd(within:) gives up past its bound, naming what it read; at the pipe's end it gives everything")
+    func readToEndIsBounded() throws {
+        let file = scratchFile()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The background sleep keeps the shell's standard output, the pipe.
+        process.arguments = ["-c", "printf hello; sleep 600 & echo $! > \(file); exit 0"]
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let grandchild = try number(in: file)
+        defer { kill(grandchild, SIGKILL) }
+        #expect(try process.exit(within: 120).succeeded)
+        let error = #expect(throws: ChildProcessError.self) { try out.fileHandleForReading.readToEnd(within: 0.5, "the shell's output") }
+        #expect(error?.description == "the shell's output: no end of file within 0.5 s (5 bytes read)", "\(String(describing: error))")
+        kill(grandchild, SIGKILL)
+        #expect(try out.fileHandleForReading.readToEnd(within: 120, "the shell's output").isEmpty, "the 5 bytes were read before")
+    }
+
     /// Whether `pid` has ended and waits to be reaped (by init, here).
     static func isZombie(_ pid: pid_t) -> Bool {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""

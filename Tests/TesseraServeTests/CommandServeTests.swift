@@ -238,7 +238,7 @@ final class ServeProcess: Sendable {
         let ended = try await process.exit(within: 120)
         // The last output may still be on its way through the pipes.
         try await waitInRounds(12_000, every: .milliseconds(10)) { out.ended && err.ended }
-        return (ended.signaled ? 128 + ended.status : ended.status, stdout, stderr)
+        return (ended.shellStatus, stdout, stderr)
     }
 
     /// Ends the process if it still runs.

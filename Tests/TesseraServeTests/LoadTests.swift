@@ -220,7 +220,7 @@ enum LoadTool {
         // The last output may still be on its way through the pipes.
         _ = outCollector.finished.wait(timeout: .now() + 120)
         _ = errCollector.finished.wait(timeout: .now() + 120)
-        return Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: outCollector.text, stderr: errCollector.text)
+        return Result(status: ended.shellStatus, stdout: outCollector.text, stderr: errCollector.text)
     }
 
     /// A loopback port nothing listens on (bound, then released).

@@ -44,7 +44,7 @@ struct ServeAllocationCounterTests {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = try out.fileHandleForReading.readToEnd(within: 300, "tessera bench diff's output")
         #expect(try process.exit(within: 300).succeeded)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let results = try #require(report["results"] as? [[String: Any]])

@@ -33,6 +33,10 @@ public struct ChildExit: Sendable, Equatable, CustomStringConvertible {
     /// Whether it exited with status 0.
     public var succeeded: Bool { !signaled && status == 0 }
 
+    /// The status as a shell gives it: the exit status, or 128 plus the
+    /// signal's number.
+    public var shellStatus: Int32 { signaled ? 128 + status : status }
+
     public var description: String { signaled ? "killed by signal \(status)" : "exit status \(status)" }
 }
 
@@ -100,12 +104,11 @@ extension Process {
     }
 
     /// How the process ended, or nil while it runs; throws past `deadline`
-    /// (killing it) or when there is no such child.
+    /// (killing it) or when it was never started.
     private func check(deadline: ContinuousClock.Instant, bound: Double) throws -> ChildExit? {
-        if !isRunning {
-            return ChildExit(status: terminationStatus, signaled: terminationReason == .uncaughtSignal)
-        }
         let pid = processIdentifier
+        guard pid > 0 else { throw ChildProcessError("\(commandLine) was not started: there is nothing to wait for") }
+        if !isRunning { return foundationsExit }
         var info = siginfo_t()
         if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid {
             // Ended, and not reaped yet: Foundation reaps it when its
@@ -113,13 +116,57 @@ extension Process {
             let code = info.si_code
             return ChildExit(status: info._sifields._sigchld.si_status, signaled: code == CLD_KILLED || code == CLD_DUMPED)
         }
-        // ECHILD: Foundation has just reaped it; the next check sees it.
+        // ECHILD: Foundation has reaped it since `isRunning` was read,
+        // and says so now (or at the next check).
+        if !isRunning { return foundationsExit }
         if ContinuousClock.now >= deadline {
             kill(-pid, SIGKILL)
             kill(pid, SIGKILL)
-            let command = ([executableURL?.path ?? "?"] + (arguments ?? [])).joined(separator: " ")
-            throw ChildProcessError("\(command.prefix(300)) did not end within \(bound) s; killed")
+            throw ChildProcessError("\(commandLine) did not end within \(bound) s; killed")
         }
         return nil
+    }
+
+    /// How Foundation says the process ended.
+    private var foundationsExit: ChildExit {
+        ChildExit(status: terminationStatus, signaled: terminationReason == .uncaughtSignal)
+    }
+
+    /// The executable and its arguments, for a message.
+    private var commandLine: String {
+        String(([executableURL?.path ?? "?"] + (arguments ?? [])).joined(separator: " ").prefix(300))
+    }
+}
+
+extension FileHandle {
+    /// Everything the handle gives up to its end, waiting at most
+    /// `seconds` in all (a hang guard: a copy of a pipe's write end held
+    /// by a process that lives on keeps a plain read waiting); past the
+    /// bound, throws naming `what`.
+    ///
+    /// Sleeps its thread while it waits for data: call it from a thread of
+    /// its own (a test of an `.ownThreads` suite), not from async code.
+    ///
+    /// - Complexity: O(n) for n bytes read.
+    @available(*, noasync, message: "it blocks its thread")
+    public func readToEnd(within seconds: Double, _ what: @autoclosure () -> String) throws -> Data {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let left = deadline - .now
+            guard left > .zero else { throw ChildProcessError("\(what()): no end of file within \(seconds) s (\(data.count) bytes read)") }
+            var entry = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(min(1_000, max(1, left.components.seconds * 1_000 + 1))))
+            if ready < 0 && errno != EINTR { throw ChildProcessError("\(what()): poll failed, errno \(errno)") }
+            guard ready > 0 else { continue }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw ChildProcessError("\(what()): read failed, errno \(errno)")
+            }
+            data.append(contentsOf: chunk[..<count])
+        }
     }
 }

@@ -64,7 +64,7 @@ extension Tool {
             close(pty.terminal)
             throw error
         }
-        let stdout = outPipe.fileHandleForReading.readDataToEndOfFile()
+        let stdout = try outPipe.fileHandleForReading.readToEnd(within: 900, "the command's output")
         let ended = try process.exit(within: 900)
         // What the command wrote last may still be on its way through the
         // terminal: with the last copy of the terminal's side closed, the
@@ -73,6 +73,6 @@ extension Tool {
         close(pty.terminal)
         _ = readToTheEnd.wait(timeout: .now() + 120)
         let terminal = written.withLock { String(decoding: $0, as: UTF8.self) }
-        return Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: String(decoding: stdout, as: UTF8.self), stderr: terminal)
+        return Result(status: ended.shellStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: terminal)
     }
 }

@@ -101,7 +101,7 @@ final class LiveServer {
         run.standardError = errors
         run.standardOutput = FileHandle.nullDevice
         try run.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: try errors.fileHandleForReading.readToEnd(within: 300, "sqlite3's errors"), as: UTF8.self)
         guard try run.exit(within: 300).succeeded else { throw DevToolsError("sqlite3 \(sql.prefix(80)): \(message)") }
     }
 
@@ -114,7 +114,7 @@ final class LiveServer {
         let out = Pipe()
         run.standardOutput = out
         try run.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = try out.fileHandleForReading.readToEnd(within: 300, "sqlite3's output")
         _ = try run.exit(within: 300)
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
