@@ -10,36 +10,37 @@ import Glibc
 /// kernel and is bounded, and a spawn that inherits nothing.
 @Suite("Child processes: waits that ask the kernel, spawns that inherit nothing", .tags(.process), .ownThreads)
 struct ChildProcessesTests {
-    /// A file in the temporary folder for a shell to write a number to.
-    func scratchFile() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("tessera-child-\(UUID().uuidString)").path
-    }
-
-    /// The number the shell wrote, once it is there (6,000 rounds of at
-    /// least 10 ms; bounded in rounds, not by a clock).
-    func number(in file: String) throws -> pid_t {
+    /// Starts `/bin/sh -c "BEFORE sleep 600 & …; AFTER"`: the shell, and
+    /// the sleep it leaves in the background, which keeps every descriptor
+    /// of the shell (Foundation's exit socket, the standard output) for up
+    /// to 10 minutes. Its output goes to `output`, its errors nowhere.
+    func shellWithASleeper(before: String = "", after: String, output: Any = FileHandle.nullDevice) throws -> (shell: Process, sleeper: pid_t) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-child-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "\(before)sleep 600 & echo $! > \(file); \(after)"]
+        shell.standardInput = FileHandle.nullDevice
+        shell.standardOutput = output
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        // The sleep's process ID, once the shell wrote it (6,000 rounds of
+        // at least 10 ms; bounded in rounds, not by a clock).
         var found: pid_t?
         waitInRounds(6_000, sleepingEvery: .milliseconds(10)) {
             found = (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             return found != nil
         }
-        return try #require(found, "the shell wrote no number to \(file) within 6,000 rounds of 10 ms")
+        guard let sleeper = found else {
+            kill(-shell.processIdentifier, SIGKILL)
+            throw ChildProcessError("the shell wrote no process ID to \(file) within 6,000 rounds of 10 ms")
+        }
+        return (shell, sleeper)
     }
 
     @Test("a child whose own child keeps Foundation's exit socket open: exit(within:) says at once how it ended, where Foundation still sees it running")
     func exitWhileAGrandchildHoldsTheSocket() throws {
-        let file = scratchFile()
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // The background sleep keeps every descriptor of the shell,
-        // Foundation's socket among them, for up to 10 minutes.
-        process.arguments = ["-c", "sleep 600 & echo $! > \(file); exit 3"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let grandchild = try number(in: file)
+        let (process, grandchild) = try shellWithASleeper(after: "exit 3")
         defer { kill(grandchild, SIGKILL) }
         #expect(try process.exit(within: 120) == ChildExit(status: 3, signaled: false))
         // What waitUntilExit() would wait for: Foundation has not seen the
@@ -54,15 +55,7 @@ struct ChildProcessesTests {
 
     @Test("a child that does not end within the bound: exit(within:) kills it and its process group, and throws naming the command")
     func exitPastItsBoundKillsTheGroup() throws {
-        let file = scratchFile()
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "sleep 600 & echo $! > \(file); wait"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let grandchild = try number(in: file)
+        let (process, grandchild) = try shellWithASleeper(after: "wait")
         defer { kill(grandchild, SIGKILL) }
         let error = #expect(throws: ChildProcessError.self) { try process.exit(within: 0.5) }
         #expect(error?.description.hasPrefix("/bin/sh -c sleep 600") == true && error?.description.contains("did not end within 0.5 s") == true, "\(String(describing: error))")
@@ -73,17 +66,9 @@ struct ChildProcessesTests {
 
     @Test("a pipe whose write end a grandchild keeps: readToEnd(within:) gives up past its bound, naming what it read; at the pipe's end it gives everything")
     func readToEndIsBounded() throws {
-        let file = scratchFile()
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // The background sleep keeps the shell's standard output, the pipe.
-        process.arguments = ["-c", "printf hello; sleep 600 & echo $! > \(file); exit 0"]
-        process.standardInput = FileHandle.nullDevice
+        // The sleep keeps the shell's standard output, the pipe.
         let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let grandchild = try number(in: file)
+        let (process, grandchild) = try shellWithASleeper(before: "printf hello; ", after: "exit 0", output: out)
         defer { kill(grandchild, SIGKILL) }
         #expect(try process.exit(within: 120).succeeded)
         let error = #expect(throws: ChildProcessError.self) { try out.fileHandleForReading.readToEnd(within: 0.5, "the shell's output") }
