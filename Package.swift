@@ -177,6 +177,7 @@ let package = Package(
                 .target(name: "TesseraLiveHub", condition: .when(traits: ["LiveServer"])),
                 .target(name: "TesseraLiveProtocol", condition: .when(traits: ["LiveServer"])),
                 .target(name: "TesseraLoad", condition: .when(traits: ["LiveServer"])),
+                .target(name: "TesseraLivePostgres", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         // End-to-end tests run the built `tessera`; listing it here makes
@@ -330,6 +331,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
+    // The live list over PostgreSQL: the hub's backend that reads and
+    // follows a PostgresStore and writes the edits there. Its own module,
+    // so that postgres-nio stays out of TesseraServe; `tessera serve
+    // postgres://…` links it.
+    .target(
+        name: "TesseraLivePostgres",
+        dependencies: ["TesseraLiveHub", "TesseraLiveProtocol", "TesseraPostgres"]
+    ),
     // The transport and the library product: a Hummingbird server (or a
     // router of the user's) whose WebSocket clients the hub serves, the
     // page, and `LiveList`, the public API. The only code that touches
@@ -396,7 +405,7 @@ let package = Package(
         dependencies: [
             "TesseraServe", "TesseraLiveHub", "TesseraLiveProtocol",
             "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
-            "TesseraLoad", "tessera",
+            "TesseraLoad", "tessera", "TesseraLivePostgres", "TesseraPostgres", "TesseraPostgresTestSupport",
             // SplitMix64 for the seeded tests.
             "TesseraTestSupport", "TesseraTestTraits",
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -9,7 +9,11 @@ extension ServeHub {
     /// bound-parameter transaction, sends the change to every client (not
     /// animated for the editor's own move or rename), then `done` to the
     /// editor. Any refusal or failure is an `error` with nothing written.
-    package func perform(_ message: ServeMessage, from session: ServeSession) {
+    ///
+    /// Over a ``backend``, the transaction runs off the actor, which takes
+    /// other messages meanwhile; `done` still follows the edit's plan (see
+    /// ``ServeBackend``).
+    package func perform(_ message: ServeMessage, from session: ServeSession) async {
         guard let request = message.request else { return }
         func refuse(_ error: ServeMessageError) {
             countEdit(done: false, session: session, error: error)
@@ -25,6 +29,10 @@ extension ServeHub {
         }
         if let (edit, name) = ServeEdits.of(message), !configuration.allowedEdits.contains(edit) {
             refuse(ServeMessageError(.readOnly, "\(name): this list does not allow it", request: request))
+            return
+        }
+        if let backend {
+            await perform(message, request: request, from: session, through: backend)
             return
         }
         pollNow()
@@ -55,12 +63,82 @@ extension ServeHub {
         }
         countEdit(done: true, session: session)
         broadcastReports(editor: (session.id, animatedForEditor))
+        sendDone(request: request, to: session)
+    }
+
+    /// `done` for an edit, after its plan: held, after the plan that
+    /// catches it up, for a client that is behind.
+    private func sendDone(request: Int64, to session: ServeSession) {
         let done = Self.doneMessage(request: request, seq: seq)
         if session.isBehind {
             session.heldReplies.append(done)
         } else {
             reply(to: session, done)
         }
+    }
+
+    /// ``perform(_:from:)`` over a backend: the hub checks what it can
+    /// against the list as it shows it (a move on a list that cannot be
+    /// reordered, a section that does not exist), the backend writes the
+    /// edit in one transaction and returns once the controller can take
+    /// its commit, and the change goes to every client before `done`.
+    private func perform(_ message: ServeMessage, request: Int64, from session: ServeSession, through backend: any ServeBackend) async {
+        let edit: ServeEdit
+        let animatedForEditor: Bool
+        do throws(ServeMessageError) {
+            switch message {
+            case let .move(_, id, to):
+                if let refusal = moveRefusal(request: request) { throw refusal }
+                edit = .move(id: id, to: to)
+                animatedForEditor = false
+            case let .rename(_, id, title):
+                edit = .rename(id: id, title: title)
+                animatedForEditor = false
+            case let .delete(_, ids):
+                edit = .delete(ids: ids)
+                animatedForEditor = true
+            case let .add(_, section, title):
+                edit = .add(title: title, section: try sectionValue(section, request: request))
+                animatedForEditor = true
+            case .hello, .viewport:
+                return
+            }
+            let followed = try await backend.write(edit, request: request)
+            if !followed {
+                logger.warning("an edit committed, but its change was not followed in time; its plan comes with a later change", metadata: ["request": "\(request)"])
+            }
+        } catch {
+            // Nothing was written; what others committed meanwhile is sent.
+            pollNow()
+            countEdit(done: false, session: session, error: error)
+            reply(to: session, Self.errorMessage(error))
+            return
+        }
+        countEdit(done: true, session: session)
+        readingRecords { pollBound(editor: (session.id, animatedForEditor)) }
+        sendDone(request: request, to: session)
+    }
+
+    /// Why a move cannot run on this list, or `nil` when it can.
+    private func moveRefusal(request: Int64) -> ServeMessageError? {
+        guard !schema.canReorder else { return nil }
+        let why = schema.orderColumn == nil
+            ? "the list has no order column"
+            : "the list is sorted by \(schema.sortColumn), not by its order column \(schema.orderColumn ?? "")"
+        return ServeMessageError(.readOnly, "move: \(why)", request: request)
+    }
+
+    /// The stored value of the section named `section`, as the list shows
+    /// it, or `nil` without a section column.
+    ///
+    /// - Throws: `notFound` when the list has no such section.
+    /// - Complexity: O(*s*) for *s* sections.
+    private func sectionValue(_ section: String, request: Int64) throws(ServeMessageError) -> DatabaseValue? {
+        guard schema.sectionColumn != nil else { return nil }
+        guard let match = controller.result.sections.first(where: { ServeSchema.text(of: $0.value) == section }) else {
+            throw ServeMessageError(.notFound, "no section \(Self.shown(section))", request: request)
+        }
+        return match.value
     }
 
     /// The stored row whose id is `id`: its key and its section's value
@@ -104,7 +182,10 @@ extension ServeHub {
         // The commit's report is made before the write returns: its rows
         // are read here.
         let outcome: Result<Void, any Error> = readingRecords {
-            Result { try connection.write { db in try body(db) } }
+            Result {
+                guard let connection else { throw ServeMessageError(.database, "no SQLite connection to write", request: request) }
+                try connection.write { db in try body(db) }
+            }
         }
         do {
             try outcome.get()
@@ -118,12 +199,8 @@ extension ServeHub {
     }
 
     private func move(_ id: String, to index: Int, request: Int64) throws(ServeMessageError) {
-        guard schema.canReorder, let orderColumn = schema.orderColumn else {
-            let why = schema.orderColumn == nil
-                ? "the list has no order column"
-                : "the list is sorted by \(schema.sortColumn), not by its order column \(schema.orderColumn ?? "")"
-            throw ServeMessageError(.readOnly, "move: \(why)", request: request)
-        }
+        if let refusal = moveRefusal(request: request) { throw refusal }
+        guard let orderColumn = schema.orderColumn else { return }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         let order = ServeSchema.quoted(orderColumn)
@@ -192,13 +269,7 @@ extension ServeHub {
     }
 
     private func add(_ title: String, toSection section: String, request: Int64) throws(ServeMessageError) {
-        var sectionValue: DatabaseValue?
-        if schema.sectionColumn != nil {
-            guard let match = controller.result.sections.first(where: { ServeSchema.text(of: $0.value) == section }) else {
-                throw ServeMessageError(.notFound, "no section \(Self.shown(section))", request: request)
-            }
-            sectionValue = match.value
-        }
+        let sectionValue = try sectionValue(section, request: request)
         let table = ServeSchema.quoted(schema.table)
         var columns = [ServeSchema.quoted(schema.titleColumn)]
         var values = ["?"]

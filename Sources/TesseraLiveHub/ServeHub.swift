@@ -36,8 +36,12 @@ package actor ServeHub {
     package nonisolated let configuration: ServeConfiguration
     /// The table as checked against the database.
     package nonisolated let schema: ServeSchema
-    /// The hub's connection: the controller reads it and edits write it.
-    package let connection: Connection
+    /// The hub's connection to an SQLite file: the controller reads it and
+    /// edits write it; `nil` for a list served by a ``backend``.
+    package let connection: Connection?
+    /// The database the list is served from when it is not an SQLite file
+    /// (PostgreSQL); `nil` for a file.
+    package let backend: (any ServeBackend)?
     /// The list, homed on the hub.
     package let controller: FetchedResultsController<ServeRecord>
     /// Where the controller's reports wait until they are sent.
@@ -116,8 +120,34 @@ package actor ServeHub {
         self.configuration = configuration
         self.schema = schema
         self.connection = connection
+        self.backend = nil
         self.controller = controller
     }
+
+    /// A hub over a database other than an SQLite file: `backend` has
+    /// checked the table, and makes the controller and writes the edits.
+    ///
+    /// - Throws: ``ServeError`` for a poll interval that is not positive,
+    ///   an outbox capacity below 1, or a controller the backend cannot
+    ///   make.
+    package init(configuration: ServeConfiguration, backend: any ServeBackend) throws(ServeError) {
+        guard configuration.pollInterval > .zero else {
+            throw ServeError("poll interval \(configuration.pollInterval): it must be positive")
+        }
+        guard configuration.outboxCapacity >= 1 else {
+            throw ServeError("outbox capacity \(configuration.outboxCapacity): at least 1 message must be able to wait")
+        }
+        self.configuration = configuration
+        self.schema = backend.schema
+        self.connection = nil
+        self.backend = backend
+        self.controller = try backend.makeController()
+        self.isLazy = false
+    }
+
+    /// Where the list is read from, for logs: the file, or the backend's
+    /// source (never a password).
+    package nonisolated var source: String { backend?.source ?? configuration.databasePath }
 
     /// The number of connected clients.
     package var clientCount: Int { sessions.count }
@@ -145,12 +175,22 @@ package actor ServeHub {
     /// sections and their counts, and every key loads in the background
     /// (``waitUntilLoaded()``). A fetch that fails is logged, and tried
     /// again at the next call.
+    ///
+    /// Over a ``backend``, the controller is fetched with no home: the
+    /// commits its store follows in the background then wait for the
+    /// hub's next poll (or edit), which reads their records with the
+    /// table's columns bound, rather than for a job of the actor's that
+    /// would read them without.
     package func becomeHome() {
         guard !isHome else { return }
         controller.delegate = collector
         let failure = readingRecords { () -> (any Error)? in
             do {
-                try controller.performFetch()
+                if backend != nil {
+                    try controller.performFetch(isolation: nil)
+                } else {
+                    try controller.performFetch()
+                }
                 return nil
             } catch {
                 return error
@@ -190,7 +230,7 @@ package actor ServeHub {
     package func start() {
         becomeHome()
         guard following == nil else { return }
-        logger.info("following the table", metadata: ["table": "\(schema.table)", "database": "\(configuration.databasePath)", "rows": "\(current.count)"])
+        logger.info("following the table", metadata: ["table": "\(schema.table)", "database": "\(source)", "rows": "\(current.count)"])
         let interval = configuration.pollInterval
         following = Task { [weak self] in
             await self?.waitUntilLoaded()
@@ -232,7 +272,10 @@ package actor ServeHub {
     }
 
     /// ``pollNow()`` with the records' columns bound.
-    private func pollBound() {
+    ///
+    /// - Parameter editor: The client whose edit made the change it takes,
+    ///   and whether it sees it animated.
+    package func pollBound(editor: (id: ServeClientID, animated: Bool)? = nil) {
         becomeHome()
         let failure = readingRecords { () -> (any Error)? in
             do {
@@ -249,7 +292,7 @@ package actor ServeHub {
             logger.notice("reading the table's changes again")
         }
         pollFailing = failure != nil
-        broadcastReports(editor: nil)
+        broadcastReports(editor: editor)
     }
 
     /// Runs `body` (which may make the controller read rows) with the
@@ -353,7 +396,7 @@ package actor ServeHub {
             // An edit commits, and a commit waits for the list's keys.
             await waitUntilLoaded()
             guard sessions[client] === session else { return }
-            perform(message, from: session)
+            await perform(message, from: session)
         }
     }
 

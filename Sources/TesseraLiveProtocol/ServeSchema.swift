@@ -84,6 +84,22 @@ package struct ServeSchema: Sendable {
         orderColumn = try wantedOrder.map { (wanted) throws(ServeError) in try column(wanted, "order column") }
     }
 
+    /// A table already checked against its database (a server's catalog,
+    /// read by the backend that serves it): the names as the database
+    /// spells them, and its key column.
+    package init(
+        table: String, keyColumn: String, sectionColumn: String?, sortColumn: String, sortDescending: Bool,
+        titleColumn: String, orderColumn: String?
+    ) {
+        self.table = table
+        self.keyColumn = keyColumn
+        self.sectionColumn = sectionColumn
+        self.sortColumn = sortColumn
+        self.sortDescending = sortDescending
+        self.titleColumn = titleColumn
+        self.orderColumn = orderColumn
+    }
+
     /// Whether `move` edits can run: an order column that the list is
     /// sorted by.
     package var canReorder: Bool { orderColumn != nil && orderColumn == sortColumn }

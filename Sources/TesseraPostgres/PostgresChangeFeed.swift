@@ -143,6 +143,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// asked whether the log moved and, if it had, handed over what
         /// committed before it asked.
         var passes = 0
+        /// The last round that handed over everything its snapshot sees
+        /// (0 before the first).
+        var handedRound = 0
     }
 
     private weak var store: PostgresStore?
@@ -379,6 +382,17 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// (``requestRound()``): ask before each read.
     var passes: Int {
         state.withLock { $0.passes }
+    }
+
+    /// The rounds that began (took their number) so far, and the last one
+    /// that handed over what its snapshot sees.
+    ///
+    /// A round takes its number just after its snapshot, so the round two
+    /// past the one begun when a commit returned is the first whose
+    /// snapshot surely sees that commit: once it is handed over, so is
+    /// the commit.
+    var rounds: (begun: Int, handed: Int) {
+        state.withLock { ($0.round, $0.handedRound) }
     }
 
     // MARK: Rounds
@@ -623,7 +637,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         } else {
             return false
         }
-        return handOver(decoded, round: round, next: next, shapes: shapes)
+        let readRows = handOver(decoded, round: round, next: next, shapes: shapes)
+        state.withLock { $0.handedRound = round }
+        return readRows
     }
 
     /// The transactions the stream brought, up to every one `next` sees

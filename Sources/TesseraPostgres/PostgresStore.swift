@@ -127,6 +127,11 @@ public final class PostgresStore: @unchecked Sendable {
         feedState.withLock { $0 }?.requestRound()
     }
 
+    /// The change capture if it has started.
+    var existingFeed: PostgresChangeFeed? {
+        feedState.withLock { $0 }
+    }
+
     /// The change capture, started on first need.
     func feed() throws(PostgresStoreError) -> PostgresChangeFeed {
         if let feed = feedState.withLock({ $0 }) { return feed }

@@ -7,6 +7,9 @@ import TesseraLiveProtocol
 import TesseraServe
 import TesseraResultsCore
 import TesseraSQLite
+#if PostgreSQL
+import TesseraLivePostgres
+#endif
 
 /// The subcommands that exist only in builds with the live server.
 let serveSubcommands: [any ParsableCommand.Type] = [Serve.self]
@@ -52,7 +55,7 @@ struct Serve: ParsableCommand {
         """
     )
 
-    @Argument(help: "The SQLite database file (default: the demo photo library).")
+    @Argument(help: "The SQLite database file, or a postgres:// URL (default: the demo photo library).")
     var database: String?
 
     @Option(help: "With DATABASE: the table to serve (a view is refused: the list edits its rows).")
@@ -109,7 +112,9 @@ struct Serve: ParsableCommand {
         defer { withExtendedLifetime(claim) {} }
         let hub: ServeHub
         do {
-            hub = try ServeHub(configuration: configuration)
+            hub = try Self.isPostgresURL(configuration.databasePath)
+                ? ServeHub(configuration: configuration, backend: Self.postgresBackend(configuration))
+                : ServeHub(configuration: configuration)
         } catch {
             throw Self.commandError(error)
         }
@@ -154,6 +159,22 @@ struct Serve: ParsableCommand {
         Foundation.exit(0)
     }
 
+    /// Whether DATABASE is a PostgreSQL URL rather than an SQLite file.
+    static func isPostgresURL(_ database: String) -> Bool {
+        let lowered = database.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
+
+    /// The backend that serves a PostgreSQL table, in builds with the
+    /// PostgreSQL trait.
+    static func postgresBackend(_ configuration: ServeConfiguration) throws(ServeError) -> any ServeBackend {
+        #if PostgreSQL
+        try PostgresServeBackend(configuration: configuration)
+        #else
+        throw ServeError("\(configuration.databasePath): this build of tessera has no PostgreSQL support (build it with the PostgreSQL trait)")
+        #endif
+    }
+
     /// The hub's failure as the command says it: the option that names a
     /// missing column (`--sort: no such column: …`), status 3 for a
     /// database another process keeps locked, 2 for the others.
@@ -168,7 +189,7 @@ struct Serve: ParsableCommand {
 
     /// Prints what is served, where, and the token.
     func announce(_ configuration: ServeConfiguration, address: String, token: String?) {
-        var what = "serving \(configuration.table) of \(configuration.databasePath)"
+        var what = "serving \(configuration.table) of \(Self.isPostgresURL(configuration.databasePath) ? WatchRun.urlWithoutPassword(configuration.databasePath) : configuration.databasePath)"
         if database == nil { what += " (the demo library: \(photos ?? DemoLibrary.defaultPhotoCount) photos)" }
         if let section = configuration.sectionColumn { what += ", sectioned by \(section)" }
         what += ", sorted by \(configuration.sortColumn)\(configuration.sortDescending ? " (descending)" : "")"
@@ -220,7 +241,7 @@ struct Serve: ParsableCommand {
             if let value, value.trimmingCharacters(in: .whitespaces).isEmpty { throw usage("\(option): expected a name, got an empty one") }
         }
         let (sortColumn, descending) = try Self.sortKey(sort)
-        guard FileManager.default.fileExists(atPath: database) else {
+        guard Self.isPostgresURL(database) || FileManager.default.fileExists(atPath: database) else {
             throw CommandError("\(database): no such database file", exitCode: CommandError.databaseExitCode)
         }
         let configuration = ServeConfiguration(

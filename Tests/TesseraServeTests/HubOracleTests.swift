@@ -22,8 +22,15 @@ struct HubOracleTests {
         print("HubOracleTests seed \(seed)")
         var random = SplitMix64(seed: seed)
         let library = try HubLibrary(photos: Int.random(in: 20...120, using: &random))
+        try await Self.run(seed: seed, random: &random, library)
+    }
+
+    /// The oracle's run over `library`'s database: random clients, edits,
+    /// other connections' commits and rollbacks, then every client compared
+    /// with a fresh query.
+    static func run(seed: UInt64, random: inout SplitMix64, _ library: some HubOracleDatabase) async throws {
         let capacity = Int.random(in: 3...12, using: &random)
-        let hub = try ServeHub(configuration: library.configuration(capacity: capacity))
+        let hub = try library.makeHub(library.configuration(capacity: capacity, order: true))
         var clients: [HubTestClient] = []
         for index in 0..<Int.random(in: 3...8, using: &random) {
             let (id, outbox) = await hub.connect(canEdit: index != 1)
@@ -49,19 +56,17 @@ struct HubOracleTests {
                 await hub.receive(Self.randomEdit(client, request: request, using: &random), from: client.id)
             case 3...4:
                 try Self.externalCommit(library, using: &random)
-                await hub.poll()
+                await library.settle(hub, fully: Bool.random(using: &random))
             case 5:
                 // Rolled back: its rows must never reach a client.
                 let id = nextRolledBack
                 nextRolledBack += 1
                 rolledBack.insert(String(id))
-                try library.writer.withDatabase { db in
-                    try db.execute("BEGIN IMMEDIATE")
-                    try db.execute("INSERT INTO photo (id, album, title, position) VALUES (?, 'Alps', 'never', -1)", [.integer(id)])
-                    try db.execute("UPDATE photo SET title = 'never' WHERE id IN (SELECT id FROM photo LIMIT 3)")
-                    try db.execute("ROLLBACK")
-                }
-                await hub.poll()
+                try library.rollBack([
+                    ("INSERT INTO photo (id, album, title, position) VALUES (?, 'Alps', 'never', -1)", [.integer(id)]),
+                    ("UPDATE photo SET title = 'never' WHERE id IN (SELECT id FROM photo LIMIT 3)", []),
+                ])
+                await library.settle(hub, fully: false)
             case 6:
                 let client = clients.randomElement(using: &random)!
                 client.viewport = Self.randomViewport(using: &random)
@@ -84,7 +89,7 @@ struct HubOracleTests {
         }
         // Quiescence: every commit taken, every outbox drained, every
         // client caught up.
-        await hub.poll()
+        await library.settle(hub, fully: true)
         let last = await hub.seq
         // A limit against a hang only, counted in rounds of this loop, not
         // in time: while long synchronous tests hold the cooperative pool,
@@ -151,7 +156,7 @@ struct HubOracleTests {
     /// One committed transaction of another connection: inserts (sometimes
     /// into a new album), deletes (sometimes a whole album), renames and
     /// reorders.
-    static func externalCommit(_ library: HubLibrary, using random: inout SplitMix64) throws {
+    static func externalCommit(_ library: some HubOracleDatabase, using random: inout SplitMix64) throws {
         var statements: [(String, [DatabaseValue])] = []
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let album = DatabaseValue.text(HubLibrary.albums[Int.random(in: 0..<HubLibrary.albums.count, using: &random)])
@@ -177,8 +182,51 @@ struct HubOracleTests {
                 }
             }
         }
-        try library.writer.write { db in
+        try library.commit(statements)
+    }
+}
+
+/// What the hub oracle needs of a database: a hub over its photo table,
+/// another connection's transactions (SQLite's `?` placeholders), a way
+/// to let the hub take every commit, and a fresh query.
+protocol HubOracleDatabase: AnyObject {
+    /// The hub's configuration.
+    func configuration(capacity: Int, order: Bool) -> ServeConfiguration
+    /// A hub over the table.
+    func makeHub(_ configuration: ServeConfiguration) throws -> ServeHub
+    /// Commits `statements` in one transaction of another connection.
+    func commit(_ statements: [(String, [DatabaseValue])]) throws
+    /// Runs `statements` in one transaction of another connection, rolled
+    /// back.
+    func rollBack(_ statements: [(String, [DatabaseValue])]) throws
+    /// Lets the hub take other connections' commits: all of them when
+    /// `fully` (once its follower has them), else what it has now.
+    func settle(_ hub: ServeHub, fully: Bool) async
+    /// The list as a fresh query gives it.
+    func freshList() throws -> [HubReplica.Section]
+}
+
+extension HubLibrary: HubOracleDatabase {
+    func makeHub(_ configuration: ServeConfiguration) throws -> ServeHub {
+        try ServeHub(configuration: configuration)
+    }
+
+    func commit(_ statements: [(String, [DatabaseValue])]) throws {
+        try writer.write { db in
             for (sql, arguments) in statements { try db.execute(sql, arguments) }
         }
+    }
+
+    func rollBack(_ statements: [(String, [DatabaseValue])]) throws {
+        try writer.withDatabase { db in
+            try db.execute("BEGIN IMMEDIATE")
+            for (sql, arguments) in statements { try db.execute(sql, arguments) }
+            try db.execute("ROLLBACK")
+        }
+    }
+
+    /// A poll reads SQLite's commits as they are: nothing is on its way.
+    func settle(_ hub: ServeHub, fully: Bool) async {
+        await hub.poll()
     }
 }

@@ -1,0 +1,109 @@
+import TesseraResultsCore
+
+/// A write transaction on one of a store's sessions (see
+/// ``PostgresStore/write(request:_:)``): its statements are committed
+/// together, or none is.
+package struct PostgresWriteTransaction {
+    let session: PostgresSession
+    /// How long the server may take to answer one statement.
+    static let statementTimeout: Duration = .seconds(30)
+
+    /// Runs one statement (parameters `$1`, `$2`…, each sent as text for
+    /// the server to type) and returns its rows.
+    ///
+    /// - Throws: ``PostgresStoreError`` naming `request`; the transaction
+    ///   is then rolled back.
+    @discardableResult
+    package func rows(_ sql: String, _ arguments: [DatabaseValue] = [], request: String = "run a statement of a write") throws(PostgresStoreError) -> [[DatabaseValue]] {
+        try session.query(sql, arguments, request: request, timeout: Self.statementTimeout).rows
+    }
+}
+
+/// Where a store's change feed stood when a commit returned: the feed has
+/// handed that commit over once a round begun after it has been handed
+/// over (see ``PostgresStore/waitUntilHandedOver(_:timeout:)``).
+package struct PostgresFeedMark: Sendable, Hashable {
+    /// The feed's rounds begun when the mark was taken.
+    let begun: Int
+}
+
+extension PostgresStore {
+    /// Runs `body` in a read-write transaction on a session of the store,
+    /// committed when it returns and rolled back when it throws.
+    ///
+    /// Every statement is bounded (30 s); a session whose transaction
+    /// failed is closed, not reused.
+    ///
+    /// - Returns: `body`'s value, and the feed's mark just after the
+    ///   commit (`nil` while nothing follows).
+    /// - Throws: What `body` throws, or ``PostgresStoreError`` naming
+    ///   `request` (a refused statement, a failed commit, a lost
+    ///   connection). Nothing is written then, except when the connection
+    ///   is lost during the commit itself, where the server decides.
+    package func write<T>(request: String, _ body: (PostgresWriteTransaction) throws -> T) throws -> (value: T, mark: PostgresFeedMark?) {
+        let session = try takeSession()
+        let transaction = PostgresWriteTransaction(session: session)
+        do {
+            try session.query("BEGIN", request: request, timeout: PostgresWriteTransaction.statementTimeout)
+            let value = try body(transaction)
+            try session.query("COMMIT", request: request, timeout: PostgresWriteTransaction.statementTimeout)
+            let mark = feedMark
+            giveBack(session)
+            return (value, mark)
+        } catch {
+            // Closing the session ends its transaction: the server rolls
+            // it back.
+            session.close()
+            throw error
+        }
+    }
+
+    /// Runs one read-only statement on a session of the store (parameters
+    /// `$1`, `$2`…, each sent as text for the server to type), bounded by
+    /// 30 s.
+    ///
+    /// - Throws: ``PostgresStoreError`` naming `request`.
+    package func rows(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) throws(PostgresStoreError) -> [[DatabaseValue]] {
+        let session = try takeSession()
+        do throws(PostgresStoreError) {
+            let rows = try session.query(sql, arguments, request: request, timeout: PostgresWriteTransaction.statementTimeout).rows
+            giveBack(session)
+            return rows
+        } catch {
+            session.close()
+            throw error
+        }
+    }
+
+    /// A URL for messages: its password hidden.
+    package static func redacted(_ url: String) -> String {
+        PostgresEndpoint.redacted(url)
+    }
+
+    /// The feed's mark now: a commit that returned before it is handed
+    /// over once ``waitUntilHandedOver(_:timeout:)`` returns true for it.
+    /// `nil` while nothing follows.
+    package var feedMark: PostgresFeedMark? {
+        guard let feed = existingFeed else { return nil }
+        return PostgresFeedMark(begun: feed.rounds.begun)
+    }
+
+    /// Waits, without blocking a thread, until the feed has handed over
+    /// every commit that returned before `mark` was taken, asking it for
+    /// rounds meanwhile; the controllers' ``TesseraResults/FetchedResultsController/checkForExternalChanges()``
+    /// then takes them.
+    ///
+    /// - Returns: false when `timeout` passed first, or the feed stopped.
+    package func waitUntilHandedOver(_ mark: PostgresFeedMark, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let feed = existingFeed else { return false }
+            // Two rounds: the one begun next may have taken its snapshot
+            // before the commit (see PostgresChangeFeed.rounds).
+            if feed.rounds.handed >= mark.begun + 2 { return true }
+            feed.requestRound()
+            do { try await Task.sleep(for: .microseconds(500)) } catch { return false }
+        }
+        return false
+    }
+}

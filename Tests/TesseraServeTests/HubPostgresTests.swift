@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+import TesseraTestTraits
+@testable import TesseraLiveHub
+@testable import TesseraLiveProtocol
+import TesseraLivePostgres
+import TesseraPostgres
+import TesseraPostgresTestSupport
+import TesseraTestSupport
+import TesseraLayout
+import TesseraRender
+
+/// A photo table in a database of its own on the test server, and a
+/// writer on a store of its own: another connection, as another process
+/// would write.
+final class PostgresHubLibrary: HubOracleDatabase {
+    let url: String
+    let writer: PostgresStore
+    /// The backends of the hubs made over it, for ``settle(_:fully:)``.
+    private var backends: [ObjectIdentifier: PostgresServeBackend] = [:]
+
+    init(photos: Int, albums: Int = 4) throws {
+        url = try TestServer.freshDatabase("serve hub")
+        writer = try PostgresStore(url: url, applicationName: "tessera test writer")
+        _ = try writer.write(request: "create the photo table") { transaction in
+            try transaction.rows("""
+                CREATE TABLE photo (id bigserial PRIMARY KEY, album text NOT NULL, title text NOT NULL CHECK (title <> 'forbidden'),
+                                    position integer NOT NULL DEFAULT 0)
+                """)
+            try transaction.rows("""
+                INSERT INTO photo (album, title, position)
+                SELECT (ARRAY['Alps', 'Berlin', 'Cairo', 'Dakar', 'Lisbon', 'Oslo', 'Porto', 'Quito'])[i % $1 + 1], 'Photo ' || i, i / $1
+                FROM generate_series(0, $2 - 1) AS i
+                """, [.integer(Int64(albums)), .integer(Int64(photos))])
+        }
+    }
+
+    deinit {
+        writer.close()
+    }
+
+    func configuration(capacity: Int = 1_000, order: Bool = true) -> ServeConfiguration {
+        ServeConfiguration(
+            databasePath: url, table: "photo", sectionColumn: "album", sortColumn: "position",
+            titleColumn: "title", orderColumn: order ? "position" : nil, outboxCapacity: capacity
+        )
+    }
+
+    func makeHub(_ configuration: ServeConfiguration) throws -> ServeHub {
+        let backend = try PostgresServeBackend(configuration: configuration)
+        let hub = try ServeHub(configuration: configuration, backend: backend)
+        backends[ObjectIdentifier(hub)] = backend
+        return hub
+    }
+
+    /// SQLite's `?` placeholders as PostgreSQL's `$1`, `$2`….
+    static func numbered(_ sql: String) -> String {
+        var number = 0
+        return sql.split(separator: "?", omittingEmptySubsequences: false).enumerated().map { index, part in
+            guard index > 0 else { return String(part) }
+            number += 1
+            return "$\(number)" + part
+        }.joined()
+    }
+
+    func commit(_ statements: [(String, [DatabaseValue])]) throws {
+        _ = try writer.write(request: "commit as another connection") { transaction in
+            for (sql, arguments) in statements { try transaction.rows(Self.numbered(sql), arguments) }
+        }
+    }
+
+    /// The transaction's statements run, then it throws: the store rolls
+    /// it back.
+    func rollBack(_ statements: [(String, [DatabaseValue])]) throws {
+        struct RolledBack: Error {}
+        do {
+            _ = try writer.write(request: "roll back as another connection") { transaction in
+                for (sql, arguments) in statements { try transaction.rows(Self.numbered(sql), arguments) }
+                throw RolledBack()
+            }
+        } catch is RolledBack {}
+    }
+
+    /// Waits until the hub's store has handed over every commit made so
+    /// far (when `fully`), then polls.
+    func settle(_ hub: ServeHub, fully: Bool) async {
+        if fully, let backend = backends[ObjectIdentifier(hub)], let mark = backend.store.feedMark {
+            let handed = await backend.store.waitUntilHandedOver(mark, timeout: .seconds(120))
+            #expect(handed, "the hub's store did not hand the commits over within 120 s")
+        }
+        await hub.poll()
+    }
+
+    func freshList() throws -> [HubReplica.Section] {
+        let rows = try writer.rows("SELECT album, id FROM photo ORDER BY album, position, id", request: "read the list")
+        var sections: [HubReplica.Section] = []
+        for row in rows {
+            let album = row[0].string ?? ""
+            let id = ServeSchema.text(of: row[1])
+            if sections.last?.id != album { sections.append(HubReplica.Section(id: album, ids: [])) }
+            sections[sections.count - 1].ids.append(id)
+        }
+        return sections
+    }
+
+    /// Every row, for comparing the database before and after.
+    func dump() throws -> String {
+        try writer.rows("SELECT * FROM photo ORDER BY id", request: "dump").map { "\($0)" }.joined(separator: "\n")
+    }
+}
+
+@Suite("The live list over PostgreSQL", .tags(.postgres, .oracle))
+struct HubPostgresTests {
+    @Test("every client's replayed list equals a fresh query (edits, other connections' commits and rollbacks)", arguments: 0..<2)
+    func replicasMatchFreshQueries(round: Int) async throws {
+        let seed = testSeed(default: 0x5E4E_9000 + UInt64(round))
+        print("HubPostgresTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let library = try PostgresHubLibrary(photos: Int.random(in: 20...120, using: &random))
+        try await HubOracleTests.run(seed: seed, random: &random, library)
+    }
+
+    @Test("each edit is one transaction whose plan reaches every client before done; refused edits write nothing")
+    func editsAndRefusals() async throws {
+        let library = try PostgresHubLibrary(photos: 12, albums: 2)
+        let hub = try library.makeHub(library.configuration())
+        let editor = try await Self.client(hub, label: "editor", canEdit: true)
+        let watcher = try await Self.client(hub, label: "watcher", canEdit: false)
+        #expect(editor.replica.sections == (try library.freshList()))
+
+        var request: Int64 = 0
+        func send(_ body: String) async throws {
+            request += 1
+            await hub.receive("{\"request\":\(request),\(body)}", from: editor.id)
+            try await editor.drain()
+            try await watcher.drain()
+        }
+        let first = editor.replica.sections[0].ids[0]
+        try await send("\"type\":\"rename\",\"id\":\"\(first)\",\"title\":\"Renamed\"")
+        try await send("\"type\":\"move\",\"id\":\"\(first)\",\"to\":3")
+        try await send("\"type\":\"add\",\"section\":\"Berlin\",\"title\":\"Added\"")
+        let deleted = editor.replica.sections[1].ids.prefix(2).map { "\"\($0)\"" }.joined(separator: ",")
+        try await send("\"type\":\"delete\",\"ids\":[\(deleted)]")
+        #expect(editor.dones.count == 4, "\(editor.errors.map(\.compactText))")
+        #expect(editor.errors.isEmpty, "\(editor.errors.map(\.compactText))")
+        let fresh = try library.freshList()
+        #expect(editor.replica.sections == fresh)
+        #expect(watcher.replica.sections == fresh)
+        #expect(fresh[0].ids[3] == first, "the moved item is at 3 of its section: \(fresh[0].ids)")
+        #expect(try library.writer.rows("SELECT title FROM photo WHERE id = $1", [.text(first)], request: "read").first?.first == .text("Renamed"))
+
+        // Refusals: nothing is written, the editor gets the error.
+        let before = try library.dump()
+        let refusals: [(String, String)] = [
+            ("\"type\":\"rename\",\"id\":\"999999\",\"title\":\"x\"", "notFound"),
+            ("\"type\":\"rename\",\"id\":\"not a number\",\"title\":\"x\"", "notFound"),
+            ("\"type\":\"move\",\"id\":\"\(first)\",\"to\":500", "outOfRange"),
+            ("\"type\":\"add\",\"section\":\"Nowhere\",\"title\":\"x\"", "notFound"),
+            ("\"type\":\"delete\",\"ids\":[\"\(first)\",\"424242\"]", "notFound"),
+            // The table's CHECK refuses it: the transaction rolls back.
+            ("\"type\":\"rename\",\"id\":\"\(first)\",\"title\":\"forbidden\"", "database"),
+        ]
+        for (index, (body, code)) in refusals.enumerated() {
+            try await send(body)
+            #expect(editor.errors.count == index + 1, "\(body): \(editor.errors.map(\.compactText))")
+            #expect(editor.errors.last?["code"] == .string(code), "\(body): \(editor.errors.last?.compactText ?? "no error")")
+        }
+        #expect(editor.errors.last?["message"].map { "\($0)" }?.contains("title_check") == true, "\(editor.errors.last?.compactText ?? "")")
+        #expect(try library.dump() == before, "a refused edit wrote something")
+        #expect(editor.dones.count == 4)
+        await hub.stop()
+    }
+
+    @Test("a commit by another connection reaches every client once the store has it")
+    func otherConnectionsCommits() async throws {
+        let library = try PostgresHubLibrary(photos: 8, albums: 2)
+        let hub = try library.makeHub(library.configuration())
+        let client = try await Self.client(hub, label: "client", canEdit: false)
+        try library.commit([
+            ("INSERT INTO photo (album, title, position) VALUES ('Cairo', 'New album', 0)", []),
+            ("UPDATE photo SET album = 'Berlin' WHERE id = ?", [.text(client.replica.sections[0].ids[0])]),
+        ])
+        await library.settle(hub, fully: true)
+        try await client.drain()
+        #expect(client.replica.sections == (try library.freshList()))
+        #expect(client.replica.sections.map(\.id) == ["Alps", "Berlin", "Cairo"])
+        await hub.stop()
+    }
+
+    @Test("a table the backend cannot serve is refused, naming what is wrong")
+    func refusedTables() throws {
+        let library = try PostgresHubLibrary(photos: 2)
+        _ = try library.writer.write(request: "make a view and a keyless table") { transaction in
+            try transaction.rows("CREATE VIEW photo_view AS SELECT * FROM photo")
+            try transaction.rows("CREATE TABLE loose (name text, position int)")
+        }
+        func refusal(_ change: (inout ServeConfiguration) -> Void) -> String {
+            var configuration = library.configuration()
+            change(&configuration)
+            do {
+                _ = try PostgresServeBackend(configuration: configuration)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(refusal { $0.table = "nope" }.contains("no such table: nope"))
+        #expect(refusal { $0.table = "nope" }.contains("photo"))
+        #expect(refusal { $0.table = "photo_view" }.contains("is a view"))
+        #expect(refusal { $0.table = "loose"; $0.sectionColumn = nil; $0.titleColumn = "name" }.contains("no single-column primary key"))
+        #expect(refusal { $0.sortColumn = "taken" }.contains("sort column: no such column: taken"))
+        #expect(refusal { $0.titleColumn = "caption" }.contains("its columns: id, album, title, position"))
+        let wrongPassword = try TestServer.url(library.url, user: "nobody")
+        #expect(refusal { $0.databasePath = wrongPassword } != "accepted")
+        #expect(refusal { $0.table = "PHOTO" } == "accepted", "a name matches ignoring case")
+    }
+
+    /// A client that said hello and took its snapshot.
+    static func client(_ hub: ServeHub, label: String, canEdit: Bool) async throws -> HubTestClient {
+        let (id, outbox) = await hub.connect(canEdit: canEdit)
+        let client = HubTestClient(id: id, outbox: outbox, label: label, layout: .list, viewport: Rect(x: 0, y: 0, width: 400, height: 4_000))
+        await hub.receive(HubOracleTests.hello(client), from: id)
+        try await client.drain()
+        return client
+    }
+}
+
+/// `tessera serve postgres://…`, run as a process.
+@Suite("Command serve over PostgreSQL", .tags(.postgres, .process), .ownThreads)
+struct CommandServePostgresTests {
+    @Test("serve postgres://… serves the table: an edit's plan comes before its done, another connection's commit comes as a plan")
+    func servesATable() async throws {
+        let library = try PostgresHubLibrary(photos: 20)
+        let serve = try ServeProcess([
+            "serve", library.url, "--table", "photo", "--section", "album", "--sort", "position",
+            "--title", "title", "--order", "position", "--port", "0",
+        ])
+        defer { serve.kill() }
+        let lines = try await serve.waitForLines(2)
+        let port = try #require(serve.port(), "\(lines)")
+        #expect(lines[0] == "serving photo of \(PostgresStore.redacted(library.url)), sectioned by album, sorted by position", "\(lines)")
+        let writer = library.writer
+        let (snapshot, edit, external) = try await ServerTestSupport.blocking { () throws -> (JSON, [JSON], JSON) in
+            let client = try RawClient(port: port)
+            _ = try client.upgrade(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
+            try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,800],"ids":true}"#)
+            let snapshot = try client.readMessage(ofType: "snapshot")
+            try client.sendText(#"{"type":"rename","request":7,"id":"1","title":"Renamed by a client"}"#)
+            var edit: [JSON] = []
+            while edit.last?["type"] != .string("done"), edit.count < 20 {
+                guard case let .text(text) = try client.readMessage() else { break }
+                edit.append(try JSON.parse(text))
+            }
+            _ = try writer.write(request: "delete a row as another connection") { try $0.rows("DELETE FROM photo WHERE id = 2") }
+            return (snapshot, edit, try client.readMessage(ofType: "plan"))
+        }
+        #expect(snapshot["seq"] == .int(0), "\(snapshot.compactText)")
+        #expect(edit.map { $0["type"] } == [.string("plan"), .string("done")], "\(edit.map(\.compactText))")
+        #expect(edit.last?["request"] == .int(7) && edit.last?["seq"] == .int(1), "\(edit.map(\.compactText))")
+        #expect(external["fromSeq"] == .int(1) && external["seq"] == .int(2), "\(external.compactText)")
+        #expect(try library.writer.rows("SELECT title FROM photo WHERE id = 1", request: "read").first?.first == .text("Renamed by a client"))
+        let (status, _, stderr) = try await serve.stop(signal: SIGINT)
+        #expect(status == 0)
+        #expect(stderr == "tessera: stopped serving\n")
+    }
+
+    @Test("serve postgres://… with a table it lacks is status 2, one line naming it and the tables there are")
+    func missingTable() async throws {
+        let library = try PostgresHubLibrary(photos: 2)
+        let (status, stdout, stderr) = try await ServeProcess.run([
+            "serve", library.url, "--table", "nope", "--sort", "position", "--title", "title", "--port", "0",
+        ])
+        #expect(status == 2)
+        #expect(stdout.isEmpty)
+        #expect(stderr == "tessera: error: no such table: nope in \(PostgresStore.redacted(library.url).replacingOccurrences(of: "postgres://", with: "")) (it has: photo)\n", "\(stderr)")
+    }
+}
