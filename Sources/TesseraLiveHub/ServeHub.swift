@@ -277,6 +277,13 @@ package actor ServeHub {
     ///   and whether it sees it animated.
     package func pollBound(editor: (id: ServeClientID, animated: Bool)? = nil) {
         becomeHome()
+        // A backend's store hands its commits over in the background:
+        // when none waits there is nothing to read (a check would still
+        // open a snapshot on the server).
+        if backend != nil, isHome, !controller.hasWaitingCommits {
+            broadcastReports(editor: editor)
+            return
+        }
         let failure = readingRecords { () -> (any Error)? in
             do {
                 try controller.checkForExternalChanges()

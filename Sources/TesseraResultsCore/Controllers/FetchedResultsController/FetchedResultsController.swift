@@ -292,6 +292,11 @@ public final class FetchedResultsController<Record: FetchableRecord> {
         }
     }
 
+    /// Whether commits that a store following them in the background
+    /// (PostgreSQL) handed over wait for ``checkForExternalChanges(isolation:)``
+    /// to take them.
+    package var hasWaitingCommits: Bool { delivery.hasWaiting }
+
     /// Polls for other connections' and processes' commits until the task
     /// is cancelled: every `interval`, ``checkForExternalChanges(isolation:)``.
     /// Errors go to the delegate's `didFailWith` and ``lastError``; polling
