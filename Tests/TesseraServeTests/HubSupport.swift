@@ -211,6 +211,8 @@ final class HubTestClient {
     var plans = 0
     /// How often, in ten steps, the client reads its outbox (oracle).
     var readsInTen = 10
+    /// The hub it is connected to, in tests with several.
+    var hub = 0
     /// Ids that must never appear (rows of rolled-back transactions).
     var forbiddenIDs: Set<String> = []
 
