@@ -21,6 +21,10 @@ let package = Package(
         // The live list a Hummingbird application mounts (LiveList): the
         // one library product that depends on SwiftNIO and Hummingbird.
         .library(name: "TesseraServe", targets: ["TesseraServe"]),
+        // A live list over PostgreSQL: `LiveList(postgres:…)`. Its own
+        // product, so that TesseraServe's users over SQLite do not link
+        // postgres-nio.
+        .library(name: "TesseraServePostgres", targets: ["TesseraServePostgres"]),
         .executable(name: "tessera", targets: ["tessera"]),
         // The fuzz targets' checks, for the Fuzz package (Fuzz/README.md);
         // not API.
@@ -286,7 +290,7 @@ let package = Package(
             name: "TesseraDocumentationTests",
             dependencies: [
                 "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraPostgres", "CalendarLayoutExample", "TesseraTestTraits",
-                "TesseraServe", .product(name: "Hummingbird", package: "hummingbird"),
+                "TesseraServe", "TesseraServePostgres", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
@@ -364,6 +368,15 @@ let package = Package(
             .embedInCode("Page/live.css"),
             .embedInCode("Page/tessera-live.js"),
             .embedInCode("Page/live-demo.js"),
+        ]
+    ),
+    // `LiveList(postgres:…)`: TesseraServe's public API over the
+    // PostgreSQL backend.
+    .target(
+        name: "TesseraServePostgres",
+        dependencies: [
+            "TesseraServe", "TesseraLiveHub", "TesseraLivePostgres",
+            .product(name: "Logging", package: "swift-log"),
         ]
     ),
     // `tessera bench serve`: WebSocket clients that load a live-list server

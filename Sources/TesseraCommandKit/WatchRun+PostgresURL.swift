@@ -49,12 +49,14 @@ extension WatchRun {
         return String(url[..<parts.colon]) + String(url[parts.at...])
     }
 
-    /// Where the password is: from the `:` after the user to the `@`.
+    /// Where the password is: from the `:` after the user to the last
+    /// `@`. Read from the text, not parsed: a password with a `/`, `?` or
+    /// `#` that was not percent-encoded (which no parser takes) is found
+    /// too, and a `@` later in the URL only hides more than the password.
     private static func passwordRange(in url: String) -> (colon: String.Index, at: String.Index)? {
         guard let scheme = url.range(of: "://") else { return nil }
         let rest = url[scheme.upperBound...]
-        let authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return nil }
         return (colon, at)
     }
 

@@ -103,6 +103,9 @@ extension ServeHub {
             case .hello, .viewport:
                 return
             }
+            // What others committed first goes out first (the editor's
+            // own change then comes alone, not animated for it).
+            pollNow()
             let followed = try await backend.write(edit, request: request)
             if !followed {
                 logger.warning("an edit committed, but its change was not followed in time; its plan comes with a later change", metadata: ["request": "\(request)"])
@@ -111,12 +114,13 @@ extension ServeHub {
             // Nothing was written; what others committed meanwhile is sent.
             pollNow()
             countEdit(done: false, session: session, error: error)
-            reply(to: session, Self.errorMessage(error))
+            // The editor may have left (or the hub stopped) meanwhile.
+            if sessions[session.id] === session { reply(to: session, Self.errorMessage(error)) }
             return
         }
         countEdit(done: true, session: session)
         readingRecords { pollBound(editor: (session.id, animatedForEditor)) }
-        sendDone(request: request, to: session)
+        if sessions[session.id] === session { sendDone(request: request, to: session) }
     }
 
     /// Why a move cannot run on this list, or `nil` when it can.

@@ -137,12 +137,26 @@ package actor ServeHub {
         guard configuration.outboxCapacity >= 1 else {
             throw ServeError("outbox capacity \(configuration.outboxCapacity): at least 1 message must be able to wait")
         }
+        let schema = backend.schema
+        let controller = try backend.makeController()
+        // Fetched here, with no home (see ``becomeHome()``): a table that
+        // cannot be read, or a server that cannot follow it (no
+        // replication slot free), stops the hub from starting.
+        do {
+            try ServeRecord.$tableColumns.withValue(schema.tableColumns) {
+                try controller.performFetch(isolation: nil)
+            }
+        } catch {
+            throw ServeError("\(backend.source): table \(schema.table): \(error)")
+        }
+        controller.delegate = collector
         self.configuration = configuration
-        self.schema = backend.schema
+        self.schema = schema
         self.connection = nil
         self.backend = backend
-        self.controller = try backend.makeController()
+        self.controller = controller
         self.isLazy = false
+        self.isHome = true
     }
 
     /// Where the list is read from, for logs: the file, or the backend's
@@ -176,21 +190,17 @@ package actor ServeHub {
     /// (``waitUntilLoaded()``). A fetch that fails is logged, and tried
     /// again at the next call.
     ///
-    /// Over a ``backend``, the controller is fetched with no home: the
-    /// commits its store follows in the background then wait for the
-    /// hub's next poll (or edit), which reads their records with the
-    /// table's columns bound, rather than for a job of the actor's that
-    /// would read them without.
+    /// A hub over a ``backend`` is fetched by its initializer instead,
+    /// with no home: the commits its store follows in the background then
+    /// wait for the hub's next poll (or edit), which reads their records
+    /// with the table's columns bound, rather than for a job of the
+    /// actor's that would read them without.
     package func becomeHome() {
         guard !isHome else { return }
         controller.delegate = collector
         let failure = readingRecords { () -> (any Error)? in
             do {
-                if backend != nil {
-                    try controller.performFetch(isolation: nil)
-                } else {
-                    try controller.performFetch()
-                }
+                try controller.performFetch()
                 return nil
             } catch {
                 return error

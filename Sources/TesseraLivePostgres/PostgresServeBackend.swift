@@ -21,26 +21,21 @@ package final class PostgresServeBackend: ServeBackend {
     package let store: PostgresStore
     package let schema: ServeSchema
     package let source: String
-    /// How an id is matched to the key column's type.
-    private let keyMatch: KeyMatch
-    /// Where the edits' transactions run: off the hub's actor, one at a
-    /// time.
-    private let queue = DispatchQueue(label: "tessera.serve.postgres-edits")
+    /// The type of the key column (`pg_type`'s OID).
+    private let keyType: UInt32
+    /// The kinds of the key, section and order columns, for binding the
+    /// values the list holds back as parameters.
+    private let keyKind: PostgresColumnKind
+    private let sectionKind: PostgresColumnKind
+    /// Where the edits' transactions run: off the hub's actor, each on a
+    /// session of its own, so that one edit waiting for a lock holds up no
+    /// other.
+    private let queue = DispatchQueue(label: "tessera.serve.postgres-edits", attributes: .concurrent)
     /// How long an edit waits for the feed to hand its commit over.
     package static let followTimeout: Duration = .seconds(10)
-
-    /// How an id (a key as text) finds its row.
-    private enum KeyMatch {
-        /// An integer column: the id must spell an integer.
-        case integer
-        /// A floating-point or numeric column: the id must spell a number.
-        case number
-        /// A text column: the id is the key.
-        case text
-        /// Any other type (uuid, date…): compared as text, which reads
-        /// every row.
-        case asText
-    }
+    /// How long an edit's statements wait for a row another transaction
+    /// holds before the edit fails (`lock_timeout`).
+    package static let lockTimeout = "5s"
 
     /// Connects, and checks the server, the table and the columns.
     ///
@@ -84,7 +79,7 @@ package final class PostgresServeBackend: ServeBackend {
                 [.text(quotedTable)], request: "read the columns of \(table)"
             )
             let columns = columnRows.compactMap { $0.first?.string }
-            let types = Dictionary(columnRows.compactMap { row in row[0].string.map { ($0, row[1].int64 ?? 0) } }, uniquingKeysWith: { first, _ in first })
+            let types = Dictionary(columnRows.compactMap { row in row[0].string.map { ($0, UInt32(truncatingIfNeeded: row[1].int64 ?? 0)) } }, uniquingKeysWith: { first, _ in first })
             let primaryKey = try store.rows(
                 """
                 SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
@@ -106,7 +101,9 @@ package final class PostgresServeBackend: ServeBackend {
                 titleColumn: try column(configuration.titleColumn, "title column"),
                 orderColumn: try configuration.orderColumn.map { (wanted) throws(ServeError) in try column(wanted, "order column") }
             )
-            keyMatch = Self.keyMatch(forType: types[primaryKey[0]] ?? 0)
+            keyType = types[primaryKey[0]] ?? 0
+            keyKind = PostgresColumnKind(typeOID: keyType)
+            sectionKind = schema.sectionColumn.map { PostgresColumnKind(typeOID: types[$0] ?? 0) } ?? .other
         } catch let error as ServeError {
             store.close()
             throw error
@@ -132,13 +129,47 @@ package final class PostgresServeBackend: ServeBackend {
         return matches.count == 1 ? matches[0] : nil
     }
 
-    /// The match for a key column of type `oid` (pg_type's).
-    private static func keyMatch(forType oid: Int64) -> KeyMatch {
-        switch oid {
-        case 20, 21, 23: .integer // int8, int2, int4
-        case 700, 701, 1700: .number // float4, float8, numeric
-        case 25, 1042, 1043, 19: .text // text, bpchar, varchar, name
-        default: .asText
+    /// A value the list holds (read from a column of `kind`) as the
+    /// parameter the server reads back as the same value: a timestamp,
+    /// date or boolean is held as an integer.
+    private static func bound(_ value: DatabaseValue, _ kind: PostgresColumnKind) -> DatabaseValue {
+        PostgresValue.parameterText(value, kind: kind).map(DatabaseValue.text) ?? .null
+    }
+
+    /// The parameter that finds the key an id spells, and the condition
+    /// it goes in; `nil` when no key of the column's type spells the id
+    /// (an id that is not a number for an integer key, or out of its
+    /// range).
+    private func keyParameter(for id: String) -> (condition: String, value: DatabaseValue)? {
+        switch keyKind {
+        case .integer:
+            guard let number = Int64(id) else { return nil }
+            let fits = switch keyType {
+            case 21: Int64(Int16.min)...Int64(Int16.max) ~= number
+            case 23: Int64(Int32.min)...Int64(Int32.max) ~= number
+            case 26: 0...Int64(UInt32.max) ~= number
+            default: true
+            }
+            return fits ? ("\(key) = $1", .text(id)) : nil
+        case .real, .numeric:
+            guard let number = Double(id), number.isFinite else { return nil }
+            return ("\(key) = $1", .text(id))
+        case .timestamp, .date, .boolean:
+            // Held as an integer: the id spells that integer.
+            guard let number = Int64(id) else { return nil }
+            return ("\(key) = $1", Self.bound(.integer(number), keyKind))
+        case .text:
+            return ("\(key) = $1", .text(id))
+        case .uuid:
+            // As the server writes a uuid: 8-4-4-4-12 lowercase hex digits.
+            let bytes = Array(id.utf8)
+            let spelled = bytes.count == 36 && bytes.enumerated().allSatisfy { index, byte in
+                [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            }
+            return spelled ? ("\(key) = $1", .text(id)) : nil
+        case .bytea, .other:
+            // Compared as text, which reads every row.
+            return ("\(key)::text = $1", .text(id))
         }
     }
 
@@ -150,6 +181,11 @@ package final class PostgresServeBackend: ServeBackend {
         }
     }
 
+    /// Writes `edit` in one transaction on a thread of the backend's, and
+    /// waits for the store's feed to hand the commit over.
+    ///
+    /// - Complexity: The transaction's statements (see each edit), and a
+    ///   round or two of the feed.
     package func write(_ edit: ServeEdit, request: Int64) async throws(ServeMessageError) -> Bool {
         let outcome: Result<PostgresFeedMark?, ServeMessageError> = await withCheckedContinuation { continuation in
             queue.async { [self] in
@@ -165,12 +201,14 @@ package final class PostgresServeBackend: ServeBackend {
     /// Writes `edit` in one transaction; the feed's mark after its commit.
     private func transaction(_ edit: ServeEdit, request: Int64) -> Result<PostgresFeedMark?, ServeMessageError> {
         do {
-            let (_, mark) = try store.write(request: "write an edit to \(schema.table)") { transaction in
+            let (_, mark) = try store.write(request: "write an edit to \(schema.table)", lockTimeout: Self.lockTimeout) { transaction in
                 try write(edit, in: transaction, request: request)
             }
             return .success(mark)
         } catch let error as ServeMessageError {
             return .failure(error)
+        } catch let error as PostgresCommitOutcomeUnknown {
+            return .failure(ServeMessageError(.database, "the edit may or may not have been written: \(error)", request: request))
         } catch let error as PostgresStoreError {
             return .failure(ServeMessageError(.database, "the write failed, nothing was written: \(error.message)\(error.code.map { " (\($0))" } ?? "")", request: request))
         } catch {
@@ -188,7 +226,7 @@ package final class PostgresServeBackend: ServeBackend {
         case let .rename(id, title):
             guard let row = try storedRow(id, in: transaction) else { throw Self.notFound(id, request: request) }
             try transaction.rows(
-                "UPDATE \(table) SET \(ServeSchema.quoted(schema.titleColumn)) = $1 WHERE \(key) = $2", [.text(title), row.key],
+                "UPDATE \(table) SET \(ServeSchema.quoted(schema.titleColumn)) = $1 WHERE \(key) = $2", [.text(title), Self.bound(row.key, keyKind)],
                 request: "rename an item of \(schema.table)"
             )
         case let .delete(ids):
@@ -204,7 +242,7 @@ package final class PostgresServeBackend: ServeBackend {
                 throw error
             }
             for rowKey in keys {
-                try transaction.rows("DELETE FROM \(table) WHERE \(key) = $1", [rowKey], request: "delete an item of \(schema.table)")
+                try transaction.rows("DELETE FROM \(table) WHERE \(key) = $1", [Self.bound(rowKey, keyKind)], request: "delete an item of \(schema.table)")
             }
         case let .add(title, section):
             try add(title, section: section, in: transaction)
@@ -215,24 +253,13 @@ package final class PostgresServeBackend: ServeBackend {
     /// and its section's value (`.null` without a section column).
     ///
     /// - Complexity: O(log *n*) through the primary key (O(*n*) for a key
-    ///   type compared as text).
+    ///   of a type compared as text: uuid, bytea and types Tessera does not
+    ///   read).
     private func storedRow(_ id: String, in transaction: PostgresWriteTransaction) throws -> (key: DatabaseValue, section: DatabaseValue)? {
-        let condition: String
-        switch keyMatch {
-        case .integer:
-            guard Int64(id) != nil else { return nil }
-            condition = "\(key) = $1"
-        case .number:
-            guard let number = Double(id), number.isFinite else { return nil }
-            condition = "\(key) = $1"
-        case .text:
-            condition = "\(key) = $1"
-        case .asText:
-            condition = "\(key)::text = $1"
-        }
+        guard let (condition, value) = keyParameter(for: id) else { return nil }
         let section = schema.sectionColumn.map(ServeSchema.quoted) ?? "NULL"
         let rows = try transaction.rows(
-            "SELECT \(key), \(section) FROM \(table) WHERE \(condition) FOR UPDATE", [.text(id)],
+            "SELECT \(key), \(section) FROM \(table) WHERE \(condition) FOR UPDATE", [value],
             request: "find an item of \(schema.table)"
         )
         return rows.first { ServeSchema.text(of: $0[0]) == id }.map { ($0[0], $0[1]) }
@@ -255,7 +282,7 @@ package final class PostgresServeBackend: ServeBackend {
         let condition = schema.sectionColumn.map { " WHERE \(ServeSchema.quoted($0)) IS NOT DISTINCT FROM $1" } ?? ""
         let rows = try transaction.rows(
             "SELECT \(key), \(order) FROM \(table)\(condition) ORDER BY \(order) \(direction), \(key) ASC FOR UPDATE",
-            schema.sectionColumn == nil ? [] : [row.section], request: "read the section of an item of \(schema.table)"
+            schema.sectionColumn == nil ? [] : [Self.bound(row.section, sectionKind)], request: "read the section of an item of \(schema.table)"
         )
         var keys = rows.map { $0[0] }
         guard let from = keys.firstIndex(of: row.key) else { throw Self.notFound(id, request: request) }
@@ -268,7 +295,7 @@ package final class PostgresServeBackend: ServeBackend {
         for (position, rowKey) in keys.enumerated() {
             let value = DatabaseValue.integer(Int64(schema.sortDescending ? keys.count - 1 - position : position))
             guard old[rowKey] != value else { continue }
-            try transaction.rows("UPDATE \(table) SET \(order) = $1 WHERE \(key) = $2", [value, rowKey], request: "reorder an item of \(schema.table)")
+            try transaction.rows("UPDATE \(table) SET \(order) = $1 WHERE \(key) = $2", [value, Self.bound(rowKey, keyKind)], request: "reorder an item of \(schema.table)")
         }
     }
 
@@ -280,13 +307,19 @@ package final class PostgresServeBackend: ServeBackend {
         var condition = ""
         if let sectionColumn = schema.sectionColumn, let section {
             columns.append(ServeSchema.quoted(sectionColumn))
-            arguments.append(section)
+            arguments.append(Self.bound(section, sectionKind))
             values.append("$\(arguments.count)")
-            condition = " WHERE \(ServeSchema.quoted(sectionColumn)) IS NOT DISTINCT FROM $\(arguments.count)"
         }
         if let orderColumn = schema.orderColumn {
             let order = ServeSchema.quoted(orderColumn)
             columns.append(order)
+            if let sectionColumn = schema.sectionColumn, let section {
+                // A parameter of its own: one used both as the value and
+                // in the comparison would need one type for both (a
+                // varchar column compares as text).
+                arguments.append(Self.bound(section, sectionKind))
+                condition = " WHERE \(ServeSchema.quoted(sectionColumn)) IS NOT DISTINCT FROM $\(arguments.count)"
+            }
             let end = schema.sortDescending ? "min(\(order)) - 1" : "max(\(order)) + 1"
             values.append("(SELECT coalesce(\(end), 0) FROM \(table)\(condition))")
         }

@@ -146,6 +146,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// The last round that handed over everything its snapshot sees
         /// (0 before the first).
         var handedRound = 0
+        /// The first round that may move `handedRound` on: one that began
+        /// after a source took over transactions to hand over again.
+        var handFloor = 0
     }
 
     private weak var store: PostgresStore?
@@ -354,7 +357,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 return entry.transaction
             }
             state.sources.append(source)
-            if !source.pending.isEmpty { state.wake = true }
+            if !source.pending.isEmpty {
+                state.wake = true
+                // Those transactions were handed over to `previous`, and
+                // dropped with it: they are handed over again only by the
+                // next round, which a writer waiting for its commit to be
+                // handed over must wait for (see `rounds`).
+                state.handedRound = min(state.handedRound, ticket.round)
+                state.handFloor = state.round + 1
+            }
             state.fetchedBaselines = true
             return false
         }
@@ -638,7 +649,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
             return false
         }
         let readRows = handOver(decoded, round: round, next: next, shapes: shapes)
-        state.withLock { $0.handedRound = round }
+        state.withLock { state in
+            // A feed that stopped during the round handed nothing over.
+            if !state.stopped, round >= state.handFloor { state.handedRound = round }
+        }
         return readRows
     }
 

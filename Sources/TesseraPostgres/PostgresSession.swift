@@ -62,10 +62,15 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     }
 
     /// The URL with its password hidden.
+    ///
+    /// Read from the text itself, not parsed: a URL that does not parse (a
+    /// `#` or `/` in the password) is hidden too. The user's part ends at
+    /// the last `@`, and the password starts after its first `:`.
     static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
+        return String(url[...colon]) + "***" + String(url[at...])
     }
 
     func configuration() throws(PostgresStoreError) -> PostgresConnection.Configuration {

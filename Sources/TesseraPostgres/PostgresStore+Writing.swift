@@ -27,35 +27,63 @@ package struct PostgresFeedMark: Sendable, Hashable {
     let begun: Int
 }
 
+/// A commit whose outcome is unknown: the connection was lost while the
+/// server was committing, so the transaction may or may not have been
+/// written (see ``PostgresStore/write(request:lockTimeout:_:)``).
+package struct PostgresCommitOutcomeUnknown: Error, CustomStringConvertible, Sendable {
+    /// Why the commit has no answer.
+    package var underlying: PostgresStoreError
+
+    package var description: String {
+        "the connection was lost while the server committed, so the transaction may or may not have been written: \(underlying.message)"
+    }
+}
+
 extension PostgresStore {
     /// Runs `body` in a read-write transaction on a session of the store,
     /// committed when it returns and rolled back when it throws.
     ///
-    /// Every statement is bounded (30 s); a session whose transaction
-    /// failed is closed, not reused.
+    /// Every statement is bounded (30 s), and with `lockTimeout` (`"5s"`)
+    /// so is every wait for a lock. The session is given back after a
+    /// commit or a rollback, and closed when the connection failed.
     ///
     /// - Returns: `body`'s value, and the feed's mark just after the
     ///   commit (`nil` while nothing follows).
     /// - Throws: What `body` throws, or ``PostgresStoreError`` naming
     ///   `request` (a refused statement, a failed commit, a lost
-    ///   connection). Nothing is written then, except when the connection
-    ///   is lost during the commit itself, where the server decides.
-    package func write<T>(request: String, _ body: (PostgresWriteTransaction) throws -> T) throws -> (value: T, mark: PostgresFeedMark?) {
+    ///   connection): nothing is written then. ``PostgresCommitOutcomeUnknown``
+    ///   when the connection was lost during the commit itself.
+    package func write<T>(request: String, lockTimeout: String? = nil, _ body: (PostgresWriteTransaction) throws -> T) throws -> (value: T, mark: PostgresFeedMark?) {
         let session = try takeSession()
         let transaction = PostgresWriteTransaction(session: session)
+        let timeout = PostgresWriteTransaction.statementTimeout
+        let value: T
         do {
-            try session.query("BEGIN", request: request, timeout: PostgresWriteTransaction.statementTimeout)
-            let value = try body(transaction)
-            try session.query("COMMIT", request: request, timeout: PostgresWriteTransaction.statementTimeout)
-            let mark = feedMark
-            giveBack(session)
-            return (value, mark)
+            try session.query("BEGIN", request: request, timeout: timeout)
+            if let lockTimeout {
+                try session.query("SELECT set_config('lock_timeout', $1, true)", [.text(lockTimeout)], request: request, timeout: timeout)
+            }
+            value = try body(transaction)
         } catch {
-            // Closing the session ends its transaction: the server rolls
-            // it back.
-            session.close()
+            // A statement the server refused leaves the session usable once
+            // rolled back; a lost connection does not.
+            if (try? session.query("ROLLBACK", request: request, timeout: timeout)) != nil {
+                giveBack(session)
+            } else {
+                session.close()
+            }
             throw error
         }
+        do {
+            try session.query("COMMIT", request: request, timeout: timeout)
+        } catch {
+            session.close()
+            if error.kind == .serverGone || error.kind == .connection { throw PostgresCommitOutcomeUnknown(underlying: error) }
+            throw error
+        }
+        let mark = feedMark
+        giveBack(session)
+        return (value, mark)
     }
 
     /// Runs one read-only statement on a session of the store (parameters

@@ -171,7 +171,7 @@ struct Serve: ParsableCommand {
         #if PostgreSQL
         try PostgresServeBackend(configuration: configuration)
         #else
-        throw ServeError("\(configuration.databasePath): this build of tessera has no PostgreSQL support (build it with the PostgreSQL trait)")
+        throw ServeError("\(WatchRun.urlWithoutPassword(configuration.databasePath)): this build of tessera has no PostgreSQL support (build it with the PostgreSQL trait)")
         #endif
     }
 

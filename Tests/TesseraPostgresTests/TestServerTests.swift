@@ -12,7 +12,7 @@ struct TestServerTests {
     @Test(arguments: [
         ("wal_level", "logical"),
         ("max_replication_slots", "64"),
-        ("max_wal_senders", "16"),
+        ("max_wal_senders", "64"),
         ("server_encoding", "UTF8"),
     ])
     func theServerHasTheSettingsTheControllersNeed(setting: String, value: String) throws {

@@ -30,7 +30,7 @@ struct HubOracleTests {
     /// with a fresh query.
     static func run(seed: UInt64, random: inout SplitMix64, _ library: some HubOracleDatabase) async throws {
         let capacity = Int.random(in: 3...12, using: &random)
-        let hub = try library.makeHub(library.configuration(capacity: capacity, order: true))
+        let hub = try await library.makeHub(library.configuration(capacity: capacity, order: true))
         var clients: [HubTestClient] = []
         for index in 0..<Int.random(in: 3...8, using: &random) {
             let (id, outbox) = await hub.connect(canEdit: index != 1)
@@ -193,7 +193,7 @@ protocol HubOracleDatabase: AnyObject {
     /// The hub's configuration.
     func configuration(capacity: Int, order: Bool) -> ServeConfiguration
     /// A hub over the table.
-    func makeHub(_ configuration: ServeConfiguration) throws -> ServeHub
+    func makeHub(_ configuration: ServeConfiguration) async throws -> ServeHub
     /// Commits `statements` in one transaction of another connection.
     func commit(_ statements: [(String, [DatabaseValue])]) throws
     /// Runs `statements` in one transaction of another connection, rolled
@@ -207,7 +207,7 @@ protocol HubOracleDatabase: AnyObject {
 }
 
 extension HubLibrary: HubOracleDatabase {
-    func makeHub(_ configuration: ServeConfiguration) throws -> ServeHub {
+    func makeHub(_ configuration: ServeConfiguration) async throws -> ServeHub {
         try ServeHub(configuration: configuration)
     }
 

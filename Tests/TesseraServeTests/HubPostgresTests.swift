@@ -13,13 +13,24 @@ import TesseraRender
 /// A photo table in a database of its own on the test server, and a
 /// writer on a store of its own: another connection, as another process
 /// would write.
-final class PostgresHubLibrary: HubOracleDatabase {
+///
+/// What may wait on the server for long (making the database, a hub's
+/// replication slot: the server makes one only once every transaction
+/// holding a transaction ID has ended) runs on a thread of its own, never
+/// on the cooperative pool (see ``make(photos:albums:)`` and
+/// ``makeHub(_:)``).
+final class PostgresHubLibrary: HubOracleDatabase, @unchecked Sendable {
     let url: String
     let writer: PostgresStore
     /// The backends of the hubs made over it, for ``settle(_:fully:)``.
     private var backends: [ObjectIdentifier: PostgresServeBackend] = [:]
 
-    init(photos: Int, albums: Int = 4) throws {
+    /// A library made on a thread of its own.
+    static func make(photos: Int, albums: Int = 4) async throws -> PostgresHubLibrary {
+        try await ServerTestSupport.blocking { try PostgresHubLibrary(photos: photos, albums: albums) }
+    }
+
+    private init(photos: Int, albums: Int) throws {
         url = try TestServer.freshDatabase("serve hub")
         writer = try PostgresStore(url: url, applicationName: "tessera test writer")
         _ = try writer.write(request: "create the photo table") { transaction in
@@ -46,11 +57,19 @@ final class PostgresHubLibrary: HubOracleDatabase {
         )
     }
 
-    func makeHub(_ configuration: ServeConfiguration) throws -> ServeHub {
-        let backend = try PostgresServeBackend(configuration: configuration)
-        let hub = try ServeHub(configuration: configuration, backend: backend)
+    func makeHub(_ configuration: ServeConfiguration) async throws -> ServeHub {
+        let (hub, backend) = try await Self.hub(configuration)
         backends[ObjectIdentifier(hub)] = backend
         return hub
+    }
+
+    /// A hub and its backend, made (and the list fetched, and the slot
+    /// made) on a thread of its own.
+    static func hub(_ configuration: ServeConfiguration) async throws -> (ServeHub, PostgresServeBackend) {
+        try await ServerTestSupport.blocking {
+            let backend = try PostgresServeBackend(configuration: configuration)
+            return (try ServeHub(configuration: configuration, backend: backend), backend)
+        }
     }
 
     /// SQLite's `?` placeholders as PostgreSQL's `$1`, `$2`….
@@ -116,14 +135,14 @@ struct HubPostgresTests {
         let seed = testSeed(default: 0x5E4E_9000 + UInt64(round))
         print("HubPostgresTests seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let library = try PostgresHubLibrary(photos: Int.random(in: 20...120, using: &random))
+        let library = try await PostgresHubLibrary.make(photos: Int.random(in: 20...120, using: &random))
         try await HubOracleTests.run(seed: seed, random: &random, library)
     }
 
     @Test("each edit is one transaction whose plan reaches every client before done; refused edits write nothing")
     func editsAndRefusals() async throws {
-        let library = try PostgresHubLibrary(photos: 12, albums: 2)
-        let hub = try library.makeHub(library.configuration())
+        let library = try await PostgresHubLibrary.make(photos: 12, albums: 2)
+        let hub = try await library.makeHub(library.configuration())
         let editor = try await Self.client(hub, label: "editor", canEdit: true)
         let watcher = try await Self.client(hub, label: "watcher", canEdit: false)
         #expect(editor.replica.sections == (try library.freshList()))
@@ -131,9 +150,15 @@ struct HubPostgresTests {
         var request: Int64 = 0
         func send(_ body: String) async throws {
             request += 1
+            let logged = editor.log.count
             await hub.receive("{\"request\":\(request),\(body)}", from: editor.id)
             try await editor.drain()
             try await watcher.drain()
+            // An edit that commits: its plan, then its done, at the plan's seq.
+            let since = editor.log[logged...]
+            if since.last?.type == "done" {
+                #expect(since.map(\.type) == ["plan", "done"] && since.first?.seq == since.last?.seq, "\(body): \(since.map { "\($0.type) \($0.seq)" })")
+            }
         }
         let first = editor.replica.sections[0].ids[0]
         try await send("\"type\":\"rename\",\"id\":\"\(first)\",\"title\":\"Renamed\"")
@@ -173,8 +198,8 @@ struct HubPostgresTests {
 
     @Test("a commit by another connection reaches every client once the store has it")
     func otherConnectionsCommits() async throws {
-        let library = try PostgresHubLibrary(photos: 8, albums: 2)
-        let hub = try library.makeHub(library.configuration())
+        let library = try await PostgresHubLibrary.make(photos: 8, albums: 2)
+        let hub = try await library.makeHub(library.configuration())
         let client = try await Self.client(hub, label: "client", canEdit: false)
         try library.commit([
             ("INSERT INTO photo (album, title, position) VALUES ('Cairo', 'New album', 0)", []),
@@ -188,8 +213,8 @@ struct HubPostgresTests {
     }
 
     @Test("a table the backend cannot serve is refused, naming what is wrong")
-    func refusedTables() throws {
-        let library = try PostgresHubLibrary(photos: 2)
+    func refusedTables() async throws {
+        let library = try await PostgresHubLibrary.make(photos: 2)
         _ = try library.writer.write(request: "make a view and a keyless table") { transaction in
             try transaction.rows("CREATE VIEW photo_view AS SELECT * FROM photo")
             try transaction.rows("CREATE TABLE loose (name text, position int)")
@@ -230,7 +255,7 @@ struct HubPostgresTests {
 struct CommandServePostgresTests {
     @Test("serve postgres://… serves the table: an edit's plan comes before its done, another connection's commit comes as a plan")
     func servesATable() async throws {
-        let library = try PostgresHubLibrary(photos: 20)
+        let library = try await PostgresHubLibrary.make(photos: 20)
         let serve = try ServeProcess([
             "serve", library.url, "--table", "photo", "--section", "album", "--sort", "position",
             "--title", "title", "--order", "position", "--port", "0",
@@ -266,12 +291,180 @@ struct CommandServePostgresTests {
 
     @Test("serve postgres://… with a table it lacks is status 2, one line naming it and the tables there are")
     func missingTable() async throws {
-        let library = try PostgresHubLibrary(photos: 2)
+        let library = try await PostgresHubLibrary.make(photos: 2)
         let (status, stdout, stderr) = try await ServeProcess.run([
             "serve", library.url, "--table", "nope", "--sort", "position", "--title", "title", "--port", "0",
         ])
         #expect(status == 2)
         #expect(stdout.isEmpty)
         #expect(stderr == "tessera: error: no such table: nope in \(PostgresStore.redacted(library.url).replacingOccurrences(of: "postgres://", with: "")) (it has: photo)\n", "\(stderr)")
+    }
+}
+
+/// The edits over key and section columns of the types PostgreSQL keeps
+/// apart from text: each committed edit reaches the client as the table
+/// has it, and an id no key of the type spells is `notFound`, never a
+/// database error.
+@Suite("The live list over PostgreSQL: keys and sections of every type", .tags(.postgres))
+struct HubPostgresTypesTests {
+    /// A key type, the SQL of three keys of it, and a section type with
+    /// the SQL of two sections.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var key: String
+        var keys: [String]
+        var section: String
+        var sections: [String]
+        var testDescription: String { "\(key) keys, \(section) sections" }
+    }
+
+    static let cases = [
+        Case(key: "integer", keys: ["1", "2", "3"], section: "varchar(20)", sections: ["'Alps'", "'Berlin'"]),
+        Case(key: "smallint", keys: ["10", "20", "30"], section: "date", sections: ["'2024-01-01'", "'2024-02-01'"]),
+        Case(key: "text", keys: ["'a'", "'b'", "'c'"], section: "integer", sections: ["1", "2"]),
+        Case(key: "uuid", keys: ["'00000000-0000-0000-0000-00000000000a'", "'00000000-0000-0000-0000-00000000000b'", "'00000000-0000-0000-0000-00000000000c'"], section: "boolean", sections: ["false", "true"]),
+        Case(key: "timestamptz", keys: ["'2024-01-01 10:00+00'", "'2024-01-01 11:00+00'", "'2024-01-01 12:00+00'"], section: "text", sections: ["'x'", "'y'"]),
+        Case(key: "numeric", keys: ["1.5", "2.5", "3.5"], section: "char(3)", sections: ["'one'", "'two'"]),
+    ]
+
+    @Test("rename, move, add and delete write what the client then shows", arguments: cases)
+    func editsOverTypes(_ typed: Case) async throws {
+        let url = try await ServerTestSupport.blocking { try TestServer.freshDatabase("serve types") }
+        let writer = try PostgresStore(url: url, applicationName: "tessera test writer")
+        defer { writer.close() }
+        _ = try writer.write(request: "create the table") { transaction in
+            // The added row's key: a default of the key's type.
+            let generated = switch typed.key {
+            case "integer", "smallint": "GENERATED BY DEFAULT AS IDENTITY (START WITH 100)"
+            case "text": "DEFAULT md5(random()::text)"
+            case "uuid": "DEFAULT gen_random_uuid()"
+            case "timestamptz": "DEFAULT clock_timestamp()"
+            default: "DEFAULT (random() * 1000)::numeric(10, 3)"
+            }
+            try transaction.rows("CREATE TABLE item (k \(typed.key) PRIMARY KEY \(generated), s \(typed.section), title text NOT NULL, position integer NOT NULL)")
+            for (index, key) in typed.keys.enumerated() {
+                try transaction.rows("INSERT INTO item (k, s, title, position) VALUES (\(key), \(typed.sections[index % 2]), 'Item \(index)', \(index))")
+            }
+        }
+        let configuration = ServeConfiguration(
+            databasePath: url, table: "item", sectionColumn: "s", sortColumn: "position", titleColumn: "title", orderColumn: "position"
+        )
+        let (hub, _) = try await PostgresHubLibrary.hub(configuration)
+        let client = try await HubPostgresTests.client(hub, label: typed.testDescription, canEdit: true)
+        func fresh() throws -> [HubReplica.Section] {
+            var sections: [HubReplica.Section] = []
+            for row in try writer.rows("SELECT s, k FROM item ORDER BY s, position, k", request: "read the list") {
+                let section = ServeSchema.text(of: row[0])
+                if sections.last?.id != section { sections.append(HubReplica.Section(id: section, ids: [])) }
+                sections[sections.count - 1].ids.append(ServeSchema.text(of: row[1]))
+            }
+            return sections
+        }
+        #expect(client.replica.sections == (try fresh()))
+        let first = client.replica.sections[0].ids[0]
+        let sectionName = client.replica.sections[0].id
+        var request: Int64 = 0
+        for body in [
+            "\"type\":\"rename\",\"id\":\"\(first)\",\"title\":\"Renamed\"",
+            "\"type\":\"add\",\"section\":\"\(sectionName)\",\"title\":\"Added\"",
+            "\"type\":\"move\",\"id\":\"\(first)\",\"to\":1",
+            "\"type\":\"delete\",\"ids\":[\"\(first)\"]",
+        ] {
+            request += 1
+            await hub.receive("{\"request\":\(request),\(body)}", from: client.id)
+            try await client.drain()
+            #expect(client.errors.isEmpty, "\(typed.testDescription), \(body): \(client.errors.map(\.compactText))")
+            #expect(client.replica.sections == (try fresh()), "\(typed.testDescription), \(body)")
+        }
+        #expect(client.dones.count == 4)
+        // Ids no key of the type spells: notFound, and nothing written.
+        for id in ["zzz", "99999999999999999999", "2147483648", "00000000-0000-0000-0000-00000000000A", ""] {
+            request += 1
+            let errors = client.errors.count
+            await hub.receive("{\"request\":\(request),\"type\":\"rename\",\"id\":\"\(id)\",\"title\":\"x\"}", from: client.id)
+            try await client.drain()
+            if client.errors.count > errors {
+                #expect(client.errors.last?["code"] == .string("notFound"), "\(typed.testDescription), id \(id): \(client.errors.last?.compactText ?? "")")
+            }
+        }
+        #expect(try writer.rows("SELECT count(*) FROM item WHERE title = 'x'", request: "count").first?.first == .integer(0))
+        await hub.stop()
+    }
+}
+
+/// Edits in flight while the hub takes other messages.
+@Suite("The live list over PostgreSQL: edits in flight", .tags(.postgres))
+struct HubPostgresConcurrentEditTests {
+    @Test("edits of several clients at once each commit once, and every client ends at a fresh query")
+    func concurrentEdits() async throws {
+        let library = try await PostgresHubLibrary.make(photos: 30, albums: 3)
+        let hub = try await library.makeHub(library.configuration())
+        var clients: [HubTestClient] = []
+        for index in 0..<4 { clients.append(try await HubPostgresTests.client(hub, label: "client \(index)", canEdit: true)) }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, client) in clients.enumerated() {
+                let id = client.id
+                group.addTask {
+                    for step in 0..<5 {
+                        await hub.receive("{\"type\":\"add\",\"request\":\(step),\"section\":\"Alps\",\"title\":\"c\(index)-\(step)\"}", from: id)
+                    }
+                }
+            }
+        }
+        await library.settle(hub, fully: true)
+        for client in clients { try await client.drain() }
+        let fresh = try library.freshList()
+        for client in clients {
+            #expect(client.replica.sections == fresh, "\(client.label)")
+            #expect(client.dones.count == 5 && client.errors.isEmpty, "\(client.label): \(client.errors.map(\.compactText))")
+        }
+        let titles = try library.writer.rows("SELECT title FROM photo WHERE title LIKE 'c%-%' ORDER BY title", request: "read").compactMap { $0.first?.string }
+        #expect(titles.count == 20 && Set(titles).count == 20, "\(titles)")
+        await hub.stop()
+    }
+
+    @Test("a client that leaves while its edit is in flight: the edit commits, the others get its plan, nothing is sent to it")
+    func editorLeaves() async throws {
+        let library = try await PostgresHubLibrary.make(photos: 8, albums: 2)
+        let hub = try await library.makeHub(library.configuration())
+        let editor = try await HubPostgresTests.client(hub, label: "editor", canEdit: true)
+        let watcher = try await HubPostgresTests.client(hub, label: "watcher", canEdit: false)
+        let id = editor.id
+        // A table lock held by another transaction keeps the edit in flight
+        // until the editor has left. (EXCLUSIVE lets the hub's reads go on,
+        // and holds no transaction ID, which would hold up every other
+        // test's replication slot.)
+        let locker = try PostgresStore(url: library.url, applicationName: "tessera test locker")
+        defer { locker.close() }
+        let first = editor.replica.sections[0].ids[0]
+        let release = PThreadMutex(false)
+        let locked = PThreadMutex(false)
+        let locking = Thread {
+            _ = try? locker.write(request: "hold the table") { transaction in
+                try transaction.rows("LOCK TABLE photo IN EXCLUSIVE MODE")
+                locked.withLock { $0 = true }
+                while !release.withLock({ $0 }) { usleep(1_000) }
+            }
+        }
+        locking.start()
+        try await waitInRounds(12_000, every: .milliseconds(10)) { locked.withLock { $0 } }
+        let editing = Task { await hub.receive("{\"type\":\"rename\",\"request\":1,\"id\":\"\(first)\",\"title\":\"After leaving\"}", from: id) }
+        let database = String(library.url.split(separator: "/").last ?? "")
+        try await waitInRounds(12_000, every: .milliseconds(10)) {
+            (try? library.writer.rows(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = $1 AND application_name = 'tessera serve'", [.text(database)],
+                request: "waits"
+            ))?.first?.first != .integer(0)
+        }
+        await hub.disconnect(id)
+        release.withLock { $0 = true }
+        await editing.value
+        await library.settle(hub, fully: true)
+        try await watcher.drain()
+        #expect(watcher.replica.sections == (try library.freshList()))
+        #expect(try library.writer.rows("SELECT title FROM photo WHERE id = $1", [.text(first)], request: "read").first?.first == .text("After leaving"))
+        let metrics = await hub.metrics
+        #expect(metrics.clientsDropped == 0, "a client that left is not a client dropped for not reading")
+        #expect(editor.outbox.count == 0)
+        await hub.stop()
     }
 }

@@ -21,11 +21,11 @@ struct HubScaleOutTests {
         let seed = testSeed(default: 0x5CA1_E000 + UInt64(round))
         print("HubScaleOutTests seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let library = try PostgresHubLibrary(photos: Int.random(in: 40...150, using: &random))
+        let library = try await PostgresHubLibrary.make(photos: Int.random(in: 40...150, using: &random))
         var hubs: [ServeHub] = []
         var clients: [HubTestClient] = []
         for hubIndex in 0..<3 {
-            let hub = try library.makeHub(library.configuration(capacity: Int.random(in: 3...12, using: &random), order: true))
+            let hub = try await library.makeHub(library.configuration(capacity: Int.random(in: 3...12, using: &random), order: true))
             hubs.append(hub)
             for index in 0..<Int.random(in: 2...4, using: &random) {
                 let (id, outbox) = await hub.connect(canEdit: index != 1)
@@ -39,7 +39,10 @@ struct HubScaleOutTests {
                 clients.append(client)
             }
         }
-        let writers = try (0..<3).map { index in try PostgresStore(url: library.url, applicationName: "tessera test writer \(index)") }
+        let url = library.url
+        let writers = try await ServerTestSupport.blocking {
+            try (0..<3).map { index in try PostgresStore(url: url, applicationName: "tessera test writer \(index)") }
+        }
         defer { for writer in writers { writer.close() } }
         var request: Int64 = 0
         var columns = 0

@@ -232,10 +232,15 @@ final class HubTestClient {
         }
     }
 
+    /// Every message taken: its type and its seq (the seq it brings, for a
+    /// plan).
+    var log: [(type: String, seq: Int)] = []
+
     /// Handles one message, checking it.
     func take(_ text: String) throws {
         let message = try JSON.parse(text)
         guard case let .string(type)? = message["type"] else { throw HubReplica.ReplayFailure(description: "\(label): no type in \(text.prefix(200))") }
+        log.append((type, Self.int(message["seq"])))
         switch type {
         case "snapshot":
             seq = Self.int(message["seq"])

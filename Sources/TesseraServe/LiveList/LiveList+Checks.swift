@@ -7,7 +7,7 @@ extension LiveList {
     ///
     /// - Throws: ``LiveListError`` naming the limit and the values it may
     ///   take, or an empty edit token (which any `?token=` would give).
-    static func check(_ limits: Limits, _ access: Access) throws(LiveListError) {
+    package static func check(_ limits: Limits, _ access: Access) throws(LiveListError) {
         if access.editToken == "" {
             throw LiveListError("an empty edit token: a client with ?token= and nothing after it would edit; give a token, or nil to let every client edit")
         }

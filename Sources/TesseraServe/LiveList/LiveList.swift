@@ -427,13 +427,13 @@ public final class LiveList: Sendable {
 
 extension LiveList: Service {}
 
-/// A failure to open a live list: the file, table or column it names is
-/// not there, or the table has no key to identify its rows by.
+/// A failure to open a live list: the file, server, table or column it
+/// names is not there, or the table has no key to identify its rows by.
 public struct LiveListError: Error, CustomStringConvertible, Sendable, Hashable {
     /// The message, one line, naming the file, table or column.
     public var description: String
 
-    init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

@@ -28,7 +28,7 @@ extension LiveList {
         public static let none: Edits = []
 
         /// The same set, as the hub takes it.
-        var hubEdits: ServeEdits { ServeEdits(rawValue: rawValue) }
+        package var hubEdits: ServeEdits { ServeEdits(rawValue: rawValue) }
     }
 
     /// The columns of the table a live list shows.
