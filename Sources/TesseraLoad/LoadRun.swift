@@ -270,6 +270,12 @@ struct LoadSession {
     var request = 0
     /// The writer's last change before the step began.
     var changesBefore = 0
+    /// A word of this run's own in every title the writer sets: a rename
+    /// to the title an item already has changes nothing (and has no plan),
+    /// so the titles of two runs against one table (one after the other,
+    /// or several generators at once against servers of one database)
+    /// must differ.
+    let runTag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
 
     init(configuration: LoadConfiguration, connector: LoadConnector, serverPID: Int32?) {
         self.configuration = configuration
@@ -369,7 +375,7 @@ struct LoadSession {
             let id = ids[Int(random.next() % UInt64(ids.count))]
             let number = request
             request += 1
-            let text = #"{"type":"rename","request":\#(number),"id":"\#(LoadRun.escaped(id))","title":"Load \#(number)"}"#
+            let text = #"{"type":"rename","request":\#(number),"id":"\#(LoadRun.escaped(id))","title":"Load \#(runTag) \#(number)"}"#
             let sent = loadNow()
             writer.stats.withLock { $0.sent[number] = sent }
             LoadWriterHandler.send(text, on: channel)

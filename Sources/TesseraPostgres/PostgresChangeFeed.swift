@@ -149,6 +149,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// The first round that may move `handedRound` on: one that began
         /// after a source took over transactions to hand over again.
         var handFloor = 0
+        /// The snapshot of round `handedRound`: every transaction it sees
+        /// has been handed over (`nil` while a source waits for a round to
+        /// hand some over again).
+        var handedSnapshot: PostgresXidSnapshot?
     }
 
     private weak var store: PostgresStore?
@@ -364,6 +368,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 // next round, which a writer waiting for its commit to be
                 // handed over must wait for (see `rounds`).
                 state.handedRound = min(state.handedRound, ticket.round)
+                state.handedSnapshot = nil
                 state.handFloor = state.round + 1
             }
             state.fetchedBaselines = true
@@ -404,6 +409,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// the commit.
     var rounds: (begun: Int, handed: Int) {
         state.withLock { ($0.round, $0.handedRound) }
+    }
+
+    /// Whether every transaction that committed before `mark` was taken
+    /// has been handed over: the last round handed over is two past the
+    /// mark's (see ``rounds``), or its snapshot sees the mark's
+    /// transaction (which a round woken by that transaction's arrival
+    /// usually does, one round sooner).
+    func hasHandedOver(_ mark: PostgresFeedMark) -> Bool {
+        state.withLock { state in
+            if state.handedRound >= mark.begun + 2 { return true }
+            guard let xid = mark.xid, let snapshot = state.handedSnapshot else { return false }
+            return snapshot.sees(xid)
+        }
     }
 
     // MARK: Rounds
@@ -651,7 +669,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
         let readRows = handOver(decoded, round: round, next: next, shapes: shapes)
         state.withLock { state in
             // A feed that stopped during the round handed nothing over.
-            if !state.stopped, round >= state.handFloor { state.handedRound = round }
+            if !state.stopped, round >= state.handFloor {
+                state.handedRound = round
+                state.handedSnapshot = next.snapshot
+            }
         }
         return readRows
     }

@@ -25,6 +25,9 @@ package struct PostgresWriteTransaction {
 package struct PostgresFeedMark: Sendable, Hashable {
     /// The feed's rounds begun when the mark was taken.
     let begun: Int
+    /// The transaction that committed just before, when the mark is a
+    /// write's (its ID's low 32 bits, as the log names it).
+    var xid: UInt32?
 }
 
 /// A commit whose outcome is unknown: the connection was lost while the
@@ -58,12 +61,17 @@ extension PostgresStore {
         let transaction = PostgresWriteTransaction(session: session)
         let timeout = PostgresWriteTransaction.statementTimeout
         let value: T
+        var xid: UInt32?
         do {
             try session.query("BEGIN", request: request, timeout: timeout)
             if let lockTimeout {
                 try session.query("SELECT set_config('lock_timeout', $1, true)", [.text(lockTimeout)], request: request, timeout: timeout)
             }
             value = try body(transaction)
+            // The transaction's ID, if it wrote: its commit is handed over
+            // by the first round whose snapshot sees it.
+            xid = try session.query("SELECT pg_current_xact_id_if_assigned()::text", request: request, timeout: timeout)
+                .rows.first?.first?.string.flatMap { UInt64($0) }.map { UInt32(truncatingIfNeeded: $0) }
         } catch {
             // A statement the server refused leaves the session usable once
             // rolled back; a lost connection does not.
@@ -81,7 +89,8 @@ extension PostgresStore {
             if error.kind == .serverGone || error.kind == .connection { throw PostgresCommitOutcomeUnknown(underlying: error) }
             throw error
         }
-        let mark = feedMark
+        var mark = feedMark
+        mark?.xid = xid
         giveBack(session)
         return (value, mark)
     }
@@ -126,9 +135,7 @@ extension PostgresStore {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let feed = existingFeed else { return false }
-            // Two rounds: the one begun next may have taken its snapshot
-            // before the commit (see PostgresChangeFeed.rounds).
-            if feed.rounds.handed >= mark.begun + 2 { return true }
+            if feed.hasHandedOver(mark) { return true }
             feed.requestRound()
             do { try await Task.sleep(for: .microseconds(500)) } catch { return false }
         }

@@ -37,6 +37,11 @@ struct Serve: ParsableCommand {
         cannot be reordered). Commits by other processes (sqlite3, another app) are picked up through \
         PRAGMA data_version, as watch does: the list is fetched again, or patched row by row when the table \
         has a change log (tessera log install). \
+        With a postgres://user[:password]@host[:port]/database URL in place of the file, serves a table of \
+        PostgreSQL (the server with wal_level = logical, the table with a single-column primary key): every \
+        commit to it, by any connection, process or machine, is followed through a replication slot of the \
+        server's own, and an edit's done comes after its plan. Several servers can serve one table: each follows \
+        the others' edits. The password is never printed. \
         Open the printed address in a browser; the page connects to /live, a WebSocket (the protocol is \
         documented in TesseraServe's Protocol article). \
         The server binds to 127.0.0.1 unless --host says otherwise, and then answers only requests that name a \
