@@ -45,6 +45,13 @@ extension WatchRun {
     ///
     /// - Complexity: O(*n*) for *n* characters.
     package static func urlWithoutPassword(_ url: String) -> String {
+        var url = url
+        // A `password=` of the query, left out with its value.
+        if let question = url.firstIndex(of: "?") {
+            let items = url[url.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
+                .filter { !$0.lowercased().hasPrefix("password=") }
+            url = String(url[..<question]) + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
+        }
         guard let parts = passwordRange(in: url) else { return url }
         return String(url[..<parts.colon]) + String(url[parts.at...])
     }

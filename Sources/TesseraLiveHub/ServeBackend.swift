@@ -38,15 +38,32 @@ package protocol ServeBackend: AnyObject, Sendable {
     ///
     /// - Throws: ``ServeError`` naming the table.
     func makeController() throws(ServeError) -> FetchedResultsController<ServeRecord>
-    /// Writes `edit` in one transaction, off the caller's thread, and
-    /// waits (without blocking a thread) until the controller can take its
-    /// commit.
+    /// Writes `edit` in one transaction, off the caller's thread.
     ///
-    /// - Returns: false when the commit was made but the controller could
-    ///   not be shown to have it within the backend's bound (the plan then
-    ///   comes later, with the next change the feed hands over).
+    /// - Returns: The commit, to wait for until the controller can take
+    ///   it (``ServeCommit``).
     /// - Throws: ``ServeMessageError`` naming `request`: an id with no row
     ///   (`notFound`), a position out of range, a write the database
     ///   refused (`database`). Nothing is written then.
-    func write(_ edit: ServeEdit, request: Int64) async throws(ServeMessageError) -> Bool
+    func write(_ edit: ServeEdit, request: Int64) async throws(ServeMessageError) -> ServeCommit
+}
+
+/// An edit's commit, as its backend follows it: the hub waits (off its
+/// actor) until the backend's change feed has handed it over, then checks
+/// again on the actor, just before it takes the changes: a fetch the
+/// controller made meanwhile (on the actor) may have taken the commit
+/// back, to hand over again.
+package struct ServeCommit: Sendable {
+    /// Whether the controller can take the commit now. Called on the
+    /// hub's actor.
+    package var isHandedOver: @Sendable () -> Bool
+    /// Waits, without blocking a thread, until ``isHandedOver`` holds or
+    /// the backend's bound passes; whether it holds.
+    package var waitUntilHandedOver: @Sendable () async -> Bool
+
+    /// A commit.
+    package init(isHandedOver: @escaping @Sendable () -> Bool, waitUntilHandedOver: @escaping @Sendable () async -> Bool) {
+        self.isHandedOver = isHandedOver
+        self.waitUntilHandedOver = waitUntilHandedOver
+    }
 }

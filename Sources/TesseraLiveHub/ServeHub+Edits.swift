@@ -106,8 +106,15 @@ extension ServeHub {
             // What others committed first goes out first (the editor's
             // own change then comes alone, not animated for it).
             pollNow()
-            let followed = try await backend.write(edit, request: request)
-            if !followed {
+            let commit = try await backend.write(edit, request: request)
+            var followed = await commit.waitUntilHandedOver()
+            // Again on the actor, with no suspension before the changes are
+            // taken: a fetch of the controller's since (on this actor) may
+            // have taken the commit back to hand it over again.
+            for _ in 0..<3 where followed && !commit.isHandedOver() {
+                followed = await commit.waitUntilHandedOver()
+            }
+            if !followed || !commit.isHandedOver() {
                 logger.warning("an edit committed, but its change was not followed in time; its plan comes with a later change", metadata: ["request": "\(request)"])
             }
         } catch {

@@ -181,30 +181,50 @@ package final class PostgresServeBackend: ServeBackend {
         }
     }
 
-    /// Writes `edit` in one transaction on a thread of the backend's, and
-    /// waits for the store's feed to hand the commit over.
+    /// Writes `edit` in one transaction on a thread of the backend's; the
+    /// commit it returns follows the store's feed.
     ///
     /// - Complexity: The transaction's statements (see each edit), and a
     ///   round or two of the feed.
-    package func write(_ edit: ServeEdit, request: Int64) async throws(ServeMessageError) -> Bool {
+    package func write(_ edit: ServeEdit, request: Int64) async throws(ServeMessageError) -> ServeCommit {
         let outcome: Result<PostgresFeedMark?, ServeMessageError> = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 continuation.resume(returning: transaction(edit, request: request))
             }
         }
-        guard let mark = try outcome.get() else { return false }
-        return await store.waitUntilHandedOver(mark, timeout: Self.followTimeout)
+        let store = store
+        guard let mark = try outcome.get() else {
+            return ServeCommit(isHandedOver: { false }, waitUntilHandedOver: { false })
+        }
+        return ServeCommit(
+            isHandedOver: { store.isHandedOver(mark) },
+            waitUntilHandedOver: { await store.waitUntilHandedOver(mark, timeout: Self.followTimeout) }
+        )
     }
 
     // MARK: The edits' transactions
 
-    /// Writes `edit` in one transaction; the feed's mark after its commit.
+    /// SQLSTATEs of a transaction the server aborted to let another go
+    /// on (a deadlock with a writer that locks rows in another order, a
+    /// serialization failure): the edit runs again, from the start.
+    static let retriedStates: Set<String> = ["40P01", "40001"]
+
+    /// Writes `edit` in one transaction (again, up to twice, when the
+    /// server aborted it for another's sake); the feed's mark after its
+    /// commit.
     private func transaction(_ edit: ServeEdit, request: Int64) -> Result<PostgresFeedMark?, ServeMessageError> {
         do {
-            let (_, mark) = try store.write(request: "write an edit to \(schema.table)", lockTimeout: Self.lockTimeout) { transaction in
-                try write(edit, in: transaction, request: request)
+            var attempt = 1
+            while true {
+                do {
+                    let (_, mark) = try store.write(request: "write an edit to \(schema.table)", lockTimeout: Self.lockTimeout) { transaction in
+                        try write(edit, in: transaction, request: request)
+                    }
+                    return .success(mark)
+                } catch let error as PostgresStoreError where attempt < 3 && Self.retriedStates.contains(error.code ?? "") {
+                    attempt += 1
+                }
             }
-            return .success(mark)
         } catch let error as ServeMessageError {
             return .failure(error)
         } catch let error as PostgresCommitOutcomeUnknown {
@@ -220,6 +240,12 @@ package final class PostgresServeBackend: ServeBackend {
     private var key: String { ServeSchema.quoted(schema.keyColumn) }
 
     private func write(_ edit: ServeEdit, in transaction: PostgresWriteTransaction, request: Int64) throws {
+        if case .rename = edit {} else {
+            // Moves, adds and deletes of every server of this table, one at
+            // a time: each locks rows of a section in one order, and an add
+            // reads the section's last position.
+            try transaction.rows("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("tessera serve " + table)], request: "wait for the table's other edits")
+        }
         switch edit {
         case let .move(id, to):
             try move(id, to: to, in: transaction, request: request)
@@ -280,8 +306,10 @@ package final class PostgresServeBackend: ServeBackend {
         guard let row = try storedRow(id, in: transaction) else { throw Self.notFound(id, request: request) }
         let direction = schema.sortDescending ? "DESC" : "ASC"
         let condition = schema.sectionColumn.map { " WHERE \(ServeSchema.quoted($0)) IS NOT DISTINCT FROM $1" } ?? ""
+        // Locked first, then ordered: rows a lock was waited for are read as
+        // committed, and sorted as they are now.
         let rows = try transaction.rows(
-            "SELECT \(key), \(order) FROM \(table)\(condition) ORDER BY \(order) \(direction), \(key) ASC FOR UPDATE",
+            "SELECT k, o FROM (SELECT \(key) AS k, \(order) AS o FROM \(table)\(condition) FOR UPDATE) AS locked ORDER BY o \(direction), k ASC",
             schema.sectionColumn == nil ? [] : [Self.bound(row.section, sectionKind)], request: "read the section of an item of \(schema.table)"
         )
         var keys = rows.map { $0[0] }

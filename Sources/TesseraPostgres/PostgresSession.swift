@@ -66,11 +66,23 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     /// Read from the text itself, not parsed: a URL that does not parse (a
     /// `#` or `/` in the password) is hidden too. The user's part ends at
     /// the last `@`, and the password starts after its first `:`.
+    /// A `password=` in the query is hidden too.
     static func redacted(_ url: String) -> String {
+        var url = hidingQueryPassword(url)
         guard let scheme = url.range(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
-        return String(url[...colon]) + "***" + String(url[at...])
+        url = String(url[...colon]) + "***" + String(url[at...])
+        return url
+    }
+
+    /// The URL with the value of every `password=` of its query as `***`.
+    static func hidingQueryPassword(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        let items = url[url.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            item.lowercased().hasPrefix("password=") ? "password=***" : String(item)
+        }
+        return String(url[...question]) + items.joined(separator: "&")
     }
 
     func configuration() throws(PostgresStoreError) -> PostgresConnection.Configuration {

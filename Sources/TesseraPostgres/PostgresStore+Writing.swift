@@ -125,9 +125,16 @@ extension PostgresStore {
         return PostgresFeedMark(begun: feed.rounds.begun)
     }
 
+    /// Whether the feed has handed over every commit that returned before
+    /// `mark` was taken (false while nothing follows).
+    package func isHandedOver(_ mark: PostgresFeedMark) -> Bool {
+        existingFeed?.hasHandedOver(mark) ?? false
+    }
+
     /// Waits, without blocking a thread, until the feed has handed over
-    /// every commit that returned before `mark` was taken, asking it for
-    /// rounds meanwhile; the controllers' ``TesseraResults/FetchedResultsController/checkForExternalChanges()``
+    /// every commit that returned before `mark` was taken
+    /// (``isHandedOver(_:)``), asking it for rounds meanwhile; the
+    /// controllers' ``TesseraResults/FetchedResultsController/checkForExternalChanges()``
     /// then takes them.
     ///
     /// - Returns: false when `timeout` passed first, or the feed stopped.
