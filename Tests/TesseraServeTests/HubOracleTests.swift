@@ -135,7 +135,12 @@ struct HubOracleTests {
     /// A move, rename, delete or add of what the client shows (which may be
     /// out of date: the hub then answers notFound or outOfRange).
     static func randomEdit(_ client: HubTestClient, request: Int64, using random: inout SplitMix64) -> String {
-        let sections = client.replica.sections.filter { !$0.ids.isEmpty }
+        randomEdit(in: client.replica, request: request, using: &random)
+    }
+
+    /// A random edit of an item of `replica` (or an add, to an empty list).
+    static func randomEdit(in replica: HubReplica, request: Int64, using random: inout SplitMix64) -> String {
+        let sections = replica.sections.filter { !$0.ids.isEmpty }
         guard let section = sections.randomElement(using: &random) else {
             return "{\"type\":\"add\",\"request\":\(request),\"section\":\"Alps\",\"title\":\"First\"}"
         }

@@ -212,22 +212,33 @@ final class ServeTestReplica: @unchecked Sendable {
     var dones: [JSON] = []
     var errors: [JSON] = []
 
+    /// Snapshots taken after the first (a server that starts its list
+    /// again sends one).
+    var snapshots = 0
+
     /// Connects, says hello (with ids) and takes the snapshot.
-    init(port: Int) throws {
+    init(port: Int, layout: String = "list") throws {
         client = try RawClient(port: port)
         _ = try client.upgrade(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
-        try client.sendText(#"{"type":"hello","layout":"list","viewport":[0,0,400,800],"ids":true}"#)
-        let snapshot = try client.readMessage(ofType: "snapshot")
+        try client.sendText("{\"type\":\"hello\",\"layout\":\"\(layout)\",\"viewport\":[0,0,400,800],\"ids\":true}")
+        take(snapshot: try client.readMessage(ofType: "snapshot"))
+    }
+
+    private func take(snapshot: JSON) {
         seq = HubTestClient.int(snapshot["seq"])
         let names = HubReplica.array(snapshot["sections"]).compactMap { section -> String? in
             if case let .string(id)? = section["id"] { id } else { nil }
         }
+        replica.sections = []
         for (name, list) in zip(names, HubReplica.array(snapshot["ids"])) {
             replica.sections.append(.init(id: name, ids: HubReplica.strings(list)))
         }
     }
 
-    /// The next message, after taking it: a plan is replayed.
+    /// The next message, after taking it: a plan is replayed (from the
+    /// seq the client is at, and never showing a title of a rolled-back
+    /// transaction, "never"), and a `done` must follow the plan of its
+    /// change.
     func next() throws -> JSON {
         guard case let .text(text) = try client.readMessage() else { throw ServerTestError("the connection ended") }
         let message = try JSON.parse(text)
@@ -238,7 +249,17 @@ final class ServeTestReplica: @unchecked Sendable {
             }
             try replica.apply(changeset)
             seq = HubTestClient.int(message["seq"])
-        case .string("done"): dones.append(message)
+            for element in HubReplica.array(message["elements"]) + HubReplica.array(message["settled"]) where element["title"] == .string("never") {
+                throw ServerTestError("a title of a rolled-back transaction in the plan to seq \(seq): \(element.compactText)")
+            }
+        case .string("snapshot"):
+            snapshots += 1
+            take(snapshot: message)
+        case .string("done"):
+            guard HubTestClient.int(message["seq"]) <= seq else {
+                throw ServerTestError("done at seq \(HubTestClient.int(message["seq"])) before its plan (the client at \(seq))")
+            }
+            dones.append(message)
         case .string("error"): errors.append(message)
         default: break
         }

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+import TesseraTestTraits
+import TesseraLiveProtocol
+import TesseraPostgres
+import TesseraPostgresTestSupport
+import TesseraRender
+import TesseraTestSupport
+
+/// Three `tessera serve postgres://…` processes over one table, as a
+/// deployment behind a load balancer runs them: three writers commit
+/// interleaved transactions (some rolled back, rows moved across
+/// sections, columns added and dropped) while WebSocket clients of every
+/// process edit through it, and now and then one leaves its process and
+/// connects to another. At each pause and at the end, every client's
+/// replayed list equals a fresh query.
+@Suite("The live list scaled out: three serve processes over one PostgreSQL table", .tags(.postgres, .process, .oracle), .ownThreads)
+struct ServeProcessesOracleTests {
+    @Test("every client of every process replays to a fresh query, at each pause and at the end", arguments: 0..<2)
+    func replicasMatchAcrossProcesses(round: Int) async throws {
+        let seed = testSeed(default: 0x5E4E_0003 + UInt64(round))
+        print("ServeProcessesOracleTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let library = try await PostgresHubLibrary.make(photos: Int.random(in: 40...150, using: &random))
+        let servers = try (0..<3).map { _ in try ServePostgresFaultTests.serve(library.url) }
+        defer { for server in servers { server.kill() } }
+        var found: [Int] = []
+        for server in servers { found.append(try await ServePostgresFaultTests.port(server)) }
+        let ports = found
+        let url = library.url
+        let run = try await ServerTestSupport.blocking { () throws -> Run in
+            let writers = try (0..<3).map { index in try PostgresStore(url: url, applicationName: "tessera test writer \(index)") }
+            defer { for writer in writers { writer.close() } }
+            return try Self.run(seed: seed, ports: ports, writers: writers, freshList: library.freshList)
+        }
+        print("ServeProcessesOracleTests seed \(seed): \(run.committed) transactions committed, \(run.rolledBack) rolled back, "
+              + "\(run.edits) edits (\(run.dones) done), \(run.schemaChanges) schema changes, \(run.reconnects) reconnects to another process")
+        for mismatch in run.mismatches { Issue.record("seed \(seed): \(mismatch)") }
+        #expect(run.pauses > 0 && run.mismatches.isEmpty)
+        #expect(run.committed > 0 && run.rolledBack > 0, "seed \(seed): the writers committed \(run.committed) and rolled back \(run.rolledBack)")
+        #expect(run.dones > 0, "seed \(seed): no edit committed")
+        for (index, server) in servers.enumerated() {
+            #expect(server.process.isRunning, "seed \(seed): process \(index) ended: \(server.stderr)")
+        }
+    }
+
+    /// What one run did, and what it found.
+    struct Run: Sendable {
+        var pauses = 0
+        var committed = 0
+        var rolledBack = 0
+        var edits = 0
+        var dones = 0
+        var schemaChanges = 0
+        var reconnects = 0
+        var mismatches: [String] = []
+    }
+
+    /// One client: its process, its connection, and the requests it has
+    /// sent that are not answered yet.
+    final class Client {
+        var process: Int
+        var connection: ServeTestReplica
+        var waiting: Set<Int> = []
+        /// The ids of each delete it sent: once its `done` comes, the plan
+        /// that removed them has come (ids are never used again).
+        var deleting: [Int: [String]] = [:]
+        let label: String
+
+        init(process: Int, port: Int, label: String) throws {
+            self.process = process
+            self.label = label
+            connection = try ServeTestReplica(port: port)
+        }
+
+        /// Reads until every request it sent has its `done` or `error`.
+        func readAnswers() throws {
+            while !waiting.isEmpty {
+                let message = try connection.next()
+                guard message["type"] == .string("done") || message["type"] == .string("error") else { continue }
+                let request = HubTestClient.int(message["request"])
+                waiting.remove(request)
+                if message["type"] == .string("done"), let ids = deleting.removeValue(forKey: request),
+                   let shown = ids.first(where: { id in connection.replica.sections.contains { $0.ids.contains(id) } }) {
+                    throw ServerTestError("\(label): done for request \(request), a delete of \(ids), before the plan without \(shown)")
+                }
+            }
+        }
+    }
+
+    /// Runs the oracle (blocking: on a thread of its own).
+    static func run(seed: UInt64, ports: [Int], writers: [PostgresStore], freshList: () throws -> [HubReplica.Section]) throws -> Run {
+        var random = SplitMix64(seed: seed &+ 1)
+        var result = Run()
+        var clients: [Client] = []
+        for (process, port) in ports.enumerated() {
+            for index in 0..<Int.random(in: 2...3, using: &random) {
+                clients.append(try Client(process: process, port: port, label: "client \(index) of process \(process)"))
+            }
+        }
+        var request = 0
+        var columns = 0
+        var markers = 0
+        for pause in 0..<Int.random(in: 4...6, using: &random) {
+            let bursts = (0..<3).map { _ in HubScaleOutTests.randomTransactions(using: &random) }
+            var schemaChange: String?
+            // The first pause always changes the table.
+            if pause == 0 || Int.random(in: 0..<3, using: &random) == 0 {
+                columns += 1
+                result.schemaChanges += 1
+                schemaChange = columns % 2 == 1 ? "ALTER TABLE photo ADD COLUMN extra integer DEFAULT 7" : "ALTER TABLE photo DROP COLUMN extra"
+            }
+            // The writers run on threads of their own while the clients edit.
+            let written = PThreadMutex<HubScaleOutTests.WritersOutcome?>(nil)
+            let writing = DispatchGroup()
+            DispatchQueue.global().async(group: writing) { [schemaChange] in
+                let outcome = HubScaleOutTests.write(bursts, schemaChange: schemaChange, on: writers)
+                written.withLock { $0 = outcome }
+            }
+            for _ in 0..<Int.random(in: 6...16, using: &random) {
+                let client = clients.randomElement(using: &random)!
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0 where client.waiting.isEmpty:
+                    // Leaves its process and connects to another (no sticky
+                    // sessions): a fresh snapshot of the list there.
+                    let process = (client.process + Int.random(in: 1...2, using: &random)) % ports.count
+                    client.connection = try ServeTestReplica(port: ports[process])
+                    client.process = process
+                    result.reconnects += 1
+                case 1:
+                    try client.readAnswers()
+                default:
+                    request += 1
+                    result.edits += 1
+                    let edit = HubOracleTests.randomEdit(in: client.connection.replica, request: Int64(request), using: &random)
+                    try client.connection.client.sendText(edit)
+                    client.waiting.insert(request)
+                    if let message = try? JSON.parse(edit), message["type"] == .string("delete") {
+                        client.deleting[request] = HubReplica.strings(message["ids"])
+                    }
+                }
+            }
+            writing.wait()
+            let outcome = written.withLock { $0 } ?? HubScaleOutTests.WritersOutcome(failures: ["the writers did not finish"])
+            result.committed += outcome.committed
+            result.rolledBack += outcome.rolledBack
+            result.mismatches += outcome.failures.map { "pause \(pause): a writer failed: \($0)" }
+            for client in clients { try client.readAnswers() }
+            // A marker committed after everything else: a client that
+            // shows it has taken every commit before it.
+            markers += 1
+            let marker = try writers[0].write(request: "commit a marker") { transaction in
+                try transaction.rows("INSERT INTO photo (album, title, position) VALUES ('Alps', 'marker \(markers)', -1) RETURNING id")
+            }.value.first?.first.map(ServeSchema.text(of:)) ?? ""
+            for client in clients { try client.connection.readUntil(shows: marker) }
+            let fresh = try freshList()
+            for client in clients where client.connection.replica.sections != fresh {
+                result.mismatches.append("pause \(pause), \(client.label) (now of process \(client.process)): \(client.connection.replica) != fresh \(HubReplica(sections: fresh))")
+            }
+            for client in clients {
+                let unexpected = client.connection.errors.filter { error in
+                    guard case let .string(code)? = error["code"] else { return true }
+                    return !["notFound", "outOfRange"].contains(code)
+                }
+                result.mismatches += unexpected.map { "pause \(pause), \(client.label): \($0.compactText)" }
+                result.dones += client.connection.dones.count
+                client.connection.dones = []
+                client.connection.errors = []
+            }
+            result.pauses += 1
+        }
+        return result
+    }
+}
