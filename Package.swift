@@ -418,7 +418,7 @@ let package = Package(
         dependencies: [
             "TesseraServe", "TesseraLiveHub", "TesseraLiveProtocol",
             "TesseraRender", "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults",
-            "TesseraLoad", "tessera", "TesseraLivePostgres", "TesseraPostgres", "TesseraPostgresTestSupport",
+            "TesseraLoad", "tessera", "TesseraLivePostgres", "TesseraServePostgres", "TesseraPostgres", "TesseraPostgresTestSupport",
             // SplitMix64 for the seeded tests.
             "TesseraTestSupport", "TesseraTestTraits",
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import TesseraLiveHub
 import TesseraLivePostgres
@@ -40,6 +41,12 @@ extension LiveList {
     ///   the password), the table (and the tables there are) or the column
     ///   (and the table's columns); a server that cannot follow commits; a
     ///   limit out of its range; an empty edit token.
+    /// - Important: The initializer blocks the calling thread until the
+    ///   list is fetched. Making its replication slot waits for every
+    ///   transaction that holds a transaction ID on the server to end, so
+    ///   a long transaction elsewhere holds it up. From async code, call
+    ///   ``TesseraServe/LiveList/open(postgres:table:columns:edits:access:limits:logger:)``,
+    ///   which waits without holding a thread of Swift's cooperative pool.
     /// - Complexity: O(*n* log *n*) to fetch *n* rows.
     public convenience init(
         postgres url: String, table: String, columns: Columns, edits: Edits = .all, access: Access = Access(), limits: Limits = Limits(),
@@ -58,5 +65,41 @@ extension LiveList {
             throw LiveListError(error.description)
         }
         self.init(hub: hub, access: ServeAccess(loopbackHostsOnly: access.loopbackHostsOnly, token: access.editToken), limits: limits)
+    }
+
+    /// Opens a table of a PostgreSQL database as a live list, from async
+    /// code: ``init(postgres:table:columns:edits:access:limits:logger:)``
+    /// on a thread of its own, so that no thread of Swift's cooperative
+    /// pool waits on the server while the list's replication slot is made
+    /// and its rows are fetched.
+    ///
+    /// ```swift
+    /// let photos = try await LiveList.open(
+    ///     postgres: "postgres://app@127.0.0.1:5432/photos",
+    ///     table: "photo",
+    ///     columns: LiveList.Columns(section: "album", sort: "position", title: "title", order: "position")
+    /// )
+    /// ```
+    ///
+    /// - Parameters: As for ``init(postgres:table:columns:edits:access:limits:logger:)``.
+    /// - Throws: ``TesseraServe/LiveListError``, as that initializer does.
+    /// - Complexity: O(*n* log *n*) to fetch *n* rows.
+    public static func open(
+        postgres url: String, table: String, columns: Columns, edits: Edits = .all, access: Access = Access(), limits: Limits = Limits(),
+        logger: Logger = Logger(label: "tessera.live-list")
+    ) async throws(LiveListError) -> LiveList {
+        let opened: Result<LiveList, LiveListError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                do throws(LiveListError) {
+                    let list = try LiveList(postgres: url, table: table, columns: columns, edits: edits, access: access, limits: limits, logger: logger)
+                    continuation.resume(returning: .success(list))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            thread.name = "tessera live list: open"
+            thread.start()
+        }
+        return try opened.get()
     }
 }

@@ -111,15 +111,13 @@ final class PostgresHubLibrary: HubOracleDatabase, @unchecked Sendable {
     }
 
     func freshList() throws -> [HubReplica.Section] {
-        let rows = try writer.rows("SELECT album, id FROM photo ORDER BY album, position, id", request: "read the list")
-        var sections: [HubReplica.Section] = []
-        for row in rows {
-            let album = row[0].string ?? ""
-            let id = ServeSchema.text(of: row[1])
-            if sections.last?.id != album { sections.append(HubReplica.Section(id: album, ids: [])) }
-            sections[sections.count - 1].ids.append(id)
-        }
-        return sections
+        try Self.freshList(writer)
+    }
+
+    /// The list as a fresh query of `store` gives it.
+    static func freshList(_ store: PostgresStore) throws -> [HubReplica.Section] {
+        let rows = try store.rows(HubReplica.freshListQuery, request: "read the list")
+        return HubReplica.sections(rows.map { (album: $0[0].string ?? "", id: ServeSchema.text(of: $0[1])) })
     }
 
     /// Every row, for comparing the database before and after.

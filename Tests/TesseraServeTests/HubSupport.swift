@@ -68,15 +68,8 @@ final class HubLibrary {
 
     /// The list as a fresh query gives it: the ids of each album in order.
     func freshList() throws -> [HubReplica.Section] {
-        let rows = try writer.withDatabase { db in try db.rows("SELECT album, id FROM photo ORDER BY album, position, id") }
-        var sections: [HubReplica.Section] = []
-        for row in rows {
-            let album = row[0].string ?? ""
-            let id = String(row[1].int64 ?? -1)
-            if sections.last?.id != album { sections.append(HubReplica.Section(id: album, ids: [])) }
-            sections[sections.count - 1].ids.append(id)
-        }
-        return sections
+        let rows = try writer.withDatabase { db in try db.rows(HubReplica.freshListQuery) }
+        return HubReplica.sections(rows.map { (album: $0[0].string ?? "", id: String($0[1].int64 ?? -1)) })
     }
 
     /// Every row, for comparing the database before and after.
@@ -93,6 +86,20 @@ struct HubReplica: Equatable, CustomStringConvertible {
     }
 
     var sections: [Section] = []
+
+    /// The photo table's list as a fresh query gives it: album and id, in
+    /// the list's order.
+    static let freshListQuery = "SELECT album, id FROM photo ORDER BY album, position, id"
+
+    /// The sections of rows of ``freshListQuery``.
+    static func sections(_ rows: [(album: String, id: String)]) -> [Section] {
+        var sections: [Section] = []
+        for row in rows {
+            if sections.last?.id != row.album { sections.append(Section(id: row.album, ids: [])) }
+            sections[sections.count - 1].ids.append(row.id)
+        }
+        return sections
+    }
 
     var description: String { sections.map { "\($0.id): \($0.ids.joined(separator: ","))" }.joined(separator: " | ") }
 

@@ -124,7 +124,7 @@ struct ServePostgresFaultTests {
                 try transaction.rows("INSERT INTO photo (album, title, position) VALUES ('Berlin', 'last marker', 1001) RETURNING id")
             }.value.first?.first.map(ServeSchema.text(of:)) ?? ""
             for client in clients { try client.readUntil(shows: last) }
-            return (clients, try Self.freshList(writer))
+            return (clients, try PostgresHubLibrary.freshList(writer))
         }
         for client in result.0 {
             #expect(client.replica.sections == result.1, "\(client.replica) != \(HubReplica(sections: result.1))")
@@ -191,16 +191,6 @@ struct ServePostgresFaultTests {
             try transaction.rows("INSERT INTO photo (album, title, position) SELECT (ARRAY['Alps', 'Berlin'])[i % 2 + 1], 'Photo ' || i, i / 2 FROM generate_series(0, 19) AS i")
         }
     }
-
-    static func freshList(_ store: PostgresStore) throws -> [HubReplica.Section] {
-        var sections: [HubReplica.Section] = []
-        for row in try store.rows("SELECT album, id FROM photo ORDER BY album, position, id", request: "read the list") {
-            let album = row[0].string ?? ""
-            if sections.last?.id != album { sections.append(HubReplica.Section(id: album, ids: [])) }
-            sections[sections.count - 1].ids.append(ServeSchema.text(of: row[1]))
-        }
-        return sections
-    }
 }
 
 /// A WebSocket client of a running server that keeps its copy of the list
@@ -217,9 +207,9 @@ final class ServeTestReplica: @unchecked Sendable {
     var snapshots = 0
 
     /// Connects, says hello (with ids) and takes the snapshot.
-    init(port: Int, layout: String = "list") throws {
+    init(port: Int, path: String = "/live", layout: String = "list") throws {
         client = try RawClient(port: port)
-        _ = try client.upgrade(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
+        _ = try client.upgrade(path, host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
         try client.sendText("{\"type\":\"hello\",\"layout\":\"\(layout)\",\"viewport\":[0,0,400,800],\"ids\":true}")
         take(snapshot: try client.readMessage(ofType: "snapshot"))
     }
