@@ -146,7 +146,7 @@ extension ServeHub {
     /// - Complexity: O(*s*) for *s* sections.
     private func sectionValue(_ section: String, request: Int64) throws(ServeMessageError) -> DatabaseValue? {
         guard schema.sectionColumn != nil else { return nil }
-        guard let match = controller.result.sections.first(where: { ServeSchema.text(of: $0.value) == section }) else {
+        guard let match = controller.result.sections.first(where: { schema.sectionName($0.value) == section }) else {
             throw ServeMessageError(.notFound, "no section \(Self.shown(section))", request: request)
         }
         return match.value

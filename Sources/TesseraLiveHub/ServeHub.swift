@@ -744,10 +744,12 @@ package actor ServeHub {
         }
         session.seq = seq
         metrics.plansSent += 1
-        reply(to: session, ServeReply.plan(ServeReply.Plan(
+        var message = ServeReply.Plan(
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
             wantsIDs: session.wantsIDs, sections: planMessageSections(new)
-        )).text)
+        )
+        message.sectionName = schema.sectionName
+        reply(to: session, ServeReply.plan(message).text)
     }
 
     // MARK: Messages
@@ -758,12 +760,14 @@ package actor ServeHub {
     ///   plus O(*s*) for the sections and O(*n*) when the client wants ids.
     package func snapshotMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        return ServeReply.snapshot(ServeReply.Snapshot(
+        var message = ServeReply.Snapshot(
             seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
             elements: group.elements(in: session.viewport), ids: session.wantsIDs,
             // Editable when the client may edit and the list allows an edit.
             edits: session.canEdit ? configuration.allowedEdits : []
-        )).text
+        )
+        message.sectionName = schema.sectionName
+        return ServeReply.snapshot(message).text
     }
 
     /// The `elements` message for a client's viewport, at the state it was
@@ -773,10 +777,12 @@ package actor ServeHub {
     /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport.
     package func elementsMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        return ServeReply.elements(ServeReply.Elements(
+        var message = ServeReply.Elements(
             seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
             elements: group.elements(in: session.viewport)
-        )).text
+        )
+        message.sectionName = schema.sectionName
+        return ServeReply.elements(message).text
     }
 
     /// The `sections` of a plan: the new list's, written once per change.
@@ -784,7 +790,7 @@ package actor ServeHub {
     /// - Complexity: O(*s*) for *s* sections.
     package func planMessageSections(_ new: FetchedResult<ServeRecord>) -> String {
         var out = ServeEncoder(capacity: 1024)
-        out.sections(new)
+        out.sections(new, sectionName: schema.sectionName)
         return out.text
     }
 
@@ -798,10 +804,12 @@ package actor ServeHub {
         fromSeq: Int, seq: Int, viewportSize: Size, group: ServeLayoutGroup, wantsIDs: Bool, sections: String
     ) -> String {
         let settled = group.elements(in: Rect(origin: plan.contentOffsetAfter, size: viewportSize))
-        return ServeReply.plan(ServeReply.Plan(
+        var message = ServeReply.Plan(
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: settled,
             wantsIDs: wantsIDs, sections: sections
-        )).text
+        )
+        message.sectionName = schema.sectionName
+        return ServeReply.plan(message).text
     }
 
     /// Whether a change only reloads items none of which is in the view's
@@ -844,9 +852,11 @@ package actor ServeHub {
         if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
             return cached.frame
         }
-        let frame = ServeFrame(ServeReply.unchangedPlan(ServeReply.UnchangedPlan(
+        var message = ServeReply.UnchangedPlan(
             fromSeq: fromSeq, seq: session.seq, animated: animated, changeset: session.wantsIDs ? (changeset, new) : nil
-        )).text)
+        )
+        message.sectionName = schema.sectionName
+        let frame = ServeFrame(ServeReply.unchangedPlan(message).text)
         if !session.wantsIDs { unchangedPlanCache = (fromSeq, session.seq, animated, frame) }
         return frame
     }

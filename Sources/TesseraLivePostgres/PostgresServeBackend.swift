@@ -94,7 +94,7 @@ package final class PostgresServeBackend: ServeBackend {
                 if let exact = Self.match(wanted, in: columns) { return exact }
                 throw ServeError("\(role): no such column: \(wanted) in table \(table) of \(source) (its columns: \(columns.joined(separator: ", ")))")
             }
-            schema = ServeSchema(
+            var checked = ServeSchema(
                 table: table, keyColumn: primaryKey[0],
                 sectionColumn: try configuration.sectionColumn.map { (wanted) throws(ServeError) in try column(wanted, "section column") },
                 sortColumn: try column(configuration.sortColumn, "sort column"), sortDescending: configuration.sortDescending,
@@ -103,7 +103,10 @@ package final class PostgresServeBackend: ServeBackend {
             )
             keyType = types[primaryKey[0]] ?? 0
             keyKind = PostgresColumnKind(typeOID: keyType)
-            sectionKind = schema.sectionColumn.map { PostgresColumnKind(typeOID: types[$0] ?? 0) } ?? .other
+            let sectionType = checked.sectionColumn.map { types[$0] ?? 0 } ?? 0
+            sectionKind = checked.sectionColumn == nil ? .other : PostgresColumnKind(typeOID: sectionType)
+            checked.sectionName = Self.sectionNaming(typeOID: sectionType)
+            schema = checked
         } catch let error as ServeError {
             store.close()
             throw error
@@ -120,6 +123,22 @@ package final class PostgresServeBackend: ServeBackend {
 
     deinit {
         store.close()
+    }
+
+    /// How a list names sections of a column of type `typeOID`: as the
+    /// server prints the value where the store holds it as an integer (a
+    /// date as `2026-11-30`, a `timestamptz` in UTC as `2026-11-30
+    /// 18:00:00+00`, a boolean as `true`); otherwise the value's own text.
+    static func sectionNaming(typeOID: UInt32) -> ServeSectionNaming {
+        switch PostgresColumnKind(typeOID: typeOID) {
+        case .date, .timestamp, .boolean:
+            return { value in
+                if case .null = value { return ServeSchema.text(of: value) }
+                return PostgresValue.printedText(value, typeOID: typeOID) ?? ServeSchema.text(of: value)
+            }
+        default:
+            return ServeSchema.text(of:)
+        }
     }
 
     /// A name as written, or the one name it matches ignoring case.

@@ -26,7 +26,9 @@ extension PlanJSON {
     /// decorations and index paths the result does not have.
     ///
     /// - Complexity: O(log *n*).
-    package static func content(of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult) -> ElementContent? {
+    package static func content(
+        of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)
+    ) -> ElementContent? {
         guard path.count >= 1, path[0] >= 0, path[0] < result.numberOfSections else { return nil }
         let section = path[0]
         switch attributes.category {
@@ -38,7 +40,7 @@ extension PlanJSON {
             guard let record = try? result.record(at: path) else { return nil }
             return ElementContent(key: "i:" + record.id, isItem: true, section: section, item: path[1], title: record.title, colour: Self.colour(of: record.id))
         case .supplementaryView(ElementKind.sectionHeader):
-            let name = ServeSchema.text(of: result.sections[section].value)
+            let name = sectionName(result.sections[section].value)
             return ElementContent(key: "h:" + name, isItem: false, section: section, item: 0, title: name, colour: nil)
         default:
             return nil
@@ -71,11 +73,11 @@ extension PlanJSON {
     /// Writes an array of Elements for `attributes` in `result`.
     ///
     /// - Complexity: O(*v* log *n*) for *v* attributes.
-    package mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult) {
+    package mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)) {
         text += "["
         var first = true
         for element in attributes {
-            guard let content = Self.content(of: element, at: element.indexPath, in: result) else { continue }
+            guard let content = Self.content(of: element, at: element.indexPath, in: result, sectionName: sectionName) else { continue }
             if !first { text += "," }
             first = false
             text += "{"
@@ -89,16 +91,18 @@ extension PlanJSON {
     /// those that move.
     ///
     /// - Complexity: O(*e* log *n*) for *e* plan elements.
-    package mutating func planElements(_ plan: AnimationPlan, old: ListResult, new: ListResult) -> [String] {
+    package mutating func planElements(
+        _ plan: AnimationPlan, old: ListResult, new: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)
+    ) -> [String] {
         var moves: [String] = []
         text += "["
         var first = true
         for element in plan.elements {
             let content: ElementContent?
             if let after = element.indexPathAfter, element.disposition != .delete {
-                content = Self.content(of: element.to, at: after, in: new)
+                content = Self.content(of: element.to, at: after, in: new, sectionName: sectionName)
             } else if let before = element.indexPathBefore {
-                content = Self.content(of: element.from, at: before, in: old)
+                content = Self.content(of: element.from, at: before, in: old, sectionName: sectionName)
             } else {
                 content = nil
             }
@@ -118,11 +122,11 @@ extension PlanJSON {
     /// Writes `[{"id": …, "count": …}, …]`.
     ///
     /// - Complexity: O(*s*) for *s* sections.
-    package mutating func sections(_ result: ListResult) {
+    package mutating func sections(_ result: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)) {
         text += "["
         for (index, section) in result.sections.enumerated() {
             if index > 0 { text += "," }
-            text += "{\"id\":"; string(ServeSchema.text(of: section.value))
+            text += "{\"id\":"; string(sectionName(section.value))
             text += ",\"count\":"; int(result.numberOfRecords(inSection: index))
             text += "}"
         }
@@ -158,7 +162,7 @@ extension PlanJSON {
     ///
     /// - Complexity: O(*c* log *n*) for a changeset of *c* entries and
     ///   items of inserted sections.
-    package mutating func changeset(_ changeset: Changeset, new: ListResult) {
+    package mutating func changeset(_ changeset: Changeset, new: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)) {
         text += "{\"sectionDeletes\":["
         for (i, index) in changeset.sectionDeletes.enumerated() {
             if i > 0 { text += "," }
@@ -168,7 +172,7 @@ extension PlanJSON {
         for (i, index) in changeset.sectionInserts.enumerated() {
             if i > 0 { text += "," }
             text += "{\"index\":"; int(index)
-            text += ",\"id\":"; string(ServeSchema.text(of: new.sections[index].value))
+            text += ",\"id\":"; string(sectionName(new.sections[index].value))
             text += ",\"ids\":"
             itemIDs(inSection: index, of: new)
             text += "}"

@@ -26,6 +26,8 @@ package enum ServeReply {
 
     /// A `snapshot` message.
     package struct Snapshot {
+        /// How the list names its sections.
+        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
         /// The state the snapshot is of.
         package var seq: Int
         /// The list's content size in the client's layout.
@@ -55,6 +57,8 @@ package enum ServeReply {
 
     /// An `elements` message.
     package struct Elements {
+        /// How the list names its sections.
+        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
         /// The state the elements are of.
         package var seq: Int
         /// The list's content size in the client's layout.
@@ -78,6 +82,8 @@ package enum ServeReply {
 
     /// A `plan` message.
     package struct Plan {
+        /// How the list names its sections.
+        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
         /// The animation plan for the client's viewport.
         package var plan: AnimationPlan
         /// The change, over `old`'s and `new`'s indexes.
@@ -119,6 +125,8 @@ package enum ServeReply {
     /// shows as it is: no elements, no `settled` and no `sections` (the
     /// client keeps what it shows, and the counts are the same).
     package struct UnchangedPlan {
+        /// How the list names its sections.
+        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
         /// The state the client was at.
         package var fromSeq: Int
         /// The state the plan brings it to.
@@ -160,8 +168,8 @@ package enum ServeReply {
         out.raw("{\"type\":\"snapshot\",\"seq\":"); out.int(message.seq)
         out.raw(",\"contentSize\":"); out.size(message.contentSize)
         out.raw(",\"viewport\":"); out.rect(message.viewport)
-        out.raw(",\"sections\":"); out.sections(message.result)
-        out.raw(",\"elements\":"); out.elements(message.elements, in: message.result)
+        out.raw(",\"sections\":"); out.sections(message.result, sectionName: message.sectionName)
+        out.raw(",\"elements\":"); out.elements(message.elements, in: message.result, sectionName: message.sectionName)
         if message.ids { out.raw(",\"ids\":"); out.ids(message.result) }
         out.raw(",\"editable\":"); out.bool(!message.edits.isEmpty)
         out.raw(",\"edits\":[")
@@ -181,7 +189,7 @@ package enum ServeReply {
         out.raw("{\"type\":\"elements\",\"seq\":"); out.int(message.seq)
         out.raw(",\"contentSize\":"); out.size(message.contentSize)
         out.raw(",\"viewport\":"); out.rect(message.viewport)
-        out.raw(",\"elements\":"); out.elements(message.elements, in: message.result)
+        out.raw(",\"elements\":"); out.elements(message.elements, in: message.result, sectionName: message.sectionName)
         out.raw("}")
         return out.text
     }
@@ -194,16 +202,16 @@ package enum ServeReply {
         out.raw(",\"animated\":"); out.bool(plan.duration > 0)
         out.raw(","); out.planMembers(plan)
         var body = ServeEncoder(capacity: 4096)
-        let moves = body.planElements(plan, old: message.old, new: message.new)
+        let moves = body.planElements(plan, old: message.old, new: message.new, sectionName: message.sectionName)
         out.raw(",\"moves\":[")
         for (i, key) in moves.enumerated() {
             if i > 0 { out.raw(",") }
             out.string(key)
         }
         out.raw("],\"elements\":"); out.raw(body.text)
-        out.raw(",\"settled\":"); out.elements(message.settled, in: message.new)
+        out.raw(",\"settled\":"); out.elements(message.settled, in: message.new, sectionName: message.sectionName)
         out.raw(",\"sections\":"); out.raw(message.sections)
-        if message.wantsIDs { out.raw(",\"changeset\":"); out.changeset(message.changeset, new: message.new) }
+        if message.wantsIDs { out.raw(",\"changeset\":"); out.changeset(message.changeset, new: message.new, sectionName: message.sectionName) }
         out.raw("}")
         return out.text
     }
@@ -215,7 +223,7 @@ package enum ServeReply {
         out.raw(",\"animated\":"); out.bool(message.animated)
         out.raw(",\"duration\":0,\"moves\":[],\"elements\":[],\"unchanged\":true")
         if let (changeset, new) = message.changeset {
-            out.raw(",\"changeset\":"); out.changeset(changeset, new: new)
+            out.raw(",\"changeset\":"); out.changeset(changeset, new: new, sectionName: message.sectionName)
         }
         out.raw("}")
         return out.text

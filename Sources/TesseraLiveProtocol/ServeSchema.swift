@@ -1,9 +1,18 @@
 import TesseraResults
 import TesseraSQLite
 
+/// A section's name, from its section value.
+package typealias ServeSectionNaming = @Sendable (DatabaseValue) -> String
+
 /// The configured table as checked against the database: its columns'
 /// exact names, its key, and the request the hub's controller runs.
 package struct ServeSchema: Sendable {
+    /// How the list names a section: the text of its section value, as
+    /// clients see it in `sections`, headers and `add`. A backend whose
+    /// values are held in another form (a PostgreSQL date as its day
+    /// number) names them as its database prints them.
+    package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
+
     /// The table's name as the database spells it.
     package var table: String
     /// The key column (a single-column primary key), or the row id:

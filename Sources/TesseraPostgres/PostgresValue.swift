@@ -209,6 +209,23 @@ package enum PostgresValue {
     ///
     /// - Returns: `nil` for `.null`.
     /// - Complexity: O(*m*) for a value of *m* bytes.
+    /// The text PostgreSQL prints for a value of a column of type
+    /// `typeOID` (in a session whose time zone is UTC): as
+    /// ``parameterText(_:kind:)`` gives it, except that a `timestamp` or
+    /// `timestamptz` has only the digits of its fraction that are not
+    /// trailing zeros (`"2024-01-01 10:00:00+00"`,
+    /// `"2024-01-01 10:00:00.5+00"`), and a `timestamp` no offset.
+    ///
+    /// - Returns: `nil` for `.null`.
+    /// - Complexity: O(*m*) for a value of *m* bytes.
+    package static func printedText(_ value: DatabaseValue, typeOID: UInt32) -> String? {
+        switch (typeOID, value) {
+        case let (1184, .integer(microseconds)): return timestampText(microseconds, printed: true)
+        case let (1114, .integer(microseconds)): return timestampText(microseconds, printed: true, offset: false)
+        default: return parameterText(value, kind: PostgresColumnKind(typeOID: typeOID))
+        }
+    }
+
     package static func parameterText(_ value: DatabaseValue, kind: PostgresColumnKind) -> String? {
         switch (kind, value) {
         case let (.timestamp, .integer(microseconds)): return timestampText(microseconds)
@@ -312,8 +329,10 @@ extension PostgresValue {
     }
 
     /// An ISO timestamp in UTC PostgreSQL reads, for microseconds since
-    /// 1970-01-01 UTC.
-    static func timestampText(_ microseconds: Int64) -> String {
+    /// 1970-01-01 UTC: with six digits of fraction and the offset `+00`,
+    /// or as PostgreSQL prints it (`printed`: the fraction's trailing
+    /// zeros dropped, and the offset only when `offset`).
+    static func timestampText(_ microseconds: Int64, printed: Bool = false, offset: Bool = true) -> String {
         if microseconds == .max { return "infinity" }
         if microseconds == .min { return "-infinity" }
         let perDay: Int64 = 86_400_000_000
@@ -329,7 +348,14 @@ extension PostgresValue {
         let fraction = rest % 1_000_000
         var text = "\(padded(year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2)) "
         text += "\(padded(seconds / 3600, 2)):\(padded(seconds / 60 % 60, 2)):\(padded(seconds % 60, 2))"
-        text += ".\(padded(fraction, 6))+00"
+        if !printed {
+            text += ".\(padded(fraction, 6))"
+        } else if fraction > 0 {
+            var digits = padded(fraction, 6)
+            while digits.last == "0" { digits.removeLast() }
+            text += "." + digits
+        }
+        if offset { text += "+00" }
         return date.year > 0 ? text : text + " BC"
     }
 }
