@@ -125,8 +125,8 @@ package final class PostgresServeBackend: ServeBackend {
         store.close()
     }
 
-    /// How a list names sections of a column of type `typeOID`: as the
-    /// server prints the value where the store holds it as an integer (a
+    /// How a list names sections of a column of type `typeOID`: by the
+    /// value's `::text` in UTC where the store holds it as an integer (a
     /// date as `2026-11-30`, a `timestamptz` in UTC as `2026-11-30
     /// 18:00:00+00`, a boolean as `true`); otherwise the value's own text.
     static func sectionNaming(typeOID: UInt32) -> ServeSectionNaming {

@@ -19,6 +19,9 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     /// TLS: off on loopback unless `sslmode` says otherwise; preferred
     /// elsewhere.
     var tls: TLSChoice
+    /// The longest a session waits for the answer to one statement (see
+    /// ``PostgresSession/query(_:_:request:)``).
+    var roundTripLimit: Duration = .seconds(600)
 
     enum TLSChoice: Sendable { case disable, prefer, require }
 
@@ -29,7 +32,11 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     /// (`postgresql://` too).
     ///
     /// - Throws: ``PostgresStoreError`` of kind `invalidURL`, naming what is wrong.
-    init(url: String) throws(PostgresStoreError) {
+    init(url: String, roundTripLimit: Duration = .seconds(600)) throws(PostgresStoreError) {
+        guard roundTripLimit > .zero else {
+            throw PostgresStoreError(kind: .invalidURL, request: "connect", message: "the round-trip limit must be positive, not \(roundTripLimit)")
+        }
+        self.roundTripLimit = roundTripLimit
         func invalid(_ problem: String) -> PostgresStoreError {
             PostgresStoreError(kind: .invalidURL, request: "read the URL \(Self.redacted(url))", message: problem)
         }
@@ -141,9 +148,12 @@ final class PostgresSession: @unchecked Sendable {
         }
         let connection: PostgresConnection
         do {
-            connection = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
+            connection = try bounded(
+                PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger),
+                within: connectLimit, late: { connection in connection.close().whenComplete { _ in } }
             ).wait()
+        } catch let late as TimedOut {
+            throw PostgresStoreError(kind: .connection, request: "connect to \(endpoint)", message: "the server did not complete the connection within \(late.limit)")
         } catch {
             var failure = PostgresStoreError(error, request: "connect to \(endpoint)")
             if failure.kind == .server { failure.kind = .connection }
@@ -157,12 +167,56 @@ final class PostgresSession: @unchecked Sendable {
 
     var isClosed: Bool { connection.isClosed }
 
+    /// The longest ``connect(_:applicationName:)`` waits for a connection
+    /// to be made, TCP, TLS and the server's authentication: a backstop
+    /// behind the driver's own connect timeout (10 s).
+    static let connectLimit: Duration = .seconds(15)
+
+    /// The server did not answer in time.
+    private struct TimedOut: Error {
+        let limit: Duration
+    }
+
+    /// `future`, or a failure (``TimedOut``) once `limit` has passed
+    /// without its result; a result that comes later goes to `late`.
+    private static func bounded<T: Sendable>(
+        _ future: EventLoopFuture<T>, within limit: Duration, late: @escaping @Sendable (T) -> Void
+    ) -> EventLoopFuture<T> {
+        let answer = future.eventLoop.makePromise(of: T.self)
+        let timer = future.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(limit))) {
+            answer.fail(TimedOut(limit: limit))
+        }
+        future.whenComplete { result in
+            timer.cancel()
+            // On the event loop: the timer has either run or never will.
+            answer.futureResult.whenFailure { error in
+                if error is TimedOut, case let .success(value) = result { late(value) }
+            }
+            answer.completeWith(result)
+        }
+        return answer.futureResult
+    }
+
+    /// A duration in nanoseconds, for NIO (at most about 292 years).
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let components = duration.components
+        return max(0, min(components.seconds, Int64.max / 1_000_000_000 - 1) * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+    }
+
     /// Runs one statement (parameters `$1`, `$2`…, each sent as text for
-    /// the server to type) and returns its rows.
+    /// the server to type) and returns its rows, waiting at most the
+    /// endpoint's ``PostgresEndpoint/roundTripLimit`` for the answer (see
+    /// ``query(_:_:request:timeout:)``).
     ///
     /// - Throws: ``PostgresStoreError`` naming `request`.
     @discardableResult
     func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) throws(PostgresStoreError) -> PostgresRows {
+        try query(sql, arguments, request: request, timeout: endpoint.roundTripLimit)
+    }
+
+    /// Runs one statement and waits for its answer, however long the
+    /// server takes (see ``query(_:_:request:timeout:)``, which bounds it).
+    private func unboundedQuery(_ sql: String, _ arguments: [DatabaseValue], request: String) throws(PostgresStoreError) -> PostgresRows {
         // A query sent on a connection the server has ended may never be
         // answered (postgres-nio leaves its future pending): fail at once.
         if connection.isClosed {
@@ -264,15 +318,13 @@ final class PostgresSession: @unchecked Sendable {
     @discardableResult
     func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String, timeout: Duration) throws(PostgresStoreError) -> PostgresRows {
         let expired = PThreadMutex(false)
-        let components = timeout.components
-        let nanoseconds = min(components.seconds, Int64.max / 1_000_000_000 - 1) * 1_000_000_000 + components.attoseconds / 1_000_000_000
-        let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(max(nanoseconds, 0))) { [weak self] in
+        let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { [weak self] in
             expired.withLock { $0 = true }
             self?.close()
         }
         defer { watchdog.cancel() }
         do throws(PostgresStoreError) {
-            return try query(sql, arguments, request: request)
+            return try unboundedQuery(sql, arguments, request: request)
         } catch {
             guard expired.withLock({ $0 }) else { throw error }
             throw PostgresStoreError(

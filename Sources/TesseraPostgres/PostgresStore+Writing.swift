@@ -5,8 +5,14 @@ import TesseraResultsCore
 /// together, or none is.
 package struct PostgresWriteTransaction {
     let session: PostgresSession
-    /// How long the server may take to answer one statement.
+    /// How long the server may take to answer one statement: 30 s, or
+    /// the store's round-trip limit when that is shorter.
     static let statementTimeout: Duration = .seconds(30)
+
+    /// The bound of one statement of a write over `session`.
+    static func timeout(on session: PostgresSession) -> Duration {
+        min(statementTimeout, session.endpoint.roundTripLimit)
+    }
 
     /// Runs one statement (parameters `$1`, `$2`…, each sent as text for
     /// the server to type) and returns its rows.
@@ -15,7 +21,7 @@ package struct PostgresWriteTransaction {
     ///   is then rolled back.
     @discardableResult
     package func rows(_ sql: String, _ arguments: [DatabaseValue] = [], request: String = "run a statement of a write") throws(PostgresStoreError) -> [[DatabaseValue]] {
-        try session.query(sql, arguments, request: request, timeout: Self.statementTimeout).rows
+        try session.query(sql, arguments, request: request, timeout: Self.timeout(on: session)).rows
     }
 }
 
@@ -59,7 +65,7 @@ extension PostgresStore {
     package func write<T>(request: String, lockTimeout: String? = nil, _ body: (PostgresWriteTransaction) throws -> T) throws -> (value: T, mark: PostgresFeedMark?) {
         let session = try takeSession()
         let transaction = PostgresWriteTransaction(session: session)
-        let timeout = PostgresWriteTransaction.statementTimeout
+        let timeout = PostgresWriteTransaction.timeout(on: session)
         let value: T
         var xid: UInt32?
         do {
@@ -97,13 +103,13 @@ extension PostgresStore {
 
     /// Runs one read-only statement on a session of the store (parameters
     /// `$1`, `$2`…, each sent as text for the server to type), bounded by
-    /// 30 s.
+    /// 30 s (or the store's round-trip limit, when shorter).
     ///
     /// - Throws: ``PostgresStoreError`` naming `request`.
     package func rows(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) throws(PostgresStoreError) -> [[DatabaseValue]] {
         let session = try takeSession()
         do throws(PostgresStoreError) {
-            let rows = try session.query(sql, arguments, request: request, timeout: PostgresWriteTransaction.statementTimeout).rows
+            let rows = try session.query(sql, arguments, request: request, timeout: PostgresWriteTransaction.timeout(on: session)).rows
             giveBack(session)
             return rows
         } catch {

@@ -55,12 +55,23 @@ public final class PostgresStore: @unchecked Sendable {
     /// URL names (`?sslmode=disable|prefer|require`; TLS is off by default on
     /// loopback and preferred elsewhere).
     ///
-    /// - Parameter applicationName: How the server lists the store's
-    ///   sessions (`pg_stat_activity.application_name`).
+    /// Every round trip to the server is bounded: a statement the server
+    /// has not answered within `roundTripLimit` (a server or a network
+    /// that went silent) fails with ``PostgresStoreError/Kind/serverGone``,
+    /// and its session is closed; the store's next read or write uses a
+    /// new one. Connecting is bounded by 10 s.
+    ///
+    /// - Parameters:
+    ///   - applicationName: How the server lists the store's sessions
+    ///     (`pg_stat_activity.application_name`).
+    ///   - roundTripLimit: The longest the store waits for the answer to
+    ///     one statement: 10 minutes by default, room for a fetch of
+    ///     tens of millions of rows. Writes and the change feed's own
+    ///     statements have shorter bounds of their own.
     /// - Throws: ``PostgresStoreError``: an invalid URL, a server that
     ///   cannot be reached, a refused user or password.
-    public init(url: String, applicationName: String = "tessera") throws(PostgresStoreError) {
-        endpoint = try PostgresEndpoint(url: url)
+    public init(url: String, applicationName: String = "tessera", roundTripLimit: Duration = .seconds(600)) throws(PostgresStoreError) {
+        endpoint = try PostgresEndpoint(url: url, roundTripLimit: roundTripLimit)
         self.applicationName = applicationName
         let session = try PostgresSession.connect(endpoint, applicationName: applicationName)
         idle.withLock { $0.append(session) }

@@ -209,12 +209,22 @@ package enum PostgresValue {
     ///
     /// - Returns: `nil` for `.null`.
     /// - Complexity: O(*m*) for a value of *m* bytes.
-    /// The text PostgreSQL prints for a value of a column of type
-    /// `typeOID` (in a session whose time zone is UTC): as
+    package static func parameterText(_ value: DatabaseValue, kind: PostgresColumnKind) -> String? {
+        switch (kind, value) {
+        case let (.timestamp, .integer(microseconds)): return timestampText(microseconds)
+        case let (.date, .integer(days)): return dateText(days)
+        case let (.boolean, .integer(flag)): return flag == 0 ? "false" : "true"
+        default: return parameterText(value)
+        }
+    }
+
+    /// A value's text as a list shows it, for a column of type `typeOID`:
+    /// its `::text` in a session whose time zone is UTC. As
     /// ``parameterText(_:kind:)`` gives it, except that a `timestamp` or
     /// `timestamptz` has only the digits of its fraction that are not
     /// trailing zeros (`"2024-01-01 10:00:00+00"`,
-    /// `"2024-01-01 10:00:00.5+00"`), and a `timestamp` no offset.
+    /// `"2024-01-01 10:00:00.5+00"`), and a `timestamp` no offset. (A
+    /// timestamp past 294247-01-10, held saturated, shows as that date.)
     ///
     /// - Returns: `nil` for `.null`.
     /// - Complexity: O(*m*) for a value of *m* bytes.
@@ -223,15 +233,6 @@ package enum PostgresValue {
         case let (1184, .integer(microseconds)): return timestampText(microseconds, printed: true)
         case let (1114, .integer(microseconds)): return timestampText(microseconds, printed: true, offset: false)
         default: return parameterText(value, kind: PostgresColumnKind(typeOID: typeOID))
-        }
-    }
-
-    package static func parameterText(_ value: DatabaseValue, kind: PostgresColumnKind) -> String? {
-        switch (kind, value) {
-        case let (.timestamp, .integer(microseconds)): return timestampText(microseconds)
-        case let (.date, .integer(days)): return dateText(days)
-        case let (.boolean, .integer(flag)): return flag == 0 ? "false" : "true"
-        default: return parameterText(value)
         }
     }
 }

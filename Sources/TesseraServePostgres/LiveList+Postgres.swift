@@ -81,6 +81,9 @@ extension LiveList {
     /// )
     /// ```
     ///
+    /// The work on its thread runs to its end even if the calling task is
+    /// cancelled meanwhile (the list is then dropped).
+    ///
     /// - Parameters: As for ``init(postgres:table:columns:edits:access:limits:logger:)``.
     /// - Throws: ``TesseraServe/LiveListError``, as that initializer does.
     /// - Complexity: O(*n* log *n*) to fetch *n* rows.

@@ -59,3 +59,85 @@ struct PostgresSessionEndTests {
         }
     }
 }
+
+/// A server that stops answering without closing anything (its process
+/// stopped, as on a machine that froze or behind a network that went
+/// silent): a read fails within the store's round-trip limit and closes
+/// its session, and the store reads again on a new session once the
+/// server answers; a connection the server never answers fails within the
+/// connect limit.
+@Suite("PostgreSQL: a server that stops answering", .tags(.postgres), .ownThreads)
+struct PostgresSilentServerTests {
+    @Test("a read from a stopped backend fails within the store's round-trip limit, naming the read; the next read uses a new session")
+    func stoppedBackend() throws {
+        let url = try OracleServer.freshDatabase("silent")
+        let store = try PostgresStore(url: url, applicationName: "tessera silent test", roundTripLimit: .seconds(2))
+        defer { store.close() }
+        let pid = pid_t(try #require(try store.rows("SELECT pg_backend_pid()::int8", request: "read the pid").first?.first?.int64))
+        try #require(Glibc.kill(pid, 0) == 0, "the test stops the server's backend: run it on the server's machine, as root or the server's user")
+        #expect(Glibc.kill(pid, SIGSTOP) == 0)
+        // Woken after 60 s in any case: without the limit the read then
+        // succeeds, and the test fails instead of hanging.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { _ = Glibc.kill(pid, SIGCONT) }
+        defer { _ = Glibc.kill(pid, SIGCONT) }
+        #expect {
+            try store.rows("SELECT 1", request: "read while the server is stopped")
+        } throws: { error in
+            guard let error = error as? PostgresStoreError else { return false }
+            return error.kind == .serverGone && "\(error)".contains("did not answer within 2.0 seconds") && "\(error)".contains("read while the server is stopped")
+        }
+        _ = Glibc.kill(pid, SIGCONT)
+        #expect(try store.rows("SELECT 41 + 1", request: "read again").first?.first == .integer(42))
+        #expect(try store.rows("SELECT pg_backend_pid()::int8", request: "read the pid").first?.first?.int64 != Int64(pid))
+    }
+
+    @Test("every statement of a session is bounded: a fetch's or the change feed's read of a stopped backend fails within the limit")
+    func everyStatementBounded() throws {
+        let url = try OracleServer.freshDatabase("silentsession")
+        let session = try PostgresSession.connect(PostgresEndpoint(url: url, roundTripLimit: .seconds(2)), applicationName: "tessera silent test")
+        defer { session.close() }
+        let pid = pid_t(try #require(try session.query("SELECT pg_backend_pid()::int8", request: "read the pid").rows.first?.first?.int64))
+        try #require(Glibc.kill(pid, 0) == 0, "the test stops the server's backend: run it on the server's machine, as root or the server's user")
+        #expect(Glibc.kill(pid, SIGSTOP) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { _ = Glibc.kill(pid, SIGCONT) }
+        defer { _ = Glibc.kill(pid, SIGCONT) }
+        #expect {
+            try session.query("SELECT 1", request: "read the rows")
+        } throws: { error in
+            guard let error = error as? PostgresStoreError else { return false }
+            return error.kind == .serverGone && "\(error)".contains("did not answer within 2.0 seconds")
+        }
+        #expect(session.isClosed || (try? session.query("SELECT 1", request: "read again")) == nil)
+    }
+
+    @Test("a port that accepts connections and never answers: connecting fails within its limit, naming the server")
+    func silentListener() throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { Glibc.close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && Glibc.listen(listener, 8) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // The kernel completes the handshake; nothing ever answers the
+        // startup message.
+        #expect {
+            try PostgresStore(url: "postgres://app@127.0.0.1:\(port)/photos", applicationName: "tessera silent test")
+        } throws: { error in
+            guard let error = error as? PostgresStoreError else { return false }
+            // The driver's connect timeout (10 s) or the store's backstop.
+            let text = "\(error)"
+            return error.kind == .connection && (text.contains("Connect timeout") || text.contains("did not complete the connection within"))
+                && text.contains("127.0.0.1:\(port)")
+        }
+    }
+}

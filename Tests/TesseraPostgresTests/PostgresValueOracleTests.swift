@@ -232,6 +232,23 @@ struct PostgresValueOracleTests {
             }
         }
 
+        // Shown text: for the kinds the store holds as integers, what a
+        // list shows is the server's own text (in UTC).
+        if [PostgresColumnKind.timestamp, .date, .boolean].contains(column.kind) {
+            let oid = try await connection.values(
+                "SELECT atttypid::int8 FROM pg_attribute WHERE attrelid = 'pg_values_oracle'::regclass AND attname = 'v'"
+            )[0][0]
+            guard case let .integer(typeOID) = oid else { Issue.record("no type, \(context)"); return }
+            for row in try await connection.values("SELECT v, v::text FROM pg_values_oracle WHERE v IS NOT NULL") {
+                // Past 294247-01-10 a timestamp is held saturated (its
+                // microseconds since 1970 do not fit 64 bits): not shown
+                // as the server prints it.
+                if column.kind == .timestamp, row[0] == .integer(.max - 1) { continue }
+                let shown = PostgresValue.printedText(row[0], typeOID: UInt32(typeOID))
+                #expect(shown.map(DatabaseValue.text) == row[1], "\(row[0]) is shown as \(shown ?? "nil"), the server's text is \(row[1]); \(context)")
+            }
+        }
+
         // Text forms, in a zone with odd offsets: read as the binary values.
         let typeName = try await connection.values(
             "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'pg_values_oracle'::regclass AND attname = 'v'"

@@ -124,7 +124,7 @@ struct HubScaleOutTests {
                 }
             }
             // A rolled-back transaction also retitles a row "never", which
-            // no client may ever show.
+            // no plan's elements may show.
             let rollBack = Int.random(in: 0..<5, using: &random) == 0
             return (rollBack ? statements + ["UPDATE photo SET title = 'never' WHERE id = (SELECT max(id) FROM photo)"] : statements, rollBack)
         }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Testing
 import TesseraLiveProtocol
+import TesseraPostgres
 import TesseraPostgresTestSupport
 import TesseraRender
 import TesseraServe
@@ -53,7 +54,9 @@ struct LiveListPostgresMountTests {
     @Test("opened from async code over a table the database lacks: an error naming it, never the password")
     func openRefusesAMissingTable() async throws {
         let library = try await PostgresHubLibrary.make(photos: 1)
+        // A password in the URL (which the test server does not check).
         let url = library.url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://postgres:hunter2@")
+        try #require(url.contains(":hunter2@"), "the test server's URL is not postgres://postgres@…: \(PostgresStore.redacted(library.url))")
         await #expect {
             _ = try await LiveList.open(postgres: url, table: "no_such_table", columns: LiveList.Columns(section: nil, sort: "id", title: "title"))
         } throws: { error in

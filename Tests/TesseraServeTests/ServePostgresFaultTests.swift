@@ -202,10 +202,6 @@ final class ServeTestReplica: @unchecked Sendable {
     var dones: [JSON] = []
     var errors: [JSON] = []
 
-    /// Snapshots taken after the first (a server that starts its list
-    /// again sends one).
-    var snapshots = 0
-
     /// Connects, says hello (with ids) and takes the snapshot.
     init(port: Int, path: String = "/live", layout: String = "list") throws {
         client = try RawClient(port: port)
@@ -226,9 +222,10 @@ final class ServeTestReplica: @unchecked Sendable {
     }
 
     /// The next message, after taking it: a plan is replayed (from the
-    /// seq the client is at, and never showing a title of a rolled-back
-    /// transaction, "never"), and a `done` must follow the plan of its
-    /// change.
+    /// seq the client is at, and never showing among its elements the
+    /// title "never", which the oracles' rolled-back transactions write),
+    /// a `done` must come at or after the seq of the plans before it, and
+    /// a second `snapshot` is an error (a server sends one per `hello`).
     func next() throws -> JSON {
         guard case let .text(text) = try client.readMessage() else { throw ServerTestError("the connection ended") }
         let message = try JSON.parse(text)
@@ -243,8 +240,7 @@ final class ServeTestReplica: @unchecked Sendable {
                 throw ServerTestError("a title of a rolled-back transaction in the plan to seq \(seq): \(element.compactText)")
             }
         case .string("snapshot"):
-            snapshots += 1
-            take(snapshot: message)
+            throw ServerTestError("a second snapshot, at seq \(HubTestClient.int(message["seq"])), while at \(seq)")
         case .string("done"):
             guard HubTestClient.int(message["seq"]) <= seq else {
                 throw ServerTestError("done at seq \(HubTestClient.int(message["seq"])) before its plan (the client at \(seq))")
