@@ -331,25 +331,33 @@ struct HubPostgresTypesTests {
         var section: String
         var sections: [String]
         var names: [String]
+        /// Another connection's row in a new section: its SQL and name.
+        var newSection: (sql: String, name: String)?
         var testDescription: String { "\(key) keys, \(section) sections" }
     }
 
     static let cases = [
         Case(key: "integer", keys: ["1", "2", "3"], section: "varchar(20)", sections: ["'Alps'", "'Berlin'"], names: ["Alps", "Berlin"]),
-        Case(key: "smallint", keys: ["10", "20", "30"], section: "date", sections: ["'2024-01-01'", "'2024-02-01'"], names: ["2024-01-01", "2024-02-01"]),
+        Case(
+            key: "smallint", keys: ["10", "20", "30"], section: "date", sections: ["'2024-01-01'", "'2024-02-01'"], names: ["2024-01-01", "2024-02-01"],
+            newSection: ("'2030-05-05'", "2030-05-05")
+        ),
         Case(key: "text", keys: ["'a'", "'b'", "'c'"], section: "integer", sections: ["1", "2"], names: ["1", "2"]),
         Case(key: "uuid", keys: ["'00000000-0000-0000-0000-00000000000a'", "'00000000-0000-0000-0000-00000000000b'", "'00000000-0000-0000-0000-00000000000c'"], section: "boolean", sections: ["false", "true"], names: ["false", "true"]),
         Case(key: "timestamptz", keys: ["'2024-01-01 10:00+00'", "'2024-01-01 11:00+00'", "'2024-01-01 12:00+00'"], section: "text", sections: ["'x'", "'y'"], names: ["x", "y"]),
         Case(key: "numeric", keys: ["1.5", "2.5", "3.5"], section: "char(3)", sections: ["'one'", "'two'"], names: ["one", "two"]),
         Case(
             key: "bigint", keys: ["7", "8", "9"], section: "timestamptz", sections: ["'2024-01-01 10:00+00'", "'2024-06-01 12:30:15.5+02'"],
-            names: ["2024-01-01 10:00:00+00", "2024-06-01 10:30:15.5+00"]
+            names: ["2024-01-01 10:00:00+00", "2024-06-01 10:30:15.5+00"], newSection: ("'2031-01-01 00:00:00.125+00'", "2031-01-01 00:00:00.125+00")
         ),
         Case(
             key: "integer", keys: ["4", "5", "6"], section: "timestamp", sections: ["'1999-12-31 23:59:59'", "'2000-01-01 00:00:00.25'"],
-            names: ["1999-12-31 23:59:59", "2000-01-01 00:00:00.25"]
+            names: ["1999-12-31 23:59:59", "2000-01-01 00:00:00.25"], newSection: ("'1969-12-31 23:59:59.5'", "1969-12-31 23:59:59.5")
         ),
-        Case(key: "integer", keys: ["1", "2", "3"], section: "date", sections: ["'0044-03-15 BC'", "'2024-02-29'"], names: ["0044-03-15 BC", "2024-02-29"]),
+        Case(
+            key: "integer", keys: ["1", "2", "3"], section: "date", sections: ["'0044-03-15 BC'", "'2024-02-29'"], names: ["0044-03-15 BC", "2024-02-29"],
+            newSection: ("'infinity'", "infinity")
+        ),
     ]
 
     @Test("rename, move, add and delete write what the client then shows", arguments: cases)
@@ -374,7 +382,7 @@ struct HubPostgresTypesTests {
         let configuration = ServeConfiguration(
             databasePath: url, table: "item", sectionColumn: "s", sortColumn: "position", titleColumn: "title", orderColumn: "position"
         )
-        let (hub, _) = try await PostgresHubLibrary.hub(configuration)
+        let (hub, backend) = try await PostgresHubLibrary.hub(configuration)
         let client = try await HubPostgresTests.client(hub, label: typed.testDescription, canEdit: true)
         // Sections named as the server prints them, in UTC.
         func fresh() throws -> [HubReplica.Section] {
@@ -412,6 +420,20 @@ struct HubPostgresTypesTests {
             #expect(client.replica.sections == (try fresh()), "\(typed.testDescription), \(body)")
         }
         #expect(client.dones.count == 4)
+        // Another connection's row in a section of its own: the section
+        // comes in a plan's changeset, named as the snapshot names them.
+        if let newSection = typed.newSection {
+            _ = try writer.write(request: "add a row in a new section") { transaction in
+                try transaction.rows("INSERT INTO item (s, title, position) VALUES (\(newSection.sql), 'Elsewhere', 50)")
+            }
+            if let mark = backend.store.feedMark {
+                #expect(await backend.store.waitUntilHandedOver(mark, timeout: .seconds(120)))
+            }
+            await hub.poll()
+            try await client.drain()
+            #expect(client.replica.sections == (try fresh()), "\(typed.testDescription), a new section")
+            #expect(client.replica.sections.contains { $0.id == newSection.name }, "\(typed.testDescription): \(client.replica)")
+        }
         // Ids no key of the type spells: notFound, and nothing written.
         for id in ["zzz", "99999999999999999999", "2147483648", "00000000-0000-0000-0000-00000000000A", ""] {
             request += 1
