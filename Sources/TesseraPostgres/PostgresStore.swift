@@ -196,12 +196,14 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
         let session = try store.takeSession()
         do throws(PostgresStoreError) {
             try session.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read")
-            if let lockTimeout {
-                try session.query("SELECT set_config('lock_timeout', $1, true)", [.text(lockTimeout)], request: "set the lock timeout of a read")
-            }
+            // The lock timeout is set in the same round trip: it bounds the
+            // statements after this one, and this one takes no lock.
             let row = try session.query(
-                "SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text, pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn()",
-                request: "read the snapshot"
+                """
+                SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text, pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn(),
+                       CASE WHEN $1::text IS NULL THEN NULL ELSE set_config('lock_timeout', $1::text, true) END
+                """,
+                [lockTimeout.map(DatabaseValue.text) ?? .null], request: "read the snapshot"
             ).rows.first
             guard let text = row?[0].string, let snapshot = PostgresXidSnapshot(text), let position = row?[1].string else {
                 throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server answered \(row.map { "\($0)" } ?? "nothing")")

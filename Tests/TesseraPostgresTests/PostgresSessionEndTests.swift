@@ -141,3 +141,33 @@ struct PostgresSilentServerTests {
         }
     }
 }
+
+/// A change-capture round's snapshot: its reads wait for a table's lock
+/// at most its lock timeout (set in the same round trip as the snapshot).
+@Suite("PostgreSQL: a round's snapshot and its lock timeout", .tags(.postgres), .ownThreads)
+struct PostgresHeldSnapshotLockTests {
+    @Test("a read in a snapshot opened with a lock timeout gives up on a locked table, and one without keeps the server's setting")
+    func lockTimeout() throws {
+        let url = try OracleServer.freshDatabase("heldlock")
+        let store = try PostgresStore(url: url, applicationName: "tessera lock test")
+        defer { store.close() }
+        _ = try store.write(request: "make a table") { try $0.rows("CREATE TABLE t (id int PRIMARY KEY)") }
+        let held = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms")
+        #expect(try held.session.query("SELECT current_setting('lock_timeout')", request: "read the setting").rows.first?.first == .text("100ms"))
+        let plain = try PostgresHeldSnapshot.open(store)
+        #expect(try plain.session.query("SELECT current_setting('lock_timeout')", request: "read the setting").rows.first?.first == .text("0"))
+        // Another session holds the table's lock (released after 60 s in
+        // any case: without the timeout the read then succeeds, and the
+        // test fails instead of hanging).
+        let holder = try OracleServer.session(url, applicationName: "tessera lock holder")
+        defer { holder.close() }
+        try holder.execute("BEGIN", "LOCK TABLE t IN ACCESS EXCLUSIVE MODE", request: "lock the table")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { _ = try? holder.query("ROLLBACK", request: "release the lock") }
+        #expect {
+            try held.session.query("SELECT count(*) FROM t", request: "read the locked table")
+        } throws: { error in
+            (error as? PostgresStoreError)?.code == "55P03"
+        }
+        _ = try? holder.query("ROLLBACK", request: "release the lock")
+    }
+}
