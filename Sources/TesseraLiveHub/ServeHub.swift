@@ -744,12 +744,10 @@ package actor ServeHub {
         }
         session.seq = seq
         metrics.plansSent += 1
-        var message = ServeReply.Plan(
+        reply(to: session, ServeReply.plan(ServeReply.Plan(
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
-            wantsIDs: session.wantsIDs, sections: planMessageSections(new)
-        )
-        message.sectionName = schema.sectionName
-        reply(to: session, ServeReply.plan(message).text)
+            wantsIDs: session.wantsIDs, sections: planMessageSections(new), sectionName: schema.sectionName
+        )).text)
     }
 
     // MARK: Messages
@@ -760,14 +758,12 @@ package actor ServeHub {
     ///   plus O(*s*) for the sections and O(*n*) when the client wants ids.
     package func snapshotMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        var message = ServeReply.Snapshot(
+        return ServeReply.snapshot(ServeReply.Snapshot(
             seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
             elements: group.elements(in: session.viewport), ids: session.wantsIDs,
             // Editable when the client may edit and the list allows an edit.
-            edits: session.canEdit ? configuration.allowedEdits : []
-        )
-        message.sectionName = schema.sectionName
-        return ServeReply.snapshot(message).text
+            edits: session.canEdit ? configuration.allowedEdits : [], sectionName: schema.sectionName
+        )).text
     }
 
     /// The `elements` message for a client's viewport, at the state it was
@@ -777,12 +773,10 @@ package actor ServeHub {
     /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport.
     package func elementsMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        var message = ServeReply.Elements(
+        return ServeReply.elements(ServeReply.Elements(
             seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
-            elements: group.elements(in: session.viewport)
-        )
-        message.sectionName = schema.sectionName
-        return ServeReply.elements(message).text
+            elements: group.elements(in: session.viewport), sectionName: schema.sectionName
+        )).text
     }
 
     /// The `sections` of a plan: the new list's, written once per change.
@@ -804,12 +798,10 @@ package actor ServeHub {
         fromSeq: Int, seq: Int, viewportSize: Size, group: ServeLayoutGroup, wantsIDs: Bool, sections: String
     ) -> String {
         let settled = group.elements(in: Rect(origin: plan.contentOffsetAfter, size: viewportSize))
-        var message = ServeReply.Plan(
+        return ServeReply.plan(ServeReply.Plan(
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: settled,
-            wantsIDs: wantsIDs, sections: sections
-        )
-        message.sectionName = schema.sectionName
-        return ServeReply.plan(message).text
+            wantsIDs: wantsIDs, sections: sections, sectionName: schema.sectionName
+        )).text
     }
 
     /// Whether a change only reloads items none of which is in the view's
@@ -852,11 +844,9 @@ package actor ServeHub {
         if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
             return cached.frame
         }
-        var message = ServeReply.UnchangedPlan(
-            fromSeq: fromSeq, seq: session.seq, animated: animated, changeset: session.wantsIDs ? (changeset, new) : nil
-        )
-        message.sectionName = schema.sectionName
-        let frame = ServeFrame(ServeReply.unchangedPlan(message).text)
+        let frame = ServeFrame(ServeReply.unchangedPlan(ServeReply.UnchangedPlan(
+            fromSeq: fromSeq, seq: session.seq, animated: animated, changeset: session.wantsIDs ? (changeset, new) : nil, sectionName: schema.sectionName
+        )).text)
         if !session.wantsIDs { unchangedPlanCache = (fromSeq, session.seq, animated, frame) }
         return frame
     }

@@ -27,7 +27,7 @@ extension PlanJSON {
     ///
     /// - Complexity: O(log *n*).
     package static func content(
-        of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)
+        of attributes: LayoutAttributes, at path: IndexPath, in result: ListResult, sectionName: ServeSectionNaming
     ) -> ElementContent? {
         guard path.count >= 1, path[0] >= 0, path[0] < result.numberOfSections else { return nil }
         let section = path[0]
@@ -73,7 +73,7 @@ extension PlanJSON {
     /// Writes an array of Elements for `attributes` in `result`.
     ///
     /// - Complexity: O(*v* log *n*) for *v* attributes.
-    package mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)) {
+    package mutating func elements(_ attributes: [LayoutAttributes], in result: ListResult, sectionName: ServeSectionNaming) {
         text += "["
         var first = true
         for element in attributes {
@@ -92,7 +92,7 @@ extension PlanJSON {
     ///
     /// - Complexity: O(*e* log *n*) for *e* plan elements.
     package mutating func planElements(
-        _ plan: AnimationPlan, old: ListResult, new: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)
+        _ plan: AnimationPlan, old: ListResult, new: ListResult, sectionName: ServeSectionNaming
     ) -> [String] {
         var moves: [String] = []
         text += "["
@@ -122,7 +122,7 @@ extension PlanJSON {
     /// Writes `[{"id": …, "count": …}, …]`.
     ///
     /// - Complexity: O(*s*) for *s* sections.
-    package mutating func sections(_ result: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)) {
+    package mutating func sections(_ result: ListResult, sectionName: ServeSectionNaming) {
         text += "["
         for (index, section) in result.sections.enumerated() {
             if index > 0 { text += "," }
@@ -162,7 +162,7 @@ extension PlanJSON {
     ///
     /// - Complexity: O(*c* log *n*) for a changeset of *c* entries and
     ///   items of inserted sections.
-    package mutating func changeset(_ changeset: Changeset, new: ListResult, sectionName: ServeSectionNaming = ServeSchema.text(of:)) {
+    package mutating func changeset(_ changeset: Changeset, new: ListResult, sectionName: ServeSectionNaming) {
         text += "{\"sectionDeletes\":["
         for (i, index) in changeset.sectionDeletes.enumerated() {
             if i > 0 { text += "," }

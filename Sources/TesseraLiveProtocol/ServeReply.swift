@@ -27,7 +27,7 @@ package enum ServeReply {
     /// A `snapshot` message.
     package struct Snapshot {
         /// How the list names its sections.
-        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
+        package var sectionName: ServeSectionNaming
         /// The state the snapshot is of.
         package var seq: Int
         /// The list's content size in the client's layout.
@@ -44,7 +44,11 @@ package enum ServeReply {
         package var edits: ServeEdits
 
         /// Creates a snapshot message.
-        package init(seq: Int, contentSize: Size, viewport: Rect, result: ListResult, elements: [LayoutAttributes], ids: Bool, edits: ServeEdits) {
+        package init(
+            seq: Int, contentSize: Size, viewport: Rect, result: ListResult, elements: [LayoutAttributes], ids: Bool, edits: ServeEdits,
+            sectionName: @escaping ServeSectionNaming
+        ) {
+            self.sectionName = sectionName
             self.seq = seq
             self.contentSize = contentSize
             self.viewport = viewport
@@ -58,7 +62,7 @@ package enum ServeReply {
     /// An `elements` message.
     package struct Elements {
         /// How the list names its sections.
-        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
+        package var sectionName: ServeSectionNaming
         /// The state the elements are of.
         package var seq: Int
         /// The list's content size in the client's layout.
@@ -71,7 +75,8 @@ package enum ServeReply {
         package var elements: [LayoutAttributes]
 
         /// Creates an elements message.
-        package init(seq: Int, contentSize: Size, viewport: Rect, result: ListResult, elements: [LayoutAttributes]) {
+        package init(seq: Int, contentSize: Size, viewport: Rect, result: ListResult, elements: [LayoutAttributes], sectionName: @escaping ServeSectionNaming) {
+            self.sectionName = sectionName
             self.seq = seq
             self.contentSize = contentSize
             self.viewport = viewport
@@ -83,7 +88,7 @@ package enum ServeReply {
     /// A `plan` message.
     package struct Plan {
         /// How the list names its sections.
-        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
+        package var sectionName: ServeSectionNaming
         /// The animation plan for the client's viewport.
         package var plan: AnimationPlan
         /// The change, over `old`'s and `new`'s indexes.
@@ -101,14 +106,15 @@ package enum ServeReply {
         /// Whether the message carries the changeset (the client wants ids).
         package var wantsIDs: Bool
         /// The new list's `sections`, written once per change
-        /// (``ServeEncoder/sections(_:)``) and shared by every plan of it.
+        /// (``ServeEncoder/sections(_:sectionName:)``) and shared by every plan of it.
         package var sections: String
 
         /// Creates a plan message.
         package init(
             plan: AnimationPlan, changeset: Changeset, old: ListResult, new: ListResult, fromSeq: Int, seq: Int,
-            settled: [LayoutAttributes], wantsIDs: Bool, sections: String
+            settled: [LayoutAttributes], wantsIDs: Bool, sections: String, sectionName: @escaping ServeSectionNaming
         ) {
+            self.sectionName = sectionName
             self.plan = plan
             self.changeset = changeset
             self.old = old
@@ -126,7 +132,7 @@ package enum ServeReply {
     /// client keeps what it shows, and the counts are the same).
     package struct UnchangedPlan {
         /// How the list names its sections.
-        package var sectionName: ServeSectionNaming = ServeSchema.text(of:)
+        package var sectionName: ServeSectionNaming
         /// The state the client was at.
         package var fromSeq: Int
         /// The state the plan brings it to.
@@ -139,7 +145,8 @@ package enum ServeReply {
         package var changeset: (Changeset, new: ListResult)?
 
         /// Creates an unchanged plan message.
-        package init(fromSeq: Int, seq: Int, animated: Bool, changeset: (Changeset, new: ListResult)?) {
+        package init(fromSeq: Int, seq: Int, animated: Bool, changeset: (Changeset, new: ListResult)?, sectionName: @escaping ServeSectionNaming) {
+            self.sectionName = sectionName
             self.fromSeq = fromSeq
             self.seq = seq
             self.animated = animated

@@ -68,25 +68,32 @@ struct PostgresSessionEndTests {
 /// connect limit.
 @Suite("PostgreSQL: a server that stops answering", .tags(.postgres), .ownThreads)
 struct PostgresSilentServerTests {
+    /// Stops a backend (`SIGSTOP`) and returns what lets it go on. It goes
+    /// on after 60 s in any case: a read without a bound then succeeds,
+    /// and its test fails instead of hanging.
+    static func stop(_ pid: pid_t) throws -> @Sendable () -> Void {
+        try #require(Glibc.kill(pid, 0) == 0, "the test stops the server's backend: run it on the server's machine, as root or the server's user")
+        #expect(Glibc.kill(pid, SIGSTOP) == 0)
+        let resume: @Sendable () -> Void = { _ = Glibc.kill(pid, SIGCONT) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: resume)
+        return resume
+    }
+
     @Test("a read from a stopped backend fails within the store's round-trip limit, naming the read; the next read uses a new session")
     func stoppedBackend() throws {
         let url = try OracleServer.freshDatabase("silent")
         let store = try PostgresStore(url: url, applicationName: "tessera silent test", roundTripLimit: .seconds(2))
         defer { store.close() }
         let pid = pid_t(try #require(try store.rows("SELECT pg_backend_pid()::int8", request: "read the pid").first?.first?.int64))
-        try #require(Glibc.kill(pid, 0) == 0, "the test stops the server's backend: run it on the server's machine, as root or the server's user")
-        #expect(Glibc.kill(pid, SIGSTOP) == 0)
-        // Woken after 60 s in any case: without the limit the read then
-        // succeeds, and the test fails instead of hanging.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { _ = Glibc.kill(pid, SIGCONT) }
-        defer { _ = Glibc.kill(pid, SIGCONT) }
+        let resume = try Self.stop(pid)
+        defer { resume() }
         #expect {
             try store.rows("SELECT 1", request: "read while the server is stopped")
         } throws: { error in
             guard let error = error as? PostgresStoreError else { return false }
             return error.kind == .serverGone && "\(error)".contains("did not answer within 2.0 seconds") && "\(error)".contains("read while the server is stopped")
         }
-        _ = Glibc.kill(pid, SIGCONT)
+        resume()
         #expect(try store.rows("SELECT 41 + 1", request: "read again").first?.first == .integer(42))
         #expect(try store.rows("SELECT pg_backend_pid()::int8", request: "read the pid").first?.first?.int64 != Int64(pid))
     }
@@ -97,10 +104,8 @@ struct PostgresSilentServerTests {
         let session = try PostgresSession.connect(PostgresEndpoint(url: url, roundTripLimit: .seconds(2)), applicationName: "tessera silent test")
         defer { session.close() }
         let pid = pid_t(try #require(try session.query("SELECT pg_backend_pid()::int8", request: "read the pid").rows.first?.first?.int64))
-        try #require(Glibc.kill(pid, 0) == 0, "the test stops the server's backend: run it on the server's machine, as root or the server's user")
-        #expect(Glibc.kill(pid, SIGSTOP) == 0)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { _ = Glibc.kill(pid, SIGCONT) }
-        defer { _ = Glibc.kill(pid, SIGCONT) }
+        let resume = try Self.stop(pid)
+        defer { resume() }
         #expect {
             try session.query("SELECT 1", request: "read the rows")
         } throws: { error in
