@@ -41,6 +41,12 @@ package struct ServeConfiguration: Sendable {
     /// Where the hub logs: following, clients connecting and leaving,
     /// slow clients closed, refused edits, failed reads.
     package var logger: Logger
+    /// How many of the list's last states the hub keeps, by fingerprint,
+    /// for clients that reconnect naming the state they show (`hello`'s
+    /// `resume`); 256 unless set. A state shares its storage with the
+    /// others: each costs about what its change touched. 0 keeps none
+    /// (every `hello` gets a snapshot).
+    package var resumableStates = 256
 
     /// Creates a configuration.
     package init(

@@ -73,6 +73,13 @@ package actor ServeHub {
     private var pollFailing = false
     /// Where the hub logs (``ServeConfiguration/logger``).
     package var logger: Logger { configuration.logger }
+    /// The fingerprint of the list at `seq` (``ServeStateFingerprint``),
+    /// once a client said `hello`; kept up to date with every change after.
+    private var fingerprint: ServeStateFingerprint?
+    /// The last states of the list, oldest first, by fingerprint: a client
+    /// that reconnects (here or from another process) naming one of them
+    /// gets one plan from it (``ServeConfiguration/resumableStates``).
+    private var recentStates: [(state: ServeStateFingerprint, result: FetchedResult<ServeRecord>)] = []
 
     /// Opens the database, checks the table and columns, and fetches the
     /// list.
@@ -207,6 +214,11 @@ package actor ServeHub {
             }
         }
         collector.reports.removeAll()
+        // The list was fetched anew, with no report: the states kept are
+        // not its history.
+        fingerprint = nil
+        recentStates.removeAll()
+        unchangedPlanCache = nil
         if let failure {
             if !pollFailing {
                 logger.error("cannot read the table; the list is empty until a read succeeds", metadata: ["error": "\(failure)"])
@@ -379,7 +391,7 @@ package actor ServeHub {
             return
         }
         switch message {
-        case let .hello(layout, viewport, ids):
+        case let .hello(layout, viewport, ids, resume):
             guard !session.isReady else {
                 reply(to: session, Self.errorMessage(ServeMessageError(.malformed, "hello was already sent on this connection")))
                 return
@@ -387,6 +399,14 @@ package actor ServeHub {
             session.wantsIDs = ids
             session.layoutKind = layout
             session.viewport = viewport
+            _ = currentState()
+            if let resume, let known = recentStates.last(where: { $0.state == resume.state }) {
+                session.result = known.result
+                session.seq = resume.seq
+                joinGroup(session)
+                resumePlan(for: session, from: known.result)
+                return
+            }
             session.result = current
             session.seq = seq
             joinGroup(session)
@@ -494,6 +514,12 @@ package actor ServeHub {
             let start = ContinuousClock.now
             seq += 1
             metrics.changes += 1
+            if let previous = fingerprint {
+                let next = previous.updated(from: listing(report.old), to: listing(report.new), changeset: report.changeset)
+                    ?? ServeStateFingerprint.of(listing(report.new), base: .base(of: schema))
+                fingerprint = next
+                remember(next, report.new)
+            }
             let change = ServeChange(report: report, seq: seq)
             for group in groups.values {
                 send(change, to: group, editor: editor)
@@ -715,13 +741,18 @@ package actor ServeHub {
     /// Applies a change to a view of the client's own (whose data source
     /// already answers for `new`) and sends the plan, bringing the client
     /// to the current `seq`.
+    ///
+    /// - Parameter resumedEdits: For the plan of a `hello` that resumes,
+    ///   the edits the client may make (written as a snapshot would): the
+    ///   plan is then never an `unchanged` one, whose client would keep
+    ///   titles of the state it named, which the fingerprint does not cover.
     private func sendOnOwnView(
         _ changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
-        view: CollectionView, to session: ServeSession, animated: Bool
+        view: CollectionView, to session: ServeSession, animated: Bool, resumedEdits: ServeEdits? = nil
     ) {
         let fromSeq = session.seq
         session.result = new
-        if Self.changesNothingVisible(changeset, in: view) {
+        if resumedEdits == nil, Self.changesNothingVisible(changeset, in: view) {
             session.seq = seq
             let frame = unchangedPlanMessage(changeset: changeset, new: new, fromSeq: fromSeq, session: session, animated: animated)
             metrics.plansSent += 1
@@ -744,10 +775,70 @@ package actor ServeHub {
         }
         session.seq = seq
         metrics.plansSent += 1
-        reply(to: session, ServeReply.plan(ServeReply.Plan(
+        var message = ServeReply.Plan(
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
             wantsIDs: session.wantsIDs, sections: planMessageSections(new), sectionName: schema.sectionName
-        )).text)
+        )
+        message.state = fingerprint
+        message.resumedEdits = resumedEdits
+        reply(to: session, ServeReply.plan(message).text)
+    }
+
+    // MARK: Resuming
+
+    /// How a fingerprint reads a list: its sections by the names clients
+    /// are shown, its items by id.
+    package func listing(_ result: FetchedResult<ServeRecord>) -> ServeStateFingerprint.Listing {
+        let naming = schema.sectionName
+        return ServeStateFingerprint.Listing(
+            sectionCount: result.numberOfSections,
+            itemCount: { result.numberOfRecords(inSection: $0) },
+            sectionName: { naming(result.sections[$0].value) },
+            id: { result.id(at: $0) ?? "" }
+        )
+    }
+
+    /// The fingerprint of the list at `seq`, computed the first time a
+    /// client needs it (then kept up to date by every change).
+    ///
+    /// - Complexity: O(1) once computed; the first time, O(*n* + *s*).
+    package func currentState() -> ServeStateFingerprint {
+        if let fingerprint { return fingerprint }
+        let computed = readingRecords { ServeStateFingerprint.of(listing(current), base: .base(of: schema)) }
+        fingerprint = computed
+        remember(computed, current)
+        return computed
+    }
+
+    /// Keeps a state for clients that reconnect, dropping the oldest past
+    /// ``ServeConfiguration/resumableStates``.
+    private func remember(_ state: ServeStateFingerprint, _ result: FetchedResult<ServeRecord>) {
+        let limit = Swift.max(0, configuration.resumableStates)
+        recentStates.append((state, result))
+        if recentStates.count > limit { recentStates.removeFirst(recentStates.count - limit) }
+    }
+
+    /// Answers a `hello` whose `resume.state` names a kept state: one plan
+    /// from that state (its client's `seq` as `fromSeq`) to the current one,
+    /// marked `resumed`, on a view of the client's own laid out at that
+    /// state, with the edits it may make.
+    ///
+    /// - Complexity: O(*n* + *s*) for the diff and the view's layout, plus
+    ///   one batch update, as a client catching up (``catchUp(_:)``).
+    private func resumePlan(for session: ServeSession, from old: FetchedResult<ServeRecord>) {
+        let new = current
+        let changeset: Changeset
+        do {
+            changeset = try diff(from: Self.readableSnapshot(of: old, tag: "old"), to: Self.readableSnapshot(of: new, tag: "new"))
+        } catch {
+            changeset = Changeset()
+        }
+        metrics.resumedPlans += 1
+        logger.debug("client resumed from a state it named", metadata: ["client": "\(session.id.value)", "fromSeq": "\(session.seq)", "seq": "\(seq)"])
+        let dataSource = ServeDataSource(result: old)
+        let view = ServeLayoutGroup.makeView(kind: session.layoutKind, viewport: session.viewport, dataSource: dataSource, headers: schema.sectionColumn != nil)
+        dataSource.result = new
+        sendOnOwnView(changeset, old: old, new: new, view: view, to: session, animated: true, resumedEdits: session.canEdit ? configuration.allowedEdits : [])
     }
 
     // MARK: Messages
@@ -758,12 +849,14 @@ package actor ServeHub {
     ///   plus O(*s*) for the sections and O(*n*) when the client wants ids.
     package func snapshotMessage(for session: ServeSession) -> String {
         guard let group = session.group else { return "" }
-        return ServeReply.snapshot(ServeReply.Snapshot(
+        var message = ServeReply.Snapshot(
             seq: session.seq, contentSize: group.view.contentSize, viewport: session.viewport, result: session.result,
             elements: group.elements(in: session.viewport), ids: session.wantsIDs,
             // Editable when the client may edit and the list allows an edit.
             edits: session.canEdit ? configuration.allowedEdits : [], sectionName: schema.sectionName
-        )).text
+        )
+        message.state = session.seq == seq ? fingerprint : nil
+        return ServeReply.snapshot(message).text
     }
 
     /// The `elements` message for a client's viewport, at the state it was
@@ -798,10 +891,12 @@ package actor ServeHub {
         fromSeq: Int, seq: Int, viewportSize: Size, group: ServeLayoutGroup, wantsIDs: Bool, sections: String
     ) -> String {
         let settled = group.elements(in: Rect(origin: plan.contentOffsetAfter, size: viewportSize))
-        return ServeReply.plan(ServeReply.Plan(
+        var message = ServeReply.Plan(
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: settled,
             wantsIDs: wantsIDs, sections: sections, sectionName: schema.sectionName
-        )).text
+        )
+        message.state = seq == self.seq ? fingerprint : nil
+        return ServeReply.plan(message).text
     }
 
     /// Whether a change only reloads items none of which is in the view's
@@ -844,9 +939,11 @@ package actor ServeHub {
         if !session.wantsIDs, let cached = unchangedPlanCache, cached.fromSeq == fromSeq, cached.seq == session.seq, cached.animated == animated {
             return cached.frame
         }
-        let frame = ServeFrame(ServeReply.unchangedPlan(ServeReply.UnchangedPlan(
+        var message = ServeReply.UnchangedPlan(
             fromSeq: fromSeq, seq: session.seq, animated: animated, changeset: session.wantsIDs ? (changeset, new) : nil, sectionName: schema.sectionName
-        )).text)
+        )
+        message.state = session.seq == seq ? fingerprint : nil
+        let frame = ServeFrame(ServeReply.unchangedPlan(message).text)
         if !session.wantsIDs { unchangedPlanCache = (fromSeq, session.seq, animated, frame) }
         return frame
     }

@@ -15,6 +15,8 @@ package struct ServeMetrics: Sendable {
     /// Merged plans: one plan from a client's state to the current one,
     /// sent once a client that fell behind drained its outbox.
     package var mergedPlans = 0
+    /// Plans that answered a `hello` naming a state the hub kept.
+    package var resumedPlans = 0
     /// Times a client fell behind (its outbox full when a change came).
     package var clientsBehind = 0
     /// Clients closed because replies piled up past their outbox's bound.
@@ -48,6 +50,7 @@ package struct ServeMetrics: Sendable {
             ("{kind=\"animated\"}", String(plansSent - unchangedPlans)), ("{kind=\"unchanged\"}", String(unchangedPlans)),
         ])
         metric("merged_plans_total", "counter", "Plans from a state a client fell behind at to the current one.", [("", String(mergedPlans))])
+        metric("resumed_plans_total", "counter", "Plans from a state a reconnecting client named to the current one.", [("", String(resumedPlans))])
         metric("clients_behind_total", "counter", "Times a client's outbox was full when a change came.", [("", String(clientsBehind))])
         metric("clients_dropped_total", "counter", "Clients closed because their replies piled up past the outbox's bound.", [("", String(clientsDropped))])
         metric("edits_total", "counter", "Edits from clients, by outcome.", [

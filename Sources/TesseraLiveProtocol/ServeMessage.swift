@@ -1,10 +1,27 @@
 import TesseraLayout
 import TesseraRender
 
+/// The state a reconnecting client shows: the `seq` its last message
+/// brought it to (on the server it had, which may be another process) and
+/// that state's fingerprint.
+package struct ServeResume: Sendable, Hashable {
+    /// The client's `seq`.
+    package var seq: Int
+    /// The fingerprint of the list it shows.
+    package var state: ServeStateFingerprint
+
+    /// A resume.
+    package init(seq: Int, state: ServeStateFingerprint) {
+        self.seq = seq
+        self.state = state
+    }
+}
+
 /// A client's message, parsed and bounded (see the protocol article).
 package enum ServeMessage: Sendable, Equatable {
-    /// `hello`: the layout, the viewport, and whether the client wants ids.
-    case hello(layout: ServeLayoutKind, viewport: Rect, ids: Bool)
+    /// `hello`: the layout, the viewport, whether the client wants ids,
+    /// and the state it shows when it had one (`resume` with a `state`).
+    case hello(layout: ServeLayoutKind, viewport: Rect, ids: Bool, resume: ServeResume?)
     /// `viewport`: the rectangle to fill, and a new layout if any.
     case viewport(Rect, layout: ServeLayoutKind?)
     /// `move`: an item to an index of its own section.
@@ -102,13 +119,15 @@ extension ServeMessage {
             let layout = try fields.layout("layout") ?? .flow
             let viewport = try fields.rect("viewport")
             let ids = try fields.bool("ids") ?? false
+            var resumed: ServeResume?
             if let resume = json["resume"] {
                 switch resume {
-                case .null, .object: break
+                case .null: break
+                case .object: resumed = try Fields(json: resume, requestNumber: nil).resume()
                 default: throw ServeMessageError(.malformed, "\"resume\" must be null or an object, not \(resume.kindName)")
                 }
             }
-            return .hello(layout: layout, viewport: viewport, ids: ids)
+            return .hello(layout: layout, viewport: viewport, ids: ids, resume: resumed)
         case "viewport":
             return .viewport(try fields.rect("viewport"), layout: try fields.layout("layout"))
         case "move":
@@ -141,6 +160,21 @@ extension ServeMessage {
         func value(_ key: String) throws(ServeMessageError) -> JSON {
             guard let value = json[key], value != .null else { throw fail(.malformed, "missing \"\(key)\"") }
             return value
+        }
+
+        /// A `resume` object: `nil` without a `state` (a client that names
+        /// only its `seq` gets a snapshot); otherwise a `state` of 32
+        /// hexadecimal digits and a `seq` from 0 to 2^53 - 1.
+        func resume() throws(ServeMessageError) -> ServeResume? {
+            guard let stateValue = json["state"], stateValue != .null else { return nil }
+            guard case let .string(text) = stateValue, let state = ServeStateFingerprint(text: text) else {
+                throw fail(.malformed, "\"resume.state\" must be 32 hexadecimal digits, not \(Self.shown(stateValue))")
+            }
+            guard let seqValue = json["seq"], case let .number(number) = seqValue, let seq = Self.integer(number),
+                  seq >= 0, seq <= ServeMessage.maximumRequest else {
+                throw fail(.malformed, "\"resume.seq\" must be an integer from 0 to 2^53 - 1, not \(json["seq"].map(Self.shown) ?? "missing")")
+            }
+            return ServeResume(seq: Int(seq), state: state)
         }
 
         mutating func readRequest() throws(ServeMessageError) -> Int64 {

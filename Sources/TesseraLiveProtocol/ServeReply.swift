@@ -42,6 +42,9 @@ package enum ServeReply {
         package var ids: Bool
         /// The edits the client may make (`editable` when there is one).
         package var edits: ServeEdits
+        /// The fingerprint of the list (`state`), which the client names
+        /// when it reconnects; not written when `nil`.
+        package var state: ServeStateFingerprint?
 
         /// Creates a snapshot message.
         package init(
@@ -108,6 +111,13 @@ package enum ServeReply {
         /// The new list's `sections`, written once per change
         /// (``ServeEncoder/sections(_:sectionName:)``) and shared by every plan of it.
         package var sections: String
+        /// The fingerprint of the list after (`state`); not written when
+        /// `nil`.
+        package var state: ServeStateFingerprint?
+        /// For the plan that answers a `hello` with a known `resume.state`
+        /// (`"resumed": true`): the edits the client may make on this
+        /// connection, as a snapshot would say; `nil` for any other plan.
+        package var resumedEdits: ServeEdits?
 
         /// Creates a plan message.
         package init(
@@ -143,6 +153,9 @@ package enum ServeReply {
         /// ids; without them the text is the same for every client going
         /// from `fromSeq` to `seq`.
         package var changeset: (Changeset, new: ListResult)?
+        /// The fingerprint of the list after (`state`); not written when
+        /// `nil`.
+        package var state: ServeStateFingerprint?
 
         /// Creates an unchanged plan message.
         package init(fromSeq: Int, seq: Int, animated: Bool, changeset: (Changeset, new: ListResult)?, sectionName: @escaping ServeSectionNaming) {
@@ -173,22 +186,34 @@ package enum ServeReply {
     private static func text(_ message: Snapshot) -> String {
         var out = ServeEncoder(capacity: 4096)
         out.raw("{\"type\":\"snapshot\",\"seq\":"); out.int(message.seq)
+        writeState(message.state, to: &out)
         out.raw(",\"contentSize\":"); out.size(message.contentSize)
         out.raw(",\"viewport\":"); out.rect(message.viewport)
         out.raw(",\"sections\":"); out.sections(message.result, sectionName: message.sectionName)
         out.raw(",\"elements\":"); out.elements(message.elements, in: message.result, sectionName: message.sectionName)
         if message.ids { out.raw(",\"ids\":"); out.ids(message.result) }
-        out.raw(",\"editable\":"); out.bool(!message.edits.isEmpty)
+        writeEdits(message.edits, to: &out)
+        out.raw("}")
+        return out.text
+    }
+
+    /// Writes `,"editable":…,"edits":[…]`.
+    private static func writeEdits(_ edits: ServeEdits, to out: inout ServeEncoder) {
+        out.raw(",\"editable\":"); out.bool(!edits.isEmpty)
         out.raw(",\"edits\":[")
         var first = true
-        for (edit, name) in ServeEdits.named where message.edits.contains(edit) {
+        for (edit, name) in ServeEdits.named where edits.contains(edit) {
             if !first { out.raw(",") }
             first = false
             out.string(name)
         }
         out.raw("]")
-        out.raw("}")
-        return out.text
+    }
+
+    /// Writes `,"state":"…"` when there is a state.
+    private static func writeState(_ state: ServeStateFingerprint?, to out: inout ServeEncoder) {
+        guard let state else { return }
+        out.raw(",\"state\":\""); out.raw(state.description); out.raw("\"")
     }
 
     private static func text(_ message: Elements) -> String {
@@ -206,6 +231,11 @@ package enum ServeReply {
         var out = ServeEncoder(capacity: 4096)
         out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(message.fromSeq)
         out.raw(",\"seq\":"); out.int(message.seq)
+        writeState(message.state, to: &out)
+        if let edits = message.resumedEdits {
+            out.raw(",\"resumed\":true")
+            writeEdits(edits, to: &out)
+        }
         out.raw(",\"animated\":"); out.bool(plan.duration > 0)
         out.raw(","); out.planMembers(plan)
         var body = ServeEncoder(capacity: 4096)
@@ -227,6 +257,7 @@ package enum ServeReply {
         var out = ServeEncoder(capacity: 160)
         out.raw("{\"type\":\"plan\",\"fromSeq\":"); out.int(message.fromSeq)
         out.raw(",\"seq\":"); out.int(message.seq)
+        writeState(message.state, to: &out)
         out.raw(",\"animated\":"); out.bool(message.animated)
         out.raw(",\"duration\":0,\"moves\":[],\"elements\":[],\"unchanged\":true")
         if let (changeset, new) = message.changeset {

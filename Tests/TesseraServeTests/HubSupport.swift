@@ -216,6 +216,10 @@ final class HubTestClient {
     var errors: [JSON] = []
     var dones: [JSON] = []
     var plans = 0
+    /// The `state` of the last snapshot or plan (the list it shows).
+    var state: String?
+    /// The plans that answered a `hello` naming its state.
+    var resumedPlans = 0
     /// How often, in ten steps, the client reads its outbox (oracle).
     var readsInTen = 10
     /// The hub it is connected to, in tests with several.
@@ -251,6 +255,7 @@ final class HubTestClient {
         switch type {
         case "snapshot":
             seq = Self.int(message["seq"])
+            if case let .string(text)? = message["state"] { state = text }
             replica.sections = []
             let names = HubReplica.array(message["sections"]).compactMap { section -> String? in
                 if case let .string(id)? = section["id"] { id } else { nil }
@@ -268,13 +273,17 @@ final class HubTestClient {
         case "plan":
             let fromSeq = Self.int(message["fromSeq"])
             let newSeq = Self.int(message["seq"])
-            guard fromSeq == seq, newSeq > fromSeq else {
+            // A resumed plan brings the numbering of the hub it came from.
+            let resumed = message["resumed"] == .bool(true)
+            guard fromSeq == seq, newSeq > fromSeq || resumed else {
                 throw HubReplica.ReplayFailure(description: "\(label): plan \(fromSeq)→\(newSeq) while at seq \(seq)")
             }
             guard let changeset = message["changeset"] else { throw HubReplica.ReplayFailure(description: "\(label): a plan without its changeset") }
             try replica.apply(changeset)
             seq = newSeq
             plans += 1
+            if resumed { resumedPlans += 1 }
+            if case let .string(text)? = message["state"] { state = text }
             let counts = HubReplica.array(message["sections"]).map { section -> String in
                 "\(section["id"]?.compactText ?? ""):\(section["count"]?.compactText ?? "")"
             }
