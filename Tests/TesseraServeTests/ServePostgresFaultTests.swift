@@ -199,19 +199,42 @@ final class ServeTestReplica: @unchecked Sendable {
     let client: RawClient
     var replica = HubReplica()
     var seq = 0
+    /// The `state` of the last snapshot or plan.
+    var state: String?
+    /// Whether the `hello` was answered by a plan from the state it named.
+    private(set) var resumed = false
     var dones: [JSON] = []
     var errors: [JSON] = []
 
-    /// Connects, says hello (with ids) and takes the snapshot.
-    init(port: Int, path: String = "/live", layout: String = "list") throws {
+    /// Connects, says hello (with ids) and takes the snapshot; or, resuming
+    /// what `previous` shows (naming its seq and state), takes the snapshot
+    /// or the resumed plan that answers.
+    init(port: Int, path: String = "/live", layout: String = "list", resuming previous: ServeTestReplica? = nil) throws {
         client = try RawClient(port: port)
         _ = try client.upgrade(path, host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
-        try client.sendText("{\"type\":\"hello\",\"layout\":\"\(layout)\",\"viewport\":[0,0,400,800],\"ids\":true}")
-        take(snapshot: try client.readMessage(ofType: "snapshot"))
+        var resume = "null"
+        if let previous, let state = previous.state {
+            replica = previous.replica
+            seq = previous.seq
+            resume = "{\"seq\":\(previous.seq),\"state\":\"\(state)\"}"
+        }
+        try client.sendText("{\"type\":\"hello\",\"layout\":\"\(layout)\",\"viewport\":[0,0,400,800],\"ids\":true,\"resume\":\(resume)}")
+        guard case let .text(text) = try client.readMessage() else { throw ServerTestError("the connection ended before the hello's answer") }
+        let answer = try JSON.parse(text)
+        switch answer["type"] {
+        case .string("snapshot"):
+            take(snapshot: answer)
+        case .string("plan") where resume != "null" && answer["resumed"] == .bool(true):
+            try take(plan: answer)
+            resumed = true
+        default:
+            throw ServerTestError("a hello answered by \(text.prefix(300))")
+        }
     }
 
     private func take(snapshot: JSON) {
         seq = HubTestClient.int(snapshot["seq"])
+        if case let .string(text)? = snapshot["state"] { state = text }
         let names = HubReplica.array(snapshot["sections"]).compactMap { section -> String? in
             if case let .string(id)? = section["id"] { id } else { nil }
         }
@@ -231,14 +254,8 @@ final class ServeTestReplica: @unchecked Sendable {
         let message = try JSON.parse(text)
         switch message["type"] {
         case .string("plan"):
-            guard HubTestClient.int(message["fromSeq"]) == seq, let changeset = message["changeset"] else {
-                throw ServerTestError("a plan from seq \(HubTestClient.int(message["fromSeq"])) while at \(seq)")
-            }
-            try replica.apply(changeset)
-            seq = HubTestClient.int(message["seq"])
-            for element in HubReplica.array(message["elements"]) + HubReplica.array(message["settled"]) where element["title"] == .string("never") {
-                throw ServerTestError("a title of a rolled-back transaction in the plan to seq \(seq): \(element.compactText)")
-            }
+            guard message["resumed"] == nil else { throw ServerTestError("a resumed plan not answering a hello: \(text.prefix(300))") }
+            try take(plan: message)
         case .string("snapshot"):
             throw ServerTestError("a second snapshot, at seq \(HubTestClient.int(message["seq"])), while at \(seq)")
         case .string("done"):
@@ -250,6 +267,20 @@ final class ServeTestReplica: @unchecked Sendable {
         default: break
         }
         return message
+    }
+
+    /// Replays a plan: from the seq the client is at, never showing the
+    /// title "never".
+    private func take(plan message: JSON) throws {
+        guard HubTestClient.int(message["fromSeq"]) == seq, let changeset = message["changeset"] else {
+            throw ServerTestError("a plan from seq \(HubTestClient.int(message["fromSeq"])) while at \(seq)")
+        }
+        try replica.apply(changeset)
+        seq = HubTestClient.int(message["seq"])
+        if case let .string(text)? = message["state"] { state = text }
+        for element in HubReplica.array(message["elements"]) + HubReplica.array(message["settled"]) where element["title"] == .string("never") {
+            throw ServerTestError("a title of a rolled-back transaction in the plan to seq \(seq): \(element.compactText)")
+        }
     }
 
     /// Reads until the list shows the item `id` (the client's read timeout

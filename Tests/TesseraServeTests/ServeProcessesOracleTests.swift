@@ -39,7 +39,8 @@ struct ServeProcessesOracleTests {
             return try Self.run(seed: seed, ports: ports, writers: writers, freshList: library.freshList)
         }
         print("ServeProcessesOracleTests seed \(seed): \(run.committed) transactions committed, \(run.rolledBack) rolled back, "
-              + "\(run.edits) edits (\(run.dones) done), \(run.schemaChanges) schema changes, \(run.reconnects) reconnects to another process")
+              + "\(run.edits) edits (\(run.dones) done), \(run.schemaChanges) schema changes, \(run.reconnects) reconnects to another process "
+              + "(\(run.resumed) resumed from the state they named, \(run.resumedAtRest) of them at rest)")
         for mismatch in run.mismatches { Issue.record("seed \(seed): \(mismatch)") }
         for early in run.earlyDones where !servers[early.process].stderr.contains("not followed in time") {
             Issue.record("seed \(seed): \(early.text) (and process \(early.process) logged no edit it could not follow in time: \(servers[early.process].stderr))")
@@ -47,6 +48,7 @@ struct ServeProcessesOracleTests {
         #expect(run.pauses > 0 && run.mismatches.isEmpty)
         #expect(run.committed > 0 && run.rolledBack > 0, "seed \(seed): the writers committed \(run.committed) and rolled back \(run.rolledBack)")
         #expect(run.dones > 0, "seed \(seed): no edit committed")
+        #expect(run.resumedAtRest > 0, "seed \(seed): no client moved to another process at rest")
         for (index, server) in servers.enumerated() {
             #expect(server.process.isRunning, "seed \(seed): process \(index) ended: \(server.stderr)")
         }
@@ -61,6 +63,11 @@ struct ServeProcessesOracleTests {
         var dones = 0
         var schemaChanges = 0
         var reconnects = 0
+        /// Reconnects answered by a plan from the state the client named.
+        var resumed = 0
+        /// Of those, the ones made with every process at rest (each must
+        /// resume).
+        var resumedAtRest = 0
         var mismatches: [String] = []
         /// Deletes whose `done` came before the plan that removes their
         /// ids, by process.
@@ -137,11 +144,13 @@ struct ServeProcessesOracleTests {
                 switch Int.random(in: 0..<8, using: &random) {
                 case 0 where client.waiting.isEmpty:
                     // Leaves its process and connects to another (no sticky
-                    // sessions): a fresh snapshot of the list there.
+                    // sessions), naming the state it shows: a plan from it
+                    // when that process kept it, else a snapshot.
                     let process = (client.process + Int.random(in: 1...2, using: &random)) % ports.count
-                    client.connection = try ServeTestReplica(port: ports[process])
+                    client.connection = try ServeTestReplica(port: ports[process], resuming: client.connection)
                     client.process = process
                     result.reconnects += 1
+                    if client.connection.resumed { result.resumed += 1 }
                 case 1:
                     try client.readAnswers()
                 default:
@@ -186,6 +195,22 @@ struct ServeProcessesOracleTests {
                 client.earlyDones = []
                 client.connection.dones = []
                 client.connection.errors = []
+            }
+            // At rest, every process shows what the database holds: a client
+            // that moves names a state its new process has.
+            let mover = clients.randomElement(using: &random)!
+            let process = (mover.process + Int.random(in: 1...2, using: &random)) % ports.count
+            mover.connection = try ServeTestReplica(port: ports[process], resuming: mover.connection)
+            mover.process = process
+            result.reconnects += 1
+            if mover.connection.resumed {
+                result.resumed += 1
+                result.resumedAtRest += 1
+            } else {
+                result.mismatches.append("pause \(pause), \(mover.label): moved to process \(process) at rest and got a snapshot")
+            }
+            if mover.connection.replica.sections != fresh {
+                result.mismatches.append("pause \(pause), \(mover.label) resumed on process \(process): \(mover.connection.replica) != fresh \(HubReplica(sections: fresh))")
             }
             result.pauses += 1
         }

@@ -7,7 +7,12 @@
  * to the server only through TesseraLive: a Connection for the messages, a
  * Player for drawing and playing plans.
  *
+ * After a dropped connection it says `hello` naming the state it shows
+ * (`resume`: its `seq` and `state`), on whichever server answers: one that
+ * kept that state sends one plan from it (`resumed`), any other a snapshot.
+ *
  * For tests, it exposes `window.tessera`: `seq` (the state it shows),
+ * `state` (that state's fingerprint),
  * `animating`, `connected`, `layout`, `selection` (item ids),
  * `elementFrames()` (every element in the DOM by key, as [x, y, width,
  * height] in content coordinates), `items()` (the item cells in the DOM
@@ -24,7 +29,7 @@ const statusText = document.getElementById("status-text");
 const deleteButton = document.getElementById("delete");
 
 // ---- state ----
-let seq = null, layout = "flow", editable = true, sections = [];
+let seq = null, state = null, layout = "flow", editable = true, sections = [];
 const selection = new Set();      // item ids
 let anchorId = null, focusId = null;
 let drag = null;                  // the drag in progress
@@ -45,7 +50,7 @@ const connection = new TesseraLive.Connection({
   hello() {
     const rect = TesseraLive.viewportFor(scroller);
     lastSent = rect.join(",");
-    return { layout, viewport: rect, ids: false, resume: seq === null ? null : { seq } };
+    return { layout, viewport: rect, ids: false, resume: seq === null ? null : state === null ? { seq } : { seq, state } };
   },
   onMessage: receive,
   onConnecting() { setStatus("Connecting…"); },
@@ -149,7 +154,7 @@ function handle(message) {
   case "snapshot":
     viewportsInFlight = 0;
     player.finish();
-    seq = message.seq; sections = message.sections || []; editable = message.editable !== false;
+    seq = message.seq; state = message.state || null; sections = message.sections || []; editable = message.editable !== false;
     document.body.classList.toggle("readonly", !editable);
     player.setContentSize(message.contentSize);
     player.render(message.elements || []);
@@ -168,7 +173,15 @@ function handle(message) {
     player.render(message.elements);
     break;
   case "plan":
-    if (message.fromSeq !== seq) { showError("Out of step (" + seq + " → " + message.fromSeq + "): resynchronizing"); connection.resync(); break; }
+    // Out of step: the next hello names no state, and gets a snapshot.
+    if (message.fromSeq !== seq) { showError("Out of step (" + seq + " → " + message.fromSeq + "): resynchronizing"); state = null; connection.resync(); break; }
+    if (message.resumed) {
+      // The answer to a hello that named this page's state, maybe from
+      // another server: the plan from it, with what this connection may do.
+      viewportsInFlight = 0;
+      editable = message.editable !== false;
+      document.body.classList.toggle("readonly", !editable);
+    }
     play(message);
     break;
   case "done": {
@@ -198,6 +211,7 @@ function handle(message) {
 // ---- playing plans ----
 function play(plan, local) {
   seq = plan.seq;
+  if (!local) state = plan.state || null;
   if (!local) { plans.push({ fromSeq: plan.fromSeq, seq: plan.seq, animated: plan.animated !== false }); if (plans.length > 100) plans.shift(); }
   if (plan.sections) sections = plan.sections;
   // Nothing this page shows changed (items elsewhere were edited): keep
@@ -575,6 +589,7 @@ function switchLayout(name) {
 // ---- the test hook ----
 window.tessera = {
   get seq() { return seq; },
+  get state() { return state; },
   get animating() { return player.animating || drag !== null || queued.length > 0; },
   get connected() { return connection.connected; },
   get layout() { return layout; },

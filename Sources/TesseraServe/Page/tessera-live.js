@@ -14,11 +14,14 @@
  *
  * TesseraLive.connect(options) -> Connection
  *   Opens the socket, says `hello`, and keeps it open: after a close it
- *   connects again (after 0.25 s, doubling to 8 s) and says `hello` again,
- *   which brings a fresh `snapshot`.
+ *   connects again (after 0.25 s, doubling to 8 s) and says `hello` again:
+ *   a fresh `snapshot`, or, when `resume` names the `seq` and `state` of the
+ *   last snapshot or plan and the server kept that state, one plan from it
+ *   marked `resumed`.
  *   options.address          the socket (socketAddress() when absent)
  *   options.hello()          the hello's fields, asked at every connection:
- *                            { layout, viewport, ids, resume }
+ *                            { layout, viewport, ids, resume: null or
+ *                            { seq, state } }
  *   options.onMessage(m)     every message, parsed: snapshot, elements, plan,
  *                            done, error
  *   options.onOpen()         the socket opened (hello is sent just after)
