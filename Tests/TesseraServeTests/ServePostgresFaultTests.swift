@@ -34,7 +34,7 @@ struct ServePostgresFaultTests {
         for server in servers { found.append(try await Self.port(server)) }
         let ports = found
         let writer = library.writer
-        let outcome = try await ServerTestSupport.blocking { () throws -> (dones: [Int64], sent: Int, clients: [ServeTestReplica]) in
+        let outcome = try await ServerTestSupport.blocking { () throws -> (dones: [Int64], sent: Int, clients: [ServeTestReplica], editor: ServeTestReplica) in
             let clients = try ports.map { port in try ServeTestReplica(port: port) }
             // An edit through each of the two that live.
             try clients[1].client.sendText(#"{"type":"rename","request":1,"id":"3","title":"Through one"}"#)
@@ -61,7 +61,7 @@ struct ServePostgresFaultTests {
                 try transaction.rows("INSERT INTO photo (album, title, position) VALUES ('Alps', 'marker', 1000) RETURNING id")
             }.value.first?.first.map(ServeSchema.text(of:)) ?? ""
             for client in clients[1...] { try client.readUntil(shows: marker) }
-            return (dones, sent, Array(clients[1...]))
+            return (dones, sent, Array(clients[1...]), editor)
         }
         let titles = try library.writer.rows("SELECT title FROM photo WHERE title LIKE 'burst %'", request: "read").compactMap { $0.first?.string }
         print("ServePostgresFaultTests: kill -9 after \(outcome.dones.count) dones of \(outcome.sent) adds sent; \(titles.count) in the table")
@@ -76,11 +76,24 @@ struct ServePostgresFaultTests {
             #expect(client.dones.count == 1 && client.errors.isEmpty, "its own edit: \(client.dones.map(\.compactText)) \(client.errors.map(\.compactText))")
         }
         #expect(try library.writer.rows("SELECT title FROM photo WHERE id IN (3, 4) ORDER BY id", request: "read").compactMap { $0.first?.string } == ["Through one", "Through two"])
-        // A client of the killed process connects to another: the list as
-        // the table has it.
+        // The client of the killed process connects to another, naming the
+        // state it shows: the list as the table has it (by one plan from
+        // that state when the other process kept it, else a snapshot);
+        // and so does a new client.
         let port = ports[1]
-        let reconnected = try await ServerTestSupport.blocking { try ServeTestReplica(port: port).replica }
-        #expect(reconnected.sections == fresh)
+        let editor = outcome.editor
+        let (resumed, reconnected) = try await ServerTestSupport.blocking { () throws -> (ServeTestReplica, ServeTestReplica) in
+            let resumed = try ServeTestReplica(port: port, resuming: editor)
+            let marker = try writer.write(request: "commit a marker") { transaction in
+                try transaction.rows("INSERT INTO photo (album, title, position) VALUES ('Berlin', 'marker', 1000) RETURNING id")
+            }.value.first?.first.map(ServeSchema.text(of:)) ?? ""
+            try resumed.readUntil(shows: marker)
+            return (resumed, try ServeTestReplica(port: port))
+        }
+        print("ServePostgresFaultTests: the killed process's client \(resumed.resumed ? "resumed from the state it named" : "got a snapshot")")
+        let now = try library.freshList()
+        #expect(resumed.replica.sections == now, "\(resumed.replica) != \(HubReplica(sections: now))")
+        #expect(reconnected.replica.sections == now)
         // The killed process's slot went with its connection.
         let database = String(library.url.split(separator: "/").last ?? "")
         var slots = -1
