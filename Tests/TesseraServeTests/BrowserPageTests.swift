@@ -9,7 +9,10 @@ import TesseraView
 
 /// A message the page sent, as the test reads it back.
 struct SentMessage: Decodable, Equatable {
-    struct Resume: Decodable, Equatable { var seq: Int }
+    struct Resume: Decodable, Equatable {
+        var seq: Int
+        var state: String?
+    }
     var type: String
     var layout: String?
     var viewport: [Double]?
@@ -361,6 +364,45 @@ struct BrowserPageTests {
         try fake.page.wait(until: "__sockets.length === 2 && __sent.filter((m) => m.type === 'hello').length === 2")
         let hello = try #require(try fake.sent.last)
         #expect(hello.type == "hello" && hello.resume == SentMessage.Resume(seq: 7))
+    }
+
+    @Test("a page reconnects naming its seq and state, plays the resumed plan of another server's numbering, and names no state after an out-of-step plan")
+    func resumeAfterReconnection() throws {
+        let fake = try FakePage()
+        defer { fake.close() }
+        let rect = try #require(try fake.sent.first?.viewport)
+        let state = String(repeating: "ab", count: 16)
+        var snapshot = FakeLive.snapshot(.sample, seq: 7, rect: rect)
+        snapshot["state"] = state
+        try fake.deliver(snapshot)
+        try fake.page.wait(until: "tessera.seq === 7")
+        #expect(try fake.page.value("tessera.state", as: String.self) == state)
+        try fake.page.run("__sockets[0].close()")
+        try fake.page.wait(until: "__sockets.length === 2 && __sent.filter((m) => m.type === 'hello').length === 2")
+        #expect(try fake.sent.last?.resume == SentMessage.Resume(seq: 7, state: state))
+        // Another server answers with one plan from that state, in its own
+        // numbering (seq 3), read-only for this connection; items 1 and 2
+        // are gone meanwhile.
+        let after = FakeLive.List(albums: [("Lisbon", Array(3...30)), ("Kyoto", Array(31...60))])
+        var plan = FakeLive.plan(from: .sample, to: after, seq: 3, rect: rect)
+        let next = String(repeating: "cd", count: 16)
+        plan["fromSeq"] = 7
+        plan["resumed"] = true
+        plan["editable"] = false
+        plan["edits"] = [] as [Any]
+        plan["state"] = next
+        try fake.deliver(plan)
+        try fake.page.wait(until: "tessera.seq === 3 && !tessera.animating")
+        #expect(try fake.page.value("tessera.state", as: String.self) == next)
+        #expect(try fake.page.value("document.body.classList.contains('readonly')", as: Bool.self))
+        let expected = after.elements().filter { FakeLive.intersects($0.frame, rect) }
+        #expect(try fake.frames == Dictionary(uniqueKeysWithValues: expected.map { ($0.key, $0.frame) }))
+        // A plan out of step: the page connects again naming no state.
+        var stray = FakeLive.plan(from: after, to: .sample, seq: 9, rect: rect)
+        stray["fromSeq"] = 8
+        try fake.deliver(stray)
+        try fake.page.wait(until: "__sent.filter((m) => m.type === 'hello').length === 3")
+        #expect(try fake.sent.last?.resume == SentMessage.Resume(seq: 3, state: nil))
     }
 
     @Test("the layout switch asks for the new layout and moves every shared element to its new frame")
