@@ -43,10 +43,18 @@ package struct ServeConfiguration: Sendable {
     package var logger: Logger
     /// How many of the list's last states the hub keeps, by fingerprint,
     /// for clients that reconnect naming the state they show (`hello`'s
-    /// `resume`); 256 unless set. A state shares its storage with the
-    /// others: each costs about what its change touched. 0 keeps none
-    /// (every `hello` gets a snapshot).
+    /// `resume`); 256 unless set. A state the controller patched shares
+    /// its storage with the next one, and costs about what its change
+    /// touched; a state the next change fetched again holds all its rows,
+    /// and the hub keeps such states only up to twice the list's rows in
+    /// all. 0 keeps none (every `hello` gets a snapshot).
     package var resumableStates = 256
+    /// The most rows a list may have for a client that names an older
+    /// state than the current one to get a plan from it (a diff of the two
+    /// lists and a layout of its own, O(*n*)); past it, such a client gets
+    /// a snapshot, O(log *n* + *v*). A client that names the current state
+    /// resumes whatever the size. 100,000 unless set.
+    package var resumableRows = 100_000
 
     /// Creates a configuration.
     package init(

@@ -79,7 +79,15 @@ package actor ServeHub {
     /// The last states of the list, oldest first, by fingerprint: a client
     /// that reconnects (here or from another process) naming one of them
     /// gets one plan from it (``ServeConfiguration/resumableStates``).
-    private var recentStates: [(state: ServeStateFingerprint, result: FetchedResult<ServeRecord>)] = []
+    /// Each with the rows it holds that no later state shares: those of a
+    /// state the next change fetched again.
+    private var recentStates: [(state: ServeStateFingerprint, result: FetchedResult<ServeRecord>, unsharedRows: Int)] = []
+    /// The number of states kept for clients that reconnect.
+    package var keptStates: Int { recentStates.count }
+    /// The last changeset of a resume, from a named state to `seq`: the
+    /// clients of a process that went away come back naming the same
+    /// state, and share one diff.
+    private var resumeDiff: (state: ServeStateFingerprint, seq: Int, changeset: Changeset)?
 
     /// Opens the database, checks the table and columns, and fetches the
     /// list.
@@ -213,11 +221,12 @@ package actor ServeHub {
                 return error
             }
         }
-        collector.reports.removeAll()
+        collector.removeAll()
         // The list was fetched anew, with no report: the states kept are
         // not its history.
         fingerprint = nil
         recentStates.removeAll()
+        resumeDiff = nil
         unchangedPlanCache = nil
         if let failure {
             if !pollFailing {
@@ -404,8 +413,13 @@ package actor ServeHub {
                 session.result = known.result
                 session.seq = resume.seq
                 joinGroup(session)
-                resumePlan(for: session, from: known.result)
-                return
+                if resume.state == fingerprint {
+                    resumeAtCurrent(session)
+                    return
+                }
+                if current.count <= configuration.resumableRows, resumePlan(for: session, from: known.result, state: resume.state) {
+                    return
+                }
             }
             session.result = current
             session.seq = seq
@@ -503,14 +517,15 @@ package actor ServeHub {
     package func broadcastReports(editor: (id: ServeClientID, animated: Bool)?) {
         guard !collector.reports.isEmpty else { return }
         let reports = collector.reports
-        collector.reports.removeAll()
-        batchingWrites { sendEveryClient(reports, editor: editor) }
+        let refetched = collector.refetched
+        collector.removeAll()
+        batchingWrites { sendEveryClient(reports, refetched: refetched, editor: editor) }
     }
 
     /// Sends each report, as the next change, to every group, and a plan to
     /// every client that is up to date.
-    private func sendEveryClient(_ reports: [ChangeReport<ServeRecord>], editor: (id: ServeClientID, animated: Bool)?) {
-        for report in reports {
+    private func sendEveryClient(_ reports: [ChangeReport<ServeRecord>], refetched: [Bool], editor: (id: ServeClientID, animated: Bool)?) {
+        for (index, report) in reports.enumerated() {
             let start = ContinuousClock.now
             seq += 1
             metrics.changes += 1
@@ -518,7 +533,7 @@ package actor ServeHub {
                 let next = previous.updated(from: listing(report.old), to: listing(report.new), changeset: report.changeset)
                     ?? ServeStateFingerprint.of(listing(report.new), base: .base(of: schema))
                 fingerprint = next
-                remember(next, report.new)
+                remember(next, report.new, refetched: index < refetched.count && refetched[index])
             }
             let change = ServeChange(report: report, seq: seq)
             for group in groups.values {
@@ -678,16 +693,18 @@ package actor ServeHub {
         let old = session.result
         let new = current
         let changeset: Changeset
+        var diffed = true
         do {
             changeset = try diff(from: Self.readableSnapshot(of: old, tag: "old"), to: Self.readableSnapshot(of: new, tag: "new"))
         } catch {
             changeset = Changeset()
+            diffed = false
         }
         metrics.mergedPlans += 1
         let dataSource = ServeDataSource(result: old)
         let view = ServeLayoutGroup.makeView(kind: session.layoutKind, viewport: session.viewport, dataSource: dataSource, headers: schema.sectionColumn != nil)
         dataSource.result = new
-        sendOnOwnView(changeset, old: old, new: new, view: view, to: session, animated: true)
+        sendOnOwnView(changeset, old: old, new: new, view: view, to: session, animated: true, stateKnown: diffed)
         if session.wantsElements {
             session.wantsElements = false
             reply(to: session, elementsMessage(for: session))
@@ -746,10 +763,15 @@ package actor ServeHub {
     ///   the edits the client may make (written as a snapshot would): the
     ///   plan is then never an `unchanged` one, whose client would keep
     ///   titles of the state it named, which the fingerprint does not cover.
+    /// - Parameter stateKnown: Whether the plan brings the client to the
+    ///   current state (the changeset is the diff of the two): otherwise,
+    ///   and when the view refuses the changeset, the plan names no state,
+    ///   and a client that reconnects gets a snapshot.
     private func sendOnOwnView(
         _ changeset: Changeset, old: FetchedResult<ServeRecord>, new: FetchedResult<ServeRecord>,
-        view: CollectionView, to session: ServeSession, animated: Bool, resumedEdits: ServeEdits? = nil
+        view: CollectionView, to session: ServeSession, animated: Bool, resumedEdits: ServeEdits? = nil, stateKnown: Bool = true
     ) {
+        var stateKnown = stateKnown
         let fromSeq = session.seq
         session.result = new
         if resumedEdits == nil, Self.changesNothingVisible(changeset, in: view) {
@@ -764,6 +786,7 @@ package actor ServeHub {
         do {
             plan = try view.performBatchUpdates(changeset, animated: animated)
         } catch {
+            stateKnown = false
             let bounds = view.bounds
             view.reloadData()
             view.setBounds(bounds, animated: false)
@@ -779,31 +802,46 @@ package actor ServeHub {
             plan: plan, changeset: changeset, old: old, new: new, fromSeq: fromSeq, seq: seq, settled: view.visibleElements,
             wantsIDs: session.wantsIDs, sections: planMessageSections(new), sectionName: schema.sectionName
         )
-        message.state = fingerprint
+        message.state = stateKnown ? fingerprint : nil
         message.resumedEdits = resumedEdits
         reply(to: session, ServeReply.plan(message).text)
     }
 
     // MARK: Resuming
 
-    /// How a fingerprint reads a list: its sections by the names clients
-    /// are shown, its items by id.
+    /// How a fingerprint reads a list: its sections by their values (typed:
+    /// two sections a client is shown under the same name, such as NULL
+    /// and '', stay apart), its items by id.
     package func listing(_ result: FetchedResult<ServeRecord>) -> ServeStateFingerprint.Listing {
-        let naming = schema.sectionName
-        return ServeStateFingerprint.Listing(
+        ServeStateFingerprint.Listing(
             sectionCount: result.numberOfSections,
             itemCount: { result.numberOfRecords(inSection: $0) },
-            sectionName: { naming(result.sections[$0].value) },
+            sectionName: { Self.identity(of: result.sections[$0].value) },
             id: { result.id(at: $0) ?? "" }
         )
     }
 
+    /// A section value as text that tells every value apart: its kind,
+    /// then its value.
+    package static func identity(of value: DatabaseValue) -> String {
+        switch value {
+        case .null: "n"
+        case .integer(let integer): "i" + String(integer)
+        case .real(let real): "r" + String(real.bitPattern, radix: 16)
+        case .text(let text): "t" + text
+        case .blob(let bytes): "b" + bytes.map { String($0, radix: 16) }.joined(separator: ".")
+        }
+    }
+
     /// The fingerprint of the list at `seq`, computed the first time a
-    /// client needs it (then kept up to date by every change).
+    /// client needs it (then kept up to date by every change); `nil` while
+    /// a lazy list's keys are not loaded (its ids would be read record by
+    /// record): the messages then name no state.
     ///
     /// - Complexity: O(1) once computed; the first time, O(*n* + *s*).
-    package func currentState() -> ServeStateFingerprint {
+    package func currentState() -> ServeStateFingerprint? {
         if let fingerprint { return fingerprint }
+        guard !controller.isLoading else { return nil }
         let computed = readingRecords { ServeStateFingerprint.of(listing(current), base: .base(of: schema)) }
         fingerprint = computed
         remember(computed, current)
@@ -811,11 +849,53 @@ package actor ServeHub {
     }
 
     /// Keeps a state for clients that reconnect, dropping the oldest past
-    /// ``ServeConfiguration/resumableStates``.
-    private func remember(_ state: ServeStateFingerprint, _ result: FetchedResult<ServeRecord>) {
+    /// ``ServeConfiguration/resumableStates``, and past twice the list's
+    /// rows in states that share nothing with the current one (a list
+    /// fetched again at every commit keeps a few states, not 256 copies).
+    ///
+    /// - Parameter refetched: Whether the change to `result` fetched the
+    ///   list again: the state before holds all its rows alone.
+    private func remember(_ state: ServeStateFingerprint, _ result: FetchedResult<ServeRecord>, refetched: Bool = false) {
         let limit = Swift.max(0, configuration.resumableStates)
-        recentStates.append((state, result))
-        if recentStates.count > limit { recentStates.removeFirst(recentStates.count - limit) }
+        if refetched, let last = recentStates.indices.last {
+            recentStates[last].unsharedRows = recentStates[last].result.count
+        }
+        recentStates.append((state, result, 0))
+        let budget = 2 * Swift.max(result.count, 1_000)
+        let unshared = recentStates.reduce(0) { $0 + $1.unsharedRows }
+        var drop = Swift.max(0, recentStates.count - limit)
+        while drop < recentStates.count - 1, unshared - recentStates[..<drop].reduce(0, { $0 + $1.unsharedRows }) > budget { drop += 1 }
+        if drop > 0 { recentStates.removeFirst(drop) }
+    }
+
+    /// Answers a `hello` whose `resume.state` names the current state: a
+    /// resumed plan with no change (no elements, no duration) whose
+    /// `settled` elements are what the viewport shows now, with today's
+    /// titles, read off the group's view.
+    ///
+    /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport, as
+    ///   a snapshot.
+    private func resumeAtCurrent(_ session: ServeSession) {
+        guard let group = session.group else { return }
+        let fromSeq = session.seq
+        let new = current
+        session.result = new
+        session.seq = seq
+        let size = group.view.contentSize
+        let plan = AnimationPlan(
+            elements: [], contentSizeBefore: size, contentSizeAfter: size,
+            contentOffsetBefore: session.viewport.origin, contentOffsetAfter: session.viewport.origin, duration: 0,
+            timing: group.view.animationTiming, dequeuedViews: [], recycledViews: []
+        )
+        var message = ServeReply.Plan(
+            plan: plan, changeset: Changeset(), old: new, new: new, fromSeq: fromSeq, seq: seq, settled: group.elements(in: session.viewport),
+            wantsIDs: session.wantsIDs, sections: planMessageSections(new), sectionName: schema.sectionName
+        )
+        message.state = fingerprint
+        message.resumedEdits = session.canEdit ? configuration.allowedEdits : []
+        metrics.resumedPlans += 1
+        metrics.plansSent += 1
+        reply(to: session, ServeReply.plan(message).text)
     }
 
     /// Answers a `hello` whose `resume.state` names a kept state: one plan
@@ -825,13 +905,22 @@ package actor ServeHub {
     ///
     /// - Complexity: O(*n* + *s*) for the diff and the view's layout, plus
     ///   one batch update, as a client catching up (``catchUp(_:)``).
-    private func resumePlan(for session: ServeSession, from old: FetchedResult<ServeRecord>) {
+    /// - Returns: `false` (and nothing sent) when the two lists cannot be
+    ///   diffed: the client then gets a snapshot.
+    private func resumePlan(for session: ServeSession, from old: FetchedResult<ServeRecord>, state: ServeStateFingerprint) -> Bool {
         let new = current
         let changeset: Changeset
-        do {
-            changeset = try diff(from: Self.readableSnapshot(of: old, tag: "old"), to: Self.readableSnapshot(of: new, tag: "new"))
-        } catch {
-            changeset = Changeset()
+        if let cached = resumeDiff, cached.state == state, cached.seq == seq {
+            changeset = cached.changeset
+        } else {
+            do {
+                // Snapshots of their own: one cached on a kept state would
+                // stay as long as the state.
+                changeset = try diff(from: Self.uncachedSnapshot(of: old, tag: "old"), to: Self.uncachedSnapshot(of: new, tag: "new"))
+            } catch {
+                return false
+            }
+            resumeDiff = (state, seq, changeset)
         }
         metrics.resumedPlans += 1
         logger.debug("client resumed from a state it named", metadata: ["client": "\(session.id.value)", "fromSeq": "\(session.seq)", "seq": "\(seq)"])
@@ -839,6 +928,24 @@ package actor ServeHub {
         let view = ServeLayoutGroup.makeView(kind: session.layoutKind, viewport: session.viewport, dataSource: dataSource, headers: schema.sectionColumn != nil)
         dataSource.result = new
         sendOnOwnView(changeset, old: old, new: new, view: view, to: session, animated: true, resumedEdits: session.canEdit ? configuration.allowedEdits : [])
+        return true
+    }
+
+    /// ``readableSnapshot(of:tag:)`` made anew, never the snapshot a state
+    /// caches.
+    ///
+    /// - Complexity: O(*n*).
+    package static func uncachedSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
+        guard !result.isLazy else { return readableSnapshot(of: result, tag: tag) }
+        var flat = 0
+        return Snapshot(result.sections.indices.map { section in
+            let records = (0..<result.numberOfRecords(inSection: section)).map { item in
+                defer { flat += 1 }
+                return (try? result.record(at: IndexPath(item: item, section: section)))
+                    ?? ServeRecord(id: "\u{0}unreadable \(tag) \(flat)", key: .null, section: "", title: "")
+            }
+            return (result.sections[section], records)
+        })
     }
 
     // MARK: Messages
@@ -964,9 +1071,19 @@ package actor ServeHub {
 package final class ServeReportCollector: FetchedResultsControllerDelegate {
     /// The reports not sent yet, oldest first.
     package var reports: [ChangeReport<ServeRecord>] = []
+    /// Beside each report, whether the controller fetched the list again
+    /// for it (its new state then shares no storage with the old one).
+    package var refetched: [Bool] = []
 
     package func controller(_ controller: FetchedResultsController<ServeRecord>, didChangeContentWith report: ChangeReport<ServeRecord>) {
         reports.append(report)
+        refetched.append(controller.lastUpdateMethod == .refetch)
+    }
+
+    /// Forgets the reports.
+    package func removeAll() {
+        reports.removeAll()
+        refetched.removeAll()
     }
 }
 

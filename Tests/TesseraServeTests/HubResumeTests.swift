@@ -130,6 +130,111 @@ struct HubResumeTests {
         #expect(resumed == quietResumes + otherResumes)
     }
 
+    @Test("a rename the client missed leaves the list's state as it was: the resumed plan shows the new title")
+    func missedRename() async throws {
+        let library = try HubLibrary(photos: 12)
+        let first = try ServeHub(configuration: library.configuration())
+        let second = try ServeHub(configuration: library.configuration())
+        let (id, outbox) = await first.connect(canEdit: true)
+        let client = HubTestClient(id: id, outbox: outbox, label: "client", layout: .list, viewport: Rect(x: 0, y: 0, width: 400, height: 2_000))
+        await first.receive(Self.hello(client, resume: false), from: id)
+        try await client.drain()
+        let shown = try #require(client.elements.first { $0["kind"] == .string("item") })
+        guard case let .string(key)? = shown["key"] else { throw HubReplica.ReplayFailure(description: "no key in \(shown)") }
+        // Another connection renames an item the client shows; the first
+        // hub has not taken it when the client leaves, the second has.
+        try library.commit([("UPDATE photo SET title = 'Renamed meanwhile' WHERE id = ?", [.integer(Int64(key.dropFirst(2))!)])])
+        await first.disconnect(id)
+        await second.poll()
+        let moved = try await Self.reconnect(client, to: second, resume: true)
+        #expect(moved.resumedPlans == 1 && moved.state == client.state, "the same ids in the same order: the same state")
+        let title = moved.elements.first { $0["key"] == .string(key) }?["title"]
+        #expect(title == .string("Renamed meanwhile"), "\(moved.elements.map(\.compactText))")
+        #expect(moved.replica.sections == (try library.freshList()))
+    }
+
+    @Test("sections a client is shown under one name (NULL and '') stay apart in the state")
+    func sectionsOfOneName() async throws {
+        let (path, writer) = try makeScratchDatabase("tessera-resume-names") { db in
+            try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp, title TEXT NOT NULL, position INTEGER NOT NULL)")
+            try db.execute("INSERT INTO item VALUES (1, NULL, 'a', 1), (2, NULL, 'b', 2), (3, '', 'c', 3), (4, '', 'd', 4)")
+        }
+        defer { removeDatabaseFiles(at: path) }
+        let configuration = ServeConfiguration(databasePath: path, table: "item", sectionColumn: "grp", sortColumn: "position", titleColumn: "title")
+        let before = try ServeHub(configuration: configuration)
+        await before.becomeHome()
+        let state = await before.currentState()
+        // The two sections swap their items: named alike, shown otherwise.
+        try writer.write { db in try db.execute("UPDATE item SET grp = CASE WHEN grp IS NULL THEN '' ELSE NULL END") }
+        let after = try ServeHub(configuration: configuration)
+        await after.becomeHome()
+        let swapped = await after.currentState()
+        #expect(state != nil && swapped != nil)
+        #expect(state != swapped)
+    }
+
+    @Test("the hub keeps its last states up to the limit, and few of a list fetched again at every commit; a large list resumes only from its current state")
+    func keptStates() async throws {
+        let library = try HubLibrary(photos: 30)
+        var configuration = library.configuration()
+        configuration.resumableStates = 2
+        let hub = try ServeHub(configuration: configuration)
+        let (id, outbox) = await hub.connect(canEdit: true)
+        let client = HubTestClient(id: id, outbox: outbox, label: "client", layout: .list, viewport: Rect(x: 0, y: 0, width: 400, height: 800))
+        await hub.receive(Self.hello(client, resume: false), from: id)
+        try await client.drain()
+        var states = [client.state]
+        for number in 0..<3 {
+            try library.commit([("INSERT INTO photo (album, title, position) VALUES ('Alps', ?, -1)", [.text("New \(number)")])])
+            await hub.poll()
+            try await client.drain()
+            states.append(client.state)
+        }
+        #expect(await hub.keptStates == 2)
+        func answer(_ hub: ServeHub, seq: Int, state: String?) async throws -> JSON? {
+            let (id, outbox) = await hub.connect(canEdit: true)
+            await hub.receive("{\"type\":\"hello\",\"layout\":\"list\",\"viewport\":[0,0,400,800],\"ids\":true,\"resume\":{\"seq\":\(seq),\"state\":\"\(state ?? "")\"}}", from: id)
+            let text = await outbox.next()
+            await hub.disconnect(id)
+            return try text.map(JSON.parse)
+        }
+        // The first two states are gone; the third is kept.
+        #expect(try await answer(hub, seq: 0, state: states[0])?["type"] == .string("snapshot"))
+        #expect(try await answer(hub, seq: 1, state: states[1])?["type"] == .string("snapshot"))
+        #expect(try await answer(hub, seq: 2, state: states[2])?["resumed"] == .bool(true))
+        // Past `resumableRows`, an older state gets a snapshot; the current
+        // one resumes.
+        configuration.resumableStates = 256
+        configuration.resumableRows = 10
+        let large = try ServeHub(configuration: configuration)
+        let (largeID, largeOutbox) = await large.connect(canEdit: true)
+        let reader = HubTestClient(id: largeID, outbox: largeOutbox, label: "reader", layout: .list, viewport: Rect(x: 0, y: 0, width: 400, height: 800))
+        await large.receive(Self.hello(reader, resume: false), from: largeID)
+        try await reader.drain()
+        let older = reader.state
+        try library.commit([("DELETE FROM photo WHERE title = 'New 0'", [])])
+        await large.poll()
+        try await reader.drain()
+        #expect(try await answer(large, seq: 0, state: older)?["type"] == .string("snapshot"))
+        #expect(try await answer(large, seq: 1, state: reader.state)?["resumed"] == .bool(true))
+        // A list fetched again at every commit (no change log): each state
+        // holds every row, and the hub keeps no more than twice the list's
+        // rows of them.
+        let big = try HubLibrary(photos: 2_000)
+        let refetching = try ServeHub(configuration: big.configuration())
+        let (bigID, bigOutbox) = await refetching.connect(canEdit: true)
+        let watcher = HubTestClient(id: bigID, outbox: bigOutbox, label: "watcher", layout: .list, viewport: Rect(x: 0, y: 0, width: 400, height: 800))
+        await refetching.receive(Self.hello(watcher, resume: false), from: bigID)
+        try await watcher.drain()
+        for number in 0..<8 {
+            try big.commit([("UPDATE photo SET title = ? WHERE id = ?", [.text("Changed \(number)"), .integer(Int64(number + 1))])])
+            await refetching.poll()
+            try await watcher.drain()
+        }
+        #expect(await refetching.lastUpdateMethod == .refetch)
+        #expect(await refetching.keptStates == 3, "the current state and two fetched before it")
+    }
+
     @Test("an unknown state gets a snapshot, a malformed one an error; with no states kept every hello gets a snapshot")
     func unknownAndMalformedStates() async throws {
         let library = try HubLibrary(photos: 12)

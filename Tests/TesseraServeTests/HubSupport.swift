@@ -255,7 +255,7 @@ final class HubTestClient {
         switch type {
         case "snapshot":
             seq = Self.int(message["seq"])
-            if case let .string(text)? = message["state"] { state = text }
+            if case let .string(text)? = message["state"] { state = text } else { state = nil }
             replica.sections = []
             let names = HubReplica.array(message["sections"]).compactMap { section -> String? in
                 if case let .string(id)? = section["id"] { id } else { nil }
@@ -283,7 +283,9 @@ final class HubTestClient {
             seq = newSeq
             plans += 1
             if resumed { resumedPlans += 1 }
-            if case let .string(text)? = message["state"] { state = text }
+            // A plan that names no state leaves the client with none (as
+            // the page): its next hello gets a snapshot.
+            if case let .string(text)? = message["state"] { state = text } else { state = nil }
             let counts = HubReplica.array(message["sections"]).map { section -> String in
                 "\(section["id"]?.compactText ?? ""):\(section["count"]?.compactText ?? "")"
             }

@@ -247,7 +247,7 @@ final class ServeTestReplica: @unchecked Sendable {
 
     private func take(snapshot: JSON) {
         seq = HubTestClient.int(snapshot["seq"])
-        if case let .string(text)? = snapshot["state"] { state = text }
+        if case let .string(text)? = snapshot["state"] { state = text } else { state = nil }
         let names = HubReplica.array(snapshot["sections"]).compactMap { section -> String? in
             if case let .string(id)? = section["id"] { id } else { nil }
         }
@@ -290,7 +290,7 @@ final class ServeTestReplica: @unchecked Sendable {
         }
         try replica.apply(changeset)
         seq = HubTestClient.int(message["seq"])
-        if case let .string(text)? = message["state"] { state = text }
+        if case let .string(text)? = message["state"] { state = text } else { state = nil }
         for element in HubReplica.array(message["elements"]) + HubReplica.array(message["settled"]) where element["title"] == .string("never") {
             throw ServerTestError("a title of a rolled-back transaction in the plan to seq \(seq): \(element.compactText)")
         }

@@ -200,6 +200,9 @@ struct ServeProcessesOracleTests {
             // that moves names a state its new process has.
             let mover = clients.randomElement(using: &random)!
             let process = (mover.process + Int.random(in: 1...2, using: &random)) % ports.count
+            // That process may have no client left: it has taken the
+            // marker once a client of its own shows it.
+            try ServeTestReplica(port: ports[process]).readUntil(shows: marker)
             mover.connection = try ServeTestReplica(port: ports[process], resuming: mover.connection)
             mover.process = process
             result.reconnects += 1

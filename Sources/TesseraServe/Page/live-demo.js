@@ -53,6 +53,9 @@ const connection = new TesseraLive.Connection({
     return { layout, viewport: rect, ids: false, resume: seq === null ? null : state === null ? { seq } : { seq, state } };
   },
   onMessage: receive,
+  // Messages held during a drag came on the connection that closed: the
+  // hello names the state shown without them, and its answer covers them.
+  onOpen() { queued = []; },
   onConnecting() { setStatus("Connecting…"); },
   onClose(wait) {
     statusBox.classList.remove("live");
@@ -155,6 +158,7 @@ function handle(message) {
     viewportsInFlight = 0;
     player.finish();
     seq = message.seq; state = message.state || null; sections = message.sections || []; editable = message.editable !== false;
+    insertedBySeq.clear();
     document.body.classList.toggle("readonly", !editable);
     player.setContentSize(message.contentSize);
     player.render(message.elements || []);
@@ -179,6 +183,7 @@ function handle(message) {
       // The answer to a hello that named this page's state, maybe from
       // another server: the plan from it, with what this connection may do.
       viewportsInFlight = 0;
+      insertedBySeq.clear();
       editable = message.editable !== false;
       document.body.classList.toggle("readonly", !editable);
     }
