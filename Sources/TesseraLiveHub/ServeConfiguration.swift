@@ -45,14 +45,17 @@ package struct ServeConfiguration: Sendable {
     /// for clients that reconnect naming the state they show (`hello`'s
     /// `resume`); 256 unless set. A state the controller patched shares
     /// its storage with the next one, and costs about what its change
-    /// touched; a state the next change fetched again holds all its rows,
-    /// and the hub keeps such states only up to twice the list's rows in
+    /// touched; a state the next change fetched again (an SQLite table
+    /// without a change log; over PostgreSQL, a truncate or a transaction
+    /// touching many rows) holds all its rows, and the hub keeps such
+    /// states only up to four times the list's rows (at least 4,000) in
     /// all. 0 keeps none (every `hello` gets a snapshot).
     package var resumableStates = 256
     /// The most rows a list may have for a client that names an older
     /// state than the current one to get a plan from it (a diff of the two
     /// lists and a layout of its own, O(*n*)); past it, such a client gets
-    /// a snapshot, O(log *n* + *v*). A client that names the current state
+    /// a snapshot, O(log *n* + *v*) (O(*n*) for a client that asks for
+    /// every id). A client that names the current state
     /// resumes whatever the size. 100,000 unless set.
     package var resumableRows = 100_000
 

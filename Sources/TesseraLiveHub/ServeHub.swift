@@ -87,7 +87,7 @@ package actor ServeHub {
     /// The last changeset of a resume, from a named state to `seq`: the
     /// clients of a process that went away come back naming the same
     /// state, and share one diff.
-    private var resumeDiff: (state: ServeStateFingerprint, seq: Int, changeset: Changeset)?
+    private var resumeDiffs: (seq: Int, changesets: [ServeStateFingerprint: Changeset]) = (0, [:])
 
     /// Opens the database, checks the table and columns, and fetches the
     /// list.
@@ -226,7 +226,7 @@ package actor ServeHub {
         // not its history.
         fingerprint = nil
         recentStates.removeAll()
-        resumeDiff = nil
+        resumeDiffs = (0, [:])
         unchangedPlanCache = nil
         if let failure {
             if !pollFailing {
@@ -408,13 +408,15 @@ package actor ServeHub {
             session.wantsIDs = ids
             session.layoutKind = layout
             session.viewport = viewport
+            // A report waiting (a lazy list's load that finished) is sent
+            // first: the state named is then the one numbered `seq`.
+            if !collector.reports.isEmpty { broadcastReports(editor: nil) }
             _ = currentState()
             if let resume, let known = recentStates.last(where: { $0.state == resume.state }) {
                 session.result = known.result
                 session.seq = resume.seq
                 joinGroup(session)
-                if resume.state == fingerprint {
-                    resumeAtCurrent(session)
+                if resume.state == fingerprint, resumeAtCurrent(session) {
                     return
                 }
                 if current.count <= configuration.resumableRows, resumePlan(for: session, from: known.result, state: resume.state) {
@@ -695,7 +697,9 @@ package actor ServeHub {
         let changeset: Changeset
         var diffed = true
         do {
-            changeset = try diff(from: Self.readableSnapshot(of: old, tag: "old"), to: Self.readableSnapshot(of: new, tag: "new"))
+            // Snapshots of their own: one cached on a state would stay as
+            // long as the hub keeps the state.
+            changeset = try diff(from: Self.uncachedSnapshot(of: old, tag: "old"), to: Self.uncachedSnapshot(of: new, tag: "new"))
         } catch {
             changeset = Changeset()
             diffed = false
@@ -849,22 +853,28 @@ package actor ServeHub {
     }
 
     /// Keeps a state for clients that reconnect, dropping the oldest past
-    /// ``ServeConfiguration/resumableStates``, and past twice the list's
-    /// rows in states that share nothing with the current one (a list
-    /// fetched again at every commit keeps a few states, not 256 copies).
+    /// ``ServeConfiguration/resumableStates``, and past four times the
+    /// list's rows (at least 4,000) in rows no other state shares (a list
+    /// fetched again at every commit keeps its current state and the one
+    /// before, not 256 copies).
     ///
     /// - Parameter refetched: Whether the change to `result` fetched the
-    ///   list again: the state before holds all its rows alone.
+    ///   list again: the state before then holds its rows alone, and both
+    ///   hold the snapshot the controller diffed them as.
     private func remember(_ state: ServeStateFingerprint, _ result: FetchedResult<ServeRecord>, refetched: Bool = false) {
         let limit = Swift.max(0, configuration.resumableStates)
         if refetched, let last = recentStates.indices.last {
-            recentStates[last].unsharedRows = recentStates[last].result.count
+            recentStates[last].unsharedRows += 2 * recentStates[last].result.count
         }
-        recentStates.append((state, result, 0))
-        let budget = 2 * Swift.max(result.count, 1_000)
-        let unshared = recentStates.reduce(0) { $0 + $1.unsharedRows }
+        recentStates.append((state, result, refetched ? result.count : 0))
+        let budget = 4 * Swift.max(result.count, 1_000)
+        var unshared = recentStates.reduce(0) { $0 + $1.unsharedRows }
         var drop = Swift.max(0, recentStates.count - limit)
-        while drop < recentStates.count - 1, unshared - recentStates[..<drop].reduce(0, { $0 + $1.unsharedRows }) > budget { drop += 1 }
+        for index in 0..<drop { unshared -= recentStates[index].unsharedRows }
+        while drop < recentStates.count - 1, unshared > budget {
+            unshared -= recentStates[drop].unsharedRows
+            drop += 1
+        }
         if drop > 0 { recentStates.removeFirst(drop) }
     }
 
@@ -875,8 +885,10 @@ package actor ServeHub {
     ///
     /// - Complexity: O(log *n* + *v*) for *v* elements in the viewport, as
     ///   a snapshot.
-    private func resumeAtCurrent(_ session: ServeSession) {
-        guard let group = session.group else { return }
+    ///
+    /// - Returns: `false` (and nothing sent) when the client has no group.
+    private func resumeAtCurrent(_ session: ServeSession) -> Bool {
+        guard let group = session.group else { return false }
         let fromSeq = session.seq
         let new = current
         session.result = new
@@ -895,7 +907,9 @@ package actor ServeHub {
         message.resumedEdits = session.canEdit ? configuration.allowedEdits : []
         metrics.resumedPlans += 1
         metrics.plansSent += 1
+        logger.debug("client resumed at the current state", metadata: ["client": "\(session.id.value)", "fromSeq": "\(fromSeq)", "seq": "\(seq)"])
         reply(to: session, ServeReply.plan(message).text)
+        return true
     }
 
     /// Answers a `hello` whose `resume.state` names a kept state: one plan
@@ -910,8 +924,9 @@ package actor ServeHub {
     private func resumePlan(for session: ServeSession, from old: FetchedResult<ServeRecord>, state: ServeStateFingerprint) -> Bool {
         let new = current
         let changeset: Changeset
-        if let cached = resumeDiff, cached.state == state, cached.seq == seq {
-            changeset = cached.changeset
+        if resumeDiffs.seq != seq { resumeDiffs = (seq, [:]) }
+        if let cached = resumeDiffs.changesets[state] {
+            changeset = cached
         } else {
             do {
                 // Snapshots of their own: one cached on a kept state would
@@ -920,7 +935,7 @@ package actor ServeHub {
             } catch {
                 return false
             }
-            resumeDiff = (state, seq, changeset)
+            resumeDiffs.changesets[state] = changeset
         }
         metrics.resumedPlans += 1
         logger.debug("client resumed from a state it named", metadata: ["client": "\(session.id.value)", "fromSeq": "\(session.seq)", "seq": "\(seq)"])
