@@ -740,6 +740,14 @@ package actor ServeHub {
                 return (result.sections[section], items)
             })
         }
+        return recordSnapshot(of: result, tag: tag)
+    }
+
+    /// A result's records as a snapshot, read one by one: one that cannot
+    /// be read stands as a placeholder of its own, which a diff deletes.
+    ///
+    /// - Complexity: O(*n*) record reads.
+    private static func recordSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
         var flat = 0
         return Snapshot(result.sections.indices.map { section in
             let records = (0..<result.numberOfRecords(inSection: section)).map { item in
@@ -952,15 +960,7 @@ package actor ServeHub {
     /// - Complexity: O(*n*).
     package static func uncachedSnapshot(of result: FetchedResult<ServeRecord>, tag: String) -> Snapshot<ResultSection, ServeRecord> {
         guard !result.isLazy else { return readableSnapshot(of: result, tag: tag) }
-        var flat = 0
-        return Snapshot(result.sections.indices.map { section in
-            let records = (0..<result.numberOfRecords(inSection: section)).map { item in
-                defer { flat += 1 }
-                return (try? result.record(at: IndexPath(item: item, section: section)))
-                    ?? ServeRecord(id: "\u{0}unreadable \(tag) \(flat)", key: .null, section: "", title: "")
-            }
-            return (result.sections[section], records)
-        })
+        return recordSnapshot(of: result, tag: tag)
     }
 
     // MARK: Messages
