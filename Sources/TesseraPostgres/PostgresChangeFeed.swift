@@ -143,6 +143,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// asked whether the log moved and, if it had, handed over what
         /// committed before it asked.
         var passes = 0
+        /// The rounds that read the followed tables' columns (their
+        /// catalog stamps moved, or a table was followed for the first
+        /// time).
+        var catalogReads = 0
         /// The last round that handed over everything its snapshot sees
         /// (0 before the first).
         var handedRound = 0
@@ -185,6 +189,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// The log position the last round's snapshot was taken at (streamed
     /// slot). Used by the feed's thread only.
     private var roundPosition = PostgresLogPosition(0)
+    /// The shape of each followed relation when its columns were last read,
+    /// with its catalog stamp then (see ``PostgresCatalogStamp``). The
+    /// feed's thread only.
+    private var catalog: [Int64: (stamp: String, shape: String)] = [:]
     /// The slots made again so far (streamed slot). Used by the feed's
     /// thread only.
     private var remakes = 0
@@ -398,6 +406,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// (``requestRound()``): ask before each read.
     var passes: Int {
         state.withLock { $0.passes }
+    }
+
+    /// How many rounds read the followed tables' columns from the catalog
+    /// (see ``PostgresCatalogStamp``).
+    var catalogReads: Int {
+        state.withLock { $0.catalogReads }
     }
 
     /// The rounds that began (took their number) so far, and the last one
@@ -650,14 +664,17 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // Reads that wait for a table's lock give up soon (the sources
         // that needed them fetch again), so that the snapshots the sources
         // hold now are let go (see PostgresHeldSnapshot.open).
-        let next = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms")
+        let followed = state.withLock { state in
+            Set(state.sources.flatMap { $0.plans.flatMap(\.knownShapes.keys) })
+        }
+        let next = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms", stamping: followed.sorted())
         let round = state.withLock { state -> Int in
             state.round += 1
             return state.round
         }
         // Everything that can fail comes before the slot's changes are
         // taken: what the slot gave is gone from it.
-        let shapes = try currentShapes(in: next)
+        let shapes = try currentShapes(of: followed, in: next)
         let decoded: [Transaction]
         if let stream {
             decoded = try streamed(upTo: next, from: stream, store: store)
@@ -834,13 +851,34 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return read
     }
 
-    /// The shape of every relation a source reads, as ``PostgresRelation/fingerprint``
-    /// gives it, by OID (a relation dropped has none).
-    private func currentShapes(in held: PostgresHeldSnapshot) throws(PostgresStoreError) -> [Int64: String] {
-        let oids = state.withLock { state in
-            Set(state.sources.flatMap { $0.plans.flatMap(\.knownShapes.keys) })
+    /// The shape of each of `oids`, as ``PostgresRelation/fingerprint``
+    /// gives it, in `held`'s snapshot (a relation dropped has none). The
+    /// columns are read only for a relation whose catalog stamp (read with
+    /// the snapshot) moved since they were last read.
+    ///
+    /// - Complexity: O(*r*) for *r* relations when no stamp moved: no
+    ///   round trip.
+    private func currentShapes(of oids: Set<Int64>, in held: PostgresHeldSnapshot) throws(PostgresStoreError) -> [Int64: String] {
+        var shapes: [Int64: String] = [:]
+        var moved: [Int64] = []
+        for oid in oids {
+            guard let stamp = held.stamps[oid] else { continue }
+            if let known = catalog[oid], known.stamp == stamp {
+                shapes[oid] = known.shape
+            } else {
+                moved.append(oid)
+            }
         }
-        return try PostgresRelation.load(oids: oids, in: held.session, request: "check the followed tables' columns").mapValues(\.fingerprint)
+        catalog = catalog.filter { oids.contains($0.key) }
+        guard !moved.isEmpty else { return shapes }
+        state.withLock { $0.catalogReads += 1 }
+        let loaded = try PostgresRelation.load(oids: moved, in: held.session, request: "check the followed tables' columns")
+        for oid in moved {
+            guard let relation = loaded[oid], let stamp = held.stamps[oid] else { continue }
+            shapes[oid] = relation.fingerprint
+            catalog[oid] = (stamp, relation.fingerprint)
+        }
+        return shapes
     }
 
     /// Groups the slot's lines into transactions.
@@ -911,15 +949,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
         var touched: [DatabaseValue: [DatabaseValue]?] = [:]
         var rows = CommittedChanges.RowsAfter(columnNames: [])
         do throws(ResultsError) {
-            try before.readRows(keyTexts: keyTexts) { (leading, row) throws(ResultsError) in
+            // Where they were and where they are, read at the same time.
+            try before.readRows(keyTexts: keyTexts, { (leading, row) throws(ResultsError) in
                 touched[leading.value(at: plan.keyLeadingIndex)] = .some(patchPlan?.tuple(row.values))
-            }
-            try after.readRows(keyTexts: keyTexts) { (leading, row) throws(ResultsError) in
+            }, alongside: after, { (leading, row) throws(ResultsError) in
                 let key = leading.value(at: plan.keyLeadingIndex)
                 if rows.columnNames.isEmpty { rows.columnNames = row.columnNames }
                 rows.rows[key] = ((0..<plan.leadingCount).map { leading.value(at: $0) }, row.values)
                 if touched[key] == nil { touched[key] = .some(nil) }
-            }
+            })
         } catch {
             return .refetch
         }

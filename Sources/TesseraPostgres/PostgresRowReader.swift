@@ -232,17 +232,37 @@ final class PostgresQueryPlan: @unchecked Sendable {
 /// A request's reads in one transaction (see ``TesseraResults/RowReader``).
 final class PostgresRowReader: RowReader {
     let plan: PostgresQueryPlan
-    let session: PostgresSession
+    private let transaction: Transaction
     private static let cursors = PThreadMutex(0)
 
-    init(plan: PostgresQueryPlan, session: PostgresSession) {
-        self.plan = plan
-        self.session = session
+    /// Where a reader's statements run.
+    private enum Transaction {
+        /// A transaction under way on a session.
+        case open(PostgresSession)
+        /// A reader's snapshot, opened at the first statement.
+        case deferred(PostgresDeferredSnapshot)
     }
 
-    /// The same request read in another transaction.
-    func reading(in session: PostgresSession) -> PostgresRowReader {
-        PostgresRowReader(plan: plan, session: session)
+    /// Reads in the transaction under way on `session`.
+    init(plan: PostgresQueryPlan, session: PostgresSession) {
+        self.plan = plan
+        transaction = .open(session)
+    }
+
+    /// Reads in `snapshot`, which the first statement opens.
+    init(plan: PostgresQueryPlan, snapshot: PostgresDeferredSnapshot) {
+        self.plan = plan
+        transaction = .deferred(snapshot)
+    }
+
+    /// The session the reads run on (a deferred snapshot is opened now).
+    var session: PostgresSession {
+        get throws(PostgresStoreError) {
+            switch transaction {
+            case let .open(session): session
+            case let .deferred(snapshot): try snapshot.held().session
+            }
+        }
     }
 
     var readTables: Set<String> {
@@ -250,7 +270,7 @@ final class PostgresRowReader: RowReader {
         return [relation.name]
     }
 
-    private lazy var cachedPlan: PatchPlan? = plan.patchPlan(in: session)
+    private lazy var cachedPlan: PatchPlan? = (try? session).flatMap(plan.patchPlan(in:))
     var patchPlan: PatchPlan? { cachedPlan }
 
     var keysAreUnique: Bool {
@@ -287,20 +307,57 @@ final class PostgresRowReader: RowReader {
 
     /// The rows with the given keys, each key in the server's text form.
     func readRows(keyTexts: [String], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
-        guard !keyTexts.isEmpty else { return }
-        let sql: String
-        do throws(PostgresStoreError) { sql = try plan.pointSQL(in: session) } catch { throw error.resultsError }
         var start = 0
         while start < keyTexts.count {
-            let end = min(keyTexts.count, start + 10_000)
-            let rows: PostgresRows
-            do throws(PostgresStoreError) {
-                rows = try session.query(sql, plan.arguments + [.text(PostgresSQL.textArray(Array(keyTexts[start..<end])))], request: "read rows by key: \(sql)")
-            } catch {
-                throw error.resultsError
-            }
-            try deliver(rows, leadingCount: plan.leadingCount, body)
+            let end = min(keyTexts.count, start + Self.keysPerRead)
+            try deliver(try sendRows(keyTexts[start..<end]).rows(), leadingCount: plan.leadingCount, body)
             start = end
+        }
+    }
+
+    /// The rows with the given keys read here (to `body`) and in `other`
+    /// (to `otherBody`), the same request in another transaction: each
+    /// read is sent to both sessions before either answer is waited for,
+    /// so the two cost one round trip.
+    func readRows(
+        keyTexts: [String], _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void,
+        alongside other: PostgresRowReader, _ otherBody: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError) {
+        var start = 0
+        while start < keyTexts.count {
+            let end = min(keyTexts.count, start + Self.keysPerRead)
+            let mine = try sendRows(keyTexts[start..<end])
+            let theirs = try other.sendRows(keyTexts[start..<end])
+            try deliver(try mine.rows(), leadingCount: plan.leadingCount, body)
+            try other.deliver(try theirs.rows(), leadingCount: other.plan.leadingCount, otherBody)
+            start = end
+        }
+    }
+
+    /// The most keys one read by key names.
+    static let keysPerRead = 10_000
+
+    /// Sends the read of the rows with `keyTexts` (bounded by the
+    /// endpoint's round-trip limit), without waiting for the answer.
+    private func sendRows(_ keyTexts: ArraySlice<String>) throws(ResultsError) -> PendingRows {
+        let sql: String
+        let session: PostgresSession
+        do throws(PostgresStoreError) {
+            session = try self.session
+            sql = try plan.pointSQL(in: session)
+        } catch {
+            throw error.resultsError
+        }
+        let arguments = plan.arguments + [.text(PostgresSQL.textArray(Array(keyTexts)))]
+        return PendingRows(query: session.send(sql, arguments, request: "read rows by key: \(sql)", timeout: session.endpoint.roundTripLimit))
+    }
+
+    /// A read by key sent, whose answer is read later.
+    private struct PendingRows {
+        let query: PostgresPendingQuery
+
+        func rows() throws(ResultsError) -> PostgresRows {
+            do throws(PostgresStoreError) { return try query.rows() } catch { throw error.resultsError }
         }
     }
 
@@ -312,7 +369,9 @@ final class PostgresRowReader: RowReader {
             return value
         }
         let cursor = "tessera_cursor_\(number)"
+        let session: PostgresSession
         do throws(PostgresStoreError) {
+            session = try self.session
             try session.query("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, plan.arguments, request: "fetch: \(sql)")
         } catch {
             throw error.resultsError

@@ -111,6 +111,38 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     }
 }
 
+/// A statement sent, whose answer has not been read yet (see
+/// ``PostgresSession/send(_:_:request:)``).
+struct PostgresPendingQuery: Sendable {
+    /// Fails with a ``PostgresStoreError`` only.
+    let answer: EventLoopFuture<PostgresRows>
+    let request: String
+
+    /// Waits for the answer (on a thread that is not the event loop's; see
+    /// ``PostgresSession``).
+    ///
+    /// - Throws: ``PostgresStoreError`` naming the request.
+    func rows() throws(PostgresStoreError) -> PostgresRows {
+        do {
+            return try answer.wait()
+        } catch let failure as PostgresStoreError {
+            throw failure
+        } catch {
+            throw PostgresStoreError(error, request: request)
+        }
+    }
+
+    /// Hands the answer (`nil` for a failure) to `body`, on the event loop.
+    func whenAnswered(_ body: @escaping @Sendable (PostgresRows?) -> Void) {
+        answer.whenComplete { result in
+            switch result {
+            case let .success(rows): body(rows)
+            case .failure: body(nil)
+            }
+        }
+    }
+}
+
 /// Rows a query returned, with their values as ``TesseraSQLite/DatabaseValue``s.
 struct PostgresRows {
     /// The column names and type OIDs, in order (empty when no row came).
@@ -214,27 +246,50 @@ final class PostgresSession: @unchecked Sendable {
         try query(sql, arguments, request: request, timeout: endpoint.roundTripLimit)
     }
 
-    /// Runs one statement and waits for its answer, however long the
-    /// server takes (see ``query(_:_:request:timeout:)``, which bounds it).
-    private func unboundedQuery(_ sql: String, _ arguments: [DatabaseValue], request: String) throws(PostgresStoreError) -> PostgresRows {
+    /// Sends one statement and returns at once: its answer is read later
+    /// (``PostgresPendingQuery/rows()``), or handed to a callback on the
+    /// event loop (``PostgresPendingQuery/whenAnswered(_:)``), so that the
+    /// caller can send another on another session meanwhile.
+    func send(_ sql: String, _ arguments: [DatabaseValue] = [], request: String) -> PostgresPendingQuery {
         // A query sent on a connection the server has ended may never be
         // answered (postgres-nio leaves its future pending): fail at once.
         if connection.isClosed {
-            throw PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")
+            return PostgresPendingQuery(
+                answer: connection.eventLoop.makeFailedFuture(PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")),
+                request: request
+            )
         }
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments { bindings.append(argument) }
-        let result: PostgresQueryResult
-        do {
-            result = try answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger)).wait()
-        } catch let ended as SessionEnded {
-            throw PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
-        } catch {
-            throw PostgresStoreError(error, request: request)
+        let answer = answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger))
+            .map { Self.rows($0.rows) }
+            .flatMapErrorThrowing { error in
+                if let ended = error as? SessionEnded {
+                    throw PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
+                }
+                throw PostgresStoreError(error, request: request)
+            }
+        return PostgresPendingQuery(answer: answer, request: request)
+    }
+
+    /// Ends the transaction under way without waiting for the server, and
+    /// then hands the session to `done` (with `true` when it committed;
+    /// the session is closed otherwise, and when the server has not
+    /// answered within the endpoint's round-trip limit). `done` runs on
+    /// the event loop.
+    func commitInBackground(request: String, then done: @escaping @Sendable (_ committed: Bool) -> Void) {
+        send("COMMIT", request: request, timeout: endpoint.roundTripLimit).whenAnswered { [self] result in
+            let committed = result != nil && !isClosed
+            if !committed { close() }
+            done(committed)
         }
+    }
+
+    /// Rows as ``PostgresRows``.
+    private static func rows(_ result: some Collection<PostgresRow>) -> PostgresRows {
         var rows = PostgresRows()
-        rows.rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
+        rows.rows.reserveCapacity(result.count)
+        for row in result {
             if rows.columns.isEmpty {
                 rows.columns = row.map { ($0.columnName, $0.dataType.rawValue) }
             }
@@ -244,6 +299,16 @@ final class PostgresSession: @unchecked Sendable {
             rows.rows.append(values)
         }
         return rows
+    }
+
+    /// A promise failed when the connection closes without its answer.
+    private protocol FailablePromise {
+        func fail(_ error: any Error)
+    }
+
+    private struct PendingAnswer<Answer: Sendable>: FailablePromise {
+        let promise: EventLoopPromise<Answer>
+        func fail(_ error: any Error) { promise.fail(error) }
     }
 
     /// The connection closed, and the query sent on it had no answer.
@@ -256,7 +321,7 @@ final class PostgresSession: @unchecked Sendable {
     private struct WaitingAnswers {
         var closed = false
         var next = 0
-        var promises: [Int: EventLoopPromise<PostgresQueryResult>] = [:]
+        var promises: [Int: any FailablePromise] = [:]
     }
 
     private let waiting = PThreadMutex(WaitingAnswers())
@@ -285,12 +350,12 @@ final class PostgresSession: @unchecked Sendable {
     /// The driver drops a query written just as the connection closes (the
     /// server ended the session, or the network did), and never completes
     /// its future: a thread waiting on it would wait for ever.
-    private func answer(to query: EventLoopFuture<PostgresQueryResult>) -> EventLoopFuture<PostgresQueryResult> {
+    private func answer<Answer: Sendable>(to query: EventLoopFuture<Answer>) -> EventLoopFuture<Answer> {
         let eventLoop = connection.eventLoop
-        let answer = eventLoop.makePromise(of: PostgresQueryResult.self)
+        let answer = eventLoop.makePromise(of: Answer.self)
         let (id, closed) = waiting.withLock { state in
             state.next += 1
-            state.promises[state.next] = answer
+            state.promises[state.next] = PendingAnswer(promise: answer)
             return (state.next, state.closed)
         }
         query.whenComplete { [waiting] result in
@@ -317,6 +382,34 @@ final class PostgresSession: @unchecked Sendable {
     /// - Throws: ``PostgresStoreError`` naming `request`.
     @discardableResult
     func query(_ sql: String, _ arguments: [DatabaseValue] = [], request: String, timeout: Duration) throws(PostgresStoreError) -> PostgresRows {
+        try send(sql, arguments, request: request, timeout: timeout).rows()
+    }
+
+    /// Sends one statement, as ``send(_:_:request:)`` does, and closes the
+    /// session when the server has not answered within `timeout`: the
+    /// answer is then a ``PostgresStoreError/Kind/serverGone`` failure.
+    func send(_ sql: String, _ arguments: [DatabaseValue] = [], request: String, timeout: Duration) -> PostgresPendingQuery {
+        let expired = PThreadMutex(false)
+        let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { [weak self] in
+            expired.withLock { $0 = true }
+            self?.close()
+        }
+        let answer = send(sql, arguments, request: request).answer
+            .always { _ in watchdog.cancel() }
+            .flatMapErrorThrowing { error in
+                guard expired.withLock({ $0 }) else { throw error }
+                throw PostgresStoreError(
+                    kind: .serverGone, request: request,
+                    message: "the server did not answer within \(timeout), and the connection was closed"
+                )
+            }
+        return PostgresPendingQuery(answer: answer, request: request)
+    }
+
+    /// `body`'s result; the session is closed when `body` has not
+    /// returned within `timeout`, and the call then fails with
+    /// ``PostgresStoreError/Kind/serverGone``.
+    private func watched(request: String, timeout: Duration, _ body: () throws(PostgresStoreError) -> PostgresRows) throws(PostgresStoreError) -> PostgresRows {
         let expired = PThreadMutex(false)
         let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { [weak self] in
             expired.withLock { $0 = true }
@@ -324,7 +417,7 @@ final class PostgresSession: @unchecked Sendable {
         }
         defer { watchdog.cancel() }
         do throws(PostgresStoreError) {
-            return try unboundedQuery(sql, arguments, request: request)
+            return try body()
         } catch {
             guard expired.withLock({ $0 }) else { throw error }
             throw PostgresStoreError(
@@ -333,6 +426,54 @@ final class PostgresSession: @unchecked Sendable {
             )
         }
     }
+
+    /// Runs one statement without arguments as a statement prepared on
+    /// this session the first time it runs it: the server parses and plans
+    /// it once, and then only executes it. For a statement a session runs
+    /// over and over (a change-capture round's). At most
+    /// ``preparedLimit`` are kept per session; past it the oldest is let
+    /// go. Waits as ``query(_:_:request:)`` does.
+    ///
+    /// - Throws: ``PostgresStoreError`` naming `request`.
+    func preparedQuery(_ sql: String, request: String) throws(PostgresStoreError) -> PostgresRows {
+        try watched(request: request, timeout: endpoint.roundTripLimit) { () throws(PostgresStoreError) in
+            if connection.isClosed {
+                throw PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")
+            }
+            do {
+                let statement: PreparedQuery
+                if let known = prepared.withLock({ $0.statements[sql] }) {
+                    statement = known
+                } else {
+                    statement = try answer(to: connection.prepare(query: sql)).wait()
+                    let evicted = prepared.withLock { kept -> PreparedQuery? in
+                        kept.statements[sql] = statement
+                        kept.order.append(sql)
+                        guard kept.order.count > Self.preparedLimit else { return nil }
+                        return kept.statements.removeValue(forKey: kept.order.removeFirst())
+                    }
+                    evicted?.deallocate().whenComplete { _ in }
+                }
+                return Self.rows(try answer(to: statement.execute()).wait())
+            } catch let ended as SessionEnded {
+                throw PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
+            } catch {
+                throw PostgresStoreError(error, request: request)
+            }
+        }
+    }
+
+    /// The most statements ``preparedQuery(_:request:)`` keeps prepared on
+    /// one session.
+    static let preparedLimit = 8
+
+    /// The statements prepared on this session, by text, oldest first.
+    private struct Prepared {
+        var statements: [String: PreparedQuery] = [:]
+        var order: [String] = []
+    }
+
+    private let prepared = PThreadMutex(Prepared())
 
     /// Runs statements that return nothing, one after another.
     func execute(_ statements: String..., request: String) throws(PostgresStoreError) {

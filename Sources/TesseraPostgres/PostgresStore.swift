@@ -38,6 +38,8 @@ public final class PostgresStore: @unchecked Sendable {
     /// The change capture, started by the first fetch that follows.
     private let feedState = PThreadMutex<PostgresChangeFeed?>(nil)
     private let closed = PThreadMutex(false)
+    /// The snapshots readers took (see ``PostgresDeferredSnapshot``).
+    private let readerSnapshots = PThreadMutex(0)
 
     /// How often the store asks the server whether anything committed, in
     /// seconds (0.002 by default), when it reads its replication slot in
@@ -131,6 +133,24 @@ public final class PostgresStore: @unchecked Sendable {
         feedState.withLock { $0 }?.passes
     }
 
+    /// The change feed's rounds so far that read the followed tables'
+    /// columns (see ``PostgresChangeFeed/catalogReads``); `nil` while
+    /// nothing follows.
+    package var feedCatalogReads: Int? {
+        feedState.withLock { $0 }?.catalogReads
+    }
+
+    /// The snapshots the store's readers have taken so far: a reader takes
+    /// one at its first statement, and one that runs none takes none.
+    package var readerSnapshotsTaken: Int {
+        readerSnapshots.withLock { $0 }
+    }
+
+    /// Counts a reader's snapshot.
+    fileprivate func countReaderSnapshot() {
+        readerSnapshots.withLock { $0 += 1 }
+    }
+
     /// Asks the change feed for a round now (see
     /// ``PostgresChangeFeed/requestRound()``); nothing while nothing
     /// follows.
@@ -176,11 +196,19 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     /// replication slot) alive.
     private weak var store: PostgresStore?
 
-    private init(session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, flushed: Bool, store: PostgresStore) {
+    /// The catalog stamp (see ``PostgresCatalogStamp``) of each relation
+    /// ``open(_:lockTimeout:stamping:)`` was asked to stamp, by OID, as
+    /// this snapshot sees the catalog (a relation dropped has none).
+    let stamps: [Int64: String]
+
+    private init(
+        session: PostgresSession, snapshot: PostgresXidSnapshot, walPosition: String, flushed: Bool, stamps: [Int64: String], store: PostgresStore
+    ) {
         self.session = session
         self.snapshot = snapshot
         self.walPosition = walPosition
         self.flushed = flushed
+        self.stamps = stamps
         self.store = store
     }
 
@@ -192,34 +220,67 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     ///   round's snapshot sets one: its reads would otherwise queue behind
     ///   a `TRUNCATE` or `ALTER TABLE` that itself waits for the lock the
     ///   sources' previous snapshots hold, which only the round releases.
-    static func open(_ store: PostgresStore, lockTimeout: String? = nil) throws(PostgresStoreError) -> PostgresHeldSnapshot {
+    /// - Parameter stamping: Relations (OIDs) whose catalog stamps
+    ///   (``stamps``) are read in the same statement as the snapshot.
+    static func open(_ store: PostgresStore, lockTimeout: String? = nil, stamping oids: [Int64] = []) throws(PostgresStoreError) -> PostgresHeldSnapshot {
         let session = try store.takeSession()
         do throws(PostgresStoreError) {
-            try session.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read")
+            // Sent without waiting for its answer: the connection sends the
+            // next statement as soon as it comes, and the thread waits once.
+            let begun = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read", timeout: session.endpoint.roundTripLimit)
             // The lock timeout is set in the same round trip: it bounds the
-            // statements after this one, and this one takes no lock.
-            let row = try session.query(
-                """
-                SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text, pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn(),
-                       CASE WHEN $1::text IS NULL THEN NULL ELSE set_config('lock_timeout', $1::text, true) END
-                """,
-                [lockTimeout.map(DatabaseValue.text) ?? .null], request: "read the snapshot"
-            ).rows.first
+            // statements after this one, and this one takes no lock. The
+            // stamps are read after the snapshot is taken (the first
+            // statement's first call takes it), so in it.
+            // Prepared: a round runs it every time, and its planning costs
+            // more than its execution. The values are written into it (a
+            // lock timeout and OIDs, both the store's own).
+            let answer = Result { () throws(PostgresStoreError) in
+                try session.preparedQuery(Self.sql(lockTimeout: lockTimeout, stamping: oids), request: "read the snapshot")
+            }
+            // A failed BEGIN is the error to report (the read then ran on
+            // its own, outside any transaction).
+            _ = try begun.rows()
+            let row = try answer.get().rows.first
             guard let text = row?[0].string, let snapshot = PostgresXidSnapshot(text), let position = row?[1].string else {
                 throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server answered \(row.map { "\($0)" } ?? "nothing")")
             }
-            return PostgresHeldSnapshot(session: session, snapshot: snapshot, walPosition: position, flushed: row?[2] == .integer(1), store: store)
+            return PostgresHeldSnapshot(
+                session: session, snapshot: snapshot, walPosition: position, flushed: row?[2].string == "true",
+                stamps: oids.isEmpty ? [:] : PostgresCatalogStamp.parse(row?.last?.string), store: store
+            )
         } catch {
             session.close()
             throw error
         }
     }
 
+    /// The statement that reads the snapshot, with `lockTimeout` (digits
+    /// and a unit) and `oids` written in.
+    static func sql(lockTimeout: String?, stamping oids: [Int64]) -> String {
+        let timeout = lockTimeout.map { value in
+            ", set_config('lock_timeout', '\(value.filter { $0.isLetter || $0.isNumber })', true)"
+        } ?? ""
+        let stamps = oids.isEmpty ? "" : ", " + PostgresCatalogStamp.sql(oidsParameter: "'\(PostgresSQL.textArray(oids.map(String.init)))'")
+        // Every column text: a prepared statement's answer is read as text
+        // whatever form it comes in, and text's binary form is its text.
+        return "SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text, (pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn())::text"
+            + timeout + stamps
+    }
+
+    /// Ends the read without waiting for the server: the session goes
+    /// back to the store once it has committed.
     deinit {
-        if let store, (try? session.query("COMMIT", request: "end a read")) != nil {
-            store.giveBack(session)
-        } else {
+        guard let store else {
             session.close()
+            return
+        }
+        let session = session
+        // Weak: a store released meanwhile is not kept (nor ended) by the
+        // event loop's callback.
+        session.commitInBackground(request: "end a read") { [weak store] committed in
+            guard committed else { return }
+            if let store { store.giveBack(session) } else { session.close() }
         }
     }
 }
@@ -243,23 +304,50 @@ extension PostgresStore: ResultsStore {
 
     private func withSnapshot<T>(_ body: (any StoreReader) throws(ResultsError) -> T) throws(ResultsError) -> T {
         let ticket: PostgresChangeFeed.ReaderTicket?
-        let held: PostgresHeldSnapshot
         do throws(PostgresStoreError) {
             // The capture starts before the snapshot: every commit the
             // snapshot does not see is then decoded.
             ticket = try feed().admitReader()
-            held = try PostgresHeldSnapshot.open(self)
         } catch {
             throw error.resultsError
         }
-        return try body(PostgresStoreReader(store: self, held: held, ticket: ticket))
+        return try body(PostgresStoreReader(store: self, snapshot: PostgresDeferredSnapshot(store: self), ticket: ticket))
+    }
+}
+
+/// A reader's snapshot, taken at its first statement: a reader that runs
+/// none (a controller taking a commit whose rows the change feed read
+/// already) costs no round trip. Taken after the reader's ticket, as the
+/// snapshot would have been.
+final class PostgresDeferredSnapshot: @unchecked Sendable {
+    private let store: PostgresStore
+    private let opened = PThreadMutex<PostgresHeldSnapshot?>(nil)
+
+    init(store: PostgresStore) {
+        self.store = store
+    }
+
+    /// The snapshot, taken now if it was not yet.
+    ///
+    /// - Throws: ``PostgresStoreError`` when the transaction cannot begin.
+    func held() throws(PostgresStoreError) -> PostgresHeldSnapshot {
+        if let held = opened.withLock({ $0 }) { return held }
+        // A reader is used by one caller at a time; should two race, the
+        // first kept wins and the other's transaction ends with it.
+        let made = try PostgresHeldSnapshot.open(store)
+        store.countReaderSnapshot()
+        return opened.withLock { current in
+            if let current { return current }
+            current = made
+            return made
+        }
     }
 }
 
 /// A reader of one snapshot (see ``TesseraResultsCore/StoreReader``).
 struct PostgresStoreReader: StoreReader {
     let store: PostgresStore
-    let held: PostgresHeldSnapshot
+    let snapshot: PostgresDeferredSnapshot
     let ticket: PostgresChangeFeed.ReaderTicket?
 
     /// PostgreSQL hands every commit over: nothing is missed that a
@@ -279,18 +367,22 @@ struct PostgresStoreReader: StoreReader {
     }
 
     private func reader(_ request: PostgresRequest) throws(ResultsError) -> PostgresRowReader {
-        PostgresRowReader(plan: try PostgresQueryPlan(request), session: held.session)
+        PostgresRowReader(plan: try PostgresQueryPlan(request), snapshot: snapshot)
     }
 
     func follow(_ readers: [any RowReader], tuples: Bool, delivery: CommitDelivery, replacing previous: (any ChangeSource)?) -> any ChangeSource {
         let plans = readers.compactMap { ($0 as? PostgresRowReader)?.plan }
-        // In the fetch's snapshot: the shapes a round compares with.
-        for plan in plans { plan.readShapes(in: held.session) }
         let feed: PostgresChangeFeed
-        do throws(PostgresStoreError) { feed = try store.feed() } catch {
+        let held: PostgresHeldSnapshot
+        do throws(PostgresStoreError) {
+            feed = try store.feed()
+            held = try snapshot.held()
+        } catch {
             delivery.deliverLater(.refetch)
             return PostgresChangeFeed.Source.inert
         }
+        // In the fetch's snapshot: the shapes a round compares with.
+        for plan in plans { plan.readShapes(in: held.session) }
         return feed.follow(plans, tuples: tuples, delivery: delivery, from: held, ticket: ticket, replacing: previous as? PostgresChangeFeed.Source)
     }
 }

@@ -50,7 +50,8 @@ struct ChunkedArrayTests {
         let seed = testSeed(default: 0xF3E1)
         print("ChunkedArrayTests.randomEditsMatchArray: seed \(seed) (set TESSERA_SEED to replay)")
         var generator = SplitMix64(seed: seed)
-        for (maxChunk, size) in [(2, 0), (3, 17), (5, 200), (16, 1_000), (64, 5_000)] {
+        // (2, 1_000) starts with 1,000 chunks: 16 pages of them.
+        for (maxChunk, size) in [(2, 0), (3, 17), (5, 200), (2, 1_000), (16, 1_000), (64, 5_000)] {
             var model = Array(0..<size)
             var chunked = _ChunkedArray(model, maxChunk: maxChunk)
             var next = 1_000_000

@@ -1,5 +1,6 @@
 extension _ChunkedArray {
-    /// Traps unless every chunk holds 1 to ``maxChunk`` elements, the tree
+    /// Traps unless every page but the last holds ``chunksPerPage`` chunks
+    /// (none is empty), every chunk holds 1 to ``maxChunk`` elements, the tree
     /// of counts holds the chunks' counts (each node the sum of the chunks
     /// it covers), and ``count`` is their sum. Compiled in with
     /// `TESSERA_INTERNAL_CHECKS`.
@@ -8,7 +9,10 @@ extension _ChunkedArray {
     ///   O(1).
     func _checkInvariants() {
         #if TESSERA_INTERNAL_CHECKS
-        precondition(tree.count == chunks.count, "\(tree.count) counts in the tree for \(chunks.count) chunks")
+        precondition(pages.reduce(0) { $0 + $1.count } == tree.count, "\(tree.count) counts in the tree for \(pages.reduce(0) { $0 + $1.count }) chunks")
+        for (p, page) in pages.enumerated() {
+            precondition(!page.isEmpty && (page.count == Self.chunksPerPage || p == pages.count - 1), "page \(p) of \(pages.count) holds \(page.count) chunks")
+        }
         var total = 0
         for (c, chunk) in chunks.enumerated() {
             precondition(!chunk.isEmpty && chunk.count <= maxChunk, "chunk \(c) holds \(chunk.count) elements (at most \(maxChunk))")

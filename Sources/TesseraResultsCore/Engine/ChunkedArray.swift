@@ -10,6 +10,11 @@
 /// Only a change of the chunks themselves (a chunk that splits, or one
 /// left empty) rebuilds the tree, once per edit, in O(*c*): an insertion
 /// splits a chunk only after adding half a chunk to it.
+///
+/// The chunks are kept in pages of ``chunksPerPage``: an edit of an array
+/// whose storage a copy shares copies the list of pages and the pages it
+/// touches (O(*c* / 64 + 64) references), not the list of every chunk (a
+/// million records are about 7,000 chunks).
 struct _ChunkedArray<Element> {
     /// Chunks grow to this size, then split in two.
     let maxChunk: Int
@@ -18,7 +23,12 @@ struct _ChunkedArray<Element> {
     /// more is made again in one pass.
     static var editsInPlace: Int { 4 }
 
-    private(set) var chunks: [[Element]] = []
+    /// The chunks, ``chunksPerPage`` to a page (the last page may hold
+    /// fewer; no page is empty).
+    private(set) var pages: [[[Element]]] = []
+    /// The chunks per page (a power of two).
+    static var chunksPerPage: Int { 1 << pageShift }
+    private static var pageShift: Int { 6 }
     /// The chunks' counts as a Fenwick tree: `tree[i - 1]` holds the
     /// number of elements in chunks `i - (i & -i) ..< i` (for `i` from 1).
     private(set) var tree: [Int] = []
@@ -38,12 +48,64 @@ struct _ChunkedArray<Element> {
     /// - Complexity: O(*n*).
     init(_ elements: [Element], maxChunk: Int = Self.defaultMaxChunk) {
         self.init(maxChunk: maxChunk)
+        var made: [[Element]] = []
         var start = 0
         while start < elements.count {
             let end = Swift.min(start + self.maxChunk / 2, elements.count)
-            chunks.append(Array(elements[start..<end]))
+            made.append(Array(elements[start..<end]))
             start = end
         }
+        setChunks(made)
+    }
+
+    // MARK: The chunks
+
+    /// The chunks in order, read through their pages.
+    typealias Chunk = [Element]
+
+    struct Chunks: RandomAccessCollection {
+        fileprivate let pages: [[Chunk]]
+        let count: Int
+        var startIndex: Int { 0 }
+        var endIndex: Int { count }
+
+        subscript(c: Int) -> Chunk {
+            pages[c >> _ChunkedArray.pageShift][c & (_ChunkedArray.chunksPerPage - 1)]
+        }
+    }
+
+    /// The chunks, in order.
+    var chunks: Chunks { Chunks(pages: pages, count: tree.count) }
+
+    /// Chunk `c`, read or edited in place (an edit copies only the list of
+    /// pages, the page and the chunk when a copy shares them).
+    private subscript(chunk c: Int) -> [Element] {
+        get { pages[c >> Self.pageShift][c & (Self.chunksPerPage - 1)] }
+        _modify { yield &pages[c >> Self.pageShift][c & (Self.chunksPerPage - 1)] }
+    }
+
+    /// Appends a chunk (its count is not added to the tree).
+    private mutating func appendChunk(_ chunk: [Element]) {
+        if let last = pages.indices.last, pages[last].count < Self.chunksPerPage {
+            pages[last].append(chunk)
+        } else {
+            pages.append([chunk])
+        }
+    }
+
+    /// Takes `list` as the chunks, and makes the tree again.
+    ///
+    /// - Complexity: O(*c*).
+    private mutating func setChunks(_ list: [[Element]]) {
+        pages = []
+        pages.reserveCapacity((list.count + Self.chunksPerPage - 1) / Self.chunksPerPage)
+        var start = 0
+        while start < list.count {
+            let end = Swift.min(start + Self.chunksPerPage, list.count)
+            pages.append(Array(list[start..<end]))
+            start = end
+        }
+        tree = list.map(\.count)
         rebuildTree()
     }
 
@@ -63,11 +125,10 @@ struct _ChunkedArray<Element> {
         count += delta
     }
 
-    /// Makes the tree again from the chunks' counts.
+    /// Makes the tree again from the chunks' counts, which `tree` holds.
     ///
     /// - Complexity: O(*c*).
     private mutating func rebuildTree() {
-        tree = chunks.map(\.count)
         count = tree.reduce(0, +)
         for i in 1..<(tree.count + 1) {
             let parent = i + (i & -i)
@@ -113,12 +174,12 @@ struct _ChunkedArray<Element> {
 
     subscript(index: Int) -> Element {
         let (c, k) = locate(index)
-        return chunks[c][k]
+        return self[chunk: c][k]
     }
 
     /// The element at a located position.
     subscript(chunk c: Int, offset k: Int) -> Element {
-        chunks[c][k]
+        self[chunk: c][k]
     }
 
     // MARK: Editing
@@ -127,17 +188,17 @@ struct _ChunkedArray<Element> {
     ///
     /// - Complexity: amortized O(log *c*).
     mutating func append(_ element: Element) {
-        if let last = chunks.indices.last, chunks[last].count < maxChunk / 2 {
-            chunks[last].append(element)
-            add(1, toChunk: last)
+        if !tree.isEmpty, self[chunk: tree.count - 1].count < maxChunk / 2 {
+            self[chunk: tree.count - 1].append(element)
+            add(1, toChunk: tree.count - 1)
         } else {
             var chunk: [Element] = []
             chunk.reserveCapacity(maxChunk / 2)
             chunk.append(element)
-            chunks.append(chunk)
+            appendChunk(chunk)
             // The new last node of a Fenwick tree covers the chunks its
             // low bit spans: its own count plus the nodes below it.
-            let i = chunks.count
+            let i = tree.count + 1
             var covered = 1
             var j = i - 1
             let low = i - (i & -i)
@@ -178,16 +239,17 @@ struct _ChunkedArray<Element> {
     /// - Complexity: O((*r* + *k*) log *c* + *t* · *m*) for *r* removals
     ///   and *k* insertions in *t* chunks of at most *m* elements; plus
     ///   O(*c*) for *c* chunks when a chunk is left empty or grows past
-    ///   ``maxChunk``, or when the list of chunks is shared with a copy
-    ///   (then it is copied, as any array).
+    ///   ``maxChunk``; plus O(*c* / 64 + 64 · *t*) when the storage is
+    ///   shared with a copy (the list of pages and the pages touched are
+    ///   copied).
     mutating func replace(removing removals: [Int], inserting elements: [Element], atSortedOffsets offsets: [Int]) {
         guard !removals.isEmpty || !elements.isEmpty else { return }
-        if chunks.isEmpty {
-            chunks.append([])
+        if tree.isEmpty {
+            appendChunk([])
             tree.append(0)
         }
         let total = count
-        let last = chunks.count - 1
+        let last = tree.count - 1
         // Each inserted element goes before the element the removals leave
         // at its place: the untouched element of rank offsets[i] - i, which
         // is at that rank plus the removals before it (those with
@@ -211,11 +273,11 @@ struct _ChunkedArray<Element> {
         var restructuring = false
         while r < removals.count || a < anchors.count {
             let next = Swift.min(r < removals.count ? removals[r] : Int.max, a < anchors.count ? anchors[a] : Int.max)
-            let (c, offset) = next < total ? locate(next + shift) : (last, chunks[last].count)
+            let (c, offset) = next < total ? locate(next + shift) : (last, self[chunk: last].count)
             // The chunk's elements are base..<end before the edit; an
             // anchor at the end belongs to the last chunk.
             let base = next - offset
-            let end = base + chunks[c].count
+            let end = base + self[chunk: c].count
             var rEnd = r
             while rEnd < removals.count && removals[rEnd] < end { rEnd += 1 }
             var aEnd = a
@@ -224,8 +286,8 @@ struct _ChunkedArray<Element> {
                 // A few edits are made in place: a chunk no copy shares is
                 // shifted, not made again; one shared is copied by the
                 // first edit.
-                let before = chunks[c].count
-                for k in (r..<rEnd).reversed() { chunks[c].remove(at: removals[k] - base) }
+                let before = self[chunk: c].count
+                for k in (r..<rEnd).reversed() { self[chunk: c].remove(at: removals[k] - base) }
                 var removedBelow = 0
                 var k = r
                 for (i, anchor) in anchors[a..<aEnd].enumerated() {
@@ -233,17 +295,17 @@ struct _ChunkedArray<Element> {
                         removedBelow += 1
                         k += 1
                     }
-                    chunks[c].insert(elements[a + i], at: anchor - base - removedBelow + i)
+                    self[chunk: c].insert(elements[a + i], at: anchor - base - removedBelow + i)
                 }
-                let delta = chunks[c].count - before
+                let delta = self[chunk: c].count - before
                 add(delta, toChunk: c)
                 shift += delta
-                if chunks[c].isEmpty || chunks[c].count > maxChunk { restructuring = true }
+                if self[chunk: c].isEmpty || self[chunk: c].count > maxChunk { restructuring = true }
                 r = rEnd
                 a = aEnd
                 continue
             }
-            let old = chunks[c]
+            let old = self[chunk: c]
             var made: [Element] = []
             made.reserveCapacity(old.count - (rEnd - r) + (aEnd - a))
             var from = 0
@@ -263,7 +325,7 @@ struct _ChunkedArray<Element> {
             }
             made.append(contentsOf: old[from...])
             let delta = made.count - old.count
-            chunks[c] = made
+            self[chunk: c] = made
             add(delta, toChunk: c)
             shift += delta
             if made.isEmpty || made.count > maxChunk { restructuring = true }
@@ -279,7 +341,7 @@ struct _ChunkedArray<Element> {
     /// - Complexity: O(*c*) and the elements of the chunks that split.
     private mutating func restructure() {
         var made: [[Element]] = []
-        made.reserveCapacity(chunks.count + 1)
+        made.reserveCapacity(tree.count + 1)
         for chunk in chunks where !chunk.isEmpty {
             guard chunk.count > maxChunk else {
                 made.append(chunk)
@@ -292,8 +354,7 @@ struct _ChunkedArray<Element> {
                 from = to
             }
         }
-        chunks = made
-        rebuildTree()
+        setChunks(made)
     }
 
     /// The same chunks, each element transformed.
@@ -301,7 +362,7 @@ struct _ChunkedArray<Element> {
     /// - Complexity: O(*n*).
     func map<T>(_ transform: (Element) -> T) -> _ChunkedArray<T> {
         var result = _ChunkedArray<T>(maxChunk: maxChunk)
-        result.chunks = chunks.map { $0.map(transform) }
+        result.pages = pages.map { page in page.map { $0.map(transform) } }
         result.tree = tree
         result.count = count
         return result

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import TesseraPostgresTestSupport
+import TesseraTestTraits
+@testable import TesseraPostgres
+
+/// What one commit costs the store: a round reads the followed tables'
+/// columns only when their catalog rows changed, and a controller taking a
+/// commit whose rows the round read takes no snapshot of its own.
+@Suite("PostgreSQL: what a round reads", .tags(.postgres), .ownThreads)
+struct PostgresRoundCostTests {
+    private static func fresh(_ writer: PostgresSession, _ table: String) throws -> [Int64] {
+        try writer.query("SELECT id FROM \(table) ORDER BY album, title, id", request: "fresh").rows.map { $0[0].int64! }
+    }
+
+    /// Takes what waits until the controller equals a fresh query.
+    private static func catchUp(_ controller: FetchedResultsController<SmokePhoto>, _ writer: PostgresSession, _ table: String) throws {
+        let fresh = try fresh(writer, table)
+        var current: [Int64] = []
+        // A bound against a hang only, in rounds (not by a clock).
+        try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+            _ = try controller.checkForExternalChanges()
+            current = controller.snapshot.allItems.map(\.id)
+            return current == fresh
+        }
+        #expect(current == fresh, "the controller did not catch up with a fresh query (\(current.count) rows against \(fresh.count))")
+    }
+
+    @Test("Commits of rows read no columns from the catalog and take no reader snapshot; a column added with no row written is still seen, and read once")
+    func roundsSkipTheCatalogUntilItChanges() throws {
+        let url = try TestServer.freshDatabase("roundcost")
+        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        defer { writer.close() }
+        try writer.execute("CREATE TABLE cost (id bigint PRIMARY KEY, album bigint, title text)", request: "setup")
+        try writer.query("INSERT INTO cost SELECT g, g % 5, 'photo ' || g FROM generate_series(1, 100) g", request: "fill")
+        let store = try PostgresStore(url: url, applicationName: "tessera round cost")
+        let controller = try FetchedResultsController<SmokePhoto>(
+            store: store, request: FetchRequest(table: "cost", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        )
+        try controller.performFetch()
+        #expect(controller.supportsIncrementalUpdates)
+        // The first round reads the table's columns once (its stamp is new
+        // to the feed); the row inserted shows it has run.
+        try writer.query("INSERT INTO cost VALUES (500, 2, 'first')", request: "first commit")
+        try Self.catchUp(controller, writer, "cost")
+        #expect(store.feedCatalogReads == 1)
+        let catalogReads = try #require(store.feedCatalogReads)
+        let snapshots = store.readerSnapshotsTaken
+
+        for k in 0..<20 {
+            try writer.query("UPDATE cost SET album = \(k % 5), title = 'moved \(k)' WHERE id = \(k * 3 + 2)", request: "update \(k)")
+            if k % 4 == 0 { try writer.query("DELETE FROM cost WHERE id = \(k * 3 + 3)", request: "delete \(k)") }
+            if k % 5 == 0 { try writer.query("INSERT INTO cost VALUES (\(1_000 + k), \(k % 5), 'new \(k)')", request: "insert \(k)") }
+            try Self.catchUp(controller, writer, "cost")
+        }
+        #expect(controller.lastUpdateMethod == .incremental)
+        #expect(store.feedCatalogReads == catalogReads, "rounds over commits of rows read the catalog (\(store.feedCatalogReads ?? -1) reads, \(catalogReads) before)")
+        #expect(store.readerSnapshotsTaken == snapshots, "taking commits whose rows came with them took \(store.readerSnapshotsTaken - snapshots) reader snapshots")
+        // Each round's snapshot ends in the background, and its session
+        // goes back to the store: the sessions stay few (the store keeps 8
+        // idle; the rounds hold two snapshots; the stream has its own).
+        let sessions = try writer.query(
+            "SELECT count(*)::int8 FROM pg_stat_activity WHERE application_name LIKE 'tessera round cost%'", request: "count the store's sessions"
+        ).rows.first?.first?.int64 ?? -1
+        #expect((1...12).contains(sessions), "the store has \(sessions) sessions after 20 commits")
+
+        // A schema change writes no row: the stamp moves, the columns are
+        // read, and the controller fetches again and follows on.
+        try writer.execute("ALTER TABLE cost ADD COLUMN extra int DEFAULT 7", request: "add a column")
+        var refetched = false
+        try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+            store.requestFeedRound()
+            _ = try controller.checkForExternalChanges()
+            refetched = (store.feedCatalogReads ?? 0) > catalogReads && controller.lastUpdateMethod == .refetch
+            return refetched
+        }
+        #expect(refetched, "the column added was not seen (catalog reads \(store.feedCatalogReads ?? -1), last update \(String(describing: controller.lastUpdateMethod)))")
+        let afterChange = try #require(store.feedCatalogReads)
+        try writer.query("UPDATE cost SET title = 'after' WHERE id = 4", request: "commit after")
+        try Self.catchUp(controller, writer, "cost")
+        #expect(controller.lastUpdateMethod == .incremental)
+        #expect(store.feedCatalogReads == afterChange)
+    }
+
+    @Test("A relation's catalog stamp moves with every change of its shape, and with no write of rows")
+    func stampsMoveWithTheShape() throws {
+        let url = try TestServer.freshDatabase("stamps")
+        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        defer { writer.close() }
+        try writer.execute("CREATE TABLE stamped (id bigint PRIMARY KEY, album bigint, title text)", request: "setup")
+        let oid = try #require(writer.query("SELECT 'stamped'::regclass::oid::int8", request: "oid").rows.first?.first?.int64)
+        let store = try PostgresStore(url: url)
+        func stamp() throws -> String? {
+            try PostgresHeldSnapshot.open(store, stamping: [oid]).stamps[oid]
+        }
+        var last = try #require(try stamp())
+
+        for (name, sql) in [
+            ("rows written", "INSERT INTO stamped SELECT g, g, 'x' FROM generate_series(1, 50) g"),
+            ("rows changed", "UPDATE stamped SET title = 'y' WHERE id < 10"),
+            ("rows deleted", "DELETE FROM stamped WHERE id > 40"),
+            ("an index made", "CREATE INDEX stamped_album ON stamped (album)"),
+        ] {
+            try writer.query(sql, request: name)
+            #expect(try stamp() == last, "\(name) moved the stamp")
+        }
+        for (name, sql) in [
+            ("a column added", "ALTER TABLE stamped ADD COLUMN extra int"),
+            ("a column renamed", "ALTER TABLE stamped RENAME COLUMN extra TO more"),
+            ("a column retyped", "ALTER TABLE stamped ALTER COLUMN more TYPE bigint"),
+            ("a collation set", "ALTER TABLE stamped ALTER COLUMN title TYPE text COLLATE \"C\""),
+            ("a column dropped", "ALTER TABLE stamped DROP COLUMN more"),
+            ("the replica identity set", "ALTER TABLE stamped REPLICA IDENTITY FULL"),
+            ("the primary key dropped", "ALTER TABLE stamped DROP CONSTRAINT stamped_pkey"),
+            ("a primary key made", "ALTER TABLE stamped ADD PRIMARY KEY (id)"),
+            ("the table renamed", "ALTER TABLE stamped RENAME TO restamped"),
+        ] {
+            try writer.query(sql, request: name)
+            let now = try #require(try stamp(), "\(name): no stamp")
+            #expect(now != last, "\(name) left the stamp where it was")
+            last = now
+        }
+        try writer.query("DROP TABLE restamped", request: "drop")
+        #expect(try stamp() == nil, "a dropped table still has a stamp")
+    }
+}
