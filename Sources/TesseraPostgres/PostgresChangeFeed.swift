@@ -147,6 +147,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// catalog stamps moved, or a table was followed for the first
         /// time).
         var catalogReads = 0
+        /// The sources' commits whose rows were read by reads sent before
+        /// the round's snapshot (see ``prefetch()``).
+        var readsAhead = 0
+        /// Whether the sources' snapshots read a table in the last round
+        /// (a round 50 ms later lets them go).
+        var holdingLocks = false
         /// The last round that handed over everything its snapshot sees
         /// (0 before the first).
         var handedRound = 0
@@ -414,6 +420,18 @@ final class PostgresChangeFeed: @unchecked Sendable {
         state.withLock { $0.catalogReads }
     }
 
+    /// How many sources' commits were read by reads sent before their
+    /// round's snapshot (see ``prefetch()``).
+    var readsAhead: Int {
+        state.withLock { $0.readsAhead }
+    }
+
+    /// Whether the feed is at rest: no round asked for, and none due to
+    /// let the sources' snapshots' locks go.
+    var isAtRest: Bool {
+        state.withLock { !$0.holdingLocks && !$0.wake }
+    }
+
     /// The rounds that began (took their number) so far, and the last one
     /// that handed over what its snapshot sees.
     ///
@@ -476,10 +494,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
                     // change (which writes no row), or another database's
                     // work. The round checks the followed tables' columns.
                     let moved = stream.position > roundPosition
+                    if moved && !wake && !stream.hasArrivals {
+                        // The server read the log further with nothing to
+                        // send yet: often a transaction's rows, whose commit
+                        // follows at once. A moment's wait lets it arrive
+                        // before the round begins, so that the round reads
+                        // its rows ahead of its snapshot (see `prefetch()`).
+                        signal.wait(after: seen, timeout: .milliseconds(2))
+                    }
                     if wake || moved || stream.hasArrivals || lockedRoundDue {
                         holdingLocks = try round()
                         lastRound = .now
                         failures = 0
+                        state.withLock { [holdingLocks] in $0.holdingLocks = holdingLocks }
                         state.withLock { $0.passes += 1 }
                     } else {
                         // Nothing to do until the stream brings a
@@ -664,10 +691,33 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // Reads that wait for a table's lock give up soon (the sources
         // that needed them fetch again), so that the snapshots the sources
         // hold now are let go (see PostgresHeldSnapshot.open).
+        // The followed relations, each with the shapes the plans of the
+        // sources that follow know of it (one waiting for its fetch may
+        // know an older shape, and follows nothing meanwhile).
         let followed = state.withLock { state in
-            Set(state.sources.flatMap { $0.plans.flatMap(\.knownShapes.keys) })
+            var followed: [Int64: Set<String>] = [:]
+            for source in state.sources {
+                let follows = !source.cancelled && !source.awaitingFetch
+                for plan in source.plans {
+                    for (oid, shape) in plan.knownShapes {
+                        if follows {
+                            followed[oid, default: []].insert(shape)
+                        } else if followed[oid] == nil {
+                            followed[oid] = []
+                        }
+                    }
+                }
+            }
+            return followed
         }
-        let next = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms", stamping: followed.sorted())
+        // The rows the transactions that arrived touched: read where they
+        // were now, and where they are in the snapshot, right behind it.
+        let prefetched = prefetch()
+        let next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted()) { session in
+            for prefetch in prefetched.values {
+                prefetch.after = try? PostgresRowReader(plan: prefetch.plan, session: session).sendRows(prefetch.keyTexts[...])
+            }
+        }
         let round = state.withLock { state -> Int in
             state.round += 1
             return state.round
@@ -683,7 +733,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         } else {
             return false
         }
-        let readRows = handOver(decoded, round: round, next: next, shapes: shapes)
+        let readRows = handOver(decoded, round: round, next: next, shapes: shapes, checked: followed, prefetched: prefetched)
         state.withLock { state in
             // A feed that stopped during the round handed nothing over.
             if !state.stopped, round >= state.handFloor {
@@ -765,7 +815,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     /// Hands `decoded`, the transactions a round took, over to the sources
     /// whose state they change; whether it read rows for a source.
-    private func handOver(_ decoded: [Transaction], round: Int, next: PostgresHeldSnapshot, shapes: [Int64: String]) -> Bool {
+    private func handOver(
+        _ decoded: [Transaction], round: Int, next: PostgresHeldSnapshot, shapes: [Int64: String], checked: [Int64: Set<String>],
+        prefetched: [ObjectIdentifier: Prefetch]
+    ) -> Bool {
         struct Work {
             var source: Source
             var ready: [Transaction]
@@ -804,6 +857,17 @@ final class PostgresChangeFeed: @unchecked Sendable {
                     state.wake = true
                     continue
                 }
+                // A source that began following after the round listed the
+                // shapes to check (a fetch made meanwhile, which may know a
+                // newer one): the next round checks its own.
+                guard source.plans.allSatisfy({ $0.knownShapes.allSatisfy { checked[$0.key]?.contains($0.value) == true } }) else {
+                    state.wake = true
+                    // This round hands over nothing of the source's: a
+                    // writer waiting for its commit to be handed over waits
+                    // for the next round (see `rounds`).
+                    state.handFloor = max(state.handFloor, round + 1)
+                    continue
+                }
                 let ready = source.pending.filter { next.snapshot.sees($0.xid) }
                 source.pending.removeAll { next.snapshot.sees($0.xid) }
                 let reshaped = source.plans.contains { plan in
@@ -831,7 +895,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
             if item.reshaped {
                 changes = .refetch
             } else {
-                changes = self.changes(for: item.source, ready: item.ready, from: item.baseline, to: next)
+                changes = self.changes(
+                    for: item.source, ready: item.ready, from: item.baseline, to: next, prefetched: prefetched[ObjectIdentifier(item.source)]
+                )
                 read = read || !item.ready.isEmpty
             }
             state.withLock { _ in
@@ -851,25 +917,29 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return read
     }
 
-    /// The shape of each of `oids`, as ``PostgresRelation/fingerprint``
+    /// The shape of each followed relation, as ``PostgresRelation/fingerprint``
     /// gives it, in `held`'s snapshot (a relation dropped has none). The
     /// columns are read only for a relation whose catalog stamp (read with
-    /// the snapshot) moved since they were last read.
+    /// the snapshot) moved since they were last read, or whose shape a
+    /// source's plan knows otherwise (a type or collation renamed moves no
+    /// stamp: a plan made since knows the new name).
     ///
-    /// - Complexity: O(*r*) for *r* relations when no stamp moved: no
-    ///   round trip.
-    private func currentShapes(of oids: Set<Int64>, in held: PostgresHeldSnapshot) throws(PostgresStoreError) -> [Int64: String] {
+    /// - Parameter followed: Each relation, with the shapes the sources'
+    ///   plans know of it.
+    /// - Complexity: O(*r*) for *r* relations when none moved: no round
+    ///   trip.
+    private func currentShapes(of followed: [Int64: Set<String>], in held: PostgresHeldSnapshot) throws(PostgresStoreError) -> [Int64: String] {
         var shapes: [Int64: String] = [:]
         var moved: [Int64] = []
-        for oid in oids {
+        for (oid, known) in followed {
             guard let stamp = held.stamps[oid] else { continue }
-            if let known = catalog[oid], known.stamp == stamp {
-                shapes[oid] = known.shape
+            if let memo = catalog[oid], memo.stamp == stamp, known.isSubset(of: [memo.shape]) {
+                shapes[oid] = memo.shape
             } else {
                 moved.append(oid)
             }
         }
-        catalog = catalog.filter { oids.contains($0.key) }
+        catalog = catalog.filter { followed[$0.key] != nil }
         guard !moved.isEmpty else { return shapes }
         state.withLock { $0.catalogReads += 1 }
         let loaded = try PostgresRelation.load(oids: moved, in: held.session, request: "check the followed tables' columns")
@@ -904,21 +974,34 @@ final class PostgresChangeFeed: @unchecked Sendable {
         return result
     }
 
-    /// What `ready` did to a source's rows, read in the source's last state
-    /// and in `next`; `nil` when it touched none of them.
-    private func changes(for source: Source, ready: [Transaction], from baseline: PostgresHeldSnapshot, to next: PostgresHeldSnapshot) -> CommittedChanges? {
-        guard !ready.isEmpty else { return nil }
+    /// The rows transactions touched in a source's result.
+    private enum TouchedRows {
+        /// None of them.
+        case none
+        /// The source must fetch again (not followed row by row, or rows it
+        /// cannot name: a TRUNCATE, a line not read, too many rows).
+        case refetch
+        /// The rows with these keys (in the server's text form, each once,
+        /// in the order the transactions name them), read by `plan`.
+        case keys(plan: PostgresQueryPlan, [String])
+    }
+
+    /// The rows `ready` touched in a source's result.
+    ///
+    /// - Complexity: O(*c*) for *c* changes in `ready`.
+    private func touchedRows(for source: Source, ready: [Transaction], session: PostgresSession) -> TouchedRows {
+        guard !ready.isEmpty else { return .none }
         let reads = source.reads
         // Row by row: one request on a table whose primary key is the key.
         // (A fetch request without a patch plan is fetched again anyway.)
         let fetchWithoutPlan = source.plans.first.map { if case .fetch = $0.request { !source.tuples } else { false } } ?? false
-        guard source.plans.count == 1, let plan = source.plans.first, !fetchWithoutPlan, plan.followsRows(in: next.session),
+        guard source.plans.count == 1, let plan = source.plans.first, !fetchWithoutPlan, plan.followsRows(in: session),
               let relation = plan.knownRelation, let keyIndex = relation.column(named: plan.keyColumn)
         else {
             let touches = ready.contains { transaction in
                 transaction.unreadable || transaction.changes.contains { $0.tables.contains(where: reads) }
             }
-            return touches ? .refetch : nil
+            return touches ? .refetch : .none
         }
         let keyName = relation.columns[keyIndex].name
         var keyTexts: [String] = []
@@ -941,23 +1024,103 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 }
             }
         }
-        guard !keyTexts.isEmpty else { return nil }
+        guard !keyTexts.isEmpty else { return .none }
         if let limit = source.delivery?.touchedLimit, keyTexts.count > limit { return .refetch }
+        return .keys(plan: plan, keyTexts)
+    }
+
+    /// The reads of a source's touched rows sent before a round's snapshot
+    /// was taken (see ``prefetch()``): the rows where they were, in the
+    /// source's last state, and where they are, in the round's snapshot
+    /// (sent behind the statement that takes it).
+    private final class Prefetch {
+        let baseline: PostgresHeldSnapshot
+        let plan: PostgresQueryPlan
+        let keyTexts: [String]
+        let before: PostgresRowReader.PendingRows
+        var after: PostgresRowReader.PendingRows?
+
+        init(baseline: PostgresHeldSnapshot, plan: PostgresQueryPlan, keyTexts: [String], before: PostgresRowReader.PendingRows) {
+            self.baseline = baseline
+            self.plan = plan
+            self.keyTexts = keyTexts
+            self.before = before
+        }
+    }
+
+    /// Sends, for each source, the reads of the rows the transactions
+    /// that arrived touched, before the round takes its snapshot: the
+    /// usual round (the commits it hands over had all arrived when it
+    /// began) then waits once for its snapshot and these reads together.
+    /// A source whose rows turn out otherwise (a transaction that arrived
+    /// meanwhile, or one its snapshot does not see yet) reads them again
+    /// (``changes(for:ready:from:to:prefetched:)``).
+    private func prefetch() -> [ObjectIdentifier: Prefetch] {
+        // What arrived, and what arrived before and was not seen yet (the
+        // server streams a commit as soon as it is flushed, which can be
+        // a moment before a new snapshot sees it).
+        guard let arrived = stream?.peek() else { return [:] }
+        let candidates = state.withLock { state -> [(Source, PostgresHeldSnapshot, [Transaction])] in
+            state.sources.compactMap { source in
+                guard !source.cancelled, !source.awaitingFetch, let baseline = source.baseline else { return nil }
+                let ready = source.pending + arrived.filter { !baseline.snapshot.sees($0.xid) }
+                return ready.isEmpty ? nil : (source, baseline, ready)
+            }
+        }
+        var prefetched: [ObjectIdentifier: Prefetch] = [:]
+        for (source, baseline, ready) in candidates {
+            guard case let .keys(plan, keyTexts) = touchedRows(for: source, ready: ready, session: baseline.session),
+                  keyTexts.count <= PostgresRowReader.keysPerRead,
+                  let before = try? PostgresRowReader(plan: plan, session: baseline.session).sendRows(keyTexts[...])
+            else { continue }
+            prefetched[ObjectIdentifier(source)] = Prefetch(baseline: baseline, plan: plan, keyTexts: keyTexts, before: before)
+        }
+        return prefetched
+    }
+
+    /// What `ready` did to a source's rows, read in the source's last state
+    /// and in `next` (by `prefetched`, when it read the same rows from the
+    /// same state); `nil` when it touched none of them.
+    private func changes(
+        for source: Source, ready: [Transaction], from baseline: PostgresHeldSnapshot, to next: PostgresHeldSnapshot, prefetched: Prefetch?
+    ) -> CommittedChanges? {
+        let plan: PostgresQueryPlan
+        let keyTexts: [String]
+        switch touchedRows(for: source, ready: ready, session: next.session) {
+        case .none: return nil
+        case .refetch: return .refetch
+        case let .keys(found, keys):
+            plan = found
+            keyTexts = keys
+        }
         let before = PostgresRowReader(plan: plan, session: baseline.session)
         let after = PostgresRowReader(plan: plan, session: next.session)
         let patchPlan = source.tuples ? before.patchPlan : nil
         var touched: [DatabaseValue: [DatabaseValue]?] = [:]
         var rows = CommittedChanges.RowsAfter(columnNames: [])
+        func wasRead(_ leading: any LeadingValues, _ row: Row) {
+            touched[leading.value(at: plan.keyLeadingIndex)] = .some(patchPlan?.tuple(row.values))
+        }
+        func isRead(_ leading: any LeadingValues, _ row: Row) {
+            let key = leading.value(at: plan.keyLeadingIndex)
+            if rows.columnNames.isEmpty { rows.columnNames = row.columnNames }
+            rows.rows[key] = ((0..<plan.leadingCount).map { leading.value(at: $0) }, row.values)
+            if touched[key] == nil { touched[key] = .some(nil) }
+        }
         do throws(ResultsError) {
-            // Where they were and where they are, read at the same time.
-            try before.readRows(keyTexts: keyTexts, { (leading, row) throws(ResultsError) in
-                touched[leading.value(at: plan.keyLeadingIndex)] = .some(patchPlan?.tuple(row.values))
-            }, alongside: after, { (leading, row) throws(ResultsError) in
-                let key = leading.value(at: plan.keyLeadingIndex)
-                if rows.columnNames.isEmpty { rows.columnNames = row.columnNames }
-                rows.rows[key] = ((0..<plan.leadingCount).map { leading.value(at: $0) }, row.values)
-                if touched[key] == nil { touched[key] = .some(nil) }
-            })
+            if let prefetched, prefetched.baseline === baseline, prefetched.plan === plan, prefetched.keyTexts == keyTexts,
+               let afterRows = prefetched.after {
+                state.withLock { $0.readsAhead += 1 }
+                try before.deliver(prefetched.before) { (leading, row) throws(ResultsError) in wasRead(leading, row) }
+                try after.deliver(afterRows) { (leading, row) throws(ResultsError) in isRead(leading, row) }
+            } else {
+                // Where they were and where they are, read at the same time.
+                try before.readRows(keyTexts: keyTexts, { (leading, row) throws(ResultsError) in
+                    wasRead(leading, row)
+                }, alongside: after, { (leading, row) throws(ResultsError) in
+                    isRead(leading, row)
+                })
+            }
         } catch {
             return .refetch
         }

@@ -232,6 +232,12 @@ final class PostgresReplicationStream: @unchecked Sendable {
     /// Whether a transaction arrived that the feed has not taken.
     var hasArrivals: Bool { state.withLock { !$0.arrived.isEmpty } }
 
+    /// What arrived and was not taken yet, in commit order (left for
+    /// ``take()``).
+    func peek() -> [PostgresChangeFeed.Transaction] {
+        state.withLock { $0.arrived }
+    }
+
     /// Takes what arrived, in commit order.
     func take() -> [PostgresChangeFeed.Transaction] {
         state.withLock { state in

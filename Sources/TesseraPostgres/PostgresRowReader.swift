@@ -270,8 +270,16 @@ final class PostgresRowReader: RowReader {
         return [relation.name]
     }
 
-    private lazy var cachedPlan: PatchPlan? = (try? session).flatMap(plan.patchPlan(in:))
-    var patchPlan: PatchPlan? { cachedPlan }
+    /// The patch plan once read (a reader whose snapshot could not be
+    /// taken has none, and reads it again at the next ask).
+    private var cachedPlan: PatchPlan??
+    var patchPlan: PatchPlan? {
+        if let known = cachedPlan { return known }
+        guard let session = try? session else { return nil }
+        let made = plan.patchPlan(in: session)
+        cachedPlan = .some(made)
+        return made
+    }
 
     var keysAreUnique: Bool {
         guard let relation = try? plan.relation(in: session), let index = relation.column(named: plan.keyColumn) else { return false }
@@ -337,9 +345,10 @@ final class PostgresRowReader: RowReader {
     /// The most keys one read by key names.
     static let keysPerRead = 10_000
 
-    /// Sends the read of the rows with `keyTexts` (bounded by the
-    /// endpoint's round-trip limit), without waiting for the answer.
-    private func sendRows(_ keyTexts: ArraySlice<String>) throws(ResultsError) -> PendingRows {
+    /// Sends the read of the rows with `keyTexts` (at most
+    /// ``keysPerRead``; bounded by the endpoint's round-trip limit),
+    /// without waiting for the answer: ``deliver(_:_:)`` reads it.
+    func sendRows(_ keyTexts: ArraySlice<String>) throws(ResultsError) -> PendingRows {
         let sql: String
         let session: PostgresSession
         do throws(PostgresStoreError) {
@@ -353,12 +362,17 @@ final class PostgresRowReader: RowReader {
     }
 
     /// A read by key sent, whose answer is read later.
-    private struct PendingRows {
+    struct PendingRows {
         let query: PostgresPendingQuery
 
         func rows() throws(ResultsError) -> PostgresRows {
             do throws(PostgresStoreError) { return try query.rows() } catch { throw error.resultsError }
         }
+    }
+
+    /// Waits for a read ``sendRows(_:)`` sent, and hands its rows to `body`.
+    func deliver(_ pending: PendingRows, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void) throws(ResultsError) {
+        try deliver(try pending.rows(), leadingCount: plan.leadingCount, body)
     }
 
     /// Runs `sql` through a cursor, a batch of rows at a time, so that a

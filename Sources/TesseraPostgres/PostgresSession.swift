@@ -263,12 +263,7 @@ final class PostgresSession: @unchecked Sendable {
         for argument in arguments { bindings.append(argument) }
         let answer = answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger))
             .map { Self.rows($0.rows) }
-            .flatMapErrorThrowing { error in
-                if let ended = error as? SessionEnded {
-                    throw PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
-                }
-                throw PostgresStoreError(error, request: request)
-            }
+            .flatMapErrorThrowing { error in throw Self.failure(error, request: request) }
         return PostgresPendingQuery(answer: answer, request: request)
     }
 
@@ -389,81 +384,87 @@ final class PostgresSession: @unchecked Sendable {
     /// session when the server has not answered within `timeout`: the
     /// answer is then a ``PostgresStoreError/Kind/serverGone`` failure.
     func send(_ sql: String, _ arguments: [DatabaseValue] = [], request: String, timeout: Duration) -> PostgresPendingQuery {
+        PostgresPendingQuery(answer: watched(send(sql, arguments, request: request).answer, request: request, timeout: timeout), request: request)
+    }
+
+    /// `answer`, failed with a ``PostgresStoreError`` (any error, mapped),
+    /// and the session closed, when it has not come within `timeout`.
+    private func watched<Answer: Sendable>(_ answer: EventLoopFuture<Answer>, request: String, timeout: Duration) -> EventLoopFuture<Answer> {
         let expired = PThreadMutex(false)
         let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { [weak self] in
             expired.withLock { $0 = true }
             self?.close()
         }
-        let answer = send(sql, arguments, request: request).answer
+        return answer
             .always { _ in watchdog.cancel() }
             .flatMapErrorThrowing { error in
-                guard expired.withLock({ $0 }) else { throw error }
+                guard expired.withLock({ $0 }) else { throw Self.failure(error, request: request) }
                 throw PostgresStoreError(
                     kind: .serverGone, request: request,
                     message: "the server did not answer within \(timeout), and the connection was closed"
                 )
             }
-        return PostgresPendingQuery(answer: answer, request: request)
     }
 
-    /// `body`'s result; the session is closed when `body` has not
-    /// returned within `timeout`, and the call then fails with
-    /// ``PostgresStoreError/Kind/serverGone``.
-    private func watched(request: String, timeout: Duration, _ body: () throws(PostgresStoreError) -> PostgresRows) throws(PostgresStoreError) -> PostgresRows {
-        let expired = PThreadMutex(false)
-        let watchdog = connection.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { [weak self] in
-            expired.withLock { $0 = true }
-            self?.close()
+    /// `error` as a ``PostgresStoreError`` naming `request`.
+    private static func failure(_ error: any Error, request: String) -> PostgresStoreError {
+        if let failure = error as? PostgresStoreError { return failure }
+        if let ended = error as? SessionEnded {
+            return PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
         }
-        defer { watchdog.cancel() }
-        do throws(PostgresStoreError) {
-            return try body()
-        } catch {
-            guard expired.withLock({ $0 }) else { throw error }
-            throw PostgresStoreError(
-                kind: .serverGone, request: request,
-                message: "the server did not answer within \(timeout), and the connection was closed"
-            )
-        }
+        return PostgresStoreError(error, request: request)
     }
 
-    /// Runs one statement without arguments as a statement prepared on
-    /// this session the first time it runs it: the server parses and plans
-    /// it once, and then only executes it. For a statement a session runs
-    /// over and over (a change-capture round's). At most
-    /// ``preparedLimit`` are kept per session; past it the oldest is let
-    /// go. Waits as ``query(_:_:request:)`` does.
+    /// Prepares `sql` (a statement without arguments) on this session,
+    /// unless it is prepared already: the server parses and plans it once,
+    /// and ``sendPrepared(_:request:timeout:)`` then only executes it. For a
+    /// statement a session runs over and over (a change-capture round's).
+    /// At most ``preparedLimit`` are kept per session; past it the oldest
+    /// is let go. Waits at most the endpoint's round-trip limit.
     ///
     /// - Throws: ``PostgresStoreError`` naming `request`.
-    func preparedQuery(_ sql: String, request: String) throws(PostgresStoreError) -> PostgresRows {
-        try watched(request: request, timeout: endpoint.roundTripLimit) { () throws(PostgresStoreError) in
-            if connection.isClosed {
-                throw PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")
-            }
-            do {
-                let statement: PreparedQuery
-                if let known = prepared.withLock({ $0.statements[sql] }) {
-                    statement = known
-                } else {
-                    statement = try answer(to: connection.prepare(query: sql)).wait()
-                    let evicted = prepared.withLock { kept -> PreparedQuery? in
-                        kept.statements[sql] = statement
-                        kept.order.append(sql)
-                        guard kept.order.count > Self.preparedLimit else { return nil }
-                        return kept.statements.removeValue(forKey: kept.order.removeFirst())
-                    }
-                    evicted?.deallocate().whenComplete { _ in }
-                }
-                return Self.rows(try answer(to: statement.execute()).wait())
-            } catch let ended as SessionEnded {
-                throw PostgresStoreError(kind: .serverGone, request: request, message: ended.message)
-            } catch {
-                throw PostgresStoreError(error, request: request)
-            }
+    func prepare(_ sql: String, request: String) throws(PostgresStoreError) {
+        let known = prepared.withLock { kept -> Bool in
+            guard kept.statements[sql] != nil else { return false }
+            // The last used is let go last.
+            if let index = kept.order.firstIndex(of: sql) { kept.order.append(kept.order.remove(at: index)) }
+            return true
         }
+        if known { return }
+        let made = connection.isClosed
+            ? connection.eventLoop.makeFailedFuture(PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended"))
+            : answer(to: connection.prepare(query: sql))
+        let statement: PreparedQuery
+        do {
+            statement = try watched(made, request: request, timeout: endpoint.roundTripLimit).wait()
+        } catch {
+            throw Self.failure(error, request: request)
+        }
+        let evicted = prepared.withLock { kept -> PreparedQuery? in
+            kept.statements[sql] = statement
+            kept.order.append(sql)
+            guard kept.order.count > Self.preparedLimit else { return nil }
+            return kept.statements.removeValue(forKey: kept.order.removeFirst())
+        }
+        evicted?.deallocate().whenComplete { _ in }
     }
 
-    /// The most statements ``preparedQuery(_:request:)`` keeps prepared on
+    /// Sends the statement ``prepare(_:request:)`` prepared, as
+    /// ``send(_:_:request:timeout:)`` sends one: its answer is read later.
+    /// A statement not prepared fails.
+    func sendPrepared(_ sql: String, request: String, timeout: Duration) -> PostgresPendingQuery {
+        let rows: EventLoopFuture<PostgresRows>
+        if connection.isClosed {
+            rows = connection.eventLoop.makeFailedFuture(PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended"))
+        } else if let statement = prepared.withLock({ $0.statements[sql] }) {
+            rows = answer(to: statement.execute()).map { Self.rows($0) }
+        } else {
+            rows = connection.eventLoop.makeFailedFuture(PostgresStoreError(kind: .server, request: request, message: "the statement was not prepared"))
+        }
+        return PostgresPendingQuery(answer: watched(rows, request: request, timeout: timeout), request: request)
+    }
+
+    /// The most statements ``prepare(_:request:)`` keeps prepared on
     /// one session.
     static let preparedLimit = 8
 

@@ -124,7 +124,14 @@ public final class PostgresStore: @unchecked Sendable {
             sessions.append(session)
             return true
         }
-        if !keep { session.close() }
+        if !keep {
+            session.close()
+        } else if closed.withLock({ $0 }) {
+            // Closed meanwhile (a snapshot's end commits in the background):
+            // `close()` may have emptied the idle sessions before this one
+            // came.
+            if idle.withLock({ sessions in sessions.firstIndex { $0 === session }.map { sessions.remove(at: $0) } }) != nil { session.close() }
+        }
     }
 
     /// The passes of the change feed's loop so far (see
@@ -138,6 +145,19 @@ public final class PostgresStore: @unchecked Sendable {
     /// nothing follows.
     package var feedCatalogReads: Int? {
         feedState.withLock { $0 }?.catalogReads
+    }
+
+    /// The sources' commits whose rows the change feed read with reads
+    /// sent before its round's snapshot (see
+    /// ``PostgresChangeFeed/readsAhead``); `nil` while nothing follows.
+    package var feedReadsAhead: Int? {
+        feedState.withLock { $0 }?.readsAhead
+    }
+
+    /// Whether the change feed is at rest (see
+    /// ``PostgresChangeFeed/isAtRest``); `nil` while nothing follows.
+    package var feedIsAtRest: Bool? {
+        feedState.withLock { $0 }?.isAtRest
     }
 
     /// The snapshots the store's readers have taken so far: a reader takes
@@ -197,7 +217,7 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     private weak var store: PostgresStore?
 
     /// The catalog stamp (see ``PostgresCatalogStamp``) of each relation
-    /// ``open(_:lockTimeout:stamping:)`` was asked to stamp, by OID, as
+    /// ``open(_:lockTimeoutMilliseconds:stamping:alongside:)`` was asked to stamp, by OID, as
     /// this snapshot sees the catalog (a relation dropped has none).
     let stamps: [Int64: String]
 
@@ -215,33 +235,42 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     /// Begins a repeatable-read, read-only transaction and reads its
     /// snapshot.
     ///
-    /// - Parameter lockTimeout: How long its reads may wait for a table's
-    ///   lock (`100ms`), `nil` for the server's setting. A change-capture
+    /// - Parameter lockTimeoutMilliseconds: How long its reads may wait
+    ///   for a table's lock (100), `nil` for the server's setting. A change-capture
     ///   round's snapshot sets one: its reads would otherwise queue behind
     ///   a `TRUNCATE` or `ALTER TABLE` that itself waits for the lock the
     ///   sources' previous snapshots hold, which only the round releases.
     /// - Parameter stamping: Relations (OIDs) whose catalog stamps
     ///   (``stamps``) are read in the same statement as the snapshot.
-    static func open(_ store: PostgresStore, lockTimeout: String? = nil, stamping oids: [Int64] = []) throws(PostgresStoreError) -> PostgresHeldSnapshot {
+    /// - Parameter alongside: Sends statements of the caller's on the
+    ///   session, in the transaction, right behind the one that takes the
+    ///   snapshot and before its answer is waited for (their answers are
+    ///   the caller's to read).
+    static func open(
+        _ store: PostgresStore, lockTimeoutMilliseconds: Int? = nil, stamping oids: [Int64] = [],
+        alongside: (PostgresSession) -> Void = { _ in }
+    ) throws(PostgresStoreError) -> PostgresHeldSnapshot {
         let session = try store.takeSession()
         do throws(PostgresStoreError) {
-            // Sent without waiting for its answer: the connection sends the
-            // next statement as soon as it comes, and the thread waits once.
-            let begun = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read", timeout: session.endpoint.roundTripLimit)
-            // The lock timeout is set in the same round trip: it bounds the
-            // statements after this one, and this one takes no lock. The
-            // stamps are read after the snapshot is taken (the first
-            // statement's first call takes it), so in it.
             // Prepared: a round runs it every time, and its planning costs
             // more than its execution. The values are written into it (a
             // lock timeout and OIDs, both the store's own).
-            let answer = Result { () throws(PostgresStoreError) in
-                try session.preparedQuery(Self.sql(lockTimeout: lockTimeout, stamping: oids), request: "read the snapshot")
-            }
-            // A failed BEGIN is the error to report (the read then ran on
-            // its own, outside any transaction).
+            let sql = Self.sql(lockTimeoutMilliseconds: lockTimeoutMilliseconds, stamping: oids)
+            try session.prepare(sql, request: "read the snapshot")
+            // Sent one behind the other, with one wait: the connection
+            // sends each as soon as the one before is answered. The lock
+            // timeout is set in the snapshot's statement: it bounds the
+            // statements after it, and it takes no lock. The stamps are
+            // read after the snapshot is taken (the transaction's first
+            // statement takes it), so in it.
+            let limit = session.endpoint.roundTripLimit
+            let begun = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read", timeout: limit)
+            let read = session.sendPrepared(sql, request: "read the snapshot", timeout: limit)
+            alongside(session)
+            // A failed BEGIN is the error to report (the statements after
+            // it then ran on their own, outside any transaction).
             _ = try begun.rows()
-            let row = try answer.get().rows.first
+            let row = try read.rows().rows.first
             guard let text = row?[0].string, let snapshot = PostgresXidSnapshot(text), let position = row?[1].string else {
                 throw PostgresStoreError(kind: .server, request: "read the snapshot", message: "the server answered \(row.map { "\($0)" } ?? "nothing")")
             }
@@ -255,12 +284,10 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
         }
     }
 
-    /// The statement that reads the snapshot, with `lockTimeout` (digits
-    /// and a unit) and `oids` written in.
-    static func sql(lockTimeout: String?, stamping oids: [Int64]) -> String {
-        let timeout = lockTimeout.map { value in
-            ", set_config('lock_timeout', '\(value.filter { $0.isLetter || $0.isNumber })', true)"
-        } ?? ""
+    /// The statement that reads the snapshot, with the lock timeout and
+    /// `oids` written in.
+    static func sql(lockTimeoutMilliseconds: Int?, stamping oids: [Int64]) -> String {
+        let timeout = lockTimeoutMilliseconds.map { ", set_config('lock_timeout', '\(max(0, $0))ms', true)" } ?? ""
         let stamps = oids.isEmpty ? "" : ", " + PostgresCatalogStamp.sql(oidsParameter: "'\(PostgresSQL.textArray(oids.map(String.init)))'")
         // Every column text: a prepared statement's answer is read as text
         // whatever form it comes in, and text's binary form is its text.
@@ -318,10 +345,14 @@ extension PostgresStore: ResultsStore {
 /// A reader's snapshot, taken at its first statement: a reader that runs
 /// none (a controller taking a commit whose rows the change feed read
 /// already) costs no round trip. Taken after the reader's ticket, as the
-/// snapshot would have been.
+/// snapshot would have been. A failure to take it is kept, and every later
+/// statement of the reader fails with it (no second try).
+///
+/// `@unchecked Sendable`: its one mutable state, the snapshot or the
+/// failure, is behind `opened`'s mutex.
 final class PostgresDeferredSnapshot: @unchecked Sendable {
     private let store: PostgresStore
-    private let opened = PThreadMutex<PostgresHeldSnapshot?>(nil)
+    private let opened = PThreadMutex<Result<PostgresHeldSnapshot, PostgresStoreError>?>(nil)
 
     init(store: PostgresStore) {
         self.store = store
@@ -329,18 +360,20 @@ final class PostgresDeferredSnapshot: @unchecked Sendable {
 
     /// The snapshot, taken now if it was not yet.
     ///
-    /// - Throws: ``PostgresStoreError`` when the transaction cannot begin.
+    /// - Throws: ``PostgresStoreError`` when the transaction cannot begin
+    ///   (now or at the first try).
     func held() throws(PostgresStoreError) -> PostgresHeldSnapshot {
-        if let held = opened.withLock({ $0 }) { return held }
+        if let known = opened.withLock({ $0 }) { return try known.get() }
         // A reader is used by one caller at a time; should two race, the
         // first kept wins and the other's transaction ends with it.
-        let made = try PostgresHeldSnapshot.open(store)
-        store.countReaderSnapshot()
-        return opened.withLock { current in
-            if let current { return current }
+        let made = Result { () throws(PostgresStoreError) in try PostgresHeldSnapshot.open(store) }
+        let (kept, first) = opened.withLock { current -> (Result<PostgresHeldSnapshot, PostgresStoreError>, Bool) in
+            if let current { return (current, false) }
             current = made
-            return made
+            return (made, true)
         }
+        if first, case .success = kept { store.countReaderSnapshot() }
+        return try kept.get()
     }
 }
 

@@ -157,7 +157,7 @@ struct PostgresHeldSnapshotLockTests {
         let store = try PostgresStore(url: url, applicationName: "tessera lock test")
         defer { store.close() }
         _ = try store.write(request: "make a table") { try $0.rows("CREATE TABLE t (id int PRIMARY KEY)") }
-        let held = try PostgresHeldSnapshot.open(store, lockTimeout: "100ms")
+        let held = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100)
         #expect(try held.session.query("SELECT current_setting('lock_timeout')", request: "read the setting").rows.first?.first == .text("100ms"))
         let plain = try PostgresHeldSnapshot.open(store)
         #expect(try plain.session.query("SELECT current_setting('lock_timeout')", request: "read the setting").rows.first?.first == .text("0"))

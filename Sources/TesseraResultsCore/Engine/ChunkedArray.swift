@@ -60,9 +60,10 @@ struct _ChunkedArray<Element> {
 
     // MARK: The chunks
 
-    /// The chunks in order, read through their pages.
+    /// One chunk's elements.
     typealias Chunk = [Element]
 
+    /// The chunks in order, read through their pages.
     struct Chunks: RandomAccessCollection {
         fileprivate let pages: [[Chunk]]
         let count: Int

@@ -14,14 +14,6 @@ struct _PatchDeparture {
     var oldFlat: Int
 }
 
-/// The rows one transaction touched, and how they patch a result: where
-/// each was (a departure) and where it is now (an arrival). A row can be
-/// both, either or neither (a row outside the result before and after).
-///
-/// ``apply(to:keys:sectioned:)`` builds the new result and the changeset
-/// that ``TesseraDiff/diff(from:to:)`` would give for the two results,
-/// without looking at the rows the transaction did not touch, except where
-/// a move's minimality depends on them (see ``window``).
 /// A section while a patch is built: its value, its count, and its index
 /// in the old result (-1 for a new one). Outside ``_Patch``, so that the
 /// loops over every section are compiled for this type, not for a generic
@@ -33,6 +25,14 @@ private struct _PatchSectionGroup {
     var old: Int
 }
 
+/// The rows one transaction touched, and how they patch a result: where
+/// each was (a departure) and where it is now (an arrival). A row can be
+/// both, either or neither (a row outside the result before and after).
+///
+/// ``apply(to:keys:sectioned:)`` builds the new result and the changeset
+/// that ``TesseraDiff/diff(from:to:)`` would give for the two results,
+/// without looking at the rows the transaction did not touch, except where
+/// a move's minimality depends on them (see ``window``).
 struct _Patch<Record: FetchableRecord> {
     typealias Departure = _PatchDeparture
 
