@@ -153,6 +153,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// Whether the sources' snapshots read a table in the last round
         /// (a round 50 ms later lets them go).
         var holdingLocks = false
+        /// The passes of the feed's loop that failed.
+        var failedPasses = 0
         /// The last round that handed over everything its snapshot sees
         /// (0 before the first).
         var handedRound = 0
@@ -426,10 +428,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
         state.withLock { $0.readsAhead }
     }
 
+    /// How many passes of the feed's loop failed (a round that threw).
+    var failedPasses: Int {
+        state.withLock { $0.failedPasses }
+    }
+
     /// Whether the feed is at rest: no round asked for, and none due to
     /// let the sources' snapshots' locks go.
     var isAtRest: Bool {
-        state.withLock { !$0.holdingLocks && !$0.wake }
+        state.withLock { !$0.holdingLocks && !$0.wake && !$0.fetchedBaselines }
     }
 
     /// The rounds that began (took their number) so far, and the last one
@@ -519,6 +526,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 if moved || lockedRoundDue {
                     holdingLocks = try round()
                     lastRound = .now
+                    state.withLock { [holdingLocks] in $0.holdingLocks = holdingLocks }
                 } else {
                     pause()
                 }
@@ -526,6 +534,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 state.withLock { $0.passes += 1 }
             } catch {
                 failures += 1
+                state.withLock { $0.failedPasses += 1 }
                 if slotSession == nil && attempts > 0 {
                     notMade(error)
                 } else {
@@ -713,10 +722,18 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // The rows the transactions that arrived touched: read where they
         // were now, and where they are in the snapshot, right behind it.
         let prefetched = prefetch()
-        let next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted()) { session in
+        var next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted()) { session in
             for prefetch in prefetched.values {
                 prefetch.after = try? PostgresRowReader(plan: prefetch.plan, session: session).sendRows(prefetch.keyTexts[...])
             }
+        }
+        // A read ahead that failed (a column it names dropped, a lock not
+        // had in time) ended the snapshot's transaction: the round takes a
+        // snapshot again, with nothing read ahead, so that the catalog's
+        // check and the reads after it run as they would have.
+        if prefetched.values.contains(where: { prefetch in prefetch.after.map { (try? $0.rows()) == nil } ?? false }) {
+            for prefetch in prefetched.values { prefetch.after = nil }
+            next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted())
         }
         let round = state.withLock { state -> Int in
             state.round += 1
@@ -733,7 +750,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
         } else {
             return false
         }
+        // A read ahead that no source used still read its table in the
+        // snapshot, which the sources now hold: its lock is let go by the
+        // round that follows, as a read's is.
         let readRows = handOver(decoded, round: round, next: next, shapes: shapes, checked: followed, prefetched: prefetched)
+            || prefetched.values.contains { $0.after != nil }
         state.withLock { state in
             // A feed that stopped during the round handed nothing over.
             if !state.stopped, round >= state.handFloor {
@@ -863,9 +884,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 guard source.plans.allSatisfy({ $0.knownShapes.allSatisfy { checked[$0.key]?.contains($0.value) == true } }) else {
                     state.wake = true
                     // This round hands over nothing of the source's: a
-                    // writer waiting for its commit to be handed over waits
-                    // for the next round (see `rounds`).
-                    state.handFloor = max(state.handFloor, round + 1)
+                    // writer waiting for a commit the round sees to be
+                    // handed over waits for the next round (see `rounds`).
+                    if source.pending.contains(where: { next.snapshot.sees($0.xid) }) {
+                        state.handFloor = max(state.handFloor, round + 1)
+                    }
                     continue
                 }
                 let ready = source.pending.filter { next.snapshot.sees($0.xid) }

@@ -154,6 +154,12 @@ public final class PostgresStore: @unchecked Sendable {
         feedState.withLock { $0 }?.readsAhead
     }
 
+    /// The change feed's passes that failed so far (see
+    /// ``PostgresChangeFeed/failedPasses``); `nil` while nothing follows.
+    package var feedFailedPasses: Int? {
+        feedState.withLock { $0 }?.failedPasses
+    }
+
     /// Whether the change feed is at rest (see
     /// ``PostgresChangeFeed/isAtRest``); `nil` while nothing follows.
     package var feedIsAtRest: Bool? {

@@ -132,6 +132,38 @@ struct PostgresRoundCostTests {
         #expect(reads <= 1, "the rounds read the columns \(reads) times after the rename")
     }
 
+    @Test("A read ahead that fails (its section column renamed in the transaction that changed the row) leaves the round whole: the controller reports the column, and no round fails")
+    func failedReadAheadRetakesTheSnapshot() throws {
+        let url = try TestServer.freshDatabase("readahead")
+        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        defer { writer.close() }
+        try writer.execute("CREATE TABLE ahead (id bigint PRIMARY KEY, album bigint, title text)", request: "setup")
+        try writer.query("INSERT INTO ahead SELECT g, g % 4, 'photo ' || g FROM generate_series(1, 40) g", request: "fill")
+        let store = try PostgresStore(url: url)
+        let controller = try FetchedResultsController<SmokePhoto>(
+            store: store, request: FetchRequest(table: "ahead", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        )
+        try controller.performFetch()
+        try writer.query("INSERT INTO ahead VALUES (100, 1, 'first')", request: "first commit")
+        try Self.catchUp(controller, writer, "ahead")
+        waitInRounds(24_000, sleepingEvery: .milliseconds(5)) { store.feedIsAtRest == true }
+        let failed = try #require(store.feedFailedPasses)
+        // The row's change arrives with the rename: the read ahead names
+        // the old column, in the snapshot that sees the new one.
+        try writer.execute(
+            "BEGIN", "UPDATE ahead SET title = 'renamed with' WHERE id = 5", "ALTER TABLE ahead RENAME COLUMN album TO grouping", "COMMIT",
+            request: "a row and a rename in one transaction"
+        )
+        var reported = false
+        waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+            _ = try? controller.checkForExternalChanges()
+            reported = controller.lastError.map { "\($0)".contains("album") } ?? false
+            return reported
+        }
+        #expect(reported, "the controller did not report the renamed column (last error: \(String(describing: controller.lastError)))")
+        #expect(store.feedFailedPasses == failed, "\((store.feedFailedPasses ?? 0) - failed) rounds failed")
+    }
+
     @Test("A reader whose snapshot cannot be taken fails every statement with that failure, and takes none")
     func deferredSnapshotKeepsItsFailure() throws {
         let url = try TestServer.freshDatabase("deferred")
