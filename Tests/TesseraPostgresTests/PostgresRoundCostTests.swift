@@ -26,23 +26,38 @@ struct PostgresRoundCostTests {
         #expect(current == fresh, "the controller did not catch up with a fresh query (\(current.count) rows against \(fresh.count))")
     }
 
-    @Test("Commits of rows read no columns from the catalog and take no reader snapshot; a column added with no row written is still seen, and read once")
-    func roundsSkipTheCatalogUntilItChanges() throws {
-        let url = try TestServer.freshDatabase("roundcost")
+    /// A fresh database with `setup` run in it, a store (named
+    /// `applicationName`) and a controller fetched over `table` by album
+    /// and title, which has then taken one commit (so that the feed has
+    /// read the table's columns once).
+    private static func followed(
+        _ table: String, setup: [String], applicationName: String = "tessera"
+    ) throws -> (writer: PostgresSession, store: PostgresStore, controller: FetchedResultsController<SmokePhoto>) {
+        let url = try TestServer.freshDatabase(table)
         let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
-        defer { writer.close() }
-        try writer.execute("CREATE TABLE cost (id bigint PRIMARY KEY, album bigint, title text)", request: "setup")
-        try writer.query("INSERT INTO cost SELECT g, g % 5, 'photo ' || g FROM generate_series(1, 100) g", request: "fill")
-        let store = try PostgresStore(url: url, applicationName: "tessera round cost")
+        for sql in setup { try writer.query(sql, request: "setup") }
+        let store = try PostgresStore(url: url, applicationName: applicationName)
         let controller = try FetchedResultsController<SmokePhoto>(
-            store: store, request: FetchRequest(table: "cost", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+            store: store, request: FetchRequest(table: table, sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
         )
         try controller.performFetch()
-        #expect(controller.supportsIncrementalUpdates)
         // The first round reads the table's columns once (its stamp is new
         // to the feed); the row inserted shows it has run.
-        try writer.query("INSERT INTO cost VALUES (500, 2, 'first')", request: "first commit")
-        try Self.catchUp(controller, writer, "cost")
+        try writer.query("INSERT INTO \(table) (id, album, title) VALUES (500, 2, 'first')", request: "first commit")
+        try catchUp(controller, writer, table)
+        return (writer, store, controller)
+    }
+
+    @Test("Commits of rows read no columns from the catalog and take no reader snapshot; a column added with no row written is still seen, and read once")
+    func roundsSkipTheCatalogUntilItChanges() throws {
+        let (writer, store, controller) = try Self.followed(
+            "cost", setup: [
+                "CREATE TABLE cost (id bigint PRIMARY KEY, album bigint, title text)",
+                "INSERT INTO cost SELECT g, g % 5, 'photo ' || g FROM generate_series(1, 100) g",
+            ], applicationName: "tessera round cost"
+        )
+        defer { writer.close() }
+        #expect(controller.supportsIncrementalUpdates)
         #expect(store.feedCatalogReads == 1)
         let catalogReads = try #require(store.feedCatalogReads)
         let snapshots = store.readerSnapshotsTaken
@@ -103,22 +118,14 @@ struct PostgresRoundCostTests {
 
     @Test("A column's type renamed moves no stamp: a controller that fetches again since knows the new name, and the rounds read the columns once more, then patch")
     func typeRenamedSettles() throws {
-        let url = try TestServer.freshDatabase("typerename")
-        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        let (writer, store, controller) = try Self.followed(
+            "moody", setup: [
+                "CREATE TYPE mood AS ENUM ('calm', 'busy')",
+                "CREATE TABLE moody (id bigint PRIMARY KEY, album bigint, title text, feeling mood DEFAULT 'busy')",
+                "INSERT INTO moody SELECT g, g % 3, 'photo ' || g, 'calm' FROM generate_series(1, 30) g",
+            ]
+        )
         defer { writer.close() }
-        try writer.execute(
-            "CREATE TYPE mood AS ENUM ('calm', 'busy')",
-            "CREATE TABLE moody (id bigint PRIMARY KEY, album bigint, title text, feeling mood)",
-            "INSERT INTO moody SELECT g, g % 3, 'photo ' || g, 'calm' FROM generate_series(1, 30) g",
-            request: "setup"
-        )
-        let store = try PostgresStore(url: url)
-        let controller = try FetchedResultsController<SmokePhoto>(
-            store: store, request: FetchRequest(table: "moody", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
-        )
-        try controller.performFetch()
-        try writer.query("INSERT INTO moody VALUES (100, 1, 'first', 'busy')", request: "first commit")
-        try Self.catchUp(controller, writer, "moody")
         try writer.execute("ALTER TYPE mood RENAME TO temper", request: "rename the type")
         // A fetch made now knows the column's type by its new name.
         try controller.performFetch()
@@ -134,18 +141,13 @@ struct PostgresRoundCostTests {
 
     @Test("A read ahead that fails (its section column renamed in the transaction that changed the row) leaves the round whole: the controller reports the column, and no round fails")
     func failedReadAheadRetakesTheSnapshot() throws {
-        let url = try TestServer.freshDatabase("readahead")
-        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
-        defer { writer.close() }
-        try writer.execute("CREATE TABLE ahead (id bigint PRIMARY KEY, album bigint, title text)", request: "setup")
-        try writer.query("INSERT INTO ahead SELECT g, g % 4, 'photo ' || g FROM generate_series(1, 40) g", request: "fill")
-        let store = try PostgresStore(url: url)
-        let controller = try FetchedResultsController<SmokePhoto>(
-            store: store, request: FetchRequest(table: "ahead", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        let (writer, store, controller) = try Self.followed(
+            "ahead", setup: [
+                "CREATE TABLE ahead (id bigint PRIMARY KEY, album bigint, title text)",
+                "INSERT INTO ahead SELECT g, g % 4, 'photo ' || g FROM generate_series(1, 40) g",
+            ]
         )
-        try controller.performFetch()
-        try writer.query("INSERT INTO ahead VALUES (100, 1, 'first')", request: "first commit")
-        try Self.catchUp(controller, writer, "ahead")
+        defer { writer.close() }
         waitInRounds(24_000, sleepingEvery: .milliseconds(5)) { store.feedIsAtRest == true }
         let failed = try #require(store.feedFailedPasses)
         // The row's change arrives with the rename: the read ahead names
