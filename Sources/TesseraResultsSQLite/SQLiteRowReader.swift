@@ -138,8 +138,76 @@ final class SQLiteRowReader: RowReader {
         } catch {
             throw .database(error)
         }
+        // Several keys: a statement for up to `batchWidth` of them at a
+        // time (`… IN (?, …, ?)`), not one per key. SQLite sorts the keys
+        // and seeks each one, so that rows near each other in the table are
+        // read one after another.
+        guard keys.count > 1, let prefix = Self.batchPrefix(of: pointSQL), arguments.count + Self.batchWidth <= Self.parameterFloor else {
+            var row = statement.recordRow(after: leadingColumns)
+            for key in keys { try run(statement, key: key, row: &row, body) }
+            return
+        }
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(keys.endIndex, start + Self.batchWidth)
+            try readBatch(keys[start..<end], prefix: prefix, body)
+            start = end
+        }
+    }
+
+    /// The most keys one statement of ``readRows(keys:_:)`` binds.
+    static let batchWidth = 512
+
+    /// The parameters every SQLite accepts in one statement (999 before
+    /// 3.32): a request with more arguments of its own reads a key at a
+    /// time.
+    static let parameterFloor = 999
+
+    /// The query by key without its `= ?` (to which `IN (…)` is added), or
+    /// `nil` when it does not end so.
+    static func batchPrefix(of pointSQL: String) -> String? {
+        guard pointSQL.hasSuffix(" = ?") else { return nil }
+        return String(pointSQL.dropLast(3))
+    }
+
+    /// Reads the rows of up to ``batchWidth`` keys with one statement, of
+    /// a width that is a power of two (the keys left over bound as NULL,
+    /// which no key equals), so that a change source keeps few of them.
+    private func readBatch(
+        _ keys: ArraySlice<DatabaseValue>, prefix: String, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+    ) throws(ResultsError) {
+        var width = 2
+        while width < keys.count { width *= 2 }
+        let sql = prefix + "IN (" + repeatElement("?", count: width).joined(separator: ", ") + ")"
+        let statement: Statement
+        do throws(SQLiteError) {
+            if let statements {
+                statement = try statements.statement(sql, in: database)
+            } else {
+                statement = try database.prepare(sql)
+            }
+        } catch {
+            throw .database(error)
+        }
         var row = statement.recordRow(after: leadingColumns)
-        for key in keys { try run(statement, key: key, row: &row, body) }
+        try statement.withReset { statement throws(ResultsError) in
+            do throws(SQLiteError) {
+                try statement.bind(arguments)
+                let first = statement.parameterCount - width + 1
+                var index = first
+                for key in keys {
+                    try statement.bind(key, at: index)
+                    index += 1
+                }
+                while index < first + width {
+                    try statement.bind(.null, at: index)
+                    index += 1
+                }
+            } catch {
+                throw .database(error)
+            }
+            try statement.readRows(after: leadingColumns, into: &row, body)
+        }
     }
 
     /// Runs a statement with the request's arguments, and `key` bound to

@@ -1,0 +1,112 @@
+import Testing
+@testable import TesseraResultsCore
+@testable import TesseraResultsSQLite
+import TesseraSQLite
+import TesseraTestSupport
+
+/// Reads by key on SQLite: several keys are read with one statement for up
+/// to ``SQLiteRowReader/batchWidth`` of them (`… IN (?, …)`). Oracle: the
+/// same keys read one statement per key.
+@Suite("SQLite: rows read by key, several to a statement")
+struct SQLiteKeyReadTests {
+    /// Rows as comparable text: the leading values, then the record's
+    /// columns with their names.
+    private static func rendered(_ leading: any LeadingValues, count: Int, _ row: Row) -> String {
+        let lead = (0..<count).map { leading.value(at: $0).description }.joined(separator: ",")
+        let values = zip(row.columnNames, row.values).map { "\($0)=\($1)" }.joined(separator: " ")
+        return lead + " | " + values
+    }
+
+    private static func makeTable(_ db: Database, rows: Int, random: inout SplitMix64) throws {
+        try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, grp INTEGER, title TEXT)")
+        let insert = try db.prepare("INSERT INTO item (id, grp, title) VALUES (?, ?, ?)")
+        for id in 1...rows {
+            // Every seventh row is hidden from the request's predicate.
+            let title: DatabaseValue = id % 7 == 0 ? "hidden" : .text("title \(random.next() % 1_000)")
+            try insert.withReset { statement in
+                try statement.bind([.integer(Int64(id)), .integer(Int64(random.next() % 10)), title])
+                _ = try statement.step()
+            }
+        }
+    }
+
+    /// Keys to read, each row's at most once: present, hidden, missing,
+    /// and of other types (text, real) that the column's affinity makes
+    /// integers.
+    private static func keys(_ count: Int, rows: Int, random: inout SplitMix64) -> [DatabaseValue] {
+        var ids = Array(1...Int64(rows + rows / 4))
+        ids.shuffle(using: &random)
+        return ids.prefix(count).map { id in
+            switch random.next() % 10 {
+            case 0: return .text("\(id)")
+            case 1: return .real(Double(id))
+            default: return .integer(id)
+            }
+        }
+    }
+
+    /// What `reader` gives for `keys`, read together and one at a time.
+    private static func both(_ reader: any RowReader, _ keys: [DatabaseValue], leading: Int) throws -> (together: Set<String>, apart: Set<String>, togetherCount: Int) {
+        var together: [String] = []
+        try reader.readRows(keys: keys) { (values, row) throws(ResultsError) in together.append(rendered(values, count: leading, row)) }
+        var apart = Set<String>()
+        for key in keys {
+            try reader.readRows(keys: [key]) { (values, row) throws(ResultsError) in apart.insert(rendered(values, count: leading, row)) }
+        }
+        return (Set(together), apart, together.count)
+    }
+
+    @Test("Keys read together give the rows they give one at a time, for a fetch request with arguments and a set request, at widths around the batch's")
+    func togetherEqualsApart() throws {
+        let seed = testSeed(default: 31)
+        print("SQLiteKeyReadTests.togetherEqualsApart: seed \(seed) (set TESSERA_SEED to replay)")
+        var random = SplitMix64(seed: seed)
+        let rows = 3_000
+        let connection = try Connection(path: ":memory:")
+        try connection.withDatabase { db in try Self.makeTable(db, rows: rows, random: &random) }
+        let store = SQLiteResultsStore(connection: connection)
+        let fetch = FetchRequest(table: "item", predicate: "title != ?", arguments: ["hidden"], sortKeys: [SortKey("grp")], sectionKey: "grp")
+        let set = SetRequest(table: "item", predicate: "title != ?", arguments: ["hidden"])
+        let width = SQLiteRowReader.batchWidth
+        for count in [2, 3, width - 1, width, width + 1, 2 * width + 7] {
+            let keys = Self.keys(count, rows: rows, random: &random)
+            try store.withReader(isolation: nil) { reader throws(ResultsError) in
+                for (name, query, leading) in [("fetch", try reader.query(for: fetch), 2), ("set", try reader.query(for: set), 1)] {
+                    do {
+                        let (together, apart, togetherCount) = try Self.both(query, keys, leading: leading)
+                        #expect(together == apart, "seed \(seed), \(name), \(count) keys")
+                        #expect(togetherCount == together.count, "seed \(seed), \(name), \(count) keys: a row read twice")
+                        #expect(!together.isEmpty && !together.contains { $0.contains("hidden") }, "seed \(seed), \(name)")
+                    } catch {
+                        Issue.record("seed \(seed), \(name), \(count) keys: \(error)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("A column added between two reads of many keys: the second read's rows have it (the kept statement is prepared again)")
+    func columnAddedBetweenReads() throws {
+        var random = SplitMix64(seed: 7)
+        let connection = try Connection(path: ":memory:")
+        try connection.withDatabase { db in try Self.makeTable(db, rows: 600, random: &random) }
+        let store = SQLiteResultsStore(connection: connection)
+        let request = FetchRequest(table: "item", sortKeys: [SortKey("grp")])
+        let keys = (1...600).map { DatabaseValue.integer(Int64($0)) }
+        func columns() throws -> Set<[String]> {
+            try store.withReader(isolation: nil) { reader throws(ResultsError) in
+                var seen = Set<[String]>()
+                var count = 0
+                try reader.query(for: request).readRows(keys: keys) { (_, row) throws(ResultsError) in
+                    seen.insert(row.columnNames)
+                    count += 1
+                }
+                #expect(count == 600)
+                return seen
+            }
+        }
+        #expect(try columns() == [["id", "grp", "title"]])
+        try connection.withDatabase { db in try db.execute("ALTER TABLE item ADD COLUMN extra INTEGER DEFAULT 5") }
+        #expect(try columns() == [["id", "grp", "title", "extra"]])
+    }
+}
