@@ -128,35 +128,43 @@ final class SQLiteRowReader: RowReader {
         guard let pointSQL else {
             throw .invalidSQL(part: "request", sql: sql, problem: "it has no read of rows by key")
         }
-        let statement: Statement
-        do throws(SQLiteError) {
-            if let statements {
-                statement = try statements.statement(pointSQL, in: database)
-            } else {
-                statement = try database.prepare(pointSQL)
-            }
-        } catch {
-            throw .database(error)
-        }
         // Several keys: a statement for up to `batchWidth` of them at a
         // time (`… IN (?, …, ?)`), not one per key. SQLite sorts the keys
         // and seeks each one, so that rows near each other in the table are
         // read one after another.
-        guard keys.count > 1, let prefix = Self.batchPrefix(of: pointSQL), arguments.count + Self.batchWidth <= Self.parameterFloor else {
-            var row = statement.recordRow(after: leadingColumns)
-            for key in keys { try run(statement, key: key, row: &row, body) }
+        if keys.count > 1, let prefix = Self.batchPrefix(of: pointSQL), arguments.count + Self.batchWidth <= Self.parameterFloor {
+            var start = keys.startIndex
+            while start < keys.endIndex {
+                let end = min(keys.endIndex, start + Self.batchWidth)
+                try readBatch(keys[start..<end], prefix: prefix, body)
+                start = end
+            }
             return
         }
-        var start = keys.startIndex
-        while start < keys.endIndex {
-            let end = min(keys.endIndex, start + Self.batchWidth)
-            try readBatch(keys[start..<end], prefix: prefix, body)
-            start = end
+        let statement = try kept(pointSQL)
+        var row = statement.recordRow(after: leadingColumns)
+        for key in keys { try run(statement, key: key, row: &row, body) }
+    }
+
+    /// The statement for `sql`: the one the change source keeps, or one
+    /// prepared for this read.
+    private func kept(_ sql: String) throws(ResultsError) -> Statement {
+        do throws(SQLiteError) {
+            if let statements { return try statements.statement(sql, in: database) }
+            return try database.prepare(sql)
+        } catch {
+            throw .database(error)
         }
     }
 
     /// The most keys one statement of ``readRows(keys:_:)`` binds.
     static let batchWidth = 512
+
+    /// The widths of the statements of ``readRows(keys:_:)``: a batch is
+    /// read by the narrowest that holds it (the places left over bound to
+    /// NULL, which no key equals), so that a change source keeps at most
+    /// three of them.
+    static let batchWidths = [8, 64, batchWidth]
 
     /// The parameters every SQLite accepts in one statement (999 before
     /// 3.32): a request with more arguments of its own reads a key at a
@@ -171,24 +179,12 @@ final class SQLiteRowReader: RowReader {
     }
 
     /// Reads the rows of up to ``batchWidth`` keys with one statement, of
-    /// a width that is a power of two (the keys left over bound as NULL,
-    /// which no key equals), so that a change source keeps few of them.
+    /// one of the ``batchWidths``.
     private func readBatch(
         _ keys: ArraySlice<DatabaseValue>, prefix: String, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError) {
-        var width = 2
-        while width < keys.count { width *= 2 }
-        let sql = prefix + "IN (" + repeatElement("?", count: width).joined(separator: ", ") + ")"
-        let statement: Statement
-        do throws(SQLiteError) {
-            if let statements {
-                statement = try statements.statement(sql, in: database)
-            } else {
-                statement = try database.prepare(sql)
-            }
-        } catch {
-            throw .database(error)
-        }
+        let width = Self.batchWidths.first { $0 >= keys.count } ?? Self.batchWidth
+        let statement = try kept(prefix + "IN (" + repeatElement("?", count: width).joined(separator: ", ") + ")")
         var row = statement.recordRow(after: leadingColumns)
         try statement.withReset { statement throws(ResultsError) in
             do throws(SQLiteError) {
@@ -296,7 +292,7 @@ struct RecordRow {
 /// Used only where its connection is held, like the statements it keeps,
 /// and only with that connection's database (a change source observes one).
 final class SQLiteStatementCache {
-    private var statements: [String: Statement] = [:]
+    private(set) var statements: [String: Statement] = [:]
 
     /// The statement for `sql`, prepared on first use and reset after.
     ///

@@ -68,7 +68,7 @@ struct SQLiteKeyReadTests {
         let fetch = FetchRequest(table: "item", predicate: "title != ?", arguments: ["hidden"], sortKeys: [SortKey("grp")], sectionKey: "grp")
         let set = SetRequest(table: "item", predicate: "title != ?", arguments: ["hidden"])
         let width = SQLiteRowReader.batchWidth
-        for count in [2, 3, width - 1, width, width + 1, 2 * width + 7] {
+        for count in [2, 3, 8, 9, 64, 65, width - 1, width, width + 1, 2 * width + 7] {
             let keys = Self.keys(count, rows: rows, random: &random)
             try store.withReader(isolation: nil) { reader throws(ResultsError) in
                 for (name, query, leading) in [("fetch", try reader.query(for: fetch), 2), ("set", try reader.query(for: set), 1)] {
@@ -85,28 +85,68 @@ struct SQLiteKeyReadTests {
         }
     }
 
-    @Test("A column added between two reads of many keys: the second read's rows have it (the kept statement is prepared again)")
+    /// Readers of a fetch request and a set request over `db` that keep
+    /// their statements as a change source's do.
+    private static func keptReaders(_ db: Database, fetch: FetchRequest, set: SetRequest) -> [(name: String, reader: SQLiteRowReader, leading: Int, cache: SQLiteStatementCache)] {
+        let fetchCache = SQLiteStatementCache(), setCache = SQLiteStatementCache()
+        return [
+            ("fetch", SQLiteRowReader(
+                database: db, sql: { fetch.sql }, pointSQL: { fetch.pointSQL }, arguments: fetch.arguments, leadingColumns: 2,
+                table: "item", keyColumn: "id", statements: fetchCache
+            ), 2, fetchCache),
+            ("set", SQLiteRowReader(
+                recordQuery: set.query, pointQuery: set.rowQuery, database: db, table: "item", keyColumn: "id", predicate: set.predicate, statements: setCache
+            ), 1, setCache),
+        ]
+    }
+
+    @Test("A fetch request's and a set request's readers read several keys with one statement, and keep at most one of each width")
+    func severalKeysOneStatement() throws {
+        var random = SplitMix64(seed: 5)
+        let connection = try Connection(path: ":memory:")
+        try connection.withDatabase { db in
+            try Self.makeTable(db, rows: 2_000, random: &random)
+            let fetch = FetchRequest(table: "item", predicate: "title != ?", arguments: ["hidden"], sortKeys: [SortKey("grp")])
+            let set = SetRequest(table: "item", predicate: "title != ? -- a comment", arguments: ["hidden"])
+            for (name, reader, leading, cache) in Self.keptReaders(db, fetch: fetch, set: set) {
+                for count in [1, 2, 7, 8, 40, 64, 300, 512, 1_300] {
+                    let keys = Self.keys(count, rows: 2_000, random: &random)
+                    let (together, apart, togetherCount) = try Self.both(reader, keys, leading: leading)
+                    #expect(together == apart && togetherCount == together.count, "\(name), \(count) keys")
+                }
+                let kept = cache.statements.keys.sorted()
+                #expect(kept.filter { $0.contains(" IN (") }.count == SQLiteRowReader.batchWidths.count, "\(name): \(kept)")
+                #expect(kept.count == SQLiteRowReader.batchWidths.count + 1, "\(name): \(kept)")
+            }
+        }
+    }
+
+    @Test("A column added between two reads of many keys by a reader that keeps its statements: the second read's rows have it")
     func columnAddedBetweenReads() throws {
         var random = SplitMix64(seed: 7)
         let connection = try Connection(path: ":memory:")
-        try connection.withDatabase { db in try Self.makeTable(db, rows: 600, random: &random) }
-        let store = SQLiteResultsStore(connection: connection)
-        let request = FetchRequest(table: "item", sortKeys: [SortKey("grp")])
-        let keys = (1...600).map { DatabaseValue.integer(Int64($0)) }
-        func columns() throws -> Set<[String]> {
-            try store.withReader(isolation: nil) { reader throws(ResultsError) in
+        try connection.withDatabase { db in
+            try Self.makeTable(db, rows: 600, random: &random)
+            let fetch = FetchRequest(table: "item", sortKeys: [SortKey("grp")])
+            let set = SetRequest(table: "item")
+            let keys = (1...600).map { DatabaseValue.integer(Int64($0)) }
+            let readers = Self.keptReaders(db, fetch: fetch, set: set)
+            func columns(_ reader: SQLiteRowReader) throws -> Set<[String]> {
                 var seen = Set<[String]>()
                 var count = 0
-                try reader.query(for: request).readRows(keys: keys) { (_, row) throws(ResultsError) in
+                try reader.readRows(keys: keys) { (_, row) throws(ResultsError) in
                     seen.insert(row.columnNames)
                     count += 1
                 }
                 #expect(count == 600)
                 return seen
             }
+            for (_, reader, _, _) in readers { #expect(try columns(reader) == [["id", "grp", "title"]]) }
+            try db.execute("ALTER TABLE item ADD COLUMN extra INTEGER DEFAULT 5")
+            for (name, reader, _, cache) in readers {
+                #expect(try columns(reader) == [["id", "grp", "title", "extra"]], "\(name)")
+                #expect(cache.statements.keys.contains { $0.contains(" IN (") }, "\(name)")
+            }
         }
-        #expect(try columns() == [["id", "grp", "title"]])
-        try connection.withDatabase { db in try db.execute("ALTER TABLE item ADD COLUMN extra INTEGER DEFAULT 5") }
-        #expect(try columns() == [["id", "grp", "title", "extra"]])
     }
 }

@@ -210,8 +210,8 @@ package protocol RowReader {
     ///   store's work.
     func readTuples(_ body: (_ leading: any LeadingValues, _ tuple: Row) throws(ResultsError) -> Void) throws(ResultsError)
 
-    /// The rows of the result with the given keys (each once), in no
-    /// particular order (a key matching no row gives none; one matching
+    /// The rows of the result with the given keys (none given twice), in
+    /// no particular order (a key matching no row gives none; one matching
     /// several gives all, which the engine refuses).
     ///
     /// - Complexity: O(*k*) row reads for *k* keys.

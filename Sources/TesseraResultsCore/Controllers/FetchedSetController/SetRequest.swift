@@ -31,12 +31,11 @@ public struct SetRequest: Hashable, Sendable {
     }
 
     /// The matching row with a key, which is bound after the predicate's
-    /// arguments.
+    /// arguments: the SQL ends in `<key> = ?` (a reader of several keys
+    /// makes it `<key> IN (?, …)`).
     package var rowQuery: RecordQuery {
-        let condition = predicate.map { "(\(SQLFragment.spliced($0))) AND " } ?? ""
-        return RecordQuery(
-            leading: [quotedIdentifier(keyColumn)], table: table, keyColumn: keyColumn,
-            predicate: condition + "\(quotedIdentifier(keyColumn)) = ?", arguments: arguments, sortKeys: nil
-        )
+        var query = RecordQuery(leading: [quotedIdentifier(keyColumn)], table: table, keyColumn: keyColumn, predicate: predicate, arguments: arguments, sortKeys: nil)
+        query.sql += (predicate == nil ? " WHERE " : " AND ") + "\(quotedIdentifier(keyColumn)) = ?"
+        return query
     }
 }
