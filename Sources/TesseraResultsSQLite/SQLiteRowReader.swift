@@ -132,11 +132,18 @@ final class SQLiteRowReader: RowReader {
         // time (`… IN (?, …, ?)`), not one per key. SQLite sorts the keys
         // and seeks each one, so that rows near each other in the table are
         // read one after another.
-        if keys.count > 1, let prefix = Self.batchPrefix(of: pointSQL), arguments.count + Self.batchWidth <= Self.parameterFloor {
+        // The first batch's statement is the widest: one that SQLite
+        // refuses (a predicate's own numbered parameters leave too few
+        // for its places) means reading a key at a time, before any row
+        // is given.
+        if keys.count > 1, let prefix = Self.batchPrefix(of: pointSQL), arguments.count + Self.batchWidth <= Self.parameterFloor,
+           let first = try? kept(Self.batchSQL(prefix, keys: min(keys.count, Self.batchWidth))) {
             var start = keys.startIndex
+            var statement = first
             while start < keys.endIndex {
                 let end = min(keys.endIndex, start + Self.batchWidth)
-                try readBatch(keys[start..<end], prefix: prefix, body)
+                if start != keys.startIndex { statement = try kept(Self.batchSQL(prefix, keys: end - start)) }
+                try readBatch(keys[start..<end], with: statement, body)
                 start = end
             }
             return
@@ -178,13 +185,24 @@ final class SQLiteRowReader: RowReader {
         return String(pointSQL.dropLast(3))
     }
 
-    /// Reads the rows of up to ``batchWidth`` keys with one statement, of
-    /// one of the ``batchWidths``.
+    /// The width of the statement that reads `count` keys: the narrowest
+    /// of the ``batchWidths`` that holds them.
+    static func batchWidth(for count: Int) -> Int {
+        batchWidths.first { $0 >= count } ?? batchWidth
+    }
+
+    /// The statement that reads `keys` keys, from the query by key's
+    /// `prefix`.
+    static func batchSQL(_ prefix: String, keys: Int) -> String {
+        prefix + "IN (" + repeatElement("?", count: batchWidth(for: keys)).joined(separator: ", ") + ")"
+    }
+
+    /// Reads the rows of up to ``batchWidth`` keys with `statement`, the
+    /// ``batchSQL(_:keys:)`` for their count.
     private func readBatch(
-        _ keys: ArraySlice<DatabaseValue>, prefix: String, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
+        _ keys: ArraySlice<DatabaseValue>, with statement: Statement, _ body: (_ leading: any LeadingValues, _ row: Row) throws(ResultsError) -> Void
     ) throws(ResultsError) {
-        let width = Self.batchWidths.first { $0 >= keys.count } ?? Self.batchWidth
-        let statement = try kept(prefix + "IN (" + repeatElement("?", count: width).joined(separator: ", ") + ")")
+        let width = Self.batchWidth(for: keys.count)
         var row = statement.recordRow(after: leadingColumns)
         try statement.withReset { statement throws(ResultsError) in
             do throws(SQLiteError) {

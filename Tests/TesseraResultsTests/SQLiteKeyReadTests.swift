@@ -45,18 +45,32 @@ struct SQLiteKeyReadTests {
         }
     }
 
-    /// What `reader` gives for `keys`, read together and one at a time.
-    private static func both(_ reader: any RowReader, _ keys: [DatabaseValue], leading: Int) throws -> (together: Set<String>, apart: Set<String>, togetherCount: Int) {
+    /// What `reader` gives for `keys`, read together and one at a time,
+    /// and whether every row read together is one of a key given (its
+    /// `id`, the record's first column).
+    private static func both(_ reader: any RowReader, _ keys: [DatabaseValue], leading: Int) throws -> (together: Set<String>, apart: Set<String>, togetherCount: Int, onlyKeysGiven: Bool) {
+        let given = Set(keys.compactMap { key -> Int64? in
+            switch key {
+            case let .integer(id): return id
+            case let .real(id): return Int64(id)
+            case let .text(id): return Int64(id)
+            default: return nil
+            }
+        })
         var together: [String] = []
-        try reader.readRows(keys: keys) { (values, row) throws(ResultsError) in together.append(rendered(values, count: leading, row)) }
+        var onlyKeysGiven = true
+        try reader.readRows(keys: keys) { (values, row) throws(ResultsError) in
+            together.append(rendered(values, count: leading, row))
+            if case let .integer(id) = row.values[0], given.contains(id) {} else { onlyKeysGiven = false }
+        }
         var apart = Set<String>()
         for key in keys {
             try reader.readRows(keys: [key]) { (values, row) throws(ResultsError) in apart.insert(rendered(values, count: leading, row)) }
         }
-        return (Set(together), apart, together.count)
+        return (Set(together), apart, together.count, onlyKeysGiven)
     }
 
-    @Test("Keys read together give the rows they give one at a time, for a fetch request with arguments and a set request, at widths around the batch's")
+    @Test("Keys read together give the rows they give one at a time, and only rows of those keys, for fetch and set requests (arguments, a top-level OR, more arguments than leave room for keys), at widths around the batch's")
     func togetherEqualsApart() throws {
         let seed = testSeed(default: 31)
         print("SQLiteKeyReadTests.togetherEqualsApart: seed \(seed) (set TESSERA_SEED to replay)")
@@ -67,16 +81,33 @@ struct SQLiteKeyReadTests {
         let store = SQLiteResultsStore(connection: connection)
         let fetch = FetchRequest(table: "item", predicate: "title != ?", arguments: ["hidden"], sortKeys: [SortKey("grp")], sectionKey: "grp")
         let set = SetRequest(table: "item", predicate: "title != ?", arguments: ["hidden"])
+        // A predicate whose top level is an OR: the key's clause must
+        // apply to all of it.
+        let either = SetRequest(table: "item", predicate: "title != ? OR grp = ?", arguments: ["hidden", 3])
+        // So many arguments of its own that the places for keys do not
+        // fit in the parameters every SQLite accepts: a key at a time.
+        let crowded = FetchRequest(
+            table: "item", predicate: "title != ? AND id NOT IN (\(repeatElement("?", count: 490).joined(separator: ", ")))",
+            arguments: ["hidden"] + (0..<490).map { .integer(-1 - Int64($0)) }, sortKeys: [SortKey("grp")]
+        )
         let width = SQLiteRowReader.batchWidth
         for count in [2, 3, 8, 9, 64, 65, width - 1, width, width + 1, 2 * width + 7] {
             let keys = Self.keys(count, rows: rows, random: &random)
             try store.withReader(isolation: nil) { reader throws(ResultsError) in
-                for (name, query, leading) in [("fetch", try reader.query(for: fetch), 2), ("set", try reader.query(for: set), 1)] {
+                let queries = [
+                    ("fetch", try reader.query(for: fetch), 2), ("set", try reader.query(for: set), 1),
+                    ("set with OR", try reader.query(for: either), 1), ("fetch with 491 arguments", try reader.query(for: crowded), 2),
+                ]
+                // (The crowded request reads a key at a time whatever the
+                // count: a few counts show it.)
+                for (name, query, leading) in queries where count <= 65 || !name.contains("arguments") {
                     do {
-                        let (together, apart, togetherCount) = try Self.both(query, keys, leading: leading)
+                        let (together, apart, togetherCount, onlyKeysGiven) = try Self.both(query, keys, leading: leading)
                         #expect(together == apart, "seed \(seed), \(name), \(count) keys")
                         #expect(togetherCount == together.count, "seed \(seed), \(name), \(count) keys: a row read twice")
-                        #expect(!together.isEmpty && !together.contains { $0.contains("hidden") }, "seed \(seed), \(name)")
+                        #expect(onlyKeysGiven, "seed \(seed), \(name), \(count) keys: a row of a key not given")
+                        #expect(!together.isEmpty, "seed \(seed), \(name)")
+                        if name != "set with OR" { #expect(!together.contains { $0.contains("hidden") }, "seed \(seed), \(name)") }
                     } catch {
                         Issue.record("seed \(seed), \(name), \(count) keys: \(error)")
                     }
@@ -111,8 +142,8 @@ struct SQLiteKeyReadTests {
             for (name, reader, leading, cache) in Self.keptReaders(db, fetch: fetch, set: set) {
                 for count in [1, 2, 7, 8, 40, 64, 300, 512, 1_300] {
                     let keys = Self.keys(count, rows: 2_000, random: &random)
-                    let (together, apart, togetherCount) = try Self.both(reader, keys, leading: leading)
-                    #expect(together == apart && togetherCount == together.count, "\(name), \(count) keys")
+                    let (together, apart, togetherCount, onlyKeysGiven) = try Self.both(reader, keys, leading: leading)
+                    #expect(together == apart && togetherCount == together.count && onlyKeysGiven, "\(name), \(count) keys")
                 }
                 let kept = cache.statements.keys.sorted()
                 #expect(kept.filter { $0.contains(" IN (") }.count == SQLiteRowReader.batchWidths.count, "\(name): \(kept)")
