@@ -274,4 +274,93 @@ struct ChunkedArrayTests {
             #expect(store.lowerBound(probe) == expected, "seed \(seed)")
         }
     }
+
+    @Test("A sectioned store keeps its first column as runs: random edits keep every value exactly (0.0 and -0.0, \"a\" and \"A\" under NOCASE), find every row, agree with a linear scan, and leave copies as they were")
+    func firstColumnInRuns() {
+        let seed = testSeed(default: 0x52A)
+        print("ChunkedArrayTests.firstColumnInRuns: seed \(seed) (set TESSERA_SEED to replay)")
+        var generator = SplitMix64(seed: seed)
+        let orderings = [SQLiteSortOrdering(collation: .nocase, ascending: true), SQLiteSortOrdering(collation: .binary, ascending: false), SQLiteSortOrdering(collation: .binary, ascending: true)]
+        var store = _SortKeyStore(orderings: orderings, firstColumnInRuns: true)
+        var chunked = _SortKeyStore(orderings: orderings)
+        let sections: [DatabaseValue] = ["a", "A", "b", "c", .integer(3), .real(0), .real(-0.0), .real(2.5), .null]
+        func order(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Int {
+            for c in a.indices {
+                let order = orderings[c].compare(a[c], b[c])
+                if order != 0 { return order }
+            }
+            return 0
+        }
+        var nextKey: Int64 = 0
+        func row() -> [DatabaseValue] {
+            nextKey += 1
+            return [sections[Int.random(in: 0..<sections.count, using: &generator)], .integer(Int64.random(in: 0..<50, using: &generator)), .integer(nextKey)]
+        }
+        var rows = (0..<2_000).map { _ in row() }
+        rows.sort { order($0, $1) < 0 }
+        for row in rows {
+            store.append(row)
+            chunked.append(row)
+        }
+        /// The runs of equal values (reals by their bits) of the first column.
+        func runs(_ rows: [[DatabaseValue]]) -> Int {
+            rows.indices.filter { $0 == 0 || !_RunColumn.same(rows[$0 - 1][0], rows[$0][0]) }.count
+        }
+        for round in 0..<80 {
+            let comment = Comment(rawValue: "seed \(seed), round \(round)")
+            let kept = store
+            let keptRows = rows
+            // Remove some rows (now and then a whole stretch), insert
+            // others where they sort.
+            var picked = Set<Int>()
+            if round % 9 == 4, !rows.isEmpty {
+                let start = Int.random(in: 0..<rows.count, using: &generator)
+                picked.formUnion(start..<Swift.min(rows.count, start + 300))
+            }
+            for _ in 0..<Int.random(in: 0...25, using: &generator) where !rows.isEmpty { picked.insert(Int.random(in: 0..<rows.count, using: &generator)) }
+            let removals = picked.sorted()
+            for offset in removals.reversed() { rows.remove(at: offset) }
+            var added = (0..<Int.random(in: 0...(round % 9 == 6 ? 300 : 25), using: &generator)).map { _ in row() }
+            added.sort { order($0, $1) < 0 }
+            var all = rows + added
+            all.sort { order($0, $1) < 0 }
+            let offsets = added.map { row in all.firstIndex { order($0, row) == 0 }! }
+            rows = all
+            store.replace(removing: removals, inserting: added, atSortedOffsets: offsets)
+            chunked.replace(removing: removals, inserting: added, atSortedOffsets: offsets)
+
+            #expect(store.count == rows.count, comment)
+            #expect(store.firstColumnRuns?.values.count == runs(rows), comment)
+            #expect(store.byteCount < chunked.byteCount || rows.isEmpty, comment)
+            for (index, row) in rows.enumerated() {
+                guard _RunColumn.same(store.value(atRow: index, column: 0), row[0]), store.value(atRow: index, column: 2) == row[2] else {
+                    Issue.record("row \(index) reads \(store.value(atRow: index, column: 0)), not \(row[0]); \(comment.rawValue)")
+                    return
+                }
+            }
+            for (index, row) in rows.enumerated() where index % 5 == 0 {
+                #expect(store.find(row) == index, comment)
+            }
+            for _ in 0..<60 {
+                let probe = row()
+                let expected = rows.firstIndex { order($0, probe) >= 0 } ?? rows.count
+                #expect(store.lowerBound(probe) == expected, comment)
+                #expect(chunked.lowerBound(probe) == expected, comment)
+            }
+            #expect(kept.count == keptRows.count && keptRows.indices.allSatisfy { _RunColumn.same(kept.value(atRow: $0, column: 0), keptRows[$0][0]) }, comment)
+        }
+        // Runs of a row or two each take more than a chunked column: the
+        // store settles on the chunked one, and finds every row in it.
+        var short = _SortKeyStore(orderings: orderings, firstColumnInRuns: true)
+        let shortRows = (0..<3_000).map { [DatabaseValue.integer(Int64($0 / 2)), .integer(0), .integer(Int64($0))] }
+        for row in shortRows { short.append(row) }
+        let runBytes = short.byteCount
+        short.settleFirstColumn()
+        #expect(short.firstColumnRuns == nil && short.byteCount == 3_000 * 24 && short.byteCount < runBytes, "seed \(seed)")
+        #expect(shortRows.indices.allSatisfy { short.find(shortRows[$0]) == $0 }, "seed \(seed)")
+        // Long runs stay runs.
+        let before = store.byteCount
+        store.settleFirstColumn()
+        #expect(store.firstColumnRuns != nil && store.byteCount == before, "seed \(seed)")
+    }
 }

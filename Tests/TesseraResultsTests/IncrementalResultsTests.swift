@@ -472,6 +472,29 @@ struct IncrementalResultsTests {
         try plain.performFetch()
         #expect(plain.supportsIncrementalUpdates)
         #expect(plain.keptSortValueByteCount == 16)
+        // A sectioned result keeps its section values once a section: 1 +
+        // 99 rows in two sections, 16 bytes a row for the rank and the
+        // key, and one value and one end a section.
+        try connection.write { db in
+            for id in 2...100 { try db.execute("INSERT INTO item VALUES (?, 'a', ?, 'x', ?)", [.integer(Int64(id)), .integer(Int64(id)), .integer(Int64(id % 2))]) }
+        }
+        let sectioned = try FetchedResultsController<AnyRow>(
+            connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("flag"), SortKey("rank")], sectionKey: "flag"))
+        try sectioned.performFetch()
+        #expect(sectioned.result.sections.count == 2)
+        #expect(sectioned.keptSortValueByteCount == 100 * 16 + 2 * (MemoryLayout<DatabaseValue>.stride + MemoryLayout<Int>.stride))
+        // Sections of one row each: a value a row takes less, and the
+        // first column stays chunked (8 bytes a row for three columns).
+        let single = try FetchedResultsController<AnyRow>(
+            connection: connection, request: FetchRequest(table: "item", sortKeys: [SortKey("rank"), SortKey("flag")], sectionKey: "rank"))
+        try single.performFetch()
+        #expect(single.result.sections.count == 100)
+        #expect(single.keptSortValueByteCount == 100 * 24)
+        try connection.write { db in try db.execute("UPDATE item SET rank = 1000 - rank WHERE id IN (3, 50, 97)") }
+        #expect(single.lastUpdateMethod == .incremental)
+        let fresh = try FetchedResultsController<AnyRow>(connection: connection, request: single.request)
+        try fresh.performFetch()
+        #expect(single.result.snapshot == fresh.result.snapshot)
     }
 
     @Test("The threshold: a transaction touching more than the set share of the result re-fetches, one under it patches; both report the same", arguments: ResultsStoreFixture.all)

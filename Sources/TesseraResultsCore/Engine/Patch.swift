@@ -169,7 +169,7 @@ struct _Patch<Record: FetchableRecord> {
         for arrival in arrivals {
             if sectioned {
                 for neighbour in [arrival.newFlat - 1, arrival.newFlat + 1] where neighbour >= 0 && neighbour < keys.count {
-                    let value = keys.columns[0][neighbour]
+                    let value = keys.value(atRow: neighbour, column: 0)
                     if compareSections(value, arrival.section) == 0 && value != arrival.section { return nil }
                 }
             }

@@ -122,7 +122,7 @@ struct _ResultEngine<Record: FetchableRecord> {
     ) throws(ResultsError) -> Fetched {
         if let faults { return try fetchLazily(reader, sectioned: sectioned, externalVersion: externalVersion, faults: faults) }
         var plan = reader.patchPlan
-        var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
+        var keys = _SortKeyStore(orderings: plan?.orderings ?? [], firstColumnInRuns: sectioned)
         let positions = plan?.tuplePositions ?? []
         let maxPosition = positions.max() ?? 0
         var grouping = _SectionGrouping()
@@ -140,6 +140,7 @@ struct _ResultEngine<Record: FetchableRecord> {
             }
         }
         let (sections, sectionStarts) = grouping.finish(count: items.count)
+        keys.settleFirstColumn()
         if !reader.keysAreUnique {
             var seen = Set<Record.ID>(minimumCapacity: items.count)
             for chunk in items.chunks {
@@ -170,7 +171,7 @@ struct _ResultEngine<Record: FetchableRecord> {
         // keys alone.
         let keepsTuples = plan != nil
         let width = plan?.orderings.count ?? 0
-        var keys = _SortKeyStore(orderings: plan?.orderings ?? [])
+        var keys = _SortKeyStore(orderings: plan?.orderings ?? [], firstColumnInRuns: sectioned)
         var keyColumn = _KeyColumn()
         var grouping = _SectionGrouping()
         var count = 0
@@ -187,6 +188,7 @@ struct _ResultEngine<Record: FetchableRecord> {
             }
         }
         let (sections, sectionStarts) = grouping.finish(count: count)
+        keys.settleFirstColumn()
         if keepsTuples { keyColumn = keys.columns[keys.columns.count - 1] }
         if plan == nil { keys = .none }
         if !reader.keysAreUnique {

@@ -157,6 +157,100 @@ struct _KeyColumn: Sendable {
     }
 }
 
+/// A column kept as runs of equal values: a sectioned result's first
+/// column, whose rows of one section share one value, in two words a
+/// section instead of one a row. Values are equal here only when they are
+/// the same value (reals by their bits: 0.0 and -0.0 stay apart), so the
+/// column gives back exactly what was put in.
+struct _RunColumn: Sendable {
+    /// Each run's value, in row order.
+    private(set) var values: [DatabaseValue] = []
+    /// Where each run ends (the row after its last), ascending.
+    private(set) var ends: [Int] = []
+
+    var count: Int { ends.last ?? 0 }
+
+    /// Bytes the runs take (not counting text and blob contents).
+    var byteCount: Int { values.count * MemoryLayout<DatabaseValue>.stride + ends.count * MemoryLayout<Int>.stride }
+
+    /// The run holding row `index`.
+    ///
+    /// - Precondition: `0 <= index < count`.
+    /// - Complexity: O(log *r*) for *r* runs.
+    func run(containing index: Int) -> Int {
+        precondition(index >= 0 && index < count, "row \(index) of a column of \(count)")
+        var low = 0
+        var high = ends.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            if ends[mid] <= index { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The value of row `index`.
+    ///
+    /// - Complexity: O(log *r*) for *r* runs.
+    subscript(index: Int) -> DatabaseValue { values[run(containing: index)] }
+
+    /// Whether two values are the same value, as a run keeps it.
+    static func same(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
+        if case let .real(x) = a, case let .real(y) = b { return x.bitPattern == y.bitPattern }
+        return a == b
+    }
+
+    /// Adds `count` rows of `value` at the end.
+    mutating func append(_ value: DatabaseValue, count: Int = 1) {
+        guard count > 0 else { return }
+        if let last = values.last, Self.same(last, value) {
+            ends[ends.count - 1] += count
+        } else {
+            values.append(value)
+            ends.append(self.count + count)
+        }
+    }
+
+    /// Removes the rows at `removals` (sorted ascending, before the edit)
+    /// and inserts `inserted` so that they end at `offsets` (sorted
+    /// ascending, after it), as
+    /// ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``.
+    ///
+    /// - Complexity: O(*r* + *k* log *r*) for *r* runs and *k* rows
+    ///   removed or inserted.
+    mutating func replace(removing removals: [Int], inserting inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
+        guard !removals.isEmpty || !inserted.isEmpty else { return }
+        // The rows each run keeps.
+        var kept = [Int](repeating: 0, count: ends.count)
+        for r in ends.indices { kept[r] = ends[r] - (r == 0 ? 0 : ends[r - 1]) }
+        for removal in removals { kept[run(containing: removal)] -= 1 }
+        // The runs again, with each insertion placed among the rows kept.
+        var made = _RunColumn()
+        made.values.reserveCapacity(values.count + inserted.count)
+        made.ends.reserveCapacity(values.count + inserted.count)
+        var r = 0
+        var left = kept.first ?? 0
+        var keptMade = 0
+        func takeKept(upTo target: Int) {
+            while keptMade < target {
+                while left == 0 {
+                    r += 1
+                    left = kept[r]
+                }
+                let taken = Swift.min(left, target - keptMade)
+                made.append(values[r], count: taken)
+                left -= taken
+                keptMade += taken
+            }
+        }
+        for (i, offset) in offsets.enumerated() {
+            takeKept(upTo: offset - i)
+            made.append(inserted[i])
+        }
+        takeKept(upTo: kept.reduce(0, +))
+        self = made
+    }
+}
+
 extension DatabaseValue {
     /// The real, or `nil` when the value is not one (an integer included).
     fileprivate var real: Double? {
@@ -168,37 +262,95 @@ extension DatabaseValue {
 /// The sort values of every row of a result, in result order: the request's
 /// sort keys, then the key column (the tie-breaker), compared as the
 /// store's `ORDER BY` compares them (its ``SortOrdering`` for each).
+///
+/// In a sectioned result the first column (the section's value) is kept
+/// as runs (``firstColumnRuns``), one a section; every other column is
+/// chunked, the key column locating rows for all of them.
 struct _SortKeyStore: Sendable {
-    /// One per sort key, then the key column.
+    /// One per sort key, then the key column; the first is empty when
+    /// ``firstColumnRuns`` holds it.
     private(set) var columns: [_KeyColumn]
+    /// The first column, when it is kept as runs.
+    private(set) var firstColumnRuns: _RunColumn?
     let orderings: [any SortOrdering]
     /// Each ordering's ``SortOrdering/integersAscending``, read once.
     private let ascending: [Bool]
     /// Each ordering's ``SortOrdering/realsAscending``, read once.
     private let realsAscending: [Bool?]
 
-    init(orderings: [any SortOrdering]) {
+    /// A store for rows of `orderings.count` values; with
+    /// `firstColumnInRuns` (a sectioned result's), the first column is
+    /// kept as runs when there is another column.
+    init(orderings: [any SortOrdering], firstColumnInRuns: Bool = false) {
         self.orderings = orderings
         ascending = orderings.map(\.integersAscending)
         realsAscending = orderings.map(\.realsAscending)
         columns = Array(repeating: _KeyColumn(), count: orderings.count)
+        if firstColumnInRuns && orderings.count >= 2 { firstColumnRuns = _RunColumn() }
     }
 
     /// No kept values: a result that commits re-fetch.
     static var none: _SortKeyStore { _SortKeyStore(orderings: []) }
 
-    var count: Int { columns.first?.count ?? 0 }
+    /// Keeps the first column chunked after all when its runs take more
+    /// bytes than a chunked column (sections of a few rows each). Called
+    /// once a fetch has appended every row: appends alone give every
+    /// column the same chunks, so the column made here has them too.
+    ///
+    /// - Complexity: O(*n*) when the runs average fewer than four rows;
+    ///   O(1) otherwise.
+    mutating func settleFirstColumn() {
+        guard let runs = firstColumnRuns, runs.byteCount > count * MemoryLayout<Int64>.stride else { return }
+        var column = _KeyColumn()
+        var start = 0
+        for (value, end) in zip(runs.values, runs.ends) {
+            for _ in start..<end { column.append(value) }
+            start = end
+        }
+        guard column.byteCount < runs.byteCount else { return }
+        columns[0] = column
+        firstColumnRuns = nil
+    }
+
+    /// The column that locates rows: the key column, always chunked.
+    private var locator: _KeyColumn? { columns.last }
+
+    var count: Int { columns.last?.count ?? 0 }
 
     /// Bytes the kept values take (not counting text and blob contents).
-    var byteCount: Int { columns.reduce(0) { $0 + $1.byteCount } }
+    var byteCount: Int { columns.reduce(firstColumnRuns?.byteCount ?? 0) { $0 + $1.byteCount } }
+
+    /// The columns kept chunked.
+    private var chunkedColumns: Range<Int> { (firstColumnRuns == nil ? 0 : 1)..<columns.count }
+
+    /// The value of row `index` in column `c`.
+    ///
+    /// - Complexity: O(log *n*).
+    func value(atRow index: Int, column c: Int) -> DatabaseValue {
+        if c == 0, let runs = firstColumnRuns { return runs[index] }
+        return columns[c][index]
+    }
+
+    /// The value at a located position in column `c`.
+    ///
+    /// - Complexity: O(1) for a chunked column; O(log *c* + log *r*) for
+    ///   the first column kept in *r* runs, over *c* chunks.
+    private func value(chunk: Int, offset: Int, column c: Int) -> DatabaseValue {
+        if c == 0, let runs = firstColumnRuns, let locator {
+            return runs[locator.start(ofChunk: chunk) + offset]
+        }
+        return columns[c][chunk: chunk, offset: offset]
+    }
 
     mutating func append(_ tuple: [DatabaseValue]) {
-        for c in columns.indices { columns[c].append(tuple[c]) }
+        firstColumnRuns?.append(tuple[0])
+        for c in chunkedColumns { columns[c].append(tuple[c]) }
     }
 
     /// Appends a row's values at the given positions (one per column).
     mutating func append(_ values: [DatabaseValue], at positions: [Int]) {
-        for c in columns.indices { columns[c].append(values[positions[c]]) }
+        firstColumnRuns?.append(values[positions[0]])
+        for c in chunkedColumns { columns[c].append(values[positions[c]]) }
     }
 
     /// Removes the rows at `removals` (sorted ascending, in the store
@@ -209,7 +361,8 @@ struct _SortKeyStore: Sendable {
     /// - Complexity: as ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``,
     ///   for each column.
     mutating func replace(removing removals: [Int], inserting tuples: [[DatabaseValue]], atSortedOffsets offsets: [Int]) {
-        for c in columns.indices { columns[c].replace(removing: removals, inserting: tuples.map { $0[c] }, atSortedOffsets: offsets) }
+        firstColumnRuns?.replace(removing: removals, inserting: tuples.map { $0[0] }, atSortedOffsets: offsets)
+        for c in chunkedColumns { columns[c].replace(removing: removals, inserting: tuples.map { $0[c] }, atSortedOffsets: offsets) }
     }
 
     /// Compares one column's values in the result's order (two integers,
@@ -240,9 +393,12 @@ struct _SortKeyStore: Sendable {
 
     /// Compares the row at `index` with a tuple.
     func compare(row index: Int, with tuple: [DatabaseValue]) -> Int {
-        let (chunk, offset) = columns[0].locate(index)
+        guard let locator else { return 0 }
+        let (chunk, offset) = locator.locate(index)
         for c in columns.indices {
-            let order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
+            let value: DatabaseValue
+            if c == 0, let runs = firstColumnRuns { value = runs[index] } else { value = columns[c][chunk: chunk, offset: offset] }
+            let order = compare(value, tuple[c], column: c)
             if order != 0 { return order }
         }
         return 0
@@ -253,7 +409,9 @@ struct _SortKeyStore: Sendable {
     func compare(chunk: Int, offset: Int, with tuple: [DatabaseValue], fromColumn first: Int = 0) -> Int {
         for c in first..<columns.count {
             var order: Int
-            switch (columns[c].kind, tuple[c]) {
+            // The first column kept as runs is read by position.
+            let kind = c == 0 && firstColumnRuns != nil ? .general : columns[c].kind
+            switch (kind, tuple[c]) {
             case let (.integers, .integer(y)):
                 let x = columns[c].integers[chunk: chunk, offset: offset]
                 order = x < y ? -1 : (x > y ? 1 : 0)
@@ -263,7 +421,7 @@ struct _SortKeyStore: Sendable {
                 order = x < y ? -1 : (x > y ? 1 : 0)
                 if realsAscending[c] == false { order = -order }
             default:
-                order = compare(columns[c][chunk: chunk, offset: offset], tuple[c], column: c)
+                order = compare(value(chunk: chunk, offset: offset, column: c), tuple[c], column: c)
             }
             if order != 0 { return order }
         }
@@ -308,7 +466,7 @@ struct _SortKeyStore: Sendable {
     ///   chunks of at most *m* rows.
     func lowerBounds(_ tuples: [[DatabaseValue]], within ranges: [Range<Int>?]) -> [Int] {
         var results = ranges.map { $0?.lowerBound ?? 0 }
-        guard let first = columns.first, first.count > 0 else { return results }
+        guard let first = locator, first.count > 0 else { return results }
         var searches: [Search] = []
         searches.reserveCapacity(tuples.count)
         for (q, range) in ranges.enumerated() {

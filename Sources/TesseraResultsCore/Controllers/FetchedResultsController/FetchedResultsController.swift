@@ -179,7 +179,9 @@ public final class FetchedResultsController<Record: FetchableRecord> {
     public var supportsIncrementalUpdates: Bool { engine.plan != nil }
 
     /// Bytes the kept sort values take (8 a value while they are integers;
-    /// text and blob contents not counted), 0 when the request re-fetches.
+    /// a sectioned result's section values once a section, where that
+    /// takes less; text and blob contents not counted), 0 when the request
+    /// re-fetches.
     public var keptSortValueByteCount: Int { engine.keptSortValueByteCount }
 
     // MARK: Fetching
