@@ -13,18 +13,19 @@ enum Change: String, CaseIterable {
     case moveAcrossSections = "(d) 1 row moved to another section"
     case thousand = "(e) 1,000 random rows re-dated"
 
-    /// The change's SQL. Inserts take new ids above 2,000,000, deletes
-    /// ids from 900,001 up, moves ids below 800,000 (a different one for
-    /// each `n`), and a 1,000-row update 1,000 ids drawn from a generator
-    /// seeded by `n`.
+    /// The change's SQL. Of a fixture of 1,000,000 rows (in proportion
+    /// for another ``rowCount``), inserts take new ids above 2,000,000,
+    /// deletes ids from 900,001 up, moves ids below 800,000 (a different
+    /// one for each `n`), and a 1,000-row update 1,000 ids drawn from a
+    /// generator seeded by `n`.
     func sql(_ n: Int) -> String {
-        let id = 1 + (n &* 7_919) % 799_000
+        let id = 1 + (n &* 7_919) % (rowCount / 1_000 * 799)
         let date = 1_420_070_400 + Double((n &* 104_729) % 315_360_000)
         switch self {
         case .insert:
-            return "INSERT INTO photo VALUES (\(2_000_000 + n), \((n &* 97) % albumCount), \(date), 'New \(n)', 4032, 3024)"
+            return "INSERT INTO photo VALUES (\(2 * rowCount + n), \((n &* 97) % albumCount), \(date), 'New \(n)', 4032, 3024)"
         case .delete:
-            return "DELETE FROM photo WHERE id = \(900_000 + n)"
+            return "DELETE FROM photo WHERE id = \(rowCount / 10 * 9 + n)"
         case .moveWithinSection:
             return "UPDATE photo SET date = \(date) WHERE id = \(id)"
         case .moveAcrossSections:

@@ -1,5 +1,6 @@
 // The fixture every pipeline benchmark reads: a fresh 1,000,000-row `photo`
-// table in 1,024 albums with random dates, made once per process (the
+// table (or as many rows as TESSERA_PIPELINE_ROWS says) in 1,024 albums
+// with random dates, made once per process (the
 // benchmark tool runs each benchmark in a process of its own) in a folder
 // of its own under the temporary directory, and removed when the process's
 // benchmark is done. Also the records, the layout and the viewport.
@@ -11,8 +12,16 @@ import TesseraLayout
 import TesseraResults
 import TesseraSQLite
 
-/// The number of rows in the fixture.
-let rowCount = 1_000_000
+/// The number of rows in the fixture: 1,000,000, or the whole number
+/// from 10,000 to 100,000,000 that `TESSERA_PIPELINE_ROWS` gives
+/// (underscores allowed: `10_000_000`).
+let rowCount: Int = {
+    guard let text = ProcessInfo.processInfo.environment["TESSERA_PIPELINE_ROWS"] else { return 1_000_000 }
+    guard let rows = Int(text.filter { $0 != "_" }), (10_000...100_000_000).contains(rows) else {
+        fatalError("TESSERA_PIPELINE_ROWS is \"\(text)\": give a whole number of rows from 10000 to 100000000")
+    }
+    return rows
+}()
 /// The number of albums (sections).
 let albumCount = 1_024
 
@@ -49,7 +58,7 @@ enum Fixture {
         }
     }
 
-    /// Writes the table: ids 1 through 1,000,000; album, date, width and
+    /// Writes the table: ids 1 through ``rowCount``; album, date, width and
     /// height from a seeded SplitMix64; then the index on (album, date).
     private static func build(at path: String) throws {
         let connection = try Connection(path: path)
