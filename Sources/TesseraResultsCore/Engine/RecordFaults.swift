@@ -24,34 +24,53 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     private let read: Read
 
     private struct Cache {
-        var records: [DatabaseValue: Record] = [:]
+        /// A kept record, and its key's latest entry in `order`, counted
+        /// from the first entry ever made (`dropped` entries were
+        /// compacted away).
+        struct Entry {
+            var record: Record
+            var latest: Int
+        }
+
+        /// The kept records: one lookup finds a record and its place in
+        /// the eviction order.
+        var entries: [DatabaseValue: Entry] = [:]
         /// Keys in the order they came in or were last prefetched, for
         /// eviction (oldest first). A key's entries before its latest are
         /// stale: eviction passes them by.
         var order: [DatabaseValue] = []
         var orderStart = 0
-        /// Each kept key's latest entry in `order`, counted from the first
-        /// entry ever made (`dropped` entries were compacted away).
-        var latest: [DatabaseValue: Int] = [:]
         var dropped = 0
         /// How many times a commit kept records: a read keeps its own only
         /// if it is unchanged since the read began.
         var commits = 0
 
+        /// The record kept for `key`, if any.
+        func record(_ key: DatabaseValue) -> Record? { entries[key]?.record }
+
+        /// Keeps `record` for `key`; a key not kept yet goes last in the
+        /// eviction order, a kept one keeps its place.
+        mutating func keep(_ record: Record, for key: DatabaseValue) {
+            let stamp = dropped + order.count
+            if let old = entries.updateValue(Entry(record: record, latest: stamp), forKey: key) {
+                entries[key]?.latest = old.latest
+            } else {
+                order.append(key)
+            }
+        }
+
         /// Puts a kept key last in the eviction order.
         mutating func touch(_ key: DatabaseValue) {
-            latest[key] = dropped + order.count
+            entries[key]?.latest = dropped + order.count
             order.append(key)
         }
 
         /// Evicts the oldest records down to `target`, then drops the
         /// entries passed (and, when stale entries pile up, every stale one).
         mutating func evict(downTo target: Int, capacity: Int) {
-            while records.count > target, orderStart < order.count {
-                let key = order[orderStart]
-                if latest[key] == dropped + orderStart {
-                    records[key] = nil
-                    latest[key] = nil
+            while entries.count > target, orderStart < order.count {
+                if let index = entries.index(forKey: order[orderStart]), entries.values[index].latest == dropped + orderStart {
+                    entries.remove(at: index)
                 }
                 orderStart += 1
             }
@@ -68,10 +87,10 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         ///
         /// - Complexity: amortized O(1) per entry made.
         mutating func dropStaleEntries(capacity: Int) {
-            guard order.count > 4 * Swift.max(capacity, records.count) else { return }
+            guard order.count > 4 * Swift.max(capacity, entries.count) else { return }
             var kept: [DatabaseValue] = []
-            kept.reserveCapacity(records.count)
-            for (index, key) in order.enumerated() where index >= orderStart && latest[key] == dropped + index {
+            kept.reserveCapacity(entries.count)
+            for (index, key) in order.enumerated() where index >= orderStart && entries[key]?.latest == dropped + index {
                 kept.append(key)
             }
             dropped += order.count
@@ -80,7 +99,6 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
             for key in kept { touch(key) }
         }
     }
-
 
     private let cache = PThreadMutex(Cache())
 
@@ -91,7 +109,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     }
 
     /// The number of records kept.
-    var cachedCount: Int { cache.withLock { $0.records.count } }
+    var cachedCount: Int { cache.withLock { $0.entries.count } }
 
     /// The entries of the eviction order, stale ones included (for tests:
     /// bounded by a multiple of the capacity).
@@ -99,11 +117,11 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
 
     /// The record kept for `key`, if any.
     func cached(_ key: DatabaseValue) -> Record? {
-        cache.withLock { $0.records[key] }
+        cache.withLock { $0.record(key) }
     }
 
     /// The keys whose records are kept.
-    var cachedKeys: [DatabaseValue] { cache.withLock { Array($0.records.keys) } }
+    var cachedKeys: [DatabaseValue] { cache.withLock { Array($0.entries.keys) } }
 
     /// Keeps a commit's records (its arrivals, or a fetch's), evicting the
     /// oldest when over capacity.
@@ -131,10 +149,8 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
     }
 
     private static func insert(_ records: some Sequence<(DatabaseValue, Record)>, into cache: inout Cache, capacity: Int) {
-        for (key, record) in records {
-            if cache.records.updateValue(record, forKey: key) == nil { cache.touch(key) }
-        }
-        guard cache.records.count > capacity else { return }
+        for (key, record) in records { cache.keep(record, for: key) }
+        guard cache.entries.count > capacity else { return }
         // Evict the oldest down to three quarters of the capacity.
         cache.evict(downTo: capacity * 3 / 4, capacity: capacity)
     }
@@ -154,7 +170,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
         let end = Swift.min(keys.count, start + batchSize)
         // One lock for the batch, not one a key.
         let wanted = cache.withLock { cache in
-            (start..<end).map { keys[$0] }.filter { $0 == key || cache.records[$0] == nil }
+            (start..<end).map { keys[$0] }.filter { $0 == key || cache.entries[$0] == nil }
         }
         let records = try readAndKeep(wanted)
         guard let record = records[key] else { throw .recordUnavailable(key: key.description) }
@@ -176,7 +192,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
             cache.withLock { cache in
                 for index in start..<end {
                     let key = keys[index]
-                    if let record = cache.records[key] { found[key] = record } else { wanted.append(key) }
+                    if let record = cache.record(key) { found[key] = record } else { wanted.append(key) }
                 }
             }
             if !wanted.isEmpty {
@@ -218,7 +234,7 @@ final class _RecordFaults<Record: FetchableRecord>: Sendable {
             for key in asked {
                 // A kept one goes last in the eviction order, so that what
                 // this call reads does not evict it.
-                if cache.records[key] == nil { wanted.append(key) } else { cache.touch(key) }
+                if cache.entries[key] == nil { wanted.append(key) } else { cache.touch(key) }
             }
             cache.dropStaleEntries(capacity: capacity)
             return wanted
