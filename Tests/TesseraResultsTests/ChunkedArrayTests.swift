@@ -10,6 +10,16 @@ import TesseraTestSupport
 
 @Suite("Chunked storage")
 struct ChunkedArrayTests {
+    /// Sorts `added`, merges it into the sorted `rows`, and returns where
+    /// each added row ends (the offsets `replace` takes).
+    static func insertSorted(_ added: inout [[DatabaseValue]], into rows: inout [[DatabaseValue]], order: ([DatabaseValue], [DatabaseValue]) -> Int) -> [Int] {
+        added.sort { order($0, $1) < 0 }
+        var all = rows + added
+        all.sort { order($0, $1) < 0 }
+        rows = all
+        return added.map { row in all.firstIndex { order($0, row) == 0 }! }
+    }
+
     @Test("Random batches of removals and insertions with tiny chunks match an array, and copies keep their contents")
     func matchesArray() {
         let seed = testSeed(default: 0xC4C)
@@ -231,11 +241,7 @@ struct ChunkedArrayTests {
                     nextKey += 1
                     return [round == 40 ? .integer(7) : real(), .integer(nextKey)]
                 }
-                added.sort { order($0, $1) < 0 }
-                var all = rows + added
-                all.sort { order($0, $1) < 0 }
-                let offsets = added.map { row in all.firstIndex { order($0, row) == 0 }! }
-                rows = all
+                let offsets = Self.insertSorted(&added, into: &rows, order: order)
                 store.replace(removing: removals, inserting: added, atSortedOffsets: offsets)
                 #expect(store.count == rows.count, comment)
                 for (index, row) in rows.enumerated() where index % 7 == 0 || round == 59 {
@@ -321,11 +327,7 @@ struct ChunkedArrayTests {
             let removals = picked.sorted()
             for offset in removals.reversed() { rows.remove(at: offset) }
             var added = (0..<Int.random(in: 0...(round % 9 == 6 ? 300 : 25), using: &generator)).map { _ in row() }
-            added.sort { order($0, $1) < 0 }
-            var all = rows + added
-            all.sort { order($0, $1) < 0 }
-            let offsets = added.map { row in all.firstIndex { order($0, row) == 0 }! }
-            rows = all
+            let offsets = Self.insertSorted(&added, into: &rows, order: order)
             store.replace(removing: removals, inserting: added, atSortedOffsets: offsets)
             chunked.replace(removing: removals, inserting: added, atSortedOffsets: offsets)
 
