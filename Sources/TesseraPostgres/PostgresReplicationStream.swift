@@ -147,7 +147,7 @@ final class PostgresReplicationStream: @unchecked Sendable {
             wire = try PostgresWire.connect(
                 endpoint,
                 parameters: [("replication", "database"), ("application_name", applicationName)],
-                request: request, deadline: ContinuousClock.now + .seconds(10)
+                request: request, deadline: ContinuousClock.now + endpoint.connectTimeout
             )
         } catch {
             throw explained(error, request: request)

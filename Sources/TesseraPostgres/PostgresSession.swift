@@ -22,13 +22,21 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     /// The longest a session waits for the answer to one statement (see
     /// ``PostgresSession/query(_:_:request:)``).
     var roundTripLimit: Duration = .seconds(600)
+    /// The longest making a connection may take, TCP, TLS and the
+    /// server's authentication (`connect_timeout=` in the URL, whole
+    /// seconds; 30 by default: room for a server, or a client, that a busy
+    /// machine holds up for a while).
+    var connectTimeout: Duration = .seconds(30)
+
+    /// The longest `connect_timeout=` a URL may ask for, in seconds.
+    static let longestConnectTimeout = 3_600
 
     enum TLSChoice: Sendable { case disable, prefer, require }
 
     /// `user@host:port/database`, never the password.
     var description: String { "\(user)@\(host):\(port)/\(database)" }
 
-    /// Reads `postgres://user[:password]@host[:port]/database[?sslmode=…]`
+    /// Reads `postgres://user[:password]@host[:port]/database[?sslmode=…&connect_timeout=…]`
     /// (`postgresql://` too).
     ///
     /// - Throws: ``PostgresStoreError`` of kind `invalidURL`, naming what is wrong.
@@ -63,7 +71,14 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
             case ("sslmode", "prefer"?), ("sslmode", "allow"?): tls = .prefer
             case ("sslmode", "require"?): tls = .require
             case ("sslmode", let value): throw invalid("sslmode \(value ?? "") is not one of disable, prefer, require")
-            default: throw invalid("unknown parameter \(item.name) (only sslmode is read)")
+            case ("connect_timeout", let value):
+                // Whole seconds, as libpq reads it; 0 (libpq's "wait for
+                // ever") is refused: every wait here is bounded.
+                guard let text = value, let seconds = Int(text), (1...Self.longestConnectTimeout).contains(seconds) else {
+                    throw invalid("connect_timeout \(value ?? "") is not a whole number of seconds from 1 to \(Self.longestConnectTimeout)")
+                }
+                connectTimeout = .seconds(seconds)
+            default: throw invalid("unknown parameter \(item.name) (only sslmode and connect_timeout are read)")
             }
         }
     }
@@ -106,7 +121,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tlsSetting
         )
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .nanoseconds(PostgresSession.nanoseconds(connectTimeout))
         return configuration
     }
 }
@@ -180,9 +195,11 @@ final class PostgresSession: @unchecked Sendable {
         }
         let connection: PostgresConnection
         do {
+            // The driver gives up after the endpoint's connect timeout
+            // (TCP, TLS, startup); the bound here is a backstop behind it.
             connection = try bounded(
                 PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger),
-                within: connectLimit, late: { connection in connection.close().whenComplete { _ in } }
+                within: endpoint.connectTimeout + .seconds(5), late: { connection in connection.close().whenComplete { _ in } }
             ).wait()
         } catch let late as TimedOut {
             throw PostgresStoreError(kind: .connection, request: "connect to \(endpoint)", message: "the server did not complete the connection within \(late.limit)")
@@ -198,11 +215,6 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     var isClosed: Bool { connection.isClosed }
-
-    /// The longest ``connect(_:applicationName:)`` waits for a connection
-    /// to be made, TCP, TLS and the server's authentication: a backstop
-    /// behind the driver's own connect timeout (10 s).
-    static let connectLimit: Duration = .seconds(15)
 
     /// The server did not answer in time.
     private struct TimedOut: Error {
@@ -230,7 +242,7 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// A duration in nanoseconds, for NIO (at most about 292 years).
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
+    static func nanoseconds(_ duration: Duration) -> Int64 {
         let components = duration.components
         return max(0, min(components.seconds, Int64.max / 1_000_000_000 - 1) * 1_000_000_000 + components.attoseconds / 1_000_000_000)
     }

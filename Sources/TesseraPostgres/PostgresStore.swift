@@ -55,13 +55,15 @@ public final class PostgresStore: @unchecked Sendable {
 
     /// Connects to the database a `postgres://user[:password]@host[:port]/database`
     /// URL names (`?sslmode=disable|prefer|require`; TLS is off by default on
-    /// loopback and preferred elsewhere).
+    /// loopback and preferred elsewhere; `&connect_timeout=` in whole
+    /// seconds, 1 to 3,600, 30 by default).
     ///
     /// Every round trip to the server is bounded: a statement the server
     /// has not answered within `roundTripLimit` (a server or a network
     /// that went silent) fails with ``PostgresStoreError/Kind/serverGone``,
     /// and its session is closed; the store's next read or write uses a
-    /// new one. Connecting is bounded by 10 s.
+    /// new one. Making a connection is bounded by the URL's
+    /// `connect_timeout` (30 s by default).
     ///
     /// - Parameters:
     ///   - applicationName: How the server lists the store's sessions

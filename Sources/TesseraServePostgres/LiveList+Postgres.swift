@@ -27,7 +27,7 @@ extension LiveList {
     ///
     /// - Parameters:
     ///   - url: `postgres://user[:password]@host[:port]/database`
-    ///     (`?sslmode=disable|prefer|require`).
+    ///     (`?sslmode=disable|prefer|require`, `&connect_timeout=` seconds).
     ///   - table: The table (not a view): its rows are the list's items.
     ///     It needs a single-column primary key.
     ///   - columns: The columns it is sectioned, sorted, shown and
