@@ -122,8 +122,12 @@ actor OracleHome {
         setInitial = set.records
         relationalInitial = relational.snapshot
         let sequence = controller.reports(bufferLimit: 100_000)
-        consumer = Task {
-            for await report in sequence { self.append(report) }
+        // On threads of its own, as the test is (`.ownThreads`): an
+        // unstructured task would otherwise run on the cooperative pool,
+        // which the suite's other tests may keep busy for minutes on a
+        // busy machine, and the consumer would take no report at all.
+        consumer = Task(executorPreference: OwnThreadsExecutor.shared) {
+            for await report in sequence { await self.append(report) }
         }
     }
 
