@@ -3,11 +3,12 @@ import TesseraCommandKit
 import TesseraDemoPhotos
 import TesseraRender
 import TesseraSQLite
+import TesseraTestTraits
 import Testing
 
 /// `BenchDatabase`: the snapshots of a table before and after a change
 /// script, and the database left as it was.
-@Suite("bench diff --database: snapshots before and after a script, rolled back")
+@Suite("bench diff --database: snapshots before and after a script, rolled back", .ownThreads)
 struct BenchDatabaseTests {
     // MARK: Fixtures
 

@@ -407,11 +407,15 @@ package enum TestServer {
         try process.run()
         // Each pipe is read to its end on its own thread, so neither fills up
         // while the other is read, and nothing is lost to a busy machine.
+        // Threads of their own, not dispatch's global queue: on Linux its
+        // threads are the ones Swift concurrency's jobs run on, and a read
+        // that waits for a child process to end would hold one of them
+        // (the suite's pool then starved while several children ran).
         let output = PThreadMutex((out: Data(), err: Data()))
         let group = DispatchGroup()
         for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
             group.enter()
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let data = handle.readDataToEndOfFile()
                 output.withLock { if isOut { $0.out = data } else { $0.err = data } }
                 group.leave()

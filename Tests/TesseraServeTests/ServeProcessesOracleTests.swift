@@ -130,12 +130,16 @@ struct ServeProcessesOracleTests {
                 result.schemaChanges += 1
                 schemaChange = columns % 2 == 1 ? "ALTER TABLE photo ADD COLUMN extra integer DEFAULT 7" : "ALTER TABLE photo DROP COLUMN extra"
             }
-            // The writers run on threads of their own while the clients edit.
+            // The writers run on a thread of their own while the clients
+            // edit (not on dispatch's global queue, whose threads Swift
+            // concurrency's jobs need).
             let written = PThreadMutex<HubScaleOutTests.WritersOutcome?>(nil)
             let writing = DispatchGroup()
-            DispatchQueue.global().async(group: writing) { [schemaChange] in
+            writing.enter()
+            Thread.detachNewThread { [schemaChange] in
                 let outcome = HubScaleOutTests.write(bursts, schemaChange: schemaChange, on: writers)
                 written.withLock { $0 = outcome }
+                writing.leave()
             }
             // The writers finish before their stores close, whatever fails.
             defer { writing.wait() }
