@@ -341,7 +341,7 @@ let package = Package(
     // postgres://…` links it.
     .target(
         name: "TesseraLivePostgres",
-        dependencies: ["TesseraLiveHub", "TesseraLiveProtocol", "TesseraPostgres"]
+        dependencies: ["TesseraLiveHub", "TesseraLiveProtocol", "TesseraPostgres", "TesseraResultsCore"]
     ),
     // The transport and the library product: a Hummingbird server (or a
     // router of the user's) whose WebSocket clients the hub serves, the

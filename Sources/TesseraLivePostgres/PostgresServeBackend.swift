@@ -1,7 +1,7 @@
-import Dispatch
 import TesseraLiveHub
 import TesseraLiveProtocol
 import TesseraPostgres
+import TesseraResultsCore
 
 /// The live list over a PostgreSQL table (`tessera serve postgres://…`):
 /// the hub's controller reads and follows a ``TesseraPostgres/PostgresStore``,
@@ -27,10 +27,14 @@ package final class PostgresServeBackend: ServeBackend {
     /// values the list holds back as parameters.
     private let keyKind: PostgresColumnKind
     private let sectionKind: PostgresColumnKind
-    /// Where the edits' transactions run: off the hub's actor, each on a
-    /// session of its own, so that one edit waiting for a lock holds up no
-    /// other.
-    private let queue = DispatchQueue(label: "tessera.serve.postgres-edits", attributes: .concurrent)
+    /// Where the edits' transactions run: off the hub's actor and off
+    /// Swift concurrency's threads (a transaction may wait for a lock),
+    /// each on a session of its own, so that one edit waiting for a lock
+    /// holds up no other, up to ``concurrentEdits`` at once.
+    private let workers = BlockingWorkers(limit: PostgresServeBackend.concurrentEdits)
+    /// The most edits whose transactions run at once (each holds a
+    /// session of the server's); more wait their turn, in order.
+    package static let concurrentEdits = 16
     /// How long an edit waits for the feed to hand its commit over.
     package static let followTimeout: Duration = .seconds(10)
     /// How long an edit's statements wait for a row another transaction
@@ -207,7 +211,7 @@ package final class PostgresServeBackend: ServeBackend {
     ///   round or two of the feed.
     package func write(_ edit: ServeEdit, request: Int64) async throws(ServeMessageError) -> ServeCommit {
         let outcome: Result<PostgresFeedMark?, ServeMessageError> = await withCheckedContinuation { continuation in
-            queue.async { [self] in
+            workers.run { [self] in
                 continuation.resume(returning: transaction(edit, request: request))
             }
         }

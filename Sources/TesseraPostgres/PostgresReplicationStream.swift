@@ -143,14 +143,20 @@ final class PostgresReplicationStream: @unchecked Sendable {
         let request = "stream the replication slot \(slot) from \(endpoint)"
         let deadline = ContinuousClock.now + timeout
         let wire: PostgresWire
+        let connectDeadline = ContinuousClock.now + endpoint.connectTimeout
         do throws(PostgresStoreError) {
             wire = try PostgresWire.connect(
                 endpoint,
                 parameters: [("replication", "database"), ("application_name", applicationName)],
-                request: request, deadline: ContinuousClock.now + endpoint.connectTimeout
+                request: request, deadline: connectDeadline
             )
         } catch {
-            throw explained(error, request: request)
+            var failure = explained(error, request: request)
+            if ContinuousClock.now >= connectDeadline, failure.kind == .serverGone || failure.kind == .connection {
+                failure.kind = .connection
+                failure.message = "the server did not complete the connection within \(endpoint.connectTimeout) (the URL's connect_timeout)"
+            }
+            throw failure
         }
         connected(wire)
         defer { connected(nil) }

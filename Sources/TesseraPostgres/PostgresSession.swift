@@ -72,10 +72,11 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
             case ("sslmode", "require"?): tls = .require
             case ("sslmode", let value): throw invalid("sslmode \(value ?? "") is not one of disable, prefer, require")
             case ("connect_timeout", let value):
-                // Whole seconds, as libpq reads it; 0 (libpq's "wait for
-                // ever") is refused: every wait here is bounded.
+                // libpq's name, in whole seconds; unlike libpq, 0 or less
+                // ("wait for ever") is refused (every wait here is
+                // bounded), and 1 means 1 s.
                 guard let text = value, let seconds = Int(text), (1...Self.longestConnectTimeout).contains(seconds) else {
-                    throw invalid("connect_timeout \(value ?? "") is not a whole number of seconds from 1 to \(Self.longestConnectTimeout)")
+                    throw invalid("connect_timeout '\(value ?? "")' is not a whole number of seconds from 1 to \(Self.longestConnectTimeout)")
                 }
                 connectTimeout = .seconds(seconds)
             default: throw invalid("unknown parameter \(item.name) (only sslmode and connect_timeout are read)")

@@ -54,9 +54,10 @@ public final class PostgresStore: @unchecked Sendable {
     private let pollIntervalState = PThreadMutex(0.002)
 
     /// Connects to the database a `postgres://user[:password]@host[:port]/database`
-    /// URL names (`?sslmode=disable|prefer|require`; TLS is off by default on
-    /// loopback and preferred elsewhere; `&connect_timeout=` in whole
-    /// seconds, 1 to 3,600, 30 by default).
+    /// URL names, with the query parameters `sslmode=disable|prefer|require`
+    /// (TLS is off by default on loopback and preferred elsewhere) and
+    /// `connect_timeout=` (whole seconds, 1 to 3,600; 30 by default), either
+    /// or both.
     ///
     /// Every round trip to the server is bounded: a statement the server
     /// has not answered within `roundTripLimit` (a server or a network

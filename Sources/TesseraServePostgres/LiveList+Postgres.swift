@@ -27,7 +27,8 @@ extension LiveList {
     ///
     /// - Parameters:
     ///   - url: `postgres://user[:password]@host[:port]/database`
-    ///     (`?sslmode=disable|prefer|require`, `&connect_timeout=` seconds).
+    ///     (query parameters `sslmode=disable|prefer|require` and
+    ///     `connect_timeout=` seconds, either or both).
     ///   - table: The table (not a view): its rows are the list's items.
     ///     It needs a single-column primary key.
     ///   - columns: The columns it is sectioned, sorted, shown and

@@ -242,7 +242,7 @@ struct Watch: ParsableCommand {
         abstract: "Follow a database that other processes write: one report per commit that changes the result.",
         discussion: """
         The database is an SQLite file or a PostgreSQL URL, postgres://user[:password]@host[:port]/database \
-        (postgresql:// too; ?sslmode=disable|prefer|require, &connect_timeout=SECONDS). \
+        (postgresql:// too; query parameters sslmode=disable|prefer|require and connect_timeout=SECONDS, 30 by default). \
         An SQLite file is polled (PRAGMA data_version, every --interval, 100 ms by default) and re-fetched \
         when another connection commits, or patched row by row when the table has a change log (tessera log install). \
         A PostgreSQL server must run with wal_level = logical: watch reads every commit from a temporary \

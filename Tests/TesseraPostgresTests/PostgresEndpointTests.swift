@@ -25,6 +25,9 @@ struct PostgresEndpointTests {
         #expect(plain.tls == .disable)
         #expect(plain.connectTimeout == .seconds(30))
         #expect(try PostgresEndpoint(url: "postgres://h/d?connect_timeout=3600").connectTimeout == .seconds(3_600))
+        #expect(try PostgresEndpoint(url: "postgres://h/d?connect_timeout=05").connectTimeout == .seconds(5))
+        #expect(try PostgresEndpoint(url: "postgres://h/d?connect_timeout=+5").connectTimeout == .seconds(5))
+        #expect(try PostgresEndpoint(url: "postgres://h/d?connect_timeout=9&connect_timeout=4").connectTimeout == .seconds(4), "the last one counts, as in libpq")
     }
 
     @Test(
@@ -34,12 +37,13 @@ struct PostgresEndpointTests {
             ("postgres:///d", "no host"),
             ("postgres://u:pw@h:70000/d", "port"),
             ("postgres://u:pw@h/d?sslmode=verify-full", "sslmode verify-full"),
-            ("postgres://u:pw@h/d?connect_timeout=0", "connect_timeout 0"),
-            ("postgres://u:pw@h/d?connect_timeout=-5", "connect_timeout -5"),
-            ("postgres://u:pw@h/d?connect_timeout=2.5", "connect_timeout 2.5"),
-            ("postgres://u:pw@h/d?connect_timeout=ten", "connect_timeout ten"),
-            ("postgres://u:pw@h/d?connect_timeout=3601", "connect_timeout 3601"),
-            ("postgres://u:pw@h/d?connect_timeout", "connect_timeout"),
+            ("postgres://u:pw@h/d?connect_timeout=0", "connect_timeout '0'"),
+            ("postgres://u:pw@h/d?connect_timeout=-5", "connect_timeout '-5'"),
+            ("postgres://u:pw@h/d?connect_timeout=2.5", "connect_timeout '2.5'"),
+            ("postgres://u:pw@h/d?connect_timeout=ten", "connect_timeout 'ten'"),
+            ("postgres://u:pw@h/d?connect_timeout=3601", "connect_timeout '3601'"),
+            ("postgres://u:pw@h/d?connect_timeout", "connect_timeout '' is not a whole number"),
+            ("postgres://u:pw@h/d?connect_timeout=", "connect_timeout '' is not a whole number"),
             ("postgres://u:pw@h/d?timeout=5", "unknown parameter timeout"),
         ]
     )

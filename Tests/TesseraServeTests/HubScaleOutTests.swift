@@ -57,7 +57,7 @@ struct HubScaleOutTests {
                 columns += 1
                 schemaChange = columns % 2 == 1 ? "ALTER TABLE photo ADD COLUMN extra integer DEFAULT 7" : "ALTER TABLE photo DROP COLUMN extra"
             }
-            let writing = Task.detached { Self.write(bursts, schemaChange: schemaChange, on: writers) }
+            let writing = Task { [schemaChange] in try await ServerTestSupport.blocking { Self.write(bursts, schemaChange: schemaChange, on: writers) } }
             for _ in 0..<Int.random(in: 3...12, using: &random) {
                 let client = clients.randomElement(using: &random)!
                 request += 1
@@ -65,7 +65,7 @@ struct HubScaleOutTests {
                 for hub in hubs where Bool.random(using: &random) { await hub.poll() }
                 for client in clients where Int.random(in: 0..<3, using: &random) == 0 { try await client.drain() }
             }
-            let outcome = await writing.value
+            let outcome = try await writing.value
             rolledBack += outcome.rolledBack
             committed += outcome.committed
             #expect(outcome.failures.isEmpty, "seed \(seed), pause \(pause): \(outcome.failures)")
@@ -144,7 +144,7 @@ struct HubScaleOutTests {
     static func write(_ bursts: [[(statements: [String], rollBack: Bool)]], schemaChange: String?, on writers: [PostgresStore]) -> WritersOutcome {
         let outcome = PThreadMutex(WritersOutcome())
         struct RolledBack: Error {}
-        DispatchQueue.concurrentPerform(iterations: bursts.count) { index in
+        @Sendable func write(_ index: Int) {
             if index == 0, let schemaChange {
                 do {
                     _ = try writers[index].write(request: "change the table") { try $0.rows(schemaChange) }
@@ -169,6 +169,18 @@ struct HubScaleOutTests {
                 }
             }
         }
+        // Threads of their own, not `concurrentPerform`'s (dispatch's
+        // global threads, which Swift concurrency's jobs run on: the hubs
+        // wait for them).
+        let writing = DispatchGroup()
+        for index in bursts.indices {
+            writing.enter()
+            Thread.detachNewThread {
+                defer { writing.leave() }
+                write(index)
+            }
+        }
+        writing.wait()
         return outcome.withLock { $0 }
     }
 }
