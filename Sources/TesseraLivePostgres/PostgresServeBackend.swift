@@ -38,17 +38,24 @@ package final class PostgresServeBackend: ServeBackend {
     /// How long an edit waits for the feed to hand its commit over.
     package static let followTimeout: Duration = .seconds(10)
     /// How long an edit's statements wait for a row another transaction
-    /// holds before the edit fails (`lock_timeout`).
+    /// holds before the edit fails (`lock_timeout`), unless the backend
+    /// is made with another.
     package static let lockTimeout = "5s"
+    /// This backend's `lock_timeout` for edits.
+    private let editLockTimeout: String
 
     /// Connects, and checks the server, the table and the columns.
     ///
+    /// - Parameter lockTimeout: How long an edit's statements wait for a
+    ///   row or table another transaction holds (PostgreSQL's
+    ///   `lock_timeout`, e.g. `"5s"`) before the edit fails.
     /// - Throws: ``TesseraLiveProtocol/ServeError``: a URL that is not a
     ///   PostgreSQL URL, a server that cannot be reached or refuses the
     ///   login, `wal_level` not `logical`, no such table (naming the ones
     ///   there are), a view, no single-column primary key, no such column
     ///   (naming the table's columns).
-    package init(configuration: ServeConfiguration, applicationName: String = "tessera serve") throws(ServeError) {
+    package init(configuration: ServeConfiguration, applicationName: String = "tessera serve", lockTimeout: String = PostgresServeBackend.lockTimeout) throws(ServeError) {
+        editLockTimeout = lockTimeout
         let url = configuration.databasePath
         let store: PostgresStore
         do {
@@ -240,7 +247,7 @@ package final class PostgresServeBackend: ServeBackend {
             var attempt = 1
             while true {
                 do {
-                    let (_, mark) = try store.write(request: "write an edit to \(schema.table)", lockTimeout: Self.lockTimeout) { transaction in
+                    let (_, mark) = try store.write(request: "write an edit to \(schema.table)", lockTimeout: editLockTimeout) { transaction in
                         try write(edit, in: transaction, request: request)
                     }
                     return .success(mark)

@@ -9,39 +9,34 @@ import TesseraTestTraits
 /// work that blocks holds up nothing beyond its own worker.
 @Suite("Blocking work on threads of its own, a bounded number at once", .ownThreads)
 struct BlockingWorkersTests {
-    /// Work that waits until opened, and counts how many wait at once.
-    final class Gate: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var isOpen = false
-        private(set) var inside = 0
-        private(set) var mostInside = 0
-        private(set) var finished: [Int] = []
+    /// Work that waits until opened (at a ``LoadGate``), and counts how
+    /// many wait at once.
+    final class Gate: Sendable {
+        struct Counts {
+            var inside = 0
+            var mostInside = 0
+            var finished: [Int] = []
+        }
+
+        private let gate = LoadGate()
+        private let counts = PThreadMutex(Counts())
 
         func pass(_ index: Int) {
-            condition.lock()
-            inside += 1
-            mostInside = max(mostInside, inside)
-            condition.broadcast()
-            while !isOpen { condition.wait() }
-            inside -= 1
-            finished.append(index)
-            condition.broadcast()
-            condition.unlock()
+            counts.withLock { counts in
+                counts.inside += 1
+                counts.mostInside = max(counts.mostInside, counts.inside)
+            }
+            gate.wait()
+            counts.withLock { counts in
+                counts.inside -= 1
+                counts.finished.append(index)
+            }
         }
 
-        func open() {
-            condition.lock()
-            isOpen = true
-            condition.broadcast()
-            condition.unlock()
-        }
+        func open() { gate.open() }
 
-        /// Reads the counts under the lock.
-        func read<T>(_ body: (Gate) -> T) -> T {
-            condition.lock()
-            defer { condition.unlock() }
-            return body(self)
-        }
+        /// Reads the counts.
+        func read<T>(_ body: (Counts) -> T) -> T { counts.withLock { body($0) } }
     }
 
     @Test("one worker runs every piece in the order it came", arguments: [1, 50, 300])

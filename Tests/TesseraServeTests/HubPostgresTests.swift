@@ -58,16 +58,21 @@ final class PostgresHubLibrary: HubOracleDatabase, @unchecked Sendable {
     }
 
     func makeHub(_ configuration: ServeConfiguration) async throws -> ServeHub {
-        let (hub, backend) = try await Self.hub(configuration)
+        try await makeHub(configuration, lockTimeout: PostgresServeBackend.lockTimeout)
+    }
+
+    /// A hub whose edits wait up to `lockTimeout` for a lock.
+    func makeHub(_ configuration: ServeConfiguration, lockTimeout: String) async throws -> ServeHub {
+        let (hub, backend) = try await Self.hub(configuration, lockTimeout: lockTimeout)
         backends[ObjectIdentifier(hub)] = backend
         return hub
     }
 
     /// A hub and its backend, made (and the list fetched, and the slot
     /// made) on a thread of its own.
-    static func hub(_ configuration: ServeConfiguration) async throws -> (ServeHub, PostgresServeBackend) {
+    static func hub(_ configuration: ServeConfiguration, lockTimeout: String = PostgresServeBackend.lockTimeout) async throws -> (ServeHub, PostgresServeBackend) {
         try await ServerTestSupport.blocking {
-            let backend = try PostgresServeBackend(configuration: configuration)
+            let backend = try PostgresServeBackend(configuration: configuration, lockTimeout: lockTimeout)
             return (try ServeHub(configuration: configuration, backend: backend), backend)
         }
     }
@@ -483,7 +488,10 @@ struct HubPostgresConcurrentEditTests {
     @Test("a client that leaves while its edit is in flight: the edit commits, the others get its plan, nothing is sent to it")
     func editorLeaves() async throws {
         let library = try await PostgresHubLibrary.make(photos: 8, albums: 2)
-        let hub = try await library.makeHub(library.configuration())
+        // The edit waits for the lock below until the editor has left,
+        // which a busy machine may take longer than the default
+        // `lock_timeout` (5 s) to get to: a limit against a hang only.
+        let hub = try await library.makeHub(library.configuration(), lockTimeout: "300s")
         let editor = try await HubPostgresTests.client(hub, label: "editor", canEdit: true)
         let watcher = try await HubPostgresTests.client(hub, label: "watcher", canEdit: false)
         let id = editor.id
