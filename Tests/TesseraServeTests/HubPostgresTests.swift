@@ -490,8 +490,9 @@ struct HubPostgresConcurrentEditTests {
         let library = try await PostgresHubLibrary.make(photos: 8, albums: 2)
         // The edit waits for the lock below until the editor has left,
         // which a busy machine may take longer than the default
-        // `lock_timeout` (5 s) to get to: a limit against a hang only.
-        let hub = try await library.makeHub(library.configuration(), lockTimeout: "300s")
+        // `lock_timeout` (5 s) to get to: 25 s, just under the 30 s every
+        // statement of a write is bounded by, is a limit against a hang.
+        let hub = try await library.makeHub(library.configuration(), lockTimeout: "25s")
         let editor = try await HubPostgresTests.client(hub, label: "editor", canEdit: true)
         let watcher = try await HubPostgresTests.client(hub, label: "watcher", canEdit: false)
         let id = editor.id
