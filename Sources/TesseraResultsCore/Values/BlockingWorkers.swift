@@ -46,11 +46,16 @@ package final class BlockingWorkers: Sendable {
                 state.running -= 1
                 return nil
             }
-            defer {
-                state.waiting[state.head] = nil
-                state.head += 1
+            let work = state.waiting[state.head]
+            state.waiting[state.head] = nil
+            state.head += 1
+            // Under steady work the list is never empty: drop the taken
+            // front once it is most of the list, so it stays bounded.
+            if state.head >= 64, state.head * 2 >= state.waiting.count {
+                state.waiting.removeFirst(state.head)
+                state.head = 0
             }
-            return state.waiting[state.head]
+            return work
         }) {
             work()
         }
