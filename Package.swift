@@ -213,7 +213,6 @@ let package = Package(
         // tests off the cooperative pool, for tests that block their thread.
         .target(
             name: "TesseraTestTraits",
-            dependencies: ["TesseraResultsCore"],
             path: "Tests/TesseraTestTraits"
         ),
         .testTarget(

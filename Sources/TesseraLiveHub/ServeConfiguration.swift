@@ -59,13 +59,6 @@ package struct ServeConfiguration: Sendable {
     /// resumes whatever the size. 100,000 unless set.
     package var resumableRows = 100_000
 
-    /// The task executor the hub's own tasks (its polling, a client's
-    /// catch-up) prefer; `nil`, the default, runs them on the global
-    /// executor. An application whose cooperative pool is kept busy by its
-    /// own work (a test suite, say) gives the hub threads of its own here,
-    /// so that following the table does not wait for that work.
-    package var taskExecutor: (any TaskExecutor)?
-
     /// Creates a configuration.
     package init(
         databasePath: String,

@@ -4,7 +4,6 @@ import TesseraDiff
 import TesseraLayout
 import TesseraLiveProtocol
 import TesseraResults
-import TesseraResultsCore
 import TesseraSQLite
 import TesseraView
 
@@ -264,12 +263,12 @@ package actor ServeHub {
         guard following == nil else { return }
         logger.info("following the table", metadata: ["table": "\(schema.table)", "database": "\(source)", "rows": "\(current.count)"])
         let interval = configuration.pollInterval
-        following = Task(executorPreference: configuration.taskExecutor) { [weak self] in
+        following = Task { [weak self] in
             await self?.waitUntilLoaded()
             while !Task.isCancelled {
                 guard let self else { return }
                 await self.poll()
-                do { try await Pause.sleep(for: interval) } catch { return }
+                do { try await Task.sleep(for: interval) } catch { return }
             }
         }
     }
@@ -352,9 +351,8 @@ package actor ServeHub {
         becomeHome()
         let id = ServeClientID(nextClient)
         nextClient += 1
-        let taskExecutor = configuration.taskExecutor
         let outbox = ClientOutbox(capacity: configuration.outboxCapacity) { [weak self] in
-            Task(executorPreference: taskExecutor) { await self?.catchUp(id) }
+            Task { await self?.catchUp(id) }
         }
         sessions[id] = ServeSession(id: id, outbox: outbox, canEdit: canEdit)
         metrics.connections += 1

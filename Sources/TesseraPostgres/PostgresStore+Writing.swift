@@ -150,7 +150,7 @@ extension PostgresStore {
             guard let feed = existingFeed else { return false }
             if feed.hasHandedOver(mark) { return true }
             feed.requestRound()
-            do { try await Pause.sleep(for: .microseconds(500)) } catch { return false }
+            do { try await Task.sleep(for: .microseconds(500)) } catch { return false }
         }
         return false
     }

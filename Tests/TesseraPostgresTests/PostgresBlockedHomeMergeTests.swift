@@ -2,7 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 import TesseraResults
-import TesseraResultsCore
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
@@ -328,7 +327,7 @@ struct PostgresBlockedHomeMergeTests {
                     wrong = true
                     break
                 }
-                try await Pause.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(2))
                 continue
             }
             pauses += 1
@@ -340,7 +339,7 @@ struct PostgresBlockedHomeMergeTests {
             var rounds = 0
             while state.records != expected && rounds < 24_000 {
                 rounds += 1
-                try await Pause.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(5))
                 state = await home.state()
             }
             let counts = progress.counts()
@@ -360,7 +359,7 @@ struct PostgresBlockedHomeMergeTests {
         }
         // The writers' thread ends before the store closes.
         progress.stop()
-        while !progress.isDone { try await Pause.sleep(for: .milliseconds(5)) }
+        while !progress.isDone { try await Task.sleep(for: .milliseconds(5)) }
         if let failure = progress.failed { Issue.record("seed \(seed): \(failure)") }
         let state = await home.state()
         let counts = progress.counts()

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
-import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
@@ -454,7 +453,7 @@ struct PostgresOracleTests {
             }
             while finished.withLock({ $0 }) < writers.count {
                 pump()
-                try await Pause.sleep(for: .milliseconds(3))
+                try await Task.sleep(for: .milliseconds(3))
             }
 
             // Quiescent: the writers are paused; every follower must reach

@@ -14,7 +14,7 @@ import TesseraTestTraits
 /// the state of an app whose pool runs CPU-bound work. The blockers spin
 /// rather than wait: dispatch on Linux gives the pool another thread when
 /// one of its threads sleeps, never when one runs.
-final class PoolBlocker: Sendable {
+private final class PoolBlocker: Sendable {
     let width = ProcessInfo.processInfo.activeProcessorCount
     private let started = Atomic<Int>(0)
     private let released = Atomic<Bool>(false)

@@ -6,7 +6,6 @@ import TesseraDiff
 import TesseraResults
 import TesseraSQLite
 import TesseraTestSupport
-import TesseraResultsCore
 
 // Single-store (SQLite), for the same reason as IsolationTests.
 
@@ -315,7 +314,7 @@ extension ControllerHomeTests {
             case 6:
                 // Busy home: several detached commits wait and merge.
                 let busy = Task { await home.block(milliseconds: 30) }
-                try await Pause.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(5))
                 var more: [[String]] = [tx]
                 for _ in 0..<Int.random(in: 1...5, using: &g) { more.append(Self.randomTransaction(&g, step: step)) }
                 let batches = more
@@ -325,7 +324,7 @@ extension ControllerHomeTests {
             case 7:
                 // Waiting commits, then a refresh at home before the job runs.
                 let busy = Task { await home.block(milliseconds: 20) }
-                try await Pause.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(5))
                 try await Task.detached { try connection.write { db in for sql in tx { try db.execute(sql) } } }.value
                 await busy.value
                 try await home.refresh()

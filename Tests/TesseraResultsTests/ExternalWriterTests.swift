@@ -6,7 +6,6 @@ import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraTestTraits
-import TesseraResultsCore
 
 // Single-store (SQLite): another process (the sqlite3 command) writes the
 // file while the controller polls data_version.
@@ -215,7 +214,7 @@ struct ExternalWriterTests {
         // build on a busy machine); its clock starts with the writer.
         let deadline = ContinuousClock.now + .seconds(120)
         while writer.isRunning && ContinuousClock.now < deadline {
-            try await Pause.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))
         }
         Self.finish(writer, seed: seed, waited: "120 s")
         // Polling alone must catch up, however loaded the machine: no check

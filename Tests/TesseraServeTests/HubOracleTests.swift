@@ -8,7 +8,6 @@ import TesseraLayout
 import TesseraRender
 import TesseraSQLite
 import TesseraTestSupport
-import TesseraResultsCore
 
 /// Random commits (the hub's own edits and another connection's
 /// transactions, some rolled back) while clients with random layouts and
@@ -99,7 +98,7 @@ struct HubOracleTests {
         for _ in 0..<120_000 {
             for client in clients { try await client.drain() }
             if clients.allSatisfy({ $0.seq == last && $0.outbox.count == 0 }) { break }
-            try await Pause.sleep(for: .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(1))
         }
         let fresh = try library.freshList()
         for client in clients {

@@ -7,7 +7,6 @@ import TesseraLivePostgres
 import TesseraPostgres
 import TesseraPostgresTestSupport
 import TesseraTestSupport
-import TesseraResultsCore
 
 /// Several hubs serving one PostgreSQL table, each on a store (and a
 /// replication slot) of its own, as several `tessera serve` processes do:
@@ -89,7 +88,7 @@ struct HubScaleOutTests {
         for _ in 0..<120_000 {
             for client in clients { try await client.drain() }
             if clients.allSatisfy({ $0.seq == seqs[$0.hub] && $0.outbox.count == 0 }) { break }
-            try await Pause.sleep(for: .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(1))
         }
         let fresh = try library.freshList()
         for client in clients {

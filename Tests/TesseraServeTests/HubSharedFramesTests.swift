@@ -9,7 +9,6 @@ import TesseraRender
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraView
-import TesseraResultsCore
 
 /// The frames of a change's updated items, found once per layout and width
 /// and shared by every client that has them: each client still gets an
@@ -155,7 +154,7 @@ struct ServerSlowSocketTests {
         configuration.outboxCapacity = 4
         let database = configuration.databasePath
         let server = ServeServer(hub: try ServeHub(configuration: configuration), host: "127.0.0.1", port: 0)
-        let running = Task(executorPreference: OwnThreadsExecutor.shared) { try await server.run() }
+        let running = Task { try await server.run() }
         defer { running.cancel() }
         do {
             let port = try await server.waitUntilListening()
@@ -187,7 +186,7 @@ struct ServerSlowSocketTests {
                 let id = shownIDs[step % shownIDs.count]
                 try writer.withDatabase { db in try db.execute("UPDATE photo SET title = ? WHERE id = ?", [.text("Slow \(step)"), .integer(id)]) }
                 step += 1
-                try await Pause.sleep(for: .milliseconds(15))
+                try await Task.sleep(for: .milliseconds(15))
             }
             // Every commit is in: one more poll takes whatever the hub has
             // not taken yet, so the target is the list as committed (a

@@ -9,7 +9,6 @@ import TesseraRender
 import TesseraSQLite
 import TesseraTestSupport
 import TesseraView
-import TesseraResultsCore
 
 /// The viewport is the client's: every message that carries a rectangle
 /// (`snapshot`, `elements`, a plan's offsets and `settled`) is for the
@@ -199,7 +198,7 @@ struct HubViewportOracleTests {
         for _ in 0..<120_000 {
             for (reader, _) in readers { try await reader.drain() }
             if readers.allSatisfy({ $0.reader.client.seq == last && $0.reader.client.outbox.count == 0 }) { break }
-            try await Pause.sleep(for: .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(1))
         }
         let fresh = try library.freshList()
         for (reader, _) in readers {

@@ -17,7 +17,7 @@ struct ServeGracefulShutdownTests {
     func inProcess() async throws {
         let hub = try ServeHub(configuration: try ServerTestSupport.library(photos: 100))
         let server = ServeServer(hub: hub, host: "127.0.0.1", port: 0)
-        let run = Task(executorPreference: OwnThreadsExecutor.shared) { try await server.run() }
+        let run = Task { try await server.run() }
         let port = try await server.waitUntilListening()
         let clients = try await ServerTestSupport.blocking {
             try (0..<3).map { _ in
@@ -72,7 +72,7 @@ struct ServeGracefulShutdownTests {
         list.mount(on: router)
         let path = library.path
         try await withMountedApplication(router: router, list: list, runsList: false) { port in
-            let running = Task(executorPreference: OwnThreadsExecutor.shared) { try await list.run() }
+            let running = Task { try await list.run() }
             // Until the first run holds the list, a second may be the one
             // that runs: wait for a client to hear of a commit.
             try await ServerTestSupport.blocking {

@@ -327,11 +327,7 @@ enum ServerTestSupport {
     static func library(photos: Int = 200) throws -> ServeConfiguration {
         let library = DemoLibrary(path: try temporaryFolder().appendingPathComponent("photos.sqlite").path, photoCount: photos)
         try library.seed()
-        var configuration = library.configuration()
-        // The hub's polling off the cooperative pool, which the suite's
-        // other tests keep busy.
-        configuration.taskExecutor = OwnThreadsExecutor.shared
-        return configuration
+        return library.configuration()
     }
 
     /// Runs a server on a free port of `host` for the body's length, then
@@ -342,7 +338,7 @@ enum ServerTestSupport {
     ) async throws -> T {
         let hub = try ServeHub(configuration: try library(photos: photos))
         let server = ServeServer(hub: hub, host: host, port: 0, token: token, limits: limits)
-        let task = Task(executorPreference: OwnThreadsExecutor.shared) { try await server.run() }
+        let task = Task { try await server.run() }
         do {
             let port = try await server.waitUntilListening()
             let result = try await body(server, port)

@@ -180,7 +180,7 @@ struct ServerTests {
         let configuration = try ServerTestSupport.library(photos: 200)
         let hub = try ServeHub(configuration: configuration)
         let server = ServeServer(hub: hub, host: "127.0.0.1", port: 0)
-        let task = Task(executorPreference: OwnThreadsExecutor.shared) { try await server.run() }
+        let task = Task { try await server.run() }
         defer { task.cancel() }
         let port = try await server.waitUntilListening()
         let plan = try await ServerTestSupport.blocking {
@@ -209,7 +209,7 @@ struct ServerTests {
         // listener or a client's local port can, and did).
         let chosen = try ServerTestSupport.portBelowEphemeralRange()
         let server = ServeServer(hub: hub, host: "127.0.0.1", port: chosen)
-        let task = Task(executorPreference: OwnThreadsExecutor.shared) { try await server.run() }
+        let task = Task { try await server.run() }
         let port = try await server.waitUntilListening()
         #expect(port == chosen)
         let client = try await ServerTestSupport.blocking {
@@ -225,7 +225,7 @@ struct ServerTests {
         #expect(ended, "the client's connection ends when the server stops")
         // The port is free again.
         let again = ServeServer(hub: try ServeHub(configuration: configuration), host: "127.0.0.1", port: port)
-        let second = Task(executorPreference: OwnThreadsExecutor.shared) { try await again.run() }
+        let second = Task { try await again.run() }
         #expect(try await again.waitUntilListening() == port)
         second.cancel()
         try await second.value

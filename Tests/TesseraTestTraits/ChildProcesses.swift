@@ -1,5 +1,4 @@
 import Foundation
-import TesseraResultsCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -100,7 +99,7 @@ extension Process {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         while true {
             if let ended = try check(deadline: deadline, bound: seconds) { return ended }
-            try await Pause.sleep(for: .milliseconds(2))
+            try await Task.sleep(for: .milliseconds(2))
         }
     }
 

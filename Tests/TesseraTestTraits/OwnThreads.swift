@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Testing
-import TesseraResultsCore
 
 /// Runs each test of a suite on threads of its own, never on Swift
 /// concurrency's cooperative pool, a few tests at a time.
@@ -51,23 +50,16 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         if Self.isInside { return try await function() }
-        // The place is taken and given back inside the executor preference,
-        // never on the cooperative pool: a test waiting for a place resumes
-        // on a thread of its own, and a place is free again the moment its
-        // test ends (given back on the pool, by an actor, it stayed taken
-        // until the pool, busy with other tests, got to it: places were
-        // held for minutes by tests that took a second).
-        try await withTaskExecutorPreference(OwnThreadsExecutor.shared) {
-            let log = PlaceLog.shared
-            let asked = ContinuousClock.now
-            await Self.places.enter()
-            let entered = ContinuousClock.now
-            defer {
-                Self.places.leave()
-                log?.record(test: test, asked: asked, entered: entered)
+        await Self.places.enter()
+        do {
+            try await Self.$isInside.withValue(true) {
+                try await withTaskExecutorPreference(OwnThreadsExecutor.shared) { try await function() }
             }
-            try await Self.$isInside.withValue(true) { try await function() }
+        } catch {
+            await Self.places.leave()
+            throw error
         }
+        await Self.places.leave()
     }
 }
 
@@ -96,16 +88,11 @@ public final class OwnThreadsExecutor: TaskExecutor {
 }
 
 /// A counting semaphore awaited without blocking: `width` places, taken in
-/// the order asked for. A lock, not an actor: giving a place back runs at
-/// once on the thread that gives it, with no executor to wait for.
-private final class TestPlaces: Sendable {
-    private struct State {
-        var taken = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
+/// the order asked for.
+private actor TestPlaces {
     private let width: Int
-    private let state = PThreadMutex(State())
+    private var taken = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
     init(width: Int) {
         self.width = width
@@ -113,56 +100,19 @@ private final class TestPlaces: Sendable {
 
     /// Takes a place, waiting (suspended) for one to be free.
     func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let takenNow = state.withLock { state -> Bool in
-                if state.taken < width {
-                    state.taken += 1
-                    return true
-                }
-                state.waiting.append(continuation)
-                return false
-            }
-            if takenNow { continuation.resume() }
+        if taken < width {
+            taken += 1
+            return
         }
+        await withCheckedContinuation { waiting.append($0) }
     }
 
     /// Gives a place back, to the longest waiting if any.
     func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiting.isEmpty {
-                state.taken -= 1
-                return nil
-            }
-            return state.waiting.removeFirst()
+        if waiting.isEmpty {
+            taken -= 1
+        } else {
+            waiting.removeFirst().resume()
         }
-        next?.resume()
-    }
-}
-
-/// With `TESSERA_TEST_PLACES_LOG=FILE`, a line per test case that ran
-/// with the trait, appended to FILE: seconds since the log opened when it
-/// asked for a place, seconds it waited, seconds it held the place, and
-/// its name. What it is for: finding the tests that hold places longest,
-/// which set how long the suite takes on a slow machine (the places are
-/// busy for most of a run).
-private final class PlaceLog: Sendable {
-    static let shared: PlaceLog? = ProcessInfo.processInfo.environment["TESSERA_TEST_PLACES_LOG"].flatMap(PlaceLog.init(path:))
-
-    private let descriptor: Int32
-    private let opened = ContinuousClock.now
-
-    private init?(path: String) {
-        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        if descriptor < 0 { return nil }
-    }
-
-    func record(test: Test, asked: ContinuousClock.Instant, entered: ContinuousClock.Instant) {
-        func seconds(_ duration: Duration) -> String {
-            let (whole, fraction) = duration.components
-            return "\(whole).\(String(fraction / 10_000_000_000_000_000 + 100).dropFirst())"
-        }
-        let name = test.displayName ?? test.name
-        let line = "\(seconds(asked - opened)) \(seconds(entered - asked)) \(seconds(.now - entered)) \(name)\n"
-        _ = line.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
     }
 }

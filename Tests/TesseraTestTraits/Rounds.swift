@@ -1,5 +1,4 @@
 import Foundation
-import TesseraResultsCore
 
 // A test that waits for a condition (a controller to settle, a delegate to
 // hear something, a server to answer) bounds its wait by a count of rounds
@@ -46,16 +45,14 @@ public func waitInRounds(_ rounds: Int, sleepingEvery pause: Duration, until don
 /// first check, suspending `pause` between checks; returns whether it held.
 ///
 /// Bounded by a count of rounds, never by a clock (see CONTRIBUTING.md, on
-/// waits): a round lasts at least `pause`, and more when the machine or
-/// the caller's executor is busy, so `rounds` × `pause` is the least time
-/// the wait allows, not the most. Choose the bound from the time the work
-/// needs on an idle machine (12,000 rounds of 10 ms for two minutes) and
-/// say in a failure message how many rounds ran. Never blocks a thread: it
-/// suspends with `Pause.sleep(for:)`, whose wake-up does not wait for the
-/// cooperative pool (`Task.sleep`'s does, even on an `.ownThreads` test's
-/// executor: a test that waited that way held its place for minutes while
-/// the pool ran other tests), and throws `CancellationError` when the task
-/// is cancelled.
+/// waits): a round lasts at least `pause`, and more when the cooperative
+/// pool is busy (neither the awaited work nor this loop runs then), so
+/// `rounds` × `pause` is the least time the wait allows, not the most.
+/// Choose the bound from the time the work needs on an idle machine
+/// (12,000 rounds of 10 ms for two minutes) and say in a failure message
+/// how many rounds ran. Never blocks a thread: it suspends with
+/// `Task.sleep(for:)`, and throws `CancellationError` when the task is
+/// cancelled.
 ///
 /// - Complexity: At most `rounds + 1` calls of `done`.
 @discardableResult
@@ -67,7 +64,7 @@ public func waitInRounds(
 ) async throws -> Bool {
     if try await done() { return true }
     for _ in 0..<max(0, rounds) {
-        try await Pause.sleep(for: pause)
+        try await Task.sleep(for: pause)
         if try await done() { return true }
     }
     return false

@@ -119,7 +119,7 @@ package final class ServeServer: Sendable {
             if let failure { throw failure }
             if ended { throw ServeServerError("the server at \(host):\(requestedPort) stopped") }
             if let port { return port }
-            try await Pause.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 

@@ -324,7 +324,7 @@ public final class FetchedResultsController<Record: FetchableRecord> {
             } catch {
                 fail(error)
             }
-            do { try await Pause.sleep(for: interval) } catch { return }
+            do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 
