@@ -50,7 +50,11 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         if Self.isInside { return try await function() }
+        let log = PlaceLog.shared
+        let asked = ContinuousClock.now
         await Self.places.enter()
+        let entered = ContinuousClock.now
+        defer { log?.record(test: test, asked: asked, entered: entered) }
         do {
             try await Self.$isInside.withValue(true) {
                 try await withTaskExecutorPreference(OwnThreadsExecutor.shared) { try await function() }
@@ -114,5 +118,33 @@ private actor TestPlaces {
         } else {
             waiting.removeFirst().resume()
         }
+    }
+}
+
+/// With `TESSERA_TEST_PLACES_LOG=FILE`, a line per test case that ran
+/// with the trait, appended to FILE: seconds from the first test that
+/// asked for a place to when this one asked, seconds it waited, seconds it
+/// held its place (up to the place's return, which runs on the cooperative
+/// pool), and its name. What it is for: finding the tests that hold places
+/// longest, which set how long the suite takes on a slow machine (the
+/// places are busy for most of a run).
+private final class PlaceLog: Sendable {
+    static let shared: PlaceLog? = ProcessInfo.processInfo.environment["TESSERA_TEST_PLACES_LOG"].flatMap(PlaceLog.init(path:))
+
+    private let descriptor: Int32
+    private let opened = ContinuousClock.now
+
+    private init?(path: String) {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        if descriptor < 0 { return nil }
+    }
+
+    func record(test: Test, asked: ContinuousClock.Instant, entered: ContinuousClock.Instant) {
+        func seconds(_ duration: Duration) -> String {
+            let (whole, fraction) = duration.components
+            return "\(whole).\(String(fraction / 10_000_000_000_000_000 + 100).dropFirst())"
+        }
+        let line = "\(seconds(asked - opened)) \(seconds(entered - asked)) \(seconds(.now - entered)) \(test.displayName ?? test.name)\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
     }
 }
