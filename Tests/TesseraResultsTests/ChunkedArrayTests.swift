@@ -281,6 +281,87 @@ struct ChunkedArrayTests {
         }
     }
 
+    @Test("A run column's edits match an array: rows moved within and between runs that stay (only the ends move), runs emptied, rows landing inside a run of another value or between two runs of other values, copies left as they were")
+    func runColumnEdits() {
+        let seed = testSeed(default: 0x2E5)
+        print("ChunkedArrayTests.runColumnEdits: seed \(seed) (set TESSERA_SEED to replay)")
+        var generator = SplitMix64(seed: seed)
+        let palette: [DatabaseValue] = ["a", "A", "b", .integer(1), .real(0), .real(-0.0), .null]
+        var column = _RunColumn()
+        var model: [DatabaseValue] = []
+        // Enough runs for small edits to move their ends alone (at most a
+        // row for 32 runs), few enough for larger ones to make them again.
+        for _ in 0..<Int.random(in: 200...400, using: &generator) {
+            let value = palette[Int.random(in: 0..<palette.count, using: &generator)]
+            let count = Int.random(in: 1...6, using: &generator)
+            column.append(value, count: count)
+            model += Array(repeating: value, count: count)
+        }
+        /// The runs of equal values (reals by their bits) of `values`.
+        func runCount(_ values: [DatabaseValue]) -> Int {
+            values.indices.filter { $0 == 0 || !_RunColumn.same(values[$0 - 1], values[$0]) }.count
+        }
+        var valuesShared = 0
+        for round in 0..<1_500 {
+            let comment = Comment(rawValue: "seed \(seed), round \(round)")
+            let copy = column
+            let copyModel = model
+            let valuesBefore = column.values
+            var removals = Set<Int>()
+            for _ in 0..<Int.random(in: 0...(round % 10 == 7 ? 40 : 3), using: &generator) where !model.isEmpty {
+                removals.insert(Int.random(in: 0..<model.count, using: &generator))
+            }
+            let sortedRemovals = removals.sorted()
+            var after = model
+            for offset in sortedRemovals.reversed() { after.remove(at: offset) }
+            // Insertions at random places, ascending: mostly a neighbour's
+            // value (joins its run), now and then any value.
+            var offsets: [Int] = []
+            var inserted: [DatabaseValue] = []
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                let offset = Int.random(in: (offsets.last.map { $0 + 1 } ?? 0)...(after.count), using: &generator)
+                let value: DatabaseValue
+                if Int.random(in: 0..<4, using: &generator) > 0, !after.isEmpty {
+                    value = after[Swift.min(after.count - 1, Swift.max(0, offset - Int.random(in: 0...1, using: &generator)))]
+                } else {
+                    value = palette[Int.random(in: 0..<palette.count, using: &generator)]
+                }
+                after.insert(value, at: offset)
+                offsets.append(offset)
+                inserted.append(value)
+            }
+            // Now and then, at a boundary of two runs, a row of the right
+            // run's value and then one of the left's: neither joins a run.
+            if round % 5 == 2, offsets.isEmpty, let boundary = after.indices.dropFirst().first(where: { $0 >= after.count / 2 && !_RunColumn.same(after[$0 - 1], after[$0]) }) {
+                let (left, right) = (after[boundary - 1], after[boundary])
+                after.insert(contentsOf: [right, left], at: boundary)
+                offsets = [boundary, boundary + 1]
+                inserted = [right, left]
+            }
+            column.replace(removing: sortedRemovals, inserting: inserted, atSortedOffsets: offsets)
+            model = after
+            #expect(column.count == model.count, comment)
+            #expect(column.values.count == runCount(model), comment)
+            guard model.indices.allSatisfy({ _RunColumn.same(column[$0], model[$0]) }) else {
+                Issue.record("the column reads otherwise than the array; \(comment.rawValue)")
+                return
+            }
+            if round % 10 == 0 {
+                #expect(copy.count == copyModel.count && copyModel.indices.allSatisfy { _RunColumn.same(copy[$0], copyModel[$0]) }, comment)
+            }
+            // The values' storage is the one before when only ends moved.
+            if column.values.withUnsafeBufferPointer({ $0.baseAddress }) == valuesBefore.withUnsafeBufferPointer({ $0.baseAddress }) { valuesShared += 1 }
+            // Refill a column that emptied.
+            if model.isEmpty {
+                column.append("b", count: 3)
+                model = ["b", "b", "b"]
+            }
+        }
+        // Most edits move rows within the runs there are, and keep the
+        // values where they were.
+        #expect(valuesShared > 200, "seed \(seed): \(valuesShared) edits kept the runs' values in place")
+    }
+
     @Test("A sectioned store keeps its first column as runs: random edits keep every value exactly (0.0 and -0.0, \"a\" and \"A\" under NOCASE), find every row, agree with a linear scan, and leave copies as they were")
     func firstColumnInRuns() {
         let seed = testSeed(default: 0x52A)

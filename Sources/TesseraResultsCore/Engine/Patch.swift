@@ -25,6 +25,92 @@ private struct _PatchSectionGroup {
     var old: Int
 }
 
+/// The sections' starts after a patch that leaves every section in place:
+/// each row that arrives joins a section there is (the same value), and
+/// none is left empty; `nil` when a section comes or goes. The sections'
+/// values are not copied.
+///
+/// - Complexity: O(*k* log *s*) for *k* rows departed or arrived and *s*
+///   sections, plus a pass over the starts (integers only).
+private func _sectionStartsKeepingSections(
+    _ sections: [ResultSection], starts: [Int], departureSections: [Int], arrivalSections: [DatabaseValue],
+    compare: (DatabaseValue, DatabaseValue) -> Int
+) -> [Int]? {
+    var moved: [(section: Int, by: Int)] = []
+    moved.reserveCapacity(departureSections.count + arrivalSections.count)
+    for s in departureSections { moved.append((s, -1)) }
+    for value in arrivalSections {
+        var low = 0
+        var high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if compare(sections[mid].value, value) < 0 { low = mid + 1 } else { high = mid }
+        }
+        guard low < sections.count, compare(sections[low].value, value) == 0, sections[low].value == value else { return nil }
+        moved.append((low, 1))
+    }
+    guard !moved.isEmpty else { return starts }
+    moved.sort { $0.section < $1.section }
+    var result = starts
+    var shift = 0
+    var m = 0
+    for s in moved[0].section..<sections.count {
+        while m < moved.count && moved[m].section == s {
+            shift += moved[m].by
+            m += 1
+        }
+        result[s + 1] += shift
+        // A section left empty goes.
+        if result[s + 1] <= result[s] { return nil }
+    }
+    return result
+}
+
+/// The sections after a patch, made again: the ones that keep a row, and
+/// the new ones the arrivals start, each with its start, and the maps
+/// between new and old sections (-1: none); `nil` when an arrival's
+/// section sorts with one there is but is another value.
+///
+/// - Complexity: O(*s* + *k* log *s*) for *s* sections and *k* rows
+///   departed or arrived.
+private func _sectionsRemade(
+    _ oldSections: [ResultSection], starts oldStarts: [Int], departureSections: [Int], arrivalSections: [DatabaseValue],
+    compare: (DatabaseValue, DatabaseValue) -> Int
+) -> (sections: [ResultSection], starts: [Int], newToOld: [Int], oldToNew: [Int])? {
+    var groups: [_PatchSectionGroup] = []
+    groups.reserveCapacity(oldSections.count + arrivalSections.count)
+    for s in 0..<oldSections.count {
+        groups.append(_PatchSectionGroup(value: oldSections[s].value, count: oldStarts[s + 1] - oldStarts[s], old: s))
+    }
+    for s in departureSections { groups[s].count -= 1 }
+    for value in arrivalSections {
+        var low = 0
+        var high = groups.count
+        while low < high {
+            let mid = (low + high) / 2
+            if compare(groups[mid].value, value) < 0 { low = mid + 1 } else { high = mid }
+        }
+        if low < groups.count && compare(groups[low].value, value) == 0 {
+            guard groups[low].value == value else { return nil }
+            groups[low].count += 1
+        } else {
+            groups.insert(_PatchSectionGroup(value: value, count: 1, old: -1), at: low)
+        }
+    }
+    guard groups.allSatisfy({ $0.count >= 0 }) else { return nil }
+    var sections: [ResultSection] = []
+    var starts = [0]
+    var newToOld: [Int] = []
+    var oldToNew = [Int](repeating: -1, count: oldSections.count)
+    for group in groups where group.count > 0 {
+        if group.old >= 0 { oldToNew[group.old] = sections.count }
+        newToOld.append(group.old)
+        sections.append(ResultSection(value: group.value))
+        starts.append(starts[starts.count - 1] + group.count)
+    }
+    return (sections, starts, newToOld, oldToNew)
+}
+
 /// The rows one transaction touched, and how they patch a result: where
 /// each was (a departure) and where it is now (an arrival). A row can be
 /// both, either or neither (a row outside the result before and after).
@@ -160,43 +246,37 @@ struct _Patch<Record: FetchableRecord> {
         func compareSections(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
             sectioned ? keys.compare(a, b, column: 0) : 0
         }
-        var groups: [_PatchSectionGroup] = []
-        groups.reserveCapacity(old.sections.count + arrivals.count)
-        for s in 0..<old.sections.count {
-            groups.append(_PatchSectionGroup(value: old.sections[s].value, count: old.sectionStarts[s + 1] - old.sectionStarts[s], old: s))
-        }
-        for s in departureSections { groups[s].count -= 1 }
-        for arrival in arrivals {
-            if sectioned {
+        // A section value read beside an arrival that sorts with its own but
+        // is another value (`"a"` and `"A"` under NOCASE) cannot be placed.
+        if sectioned {
+            for arrival in arrivals {
                 for neighbour in [arrival.newFlat - 1, arrival.newFlat + 1] where neighbour >= 0 && neighbour < keys.count {
                     let value = keys.value(atRow: neighbour, column: 0)
                     if compareSections(value, arrival.section) == 0 && value != arrival.section { return nil }
                 }
             }
-            var low = 0
-            var high = groups.count
-            while low < high {
-                let mid = (low + high) / 2
-                if compareSections(groups[mid].value, arrival.section) < 0 { low = mid + 1 } else { high = mid }
-            }
-            if low < groups.count && compareSections(groups[low].value, arrival.section) == 0 {
-                guard groups[low].value == arrival.section else { return nil }
-                groups[low].count += 1
-            } else {
-                groups.insert(_PatchSectionGroup(value: arrival.section, count: 1, old: -1), at: low)
-            }
         }
-        var sections: [ResultSection] = []
-        var starts = [0]
-        var newToOld: [Int] = []
-        var oldToNew = [Int](repeating: -1, count: old.sections.count)
-        for group in groups where group.count > 0 {
-            if group.old >= 0 { oldToNew[group.old] = sections.count }
-            newToOld.append(group.old)
-            sections.append(ResultSection(value: group.value))
-            starts.append(starts[starts.count - 1] + group.count)
+        var sections: [ResultSection]
+        var starts: [Int]
+        var newToOld: [Int]
+        var oldToNew: [Int]
+        let arrivalSections = arrivals.map { $0.section }
+        if let moved = _sectionStartsKeepingSections(
+            old.sections, starts: old.sectionStarts, departureSections: departureSections, arrivalSections: arrivalSections, compare: compareSections
+        ) {
+            // No section comes or goes: the sections are the ones before
+            // (shared, not copied), and only their starts move.
+            sections = old.sections
+            starts = moved
+            newToOld = Array(old.sections.indices)
+            oldToNew = newToOld
+        } else {
+            guard let remade = _sectionsRemade(
+                old.sections, starts: old.sectionStarts, departureSections: departureSections, arrivalSections: arrivalSections, compare: compareSections
+            ) else { return nil }
+            (sections, starts, newToOld, oldToNew) = remade
         }
-        guard starts[starts.count - 1] == (isLazy ? keys.count : records.count), groups.allSatisfy({ $0.count >= 0 }) else { return nil }
+        guard starts[starts.count - 1] == (isLazy ? keys.count : records.count) else { return nil }
         let new: _ResultState<Record>
         if let faults, let keyColumn = keys.columns.last {
             new = _ResultState(sections: sections, sectionStarts: starts, keys: keyColumn, faults: faults)

@@ -215,10 +215,20 @@ struct _RunColumn: Sendable {
     /// ascending, after it), as
     /// ``_ChunkedArray/replace(removing:inserting:atSortedOffsets:)``.
     ///
-    /// - Complexity: O(*r* + *k* log *r*) for *r* runs and *k* rows
-    ///   removed or inserted.
+    /// When the rows are few beside the runs (at most one for 32 runs),
+    /// every run keeps a row and every row inserted lands in or beside a
+    /// run of its value (rows moved within or between sections that stay),
+    /// only the runs' ends move: the values are not copied.
+    ///
+    /// - Complexity: O(*k* log² *r*) for *r* runs and *k* rows removed or
+    ///   inserted, plus one pass over the ends of the runs after the first
+    ///   one touched (integers only), when only the ends move; otherwise
+    ///   O(*r* + *k* log *r*).
     mutating func replace(removing removals: [Int], inserting inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) {
         guard !removals.isEmpty || !inserted.isEmpty else { return }
+        // Many rows against few runs: making the runs again costs less
+        // than a search of the runs for each row.
+        if (removals.count + inserted.count) * 32 <= ends.count, movingEnds(removing: removals, inserting: inserted, atSortedOffsets: offsets) { return }
         // The rows each run keeps.
         var kept = [Int](repeating: 0, count: ends.count)
         for r in ends.indices { kept[r] = ends[r] - (r == 0 ? 0 : ends[r - 1]) }
@@ -248,6 +258,96 @@ struct _RunColumn: Sendable {
         }
         takeKept(upTo: kept.reduce(0, +))
         self = made
+    }
+
+    /// The edit of ``replace(removing:inserting:atSortedOffsets:)`` made by
+    /// moving the runs' ends alone, when it needs no run to come or go;
+    /// `false`, changing nothing, when it does.
+    private mutating func movingEnds(removing removals: [Int], inserting inserted: [DatabaseValue], atSortedOffsets offsets: [Int]) -> Bool {
+        guard !ends.isEmpty else { return false }
+        // The rows each touched run loses, by run ascending (removals are
+        // sorted, so their runs are too), with the rows lost up to each.
+        var lossRuns: [Int] = []
+        var lossUpTo: [Int] = []
+        for removal in removals {
+            let r = run(containing: removal)
+            if lossRuns.last == r {
+                lossUpTo[lossUpTo.count - 1] += 1
+            } else {
+                lossRuns.append(r)
+                lossUpTo.append((lossUpTo.last ?? 0) + 1)
+            }
+        }
+        /// Rows lost by the runs up to `r`.
+        func lost(upTo r: Int) -> Int {
+            // The last touched run at or before `r`.
+            var low = 0
+            var high = lossRuns.count
+            while low < high {
+                let mid = (low + high) / 2
+                if lossRuns[mid] <= r { low = mid + 1 } else { high = mid }
+            }
+            return low == 0 ? 0 : lossUpTo[low - 1]
+        }
+        // A run left empty goes: not an edit of ends alone.
+        for (i, r) in lossRuns.enumerated() {
+            let size = ends[r] - (r == 0 ? 0 : ends[r - 1])
+            let loss = lossUpTo[i] - (i == 0 ? 0 : lossUpTo[i - 1])
+            if loss >= size { return false }
+        }
+        let keptTotal = count - removals.count
+        /// Where run `r` ends among the rows kept.
+        func keptEnd(_ r: Int) -> Int { ends[r] - lost(upTo: r) }
+        /// The first run whose kept rows end past `row`.
+        func keptRun(holding row: Int) -> Int {
+            var low = 0
+            var high = ends.count - 1
+            while low < high {
+                let mid = (low + high) / 2
+                if keptEnd(mid) <= row { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        // The run each inserted row joins: the run it lands in, or one of
+        // the two it lands between, holding its value; runs ascending.
+        var gainRuns: [Int] = []
+        gainRuns.reserveCapacity(inserted.count)
+        for (i, offset) in offsets.enumerated() {
+            // The kept rows before it.
+            let before = offset - i
+            let left = before > 0 ? keptRun(holding: before - 1) : nil
+            let right = before < keptTotal ? keptRun(holding: before) : nil
+            let joined: Int
+            if let left, Self.same(values[left], inserted[i]) {
+                joined = left
+            } else if let right, right != left, Self.same(values[right], inserted[i]) {
+                joined = right
+            } else {
+                return false
+            }
+            if let last = gainRuns.last, joined < last { return false }
+            gainRuns.append(joined)
+        }
+        // Each run's end moves by the rows gained less the rows lost up to
+        // it, from the first run touched on.
+        var first = Swift.min(lossRuns.first ?? Int.max, gainRuns.first ?? Int.max)
+        guard first < ends.count else { return true }
+        var l = 0
+        var g = 0
+        var moved = 0
+        while first < ends.count {
+            while l < lossRuns.count && lossRuns[l] == first {
+                moved -= lossUpTo[l] - (l == 0 ? 0 : lossUpTo[l - 1])
+                l += 1
+            }
+            while g < gainRuns.count && gainRuns[g] == first {
+                moved += 1
+                g += 1
+            }
+            ends[first] += moved
+            first += 1
+        }
+        return true
     }
 }
 
