@@ -117,11 +117,8 @@ struct SQLiteStoreReader: StoreReader {
     }
 
     func query(for request: FetchRequest) throws(ResultsError) -> any RowReader {
-        // A change source asks for a reader at every commit: the texts are
-        // made once per request.
-        let texts = RequestTexts.of(request)
-        return SQLiteRowReader(
-            database: database, sql: { texts.sql }, pointSQL: { texts.pointSQL }, tupleSQL: { texts.tupleSQL }, arguments: request.arguments, leadingColumns: 2,
+        SQLiteRowReader(
+            database: database, sql: { request.sql }, pointSQL: { request.pointSQL }, tupleSQL: { request.tupleSQL }, arguments: request.arguments, leadingColumns: 2,
             table: request.source.tableName, keyColumn: request.keyColumn, statements: statements,
             planning: { tables, selects, db in SQLitePatchPlan.make(for: request, readingTables: tables, selects: selects, in: db) }
         )
@@ -176,39 +173,6 @@ struct SQLiteStoreReader: StoreReader {
         )
         database.add(transactionObserver: source)
         return source
-    }
-}
-
-/// A fetch request's statements as text, made once per request and kept
-/// (at most ``limit`` requests; all are let go when more come).
-final class RequestTexts: Sendable {
-    let sql: String
-    let pointSQL: String
-    let tupleSQL: String
-
-    private init(_ request: FetchRequest) {
-        sql = request.sql
-        pointSQL = request.pointSQL
-        tupleSQL = request.tupleSQL
-    }
-
-    /// The most requests kept.
-    static let limit = 64
-
-    private static let kept = PThreadMutex([FetchRequest: RequestTexts]())
-
-    /// The texts of `request`, made when not kept.
-    ///
-    /// - Complexity: O(*q*) for a request of *q* characters (hashing it),
-    ///   plus making its texts when they are not kept.
-    static func of(_ request: FetchRequest) -> RequestTexts {
-        if let texts = kept.withLock({ $0[request] }) { return texts }
-        let texts = RequestTexts(request)
-        kept.withLock { kept in
-            if kept.count >= limit { kept.removeAll() }
-            kept[request] = texts
-        }
-        return texts
     }
 }
 

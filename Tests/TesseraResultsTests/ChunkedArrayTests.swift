@@ -357,6 +357,16 @@ struct ChunkedArrayTests {
                 model = ["b", "b", "b"]
             }
         }
+        // Rows inserted first and last join the first and the last run,
+        // whose values are kept in place.
+        var edges = _RunColumn()
+        for (value, count) in [(DatabaseValue.integer(1), 2), ("b", 3)] + (0..<80).map({ (DatabaseValue.integer(Int64($0 + 2)), 1) }) {
+            edges.append(value, count: count)
+        }
+        let edgeValues = edges.values
+        edges.replace(removing: [], inserting: [.integer(1), .integer(81)], atSortedOffsets: [0, edges.count + 1])
+        #expect(edges.count == 87 && edges[0] == .integer(1) && edges[2] == .integer(1) && edges[3] == "b" && edges[85] == .integer(81) && edges[86] == .integer(81))
+        #expect(edges.values.count == 82 && edges.values.withUnsafeBufferPointer { $0.baseAddress } == edgeValues.withUnsafeBufferPointer { $0.baseAddress })
         // Most edits move rows within the runs there are, and keep the
         // values where they were.
         #expect(valuesShared > 200, "seed \(seed): \(valuesShared) edits kept the runs' values in place")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraResults
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestSupport
 
@@ -94,6 +95,21 @@ struct SQLFragmentTests {
             #expect(controller.snapshot.allItems.map(\.id) == Self.expected(try Self.allPhotos(connection), { _ in true }, sectioned: sectioned))
             try connection.write { db in try db.execute("UPDATE photo SET taken = 7 WHERE id = 5") }
         }
+    }
+
+    @Test("A -- comment whose second dash carries a combining mark (one character, two dashes to SQLite) keeps the ORDER BY too; identifiers are quoted with inner quotes doubled")
+    func lineCommentByBytes() throws {
+        let connection = try Self.makePhotos()
+        for sectioned in [false, true] {
+            let controller = try FetchedResultsController<Snap>(connection: connection, request: Self.request(predicate: "taken >= 0 -\u{2D}\u{301} every photo", sectioned: sectioned))
+            try controller.performFetch()
+            #expect(controller.snapshot.allItems.map(\.id) == Self.expected(try Self.allPhotos(connection), { _ in true }, sectioned: sectioned))
+        }
+        #expect(SQLFragment.spliced("a -\u{2D}\u{301}") == "a -\u{2D}\u{301}\n")
+        #expect(SQLFragment.spliced("a -\u{301}- b") == "a -\u{301}- b")
+        #expect(SQLFragment.spliced("a - b") == "a - b")
+        #expect(quotedIdentifier("photo") == "\"photo\"")
+        #expect(quotedIdentifier("a\"b\"") == "\"a\"\"b\"\"\"")
     }
 
     @Test("A ; in a predicate is refused with an error naming the predicate; the table is untouched", arguments: [

@@ -106,7 +106,7 @@ struct _ChunkedArray<Element> {
             pages.append(Array(list[start..<end]))
             start = end
         }
-        tree = list.map(\.count)
+        tree = list.map { $0.count }
         rebuildTree()
     }
 

@@ -28,7 +28,8 @@ private struct _PatchSectionGroup {
 /// The sections' starts after a patch that leaves every section in place:
 /// each row that arrives joins a section there is (the same value), and
 /// none is left empty; `nil` when a section comes or goes. The sections'
-/// values are not copied.
+/// values are not copied. A result holds no empty section, so only the
+/// sections from the first one touched on are checked.
 ///
 /// - Complexity: O(*k* log *s*) for *k* rows departed or arrived and *s*
 ///   sections, plus a pass over the starts (integers only).
@@ -157,7 +158,7 @@ struct _Patch<Record: FetchableRecord> {
     ///   moved within a section (see ``window``).
     mutating func apply(to old: _ResultState<Record>, keys: inout _SortKeyStore, sectioned: Bool, faults: _RecordFaults<Record>? = nil) -> Outcome? {
         departures.sort { $0.oldFlat < $1.oldFlat }
-        let removed = departures.map(\.oldFlat)
+        let removed = departures.map { $0.oldFlat }
         let departureSections = removed.map(old.section(ofFlatOffset:))
         let isLazy = faults != nil
         let oldCount = keys.count
@@ -222,7 +223,7 @@ struct _Patch<Record: FetchableRecord> {
             places.append((bound - below, i))
         }
         // The comparisons read the tuples only, not the generic arrivals.
-        let unsortedTuples = arrivals.map(\.tuple)
+        let unsortedTuples = arrivals.map { $0.tuple }
         places.sort { a, b in
             a.position != b.position ? a.position < b.position : keys.compare(unsortedTuples[a.arrival], unsortedTuples[b.arrival]) < 0
         }
@@ -239,7 +240,7 @@ struct _Patch<Record: FetchableRecord> {
         // departures and arrivals together.
         keys.replace(removing: removed, inserting: tuples, atSortedOffsets: offsets)
         var records = old.records
-        if !isLazy { records.replace(removing: removed, inserting: arrivals.map(\.record), atSortedOffsets: offsets) }
+        if !isLazy { records.replace(removing: removed, inserting: arrivals.map { $0.record }, atSortedOffsets: offsets) }
         for i in arrivals.indices { arrivals[i].newFlat = offsets[i] }
 
         // Sections, by count.

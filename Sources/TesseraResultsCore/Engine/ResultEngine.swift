@@ -473,8 +473,8 @@ struct _ResultEngine<Record: FetchableRecord> {
         // Each row the patch inserted is in the result once (a change that
         // said a row was not there when it was would leave it twice).
         // O(n): checked in tests, on results of up to 100,000 rows.
-        let departed = Set(patch.departures.map(\.key))
-        let inserted = Set(patch.arrivals.lazy.map(\.key).filter { !departed.contains($0) })
+        let departed = Set(patch.departures.map { $0.key })
+        let inserted = Set(patch.arrivals.lazy.map { $0.key }.filter { !departed.contains($0) })
         if !inserted.isEmpty, let keyColumn = keys.columns.last, keyColumn.count <= 100_000 {
             var count = 0
             for index in 0..<keyColumn.count where inserted.contains(keyColumn[index]) { count += 1 }

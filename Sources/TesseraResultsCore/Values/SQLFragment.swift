@@ -157,11 +157,23 @@ package enum SQLFragment {
     ///
     /// - Complexity: O(*n*) in the fragment's length.
     package static func spliced(_ text: String) -> String {
-        text.contains("--") ? text + "\n" : text
+        // Byte by byte, as SQLite reads it (a combining mark after a dash
+        // does not hide a comment from SQLite).
+        var afterDash = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-") {
+                if afterDash { return text + "\n" }
+                afterDash = true
+            } else {
+                afterDash = false
+            }
+        }
+        return text
     }
 }
 
 /// An SQL identifier in double quotes, inner quotes doubled.
 package func quotedIdentifier(_ identifier: String) -> String {
-    "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
 }

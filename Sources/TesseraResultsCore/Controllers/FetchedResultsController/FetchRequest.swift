@@ -215,7 +215,7 @@ public struct FetchRequest: Hashable, Sendable {
 
     /// The ORDER BY list: the sort keys, then the key.
     package var orderList: String {
-        (sortKeys.map(\.sql) + ["\(quotedIdentifier(keyColumn)) ASC"]).joined(separator: ", ")
+        (sortKeys.map { $0.sql } + ["\(quotedIdentifier(keyColumn)) ASC"]).joined(separator: ", ")
     }
 
     /// The whole query's rows without their records: the section value, the
