@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "TesseraCommandKit",
             dependencies: [
-                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResults", "TesseraRender", "TesseraDemoPhotos",
+                "Tessera", "TesseraDiff", "TesseraLayout", "TesseraView", "TesseraSQLite", "TesseraResultsCore", "TesseraResults", "TesseraRender", "TesseraDemoPhotos",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -161,7 +161,7 @@ let package = Package(
         // fuzz checks) does not.
         .target(
             name: "TesseraCommandPostgres",
-            dependencies: ["TesseraCommandKit", "TesseraRender", "TesseraResults", "TesseraSQLite", "TesseraPostgres"]
+            dependencies: ["TesseraCommandKit", "TesseraRender", "TesseraResultsCore", "TesseraResults", "TesseraSQLite", "TesseraPostgres"]
         ),
         // Counts the heap allocations of `tessera bench diff`: it defines
         // malloc, so it is a library of its own, which that one command

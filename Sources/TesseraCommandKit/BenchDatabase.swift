@@ -1,5 +1,6 @@
 import Foundation
 import TesseraDiff
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraRender
 
@@ -506,6 +507,6 @@ package struct BenchDatabase: Sendable {
 
     /// An identifier in double quotes, its own double quotes doubled.
     private static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        quotedIdentifier(identifier)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Tessera
 import TesseraDiff
 import TesseraResults
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraView
 import TesseraRender
@@ -374,6 +375,6 @@ package struct WatchRun: Sendable {
     private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     private func quoted(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        quotedIdentifier(identifier)
     }
 }

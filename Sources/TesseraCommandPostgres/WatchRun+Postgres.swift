@@ -2,6 +2,7 @@ import Foundation
 import TesseraCommandKit
 import TesseraPostgres
 import TesseraResults
+import TesseraResultsCore
 import TesseraSQLite
 
 /// `tessera watch postgres://…`: the same command over a PostgreSQL table.
@@ -140,7 +141,7 @@ extension WatchRun {
     }
 
     private static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        quotedIdentifier(identifier)
     }
 
     /// A controller's error as one line naming the URL (never the password).

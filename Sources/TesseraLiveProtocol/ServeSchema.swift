@@ -1,4 +1,5 @@
 import TesseraResults
+import TesseraResultsCore
 import TesseraSQLite
 
 /// A section's name, from its section value.
@@ -209,6 +210,6 @@ package struct ServeSchema: Sendable {
 
     /// An identifier quoted for SQL.
     package static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        quotedIdentifier(identifier)
     }
 }

@@ -220,7 +220,7 @@ final class PostgresReplicationStream: @unchecked Sendable {
     }
 
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        quotedIdentifier(name)
     }
 
     /// Ends the stream (the server drops the slot).

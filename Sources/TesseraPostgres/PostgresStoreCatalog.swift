@@ -41,14 +41,10 @@ struct PostgresRelation: Sendable, Equatable {
     /// The column named as a sort key or key names it (`album`,
     /// `"Album"`): PostgreSQL folds an unquoted name to lower case.
     func column(named expression: String) -> Int? {
-        var name = expression.trimmingSpaces
-        if name.count >= 2, name.first == "\"", name.last == "\"" {
-            name = String(name.dropFirst().dropLast()).replacing("\"\"", with: "\"")
-        } else {
-            guard name.allSatisfy({ $0 == "_" || $0.isLetter || $0.isNumber || $0 == "$" }) else { return nil }
-            name = name.lowercased()
-        }
-        return columns.firstIndex { $0.name == name }
+        // Byte by byte: names the same to Swift (composed or not) are two
+        // columns to PostgreSQL.
+        guard let name = bareColumnName(expression, foldingUnquoted: true) else { return nil }
+        return columns.firstIndex { $0.name.utf8.elementsEqual(name.utf8) }
     }
 
     /// Whether text in this column, under `collation` (a sort key's, or the
@@ -187,11 +183,3 @@ struct PostgresXidSnapshot: Sendable, Equatable {
     }
 }
 
-extension String {
-    var trimmingSpaces: String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text = text.dropFirst() }
-        while let last = text.last, last.isWhitespace { text = text.dropLast() }
-        return String(text)
-    }
-}

@@ -60,13 +60,12 @@ struct SQLitePatchPlan: Sendable {
               let columns = try? db.rows("SELECT name, hidden, dflt_value FROM pragma_table_xinfo(?)", [.text(table)]),
               !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
         else { return nil }
-        let names = columns.map { $0[0].string?.lowercased() ?? "" }
+        // SQLite compares names without case in ASCII only, byte by byte.
+        let names = columns.map { asciiLowercased($0[0].string ?? "") }
         func index(of expression: String) -> Int? {
-            var name = expression.trimmingSpaces
-            if name.count >= 2, name.first == "\"", name.last == "\"" {
-                name = String(name.dropFirst().dropLast()).replacing("\"\"", with: "\"")
-            }
-            return names.firstIndex(of: name.lowercased())
+            guard let name = bareColumnName(expression, foldingUnquoted: true) else { return nil }
+            let folded = asciiLowercased(name)
+            return names.firstIndex { $0.utf8.elementsEqual(folded.utf8) }
         }
         func collation(ofColumn column: Int, declared override: Collation?) -> Collation? {
             if let override { return override }
@@ -96,12 +95,4 @@ struct SQLitePatchPlan: Sendable {
     }
 }
 
-extension String {
-    fileprivate var trimmingSpaces: String {
-        var text = Substring(self)
-        while text.first?.isWhitespace == true { text = text.dropFirst() }
-        while text.last?.isWhitespace == true { text = text.dropLast() }
-        return String(text)
-    }
 
-}

@@ -91,7 +91,7 @@ final class SQLiteSnapshot: SnapshotReader {
     /// connection has).
     static func open(for request: FetchRequest, beside database: Database, path: String, vfs: String?) -> SQLiteSnapshot? {
         guard !path.isEmpty, path != ":memory:", !database.isInTransaction else { return nil }
-        let parameters: (String) -> Bool = { $0.contains(where: { "?:@$".contains($0) }) }
+        let parameters: (String) -> Bool = { SQLFragment.mayHoldParameter($0) }
         if let sectionKey = request.sectionKey, parameters(sectionKey) { return nil }
         guard !request.sortKeys.contains(where: { parameters($0.expression) }) else { return nil }
         guard (try? database.rows("PRAGMA journal_mode"))?.first?.first?.string?.lowercased() == "wal" else { return nil }

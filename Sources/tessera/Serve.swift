@@ -147,10 +147,15 @@ struct Serve: ParsableCommand {
             usleep(10_000)
         }
         // Stopped: a graceful shutdown closes every client's WebSocket with
-        // a close frame and stops following; past two seconds the run is
-        // cancelled, which drops what is left.
+        // a close frame and stops following. It ends once every client has
+        // answered its close, or the server's close timeout has passed
+        // for the ones that did not: that is its bound. A busy machine may
+        // take seconds to send the closes, which a fixed two seconds cut
+        // short, dropping clients without one. Past the close timeout and
+        // ten seconds more (a shutdown that hangs), the run is cancelled,
+        // which drops what is left.
         Task { await server.shutDownGracefully() }
-        var deadline = ContinuousClock.now + .seconds(2)
+        var deadline = ContinuousClock.now + ServeServer.closeTimeout + .seconds(10)
         while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(10_000) }
         if ended.withLock({ $0 }) == nil {
             task.cancel()

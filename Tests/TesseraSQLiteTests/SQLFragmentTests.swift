@@ -112,6 +112,51 @@ struct SQLFragmentTests {
         #expect(quotedIdentifier("a\"b\"") == "\"a\"\"b\"\"\"")
     }
 
+    @Test("SQL text is read byte by byte, as SQLite reads it: a quote, a parameter's mark or a name followed by a combining mark (one character to Swift) is still quoted, found or told apart")
+    func namesAndMarksByBytes() throws {
+        // A table whose name holds a quote followed by a combining mark:
+        // the quote is doubled, and the table fetched and followed.
+        let table = "a\"\u{301}b"
+        #expect(Array(quotedIdentifier(table).utf8) == Array("\"a\"\"\u{301}b\"".utf8))
+        #expect(Array(DatabaseValue.text("it'\u{301}s").description.utf8) == Array("'it''\u{301}s'".utf8))
+        let connection = try Connection(path: ":memory:")
+        try connection.write { db in
+            try db.execute("CREATE TABLE \(quotedIdentifier(table)) (id INTEGER PRIMARY KEY, album TEXT NOT NULL, taken INTEGER NOT NULL, title TEXT NOT NULL)")
+            try db.execute("INSERT INTO \(quotedIdentifier(table)) VALUES (1, 'Rome', 3, 'x'), (2, 'Oslo', 1, 'y')")
+        }
+        let controller = try FetchedResultsController<Snap>(connection: connection, request: FetchRequest(table: table, sortKeys: [SortKey("taken")]))
+        try controller.performFetch()
+        #expect(controller.snapshot.allItems.map(\.id) == [2, 1])
+        try connection.write { db in try db.execute("UPDATE \(quotedIdentifier(table)) SET taken = 0 WHERE id = 1") }
+        #expect(controller.snapshot.allItems.map(\.id) == [1, 2])
+        #expect(controller.lastUpdateMethod == .incremental)
+
+        // A parameter's mark followed by a combining mark is a parameter to
+        // SQLite: the lazy fetch does not select such a sort key ahead of
+        // the predicate (its parameters would be bound out of order).
+        #expect(SQLFragment.mayHoldParameter("abs(taken - :\u{301})"))
+        #expect(SQLFragment.mayHoldParameter("x $\u{301}") && SQLFragment.mayHoldParameter("@\u{301}") && !SQLFragment.mayHoldParameter("taken * 2"))
+        let marked = FetchRequest(table: "photo", predicate: "taken >= ?", arguments: [.integer(0), .integer(5)], sortKeys: [SortKey("abs(taken - :\u{301})")])
+        let selected = marked.tupleSQL.prefix { $0 != "F" }
+        #expect(selected.hasPrefix("SELECT ") && !selected.contains("abs(taken"), "\(marked.tupleSQL)")
+
+        // A section key and a first sort key equal to Swift but not to
+        // SQLite (é composed, and e with a combining accent) are refused.
+        let composed = FetchRequest(table: "photo", sortKeys: [SortKey("cafe\u{301}")], sectionKey: "caf\u{E9}")
+        #expect(throws: ResultsError.self) { try composed.validate() }
+
+        // Bare column names, as the databases read them.
+        #expect(bareColumnName(" \"Album\" ", foldingUnquoted: true) == "Album")
+        #expect(bareColumnName("ALBUM", foldingUnquoted: true) == "album")
+        #expect(bareColumnName("\u{C4}b", foldingUnquoted: true).map { Array($0.utf8) } == Array("\u{C4}b".utf8))
+        #expect(bareColumnName("\"a\"\"b\"", foldingUnquoted: true) == "a\"b")
+        #expect(bareColumnName("\"x\"\"\u{301}\"", foldingUnquoted: true).map { Array($0.utf8) } == Array("x\"\u{301}".utf8))
+        for expression in ["\"a\"b\"", "a+b", "123", "$1", "\"a\"\u{301}", "", "  ", "taken DESC"] {
+            #expect(bareColumnName(expression, foldingUnquoted: true) == nil, "\(expression)")
+        }
+        #expect(asciiLowercased("\u{C4}BC") .utf8.elementsEqual("\u{C4}bc".utf8))
+    }
+
     @Test("A ; in a predicate is refused with an error naming the predicate; the table is untouched", arguments: [
         "1=1; DROP TABLE photo", "taken > 3;", "1 -- fine\n; DELETE FROM photo",
     ])

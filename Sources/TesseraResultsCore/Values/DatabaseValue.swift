@@ -57,7 +57,7 @@ public enum DatabaseValue: Hashable, Sendable, CustomStringConvertible {
         case .null: return "NULL"
         case let .integer(value): return String(value)
         case let .real(value): return String(value)
-        case let .text(value): return "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        case let .text(value): return sqlQuoted(value, by: UInt8(ascii: "'"))
         case let .blob(bytes):
             let hex = bytes.map { byte in
                 let digits = String(byte, radix: 16)

@@ -152,6 +152,15 @@ package enum SQLFragment {
         return index
     }
 
+    /// Whether the fragment may hold a parameter: it has a `?`, `:`, `@`
+    /// or `$` byte (a parameter's mark, whatever follows it: `:` and a
+    /// combining mark is one character to Swift, a parameter to SQLite).
+    ///
+    /// - Complexity: O(*n*) in the fragment's length.
+    package static func mayHoldParameter(_ text: String) -> Bool {
+        text.utf8.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "$") }
+    }
+
     /// The fragment as it goes into a statement: followed by a line break
     /// when it holds a `--` comment, so that the comment ends with it.
     ///
@@ -173,7 +182,83 @@ package enum SQLFragment {
 }
 
 /// An SQL identifier in double quotes, inner quotes doubled.
+///
+/// - Complexity: O(*n*) in the identifier's length.
 package func quotedIdentifier(_ identifier: String) -> String {
-    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
-    return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    sqlQuoted(identifier, by: UInt8(ascii: "\""))
+}
+
+/// The column a sort key or key written as a bare name names, read byte
+/// by byte as the database reads it: a quoted name's inside with each
+/// doubled `"` made one, or an unquoted name (ASCII letters, digits, `_`,
+/// `$` and every non-ASCII byte, not starting with a digit or `$`), folded
+/// to lower case in ASCII when `foldingUnquoted` (PostgreSQL folds an
+/// unquoted name, SQLite compares names without case in ASCII); `nil` for
+/// any other expression. Spaces around it are ignored.
+///
+/// - Complexity: O(*n*) in the expression's length.
+package func bareColumnName(_ expression: String, foldingUnquoted: Bool) -> String? {
+    var bytes = ArraySlice(expression.utf8)
+    let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+    while let first = bytes.first, isSpace(first) { bytes = bytes.dropFirst() }
+    while let last = bytes.last, isSpace(last) { bytes = bytes.dropLast() }
+    let quote = UInt8(ascii: "\"")
+    guard let first = bytes.first else { return nil }
+    if first == quote {
+        guard bytes.count >= 2, bytes.last == quote else { return nil }
+        var name: [UInt8] = []
+        var index = bytes.startIndex + 1
+        let end = bytes.endIndex - 1
+        while index < end {
+            if bytes[index] == quote {
+                // A quote inside is doubled; a single one ends the name
+                // before the expression does.
+                guard index + 1 < end, bytes[index + 1] == quote else { return nil }
+                index += 1
+            }
+            name.append(bytes[index])
+            index += 1
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+    let isWordByte: (UInt8) -> Bool = { byte in
+        byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+    guard bytes.allSatisfy(isWordByte), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first), first != UInt8(ascii: "$") else { return nil }
+    let name = String(decoding: bytes, as: UTF8.self)
+    return foldingUnquoted ? asciiLowercased(name) : name
+}
+
+/// `text` with ASCII's capitals made small, and nothing else changed (as
+/// SQLite compares names, and PostgreSQL folds unquoted ones).
+///
+/// - Complexity: O(*n*) in the text's length.
+package func asciiLowercased(_ text: String) -> String {
+    guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return text }
+    return String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+}
+
+/// `text` between two `quote`s, each `quote` in it doubled: an SQL
+/// identifier (`"`) or string literal (`'`).
+///
+/// Byte by byte, as the database reads it: a quote followed by a combining
+/// mark is one character to Swift (which a search by characters misses,
+/// leaving the quote single) and a quote to SQL.
+///
+/// - Complexity: O(*n*) in the text's length.
+package func sqlQuoted(_ text: String, by quote: UInt8) -> String {
+    guard text.utf8.contains(quote) else {
+        let mark = String(decoding: [quote], as: UTF8.self)
+        return mark + text + mark
+    }
+    var bytes: [UInt8] = [quote]
+    bytes.reserveCapacity(text.utf8.count + 8)
+    for byte in text.utf8 {
+        bytes.append(byte)
+        if byte == quote { bytes.append(quote) }
+    }
+    bytes.append(quote)
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -163,6 +163,11 @@ package final class ServeServer: Sendable {
         state.withLock { $0.listener = nil }
     }
 
+    /// How long a WebSocket closed by the server waits for the client's
+    /// close before its connection is dropped: what a graceful shutdown
+    /// waits for at most once every close is sent.
+    package static let closeTimeout: Duration = .seconds(5)
+
     /// Asks the running server to stop: it stops accepting connections,
     /// closes each client's WebSocket with a close frame, stops following
     /// the database, and ``run()`` returns. Before ``run()``, it makes the
@@ -235,6 +240,7 @@ package final class ServeServer: Sendable {
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: limits.maximumMessageBytes,
             autoPing: .enabled(timePeriod: .seconds(30)),
+            closeTimeout: Self.closeTimeout,
             validateUTF8: true
         )
         let responder = router.buildResponder()

@@ -194,7 +194,9 @@ public struct FetchRequest: Hashable, Sendable {
         if case let .query(text) = source { query = text }
         try checkFragments(predicate: predicate, sortKeys: sortKeys, sectionKey: sectionKey, query: query)
         guard let sectionKey else { return }
-        guard sortKeys.first?.expression == sectionKey else {
+        // By bytes, as SQLite reads them: "café" written with a combining
+        // accent is another column to SQLite, though equal to Swift.
+        guard let first = sortKeys.first?.expression, first.utf8.elementsEqual(sectionKey.utf8) else {
             throw .sectionKeyNotFirstSortKey(sectionKey: sectionKey, firstSortKey: sortKeys.first?.expression)
         }
     }
@@ -228,7 +230,7 @@ public struct FetchRequest: Hashable, Sendable {
         // predicate (its parameters would be bound out of order); such a
         // key is an expression no patch serves, so its values are not
         // needed: only the key is.
-        if !sortKeys.contains(where: { $0.expression.contains(where: { "?:@$".contains($0) }) }) {
+        if !sortKeys.contains(where: { SQLFragment.mayHoldParameter($0.expression) }) {
             columns += sortKeys.map { SQLFragment.spliced($0.expression) }
         }
         columns.append(key)
