@@ -155,11 +155,12 @@ final class LoadServerProcess: @unchecked Sendable {
         return port
     }
 
-    /// Ends the server (SIGTERM, then SIGKILL after 5 s).
+    /// Ends the server (SIGTERM, then SIGKILL after 20 s: past the 16 s
+    /// `tessera serve` gives its clients' closes at most).
     func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(20)
             while process.isRunning, Date() < deadline { usleep(20_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()

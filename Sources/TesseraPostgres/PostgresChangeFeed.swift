@@ -1019,7 +1019,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // (A fetch request without a patch plan is fetched again anyway.)
         let fetchWithoutPlan = source.plans.first.map { if case .fetch = $0.request { !source.tuples } else { false } } ?? false
         guard source.plans.count == 1, let plan = source.plans.first, !fetchWithoutPlan, plan.followsRows(in: session),
-              let relation = plan.knownRelation, let keyIndex = relation.column(named: plan.keyColumn)
+              let relation = plan.knownRelation, let keyIndex = relation.column(exactly: plan.keyColumn)
         else {
             let touches = ready.contains { transaction in
                 transaction.unreadable || transaction.changes.contains { $0.tables.contains(where: reads) }

@@ -189,7 +189,7 @@ final class PostgresQueryPlan: @unchecked Sendable {
     func pointSQL(in session: PostgresSession) throws(PostgresStoreError) -> String {
         let parameter = "$\(argumentCount + 1)"
         let quotedKey = quotedIdentifier(keyColumn)
-        if let relation = try relation(in: session), let index = relation.column(named: keyColumn) {
+        if let relation = try relation(in: session), let index = relation.column(exactly: keyColumn) {
             return pointSelect + "\(quotedKey) = ANY(\(parameter)::text[]::\(relation.columns[index].typeName)[])"
         }
         return pointSelect + "\(quotedKey)::text = ANY(\(parameter)::text[])"
@@ -202,12 +202,13 @@ final class PostgresQueryPlan: @unchecked Sendable {
     func patchPlan(in session: PostgresSession) -> PatchPlan? {
         guard case .fetch = request, let sortKeys, !predicateHasSubquery,
               let relation = try? relation(in: session), relation.kind == "r",
-              let keyIndex = relation.column(named: keyColumn), relation.columns[keyIndex].isSoleKey
+              let keyIndex = relation.column(exactly: keyColumn), relation.columns[keyIndex].isSoleKey
         else { return nil }
         var positions: [Int] = []
         var orderings: [any SortOrdering] = []
-        for (sortKey, collation) in sortKeys.map({ ($0, $0.collation) }) + [(SortKey(keyColumn), nil)] {
-            guard let index = relation.column(named: sortKey.expression) else { return nil }
+        // The key last, found as it is written (its statements quote it).
+        for (place, (sortKey, collation)) in (sortKeys.map({ ($0, $0.collation) }) + [(SortKey(keyColumn), nil)]).enumerated() {
+            guard let index = place == sortKeys.count ? keyIndex : relation.column(named: sortKey.expression) else { return nil }
             let kind = PostgresColumnKind(typeOID: relation.columns[index].typeOID)
             guard PostgresSortOrdering.supports(kind), kind != .text || relation.ordersByBytes(index, collation: collation) else { return nil }
             positions.append(index)
@@ -223,7 +224,7 @@ final class PostgresQueryPlan: @unchecked Sendable {
     func followsRows(in session: PostgresSession) -> Bool {
         guard !predicateHasSubquery, let relation = try? relation(in: session), relation.kind == "r",
               relation.replicaIdentity == "d" || relation.replicaIdentity == "f",
-              let keyIndex = relation.column(named: keyColumn)
+              let keyIndex = relation.column(exactly: keyColumn)
         else { return false }
         return relation.columns[keyIndex].isSoleKey
     }
@@ -282,13 +283,13 @@ final class PostgresRowReader: RowReader {
     }
 
     var keysAreUnique: Bool {
-        guard let relation = try? plan.relation(in: session), let index = relation.column(named: plan.keyColumn) else { return false }
+        guard let relation = try? plan.relation(in: session), let index = relation.column(exactly: plan.keyColumn) else { return false }
         return relation.kind == "r" && relation.columns[index].isSoleKey
     }
 
     var keyOrdering: any SortOrdering {
         let kind = (try? plan.relation(in: session)).flatMap { relation in
-            relation.column(named: plan.keyColumn).map { PostgresColumnKind(typeOID: relation.columns[$0].typeOID) }
+            relation.column(exactly: plan.keyColumn).map { PostgresColumnKind(typeOID: relation.columns[$0].typeOID) }
         } ?? .other
         return PostgresSortOrdering(kind: kind, ascending: true, nullsFirst: nil)
     }
@@ -308,7 +309,7 @@ final class PostgresRowReader: RowReader {
         // Keys in the text the server reads back as the key's type (a
         // timestamp's as ISO text, not its microseconds).
         let kind = (try? plan.relation(in: session)).flatMap { relation in
-            relation.column(named: plan.keyColumn).map { PostgresColumnKind(typeOID: relation.columns[$0].typeOID) }
+            relation.column(exactly: plan.keyColumn).map { PostgresColumnKind(typeOID: relation.columns[$0].typeOID) }
         }
         try readRows(keyTexts: keys.compactMap { key in kind.map { PostgresValue.parameterText(key, kind: $0) } ?? PostgresValue.parameterText(key) }, body)
     }

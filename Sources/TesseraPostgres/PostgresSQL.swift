@@ -97,14 +97,22 @@ enum PostgresSQL {
 
     /// A list of keys as one text parameter PostgreSQL reads as `text[]`:
     /// `{"1","two"}`, each element quoted and escaped.
+    ///
+    /// Escaped byte by byte, as the server reads it: a `"` or `\\` followed
+    /// by a combining mark is one character to Swift, and two to the
+    /// server.
     static func textArray(_ elements: [String]) -> String {
-        "{" + elements.map { element in
-            var quoted = "\""
-            for character in element {
-                if character == "\"" || character == "\\" { quoted.append("\\") }
-                quoted.append(character)
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
             }
-            return quoted + "\""
-        }.joined(separator: ",") + "}"
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

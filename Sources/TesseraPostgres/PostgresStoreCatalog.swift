@@ -38,8 +38,14 @@ struct PostgresRelation: Sendable, Equatable {
         }.joined(separator: ",")
     }
 
-    /// The column named as a sort key or key names it (`album`,
-    /// `"Album"`): PostgreSQL folds an unquoted name to lower case.
+    /// The column a request's key names: the name as written (the
+    /// statements quote it), compared by bytes.
+    func column(exactly name: String) -> Int? {
+        columns.firstIndex { $0.name.utf8.elementsEqual(name.utf8) }
+    }
+
+    /// The column a sort key names (`album`, `"Album"`): PostgreSQL folds
+    /// an unquoted name to lower case.
     func column(named expression: String) -> Int? {
         // Byte by byte: names the same to Swift (composed or not) are two
         // columns to PostgreSQL.

@@ -53,7 +53,8 @@ struct Serve: ParsableCommand {
         merged plans, slow clients closed, edits, the time from a change to its plans). --log-level says what it \
         logs to standard error, one line per event (by default warnings and errors: a slow client closed, a failed \
         read of the table). \
-        Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 0, as watch. \
+        Ctrl-C (or SIGTERM) stops the server, closing every connection, with status 0, as watch: each client is \
+        sent a close, and waited for up to 15 s; a second Ctrl-C stops it at once. \
         Errors: bad usage 64; a database that does not exist or cannot be opened, or a table or column it lacks, \
         2; a database another process keeps locked, or a demo library another process has open, 3; an address it \
         cannot listen on (a port in use), 1, checked before anything is seeded or opened.
@@ -149,14 +150,15 @@ struct Serve: ParsableCommand {
         // Stopped: a graceful shutdown closes every client's WebSocket with
         // a close frame and stops following. It ends once every client has
         // answered its close, or the server's close timeout has passed
-        // for the ones that did not: that is its bound. A busy machine may
-        // take seconds to send the closes, which a fixed two seconds cut
-        // short, dropping clients without one. Past the close timeout and
-        // ten seconds more (a shutdown that hangs), the run is cancelled,
-        // which drops what is left.
+        // since its close was written. A busy machine may take seconds to
+        // send the closes, which a fixed two seconds cut short, dropping
+        // clients without one. Past the close timeout and ten seconds more
+        // (a client that stopped reading holds its close's write), or at a
+        // second stop signal, the run is cancelled, which drops what is
+        // left: at most about 16 s in all.
         Task { await server.shutDownGracefully() }
         var deadline = ContinuousClock.now + ServeServer.closeTimeout + .seconds(10)
-        while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(10_000) }
+        while ended.withLock({ $0 }) == nil, ContinuousClock.now < deadline, stopSignalCount.load(ordering: .relaxed) < 2 { usleep(10_000) }
         if ended.withLock({ $0 }) == nil {
             task.cancel()
             deadline = ContinuousClock.now + .seconds(1)

@@ -342,12 +342,22 @@ struct Watch: ParsableCommand {
 /// Set by SIGINT and SIGTERM: `watch` stops at once.
 let interrupted = Atomic<Bool>(false)
 
+/// How many stop signals (SIGINT, SIGTERM) came: a second one cuts a
+/// graceful stop short (`serve`).
+let stopSignalCount = Atomic<Int>(0)
+
 /// Makes SIGINT and SIGTERM set ``interrupted`` instead of ending the
 /// process. A parent may start us with them blocked (the mask is
 /// inherited): they are unblocked, or Ctrl-C would never arrive.
 func catchStopSignals() {
-    signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
-    signal(SIGTERM) { _ in interrupted.store(true, ordering: .relaxed) }
+    signal(SIGINT) { _ in
+        interrupted.store(true, ordering: .relaxed)
+        stopSignalCount.add(1, ordering: .relaxed)
+    }
+    signal(SIGTERM) { _ in
+        interrupted.store(true, ordering: .relaxed)
+        stopSignalCount.add(1, ordering: .relaxed)
+    }
     var stopSignals = sigset_t()
     sigemptyset(&stopSignals)
     sigaddset(&stopSignals, SIGINT)

@@ -8,6 +8,13 @@ import TesseraTestTraits
 /// is tested against a silent listener in ``PostgresSessionEndTests``).
 @Suite("PostgreSQL: the URL a store connects with", .ownThreads)
 struct PostgresEndpointTests {
+    @Test("keys are written into a text[] literal escaped byte by byte: a backslash or quote followed by a combining mark is escaped")
+    func textArrayByBytes() {
+        let written = PostgresSQL.textArray(["1", "a\\\u{301}", "\"\u{301}", "plain"])
+        #expect(Array(written.utf8) == Array("{\"1\",\"a\\\\\u{301}\",\"\\\"\u{301}\",\"plain\"}".utf8))
+        #expect(PostgresSQL.textArray([]) == "{}")
+    }
+
     @Test("a URL's parts, its sslmode and its connect_timeout are read")
     func partsAreRead() throws {
         let endpoint = try PostgresEndpoint(url: "postgres://app:s%40cret@db.example:6543/photos?sslmode=require&connect_timeout=7")

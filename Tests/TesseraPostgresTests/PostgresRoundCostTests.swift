@@ -48,6 +48,39 @@ struct PostgresRoundCostTests {
         return (writer, store, controller)
     }
 
+    @Test("A key named with capitals (\"Id\", beside a column id) is the column of that exact name: commits are patched row by row, and the result equals a fresh query")
+    func keyNamedExactly() throws {
+        let url = try TestServer.freshDatabase("exactkey")
+        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        defer { writer.close() }
+        // "Id" is the primary key; id holds other numbers (the folded name
+        // would find it).
+        try writer.query("CREATE TABLE exactkey (\"Id\" bigint PRIMARY KEY, id bigint, album bigint, title text)", request: "setup")
+        try writer.query("INSERT INTO exactkey SELECT g, 1000 - g, g % 3, 'photo ' || g FROM generate_series(1, 60) g", request: "setup")
+        let store = try PostgresStore(url: url, applicationName: "tessera exact key")
+        let controller = try FetchedResultsController<SmokePhoto>(
+            store: store, request: FetchRequest(table: "exactkey", keyColumn: "Id", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        )
+        try controller.performFetch()
+        // Read into values first: a failed expectation reflects what it
+        // names, and a controller does not reflect.
+        let patches = controller.supportsIncrementalUpdates
+        #expect(patches, "the key \"Id\" got no patch plan")
+        for k in 0..<6 {
+            try writer.query("UPDATE exactkey SET album = \(k % 3), title = 'moved \(k)' WHERE \"Id\" = \(k * 7 + 1)", request: "update \(k)")
+            let fresh = try writer.query("SELECT id FROM exactkey ORDER BY album, title, \"Id\"", request: "fresh").rows.map { $0[0].int64! }
+            var current: [Int64] = []
+            try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+                _ = try controller.checkForExternalChanges()
+                current = controller.snapshot.allItems.map(\.id)
+                return current == fresh
+            }
+            #expect(current == fresh, "round \(k)")
+            let method = controller.lastUpdateMethod
+            #expect(method == .incremental, "round \(k)")
+        }
+    }
+
     @Test("Commits of rows read no columns from the catalog and take no reader snapshot; a column added with no row written is still seen, and read once")
     func roundsSkipTheCatalogUntilItChanges() throws {
         let (writer, store, controller) = try Self.followed(
