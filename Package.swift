@@ -210,7 +210,8 @@ let package = Package(
             path: "Tests/TesseraTestSupport"
         ),
         // The traits the test targets share: `.ownThreads` runs a suite's
-        // tests off the cooperative pool, for tests that block their thread.
+        // tests off the cooperative pool, for tests that block their thread;
+        // `.cpuBound`, one per core, for synchronous tests that compute.
         .target(
             name: "TesseraTestTraits",
             path: "Tests/TesseraTestTraits"
@@ -306,7 +307,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraFuzzCorpusTests",
-            dependencies: ["TesseraFuzzChecks"],
+            dependencies: ["TesseraFuzzChecks", "TesseraTestTraits"],
             path: "Tests/TesseraFuzzCorpusTests"
         ),
         .testTarget(

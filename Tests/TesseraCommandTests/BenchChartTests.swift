@@ -119,7 +119,7 @@ enum ChartFixtures {
     static let underCI = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
 }
 
-@Suite("The log-log chart page of tessera bench diff --html")
+@Suite("The log-log chart page of tessera bench diff --html", .cpuBound)
 struct BenchChartTests {
     @Test("text from outside (title, machine, command line, method names, notes) is escaped everywhere")
     func escaping() throws {

@@ -1,10 +1,11 @@
 import Testing
 import TesseraCommandKit
 import TesseraRender
+import TesseraTestTraits
 
 /// The JSON reader the command's snapshot and plan files go through, on
 /// escapes a hostile file may hold.
-@Suite("JSON reader")
+@Suite("JSON reader", .cpuBound)
 struct JSONParserTests {
     @Test("A high surrogate followed by an escape that is not a low surrogate reads as U+FFFD and that escape, without trapping")
     func unpairedHighSurrogate() throws {

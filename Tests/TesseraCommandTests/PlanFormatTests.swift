@@ -3,10 +3,11 @@ import Testing
 import TesseraLayout
 import TesseraRender
 import TesseraView
+import TesseraTestTraits
 
 /// The plan format (``PlanJSON``): what a plan element says of its motion,
 /// and the plan pages, which embed plans in it.
-@Suite("The plan format: one writer for the live list and the plan pages")
+@Suite("The plan format: one writer for the live list and the plan pages", .cpuBound)
 struct PlanFormatTests {
     static let view = ViewIdentity(reuseIdentifier: "Cell", instance: 0)
 

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("Batch index mapping")
+@Suite("Batch index mapping", .cpuBound)
 struct BatchIndexMappingTests {
     @Test("Every surviving item maps to where its id is after the update, and back, for random snapshot pairs")
     func mapsLikeIdentity() throws {

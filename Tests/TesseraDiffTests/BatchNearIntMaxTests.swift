@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Batches on sections whose item counts come near `Int.max`: the checks and
 /// the mapping answer with the exact counts, never trapping on overflow.
-@Suite("Batches near Int.max items")
+@Suite("Batches near Int.max items", .cpuBound)
 struct BatchNearIntMaxTests {
     @Test("A valid batch whose counts only add up past Int.max in a partial sum is accepted")
     func countsSummedWithoutOverflow() throws {

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// An item index path, `[section, item]`.
 private func ip(_ section: Int, _ item: Int) -> IndexPath {
@@ -58,7 +59,7 @@ private func expectValid(
     #expect(error == nil, "unexpected error: \(error.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
 }
 
-@Suite("Batch validator: malformed items")
+@Suite("Batch validator: malformed items", .cpuBound)
 struct BatchValidatorMalformedTests {
     @Test("An insert with an index path before the update is malformed")
     func insertWithBeforePath() {
@@ -164,7 +165,7 @@ struct BatchValidatorMalformedTests {
     }
 }
 
-@Suite("Batch validator: ranges")
+@Suite("Batch validator: ranges", .cpuBound)
 struct BatchValidatorRangeTests {
     @Test("Deleting section 3 of 3 is out of range before the update")
     func deleteSectionOutOfRange() {
@@ -314,7 +315,7 @@ struct BatchValidatorRangeTests {
     }
 }
 
-@Suite("Batch validator: uniqueness")
+@Suite("Batch validator: uniqueness", .cpuBound)
 struct BatchValidatorUniquenessTests {
     @Test("Deleting and moving the same section names it twice before the update")
     func deleteAndMoveSameSection() {
@@ -426,7 +427,7 @@ struct BatchValidatorUniquenessTests {
     }
 }
 
-@Suite("Batch validator: item operations inside section operations")
+@Suite("Batch validator: item operations inside section operations", .cpuBound)
 struct BatchValidatorSectionVersusItemTests {
     @Test("Deleting an item of a deleted section is rejected under both rule sets")
     func itemInDeletedSection() {
@@ -546,7 +547,7 @@ struct BatchValidatorSectionVersusItemTests {
     }
 }
 
-@Suite("Batch validator: counts")
+@Suite("Batch validator: counts", .cpuBound)
 struct BatchValidatorCountTests {
     @Test("One section more after the update with no section operations is an invalid section count")
     func invalidSectionCountNoOperations() {
@@ -641,7 +642,7 @@ struct BatchValidatorCountTests {
     }
 }
 
-@Suite("Batch validator: reload landings")
+@Suite("Batch validator: reload landings", .cpuBound)
 struct BatchValidatorReloadLandingTests {
     @Test("A section reload claiming a landing other than where the section goes is rejected")
     func sectionLandsElsewhere() {
@@ -675,7 +676,7 @@ struct BatchValidatorReloadLandingTests {
     }
 }
 
-@Suite("Batch validator: valid batches")
+@Suite("Batch validator: valid batches", .cpuBound)
 struct BatchValidatorValidTests {
     @Test("An empty batch with unchanged counts passes")
     func emptyBatch() {

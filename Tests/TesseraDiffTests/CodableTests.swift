@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// A deterministic encoder: sorted keys, so equal values give equal bytes.
 private func encode<T: Encodable>(_ value: T) throws -> Data {
@@ -36,7 +37,7 @@ private func ip(_ section: Int, _ item: Int) -> IndexPath {
     IndexPath(item: item, section: section)
 }
 
-@Suite("Codable")
+@Suite("Codable", .cpuBound)
 struct CodableTests {
     static let sampleChangeset = Changeset(
         sectionDeletes: [1],

@@ -6,13 +6,14 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Ids chosen to collide in the diff's id table cost it no more than random
 /// ids do, and what the diff reports does not depend on its hashing.
 ///
 /// Work is counted, not timed: `_Matching.probes` is the number of table
 /// slots read to pair two lists.
-@Suite("Hash flooding")
+@Suite("Hash flooding", .cpuBound)
 struct HashFloodingTests {
     static let count = 100_000
 

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 @testable import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Large batches take the packed, radix-sorted path of the validator and the
 /// mapping (hundreds of item operations); these oracles compare it with
 /// brute-force answers and with the comparison sort it replaces.
-@Suite("Large batches: validation and mapping")
+@Suite("Large batches: validation and mapping", .cpuBound)
 struct LargeBatchTests {
     @Test("Large random batches map every item like identity, in one merge too, and name the sections they change")
     func largeBatchesMapLikeIdentity() throws {

@@ -1,8 +1,9 @@
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("ListChangeset and CollectionDifference")
+@Suite("ListChangeset and CollectionDifference", .cpuBound)
 struct ListChangesetInteropTests {
     @Test("Applying the CollectionDifference of a diff to the old list gives the new list, for 1,000 random pairs")
     func collectionDifferenceReplaysDiff() throws {

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 private func items(_ ids: [Int]) -> [TestItem] { ids.map { TestItem(id: $0) } }
 
-@Suite("Flat diff")
+@Suite("Flat diff", .cpuBound)
 struct ListDiffTests {
     @Test("Empty to empty is no change")
     func emptyToEmpty() throws {

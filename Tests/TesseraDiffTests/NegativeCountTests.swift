@@ -6,10 +6,11 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Every entry point that takes counts rejects a negative one with an error
 /// naming the section and the count, never a trap and never a pass.
-@Suite("Negative counts")
+@Suite("Negative counts", .cpuBound)
 struct NegativeCountTests {
     @Test("A negative count before or after is named with its section, in the validator's words")
     func validatorNamesTheCount() {

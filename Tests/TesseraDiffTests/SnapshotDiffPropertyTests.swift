@@ -6,7 +6,7 @@ import TesseraTestSupport
 
 /// Randomized properties of the sectioned diff over many snapshot pairs,
 /// each checked against oracles: replay, the validator, an independent LIS.
-@Suite("Sectioned diff properties", .tags(.oracle))
+@Suite("Sectioned diff properties", .tags(.oracle), .cpuBound)
 struct SnapshotDiffPropertyTests {
     static let pairCount = 10_000
 

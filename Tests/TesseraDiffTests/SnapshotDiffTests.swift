@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraDiff
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("Sectioned diff")
+@Suite("Sectioned diff", .cpuBound)
 struct SnapshotDiffTests {
     @Test("Empty to empty is no change")
     func emptyToEmpty() throws {

@@ -62,7 +62,7 @@ private func expectMatches(_ snapshot: TestSnapshot, _ model: Model, _ context: 
     #expect(snapshot.description == "Snapshot(\(lines.joined(separator: "; ")))", "\(context)", sourceLocation: sourceLocation)
 }
 
-@Suite("Snapshot: building and reading")
+@Suite("Snapshot: building and reading", .cpuBound)
 struct SnapshotBuildingTests {
     @Test("Appending sections with and without items gives them in order")
     func appendSections() {
@@ -245,7 +245,7 @@ struct SnapshotBuildingTests {
     }
 }
 
-@Suite("Snapshot: random mutations against a model", .tags(.oracle))
+@Suite("Snapshot: random mutations against a model", .tags(.oracle), .cpuBound)
 struct SnapshotModelTests {
     @Test("1,000 random mutations keep every reading API in step with a plain array model")
     func randomMutations() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tessera
+import TesseraTestTraits
 
 /// Each ```swift block of README.md and of the DocC articles
 /// (`Sources/*/*.docc/*.md`) is written once, in its document. The tests
@@ -12,7 +13,7 @@ import Tessera
 /// themselves. The generator stops the build when a block has no marker;
 /// these tests check the same from the source tree, and the front door's
 /// shape.
-@Suite("Document samples")
+@Suite("Document samples", .cpuBound)
 struct DocumentSamplesTests {
     /// The repository's root: this file is Tests/TesseraDocumentationTests/
     /// in it.

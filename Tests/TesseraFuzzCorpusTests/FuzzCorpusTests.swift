@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TesseraFuzzChecks
+import TesseraTestTraits
 
 /// Every committed fuzz input (the seed corpora and the inputs that once
 /// found a bug, under Fuzz/Corpus) passes its target's oracle: what the
 /// fuzzers found stays fixed, without libFuzzer.
-@Suite("Fuzz corpora")
+@Suite("Fuzz corpora", .cpuBound)
 struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

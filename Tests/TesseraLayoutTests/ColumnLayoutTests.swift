@@ -28,7 +28,7 @@ private func heightsDelegate(_ heights: [Double], section: Int = 0) -> ColumnTab
     return delegate
 }
 
-@Suite("ColumnLayout: worked examples")
+@Suite("ColumnLayout: worked examples", .cpuBound)
 struct ColumnLayoutExampleTests {
     @Test("Defaults: two columns, 8-point spacings and insets, 50-point items, left to right")
     func grid() {
@@ -285,7 +285,7 @@ struct ColumnLayoutExampleTests {
     }
 }
 
-@Suite("ColumnLayout: bad values")
+@Suite("ColumnLayout: bad values", .cpuBound)
 struct ColumnLayoutErrorTests {
     @Test("A bad exact height, ratio, or a ratio that overflows names the index path", arguments: badNumbers)
     func badItem(value: Double) {
@@ -364,7 +364,7 @@ struct ColumnLayoutErrorTests {
     }
 }
 
-@Suite("ColumnLayout: oracles", .tags(.oracle))
+@Suite("ColumnLayout: oracles", .tags(.oracle), .cpuBound)
 struct ColumnLayoutOracleTests {
     static func randomDelegate(itemCounts: [Int], using generator: inout SplitMix64) -> ColumnTableDelegate {
         let delegate = ColumnTableDelegate()

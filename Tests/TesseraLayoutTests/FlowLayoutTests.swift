@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("FlowLayout: worked examples")
+@Suite("FlowLayout: worked examples", .cpuBound)
 struct FlowLayoutExampleTests {
     @Test("Full lines are justified and the last line is left-aligned")
     func justifiedAndLastLine() {

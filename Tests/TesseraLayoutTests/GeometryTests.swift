@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TesseraLayout
+import TesseraTestTraits
 
-@Suite("Geometry")
+@Suite("Geometry", .cpuBound)
 struct GeometryTests {
     @Test("Rects that only touch do not intersect; empty rects intersect nothing")
     func intersection() {

@@ -13,7 +13,7 @@ final class HorizontalTableDelegate: HorizontalListLayoutDelegate {
     func horizontalListLayout(_ layout: HorizontalListLayout, insetsForSectionAt section: Int) -> EdgeInsets? { insets[section] }
 }
 
-@Suite("HorizontalListLayout: worked examples")
+@Suite("HorizontalListLayout: worked examples", .cpuBound)
 struct HorizontalListLayoutExampleTests {
     @Test("Defaults: 100-point items 8 apart, as tall as the view")
     func defaults() {
@@ -115,7 +115,7 @@ struct HorizontalListLayoutExampleTests {
     }
 }
 
-@Suite("HorizontalListLayout: bad values and oracles", .tags(.oracle))
+@Suite("HorizontalListLayout: bad values and oracles", .tags(.oracle), .cpuBound)
 struct HorizontalListLayoutOracleTests {
     @Test("Bad widths name the index path; bad insets the section; bad properties their name", arguments: badNumbers)
     func badValues(value: Double) {

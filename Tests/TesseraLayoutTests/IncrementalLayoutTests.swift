@@ -3,6 +3,7 @@ import Testing
 import TesseraDiff
 @testable import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// A delegate of every built-in layout that answers nothing of its own and
 /// counts the items each section was asked about: the items laid out.
@@ -78,7 +79,7 @@ func freshState(_ kind: LayoutKind, delegate: CountingDelegate?, environment: St
     return LayoutState(of: fresh, itemCounts: environment.itemCounts)
 }
 
-@Suite("Incremental layout: a batch lays out only the sections it changes")
+@Suite("Incremental layout: a batch lays out only the sections it changes", .cpuBound)
 struct IncrementalLayoutTests {
     @Test("A one-item insert in one section asks the delegate about that section's items only, and the layout equals a fresh one", arguments: LayoutKind.allCases)
     func oneSectionInsertLaysOutOneSection(kind: LayoutKind) throws {

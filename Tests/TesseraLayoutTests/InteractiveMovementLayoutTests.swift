@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// A layout of fixed item frames in one section, with the base class's
 /// movement hooks.
@@ -30,7 +31,7 @@ private func distance(_ point: Point, _ rect: Rect) -> Double {
     return (dx * dx + dy * dy).squareRoot()
 }
 
-@Suite("Interactive movement in layouts")
+@Suite("Interactive movement in layouts", .cpuBound)
 struct InteractiveMovementLayoutTests {
     @Test("A position inside an item targets the lowest index path whose frame contains it, as a brute-force search over every frame finds; any other position targets an item at the least distance from it pulled into the content", arguments: LayoutKind.allCases)
     func targetMatchesBruteForce(kind: LayoutKind) {

@@ -3,6 +3,7 @@ import Testing
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
 struct Tilt: LayoutAttributesExtension {
     var angle: Double
@@ -15,7 +16,7 @@ struct Badge: LayoutAttributesExtension {
     var text: String
 }
 
-@Suite("LayoutAttributes")
+@Suite("LayoutAttributes", .cpuBound)
 struct LayoutAttributesTests {
     @Test("Center and size are derived from the frame; setting size keeps the center")
     func derived() {
@@ -65,7 +66,7 @@ struct LayoutAttributesTests {
     }
 }
 
-@Suite("LayoutAttributes coding")
+@Suite("LayoutAttributes coding", .cpuBound)
 struct LayoutAttributesCodingTests {
     @Test("Attributes with custom values round-trip when the decoder knows the extension types")
     func roundTrip() throws {
@@ -96,7 +97,7 @@ struct LayoutAttributesCodingTests {
     }
 }
 
-@Suite("Abstract layout defaults")
+@Suite("Abstract layout defaults", .cpuBound)
 struct AbstractLayoutTests {
     @Test("Inserted items appear at their final frame with alpha 0; deleted ones leave from their old frame")
     func updateDefaults() {

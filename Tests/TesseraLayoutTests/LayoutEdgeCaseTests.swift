@@ -3,11 +3,12 @@ import Testing
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Layouts at the edges of their input: counts changed with no section
 /// named, bad and absurd sizes, rounding, insets and headers that reach
 /// past the content.
-@Suite("Layouts at the edges: odd input, rounding, absurd sizes, insets and headers past the content")
+@Suite("Layouts at the edges: odd input, rounding, absurd sizes, insets and headers past the content", .cpuBound)
 struct LayoutEdgeCaseTests {
     @Test("Counts changed with no section named still recompute from section 0 after merging a context that names a later section")
     func mergedContexts() {

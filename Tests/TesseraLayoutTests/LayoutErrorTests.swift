@@ -3,8 +3,9 @@ import Testing
 import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("Layout errors")
+@Suite("Layout errors", .cpuBound)
 struct LayoutErrorTests {
     /// Every frame of a layout is finite.
     static func allFramesFinite(_ layout: CollectionViewLayout, _ itemCounts: [Int]) -> Bool {

@@ -7,7 +7,7 @@ import TesseraTestSupport
 /// Random layouts whose every rect query is compared with a brute-force
 /// filter over every element, and whose incremental invalidation is compared
 /// with a fresh layout.
-@Suite("Layout oracles", .tags(.oracle))
+@Suite("Layout oracles", .tags(.oracle), .cpuBound)
 struct LayoutOracleTests {
     /// Random per-section and per-item values for a delegate.
     static func randomDelegate(itemCounts: [Int], using generator: inout SplitMix64) -> TableDelegate {

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("ListLayout: worked examples")
+@Suite("ListLayout: worked examples", .cpuBound)
 struct ListLayoutExampleTests {
     @Test("Rows stack with spacing, full width between the insets")
     func rows() {

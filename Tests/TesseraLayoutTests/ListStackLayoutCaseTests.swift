@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// The cases of `Fixtures/list-stack-layout-cases.json` (beside this file;
 /// its README says where the values come from): frames that IGListKit's own
@@ -10,7 +11,7 @@ import TesseraTestSupport
 ///
 /// The file is found relative to this source file, inside the repository.
 /// A missing or unreadable file fails.
-@Suite("ListStackLayout: IGListKit cases")
+@Suite("ListStackLayout: IGListKit cases", .cpuBound)
 struct ListStackLayoutCaseTests {
     /// `Tests/TesseraLayoutTests/Fixtures/list-stack-layout-cases.json`.
     static let fileURL: URL = URL(fileURLWithPath: #filePath)

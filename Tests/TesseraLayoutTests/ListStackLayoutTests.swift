@@ -109,7 +109,7 @@ private func scrollListStack(_ layout: ListStackLayout, in environment: StaticLa
 
 private func square(_ side: Double, count: Int) -> [(Double, Double)] { Array(repeating: (side, side), count: count) }
 
-@Suite("ListStackLayout: worked examples")
+@Suite("ListStackLayout: worked examples", .cpuBound)
 struct ListStackLayoutExampleTests {
     @Test("Items of consecutive sections share rows; a section with a larger inset pushes the next row down")
     func sectionsShareRows() {
@@ -460,7 +460,7 @@ struct ListStackLayoutExampleTests {
     }
 }
 
-@Suite("ListStackLayout: oracles", .tags(.oracle))
+@Suite("ListStackLayout: oracles", .tags(.oracle), .cpuBound)
 struct ListStackLayoutOracleTests {
     /// Random sections: insets, spacings, header and footer lengths and item
     /// sizes (some fractional, some wider than the view), some empty.
@@ -603,7 +603,7 @@ struct ListStackLayoutOracleTests {
     }
 }
 
-@Suite("ListStackLayout: bad values")
+@Suite("ListStackLayout: bad values", .cpuBound)
 struct ListStackLayoutErrorTests {
     @Test("Bad delegate values name the index path or section; frames stay finite", arguments: badNumbers)
     func badDelegateValues(value: Double) {

@@ -67,7 +67,7 @@ func mirrored(_ attributes: LayoutAttributes, inWidth width: Double) -> LayoutAt
     return result
 }
 
-@Suite("Right-to-left layout oracles", .tags(.oracle))
+@Suite("Right-to-left layout oracles", .tags(.oracle), .cpuBound)
 struct RightToLeftOracleTests {
     @Test("Right to left, every element's frame is the left-to-right frame mirrored across the content's width, at every offset (pinned and sticky headers included), the content size is the same, and rect queries equal a brute-force filter and the mirrored left-to-right query", arguments: LayoutKind.allCases)
     func everyFrameIsMirrored(kind: LayoutKind) {

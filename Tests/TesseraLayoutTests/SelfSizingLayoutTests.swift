@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import TesseraLayout
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Self-sizing layouts driven through the preferred-attributes hooks, as a
 /// collection view drives them, checked against a fresh layout given the
 /// fitted sizes through its delegate.
-@Suite("Self-sizing layouts")
+@Suite("Self-sizing layouts", .cpuBound)
 struct SelfSizingLayoutTests {
     /// Delivers every item's fitted size in random batches (one context
     /// merged per batch, then a pass), with passes that invalidate

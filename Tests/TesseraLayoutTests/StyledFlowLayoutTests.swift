@@ -56,7 +56,7 @@ private func frames(
 private func flow(_ w: Double, _ h: Double) -> StyledFlowLayout.ItemStyle { .flow(Size(width: w, height: h)) }
 private func span(_ h: Double, width: Double = 0) -> StyledFlowLayout.ItemStyle { .span(Size(width: width, height: h)) }
 
-@Suite("StyledFlowLayout: worked examples")
+@Suite("StyledFlowLayout: worked examples", .cpuBound)
 struct StyledFlowLayoutExampleTests {
     @Test("Flow items of the same height share a row while they fit, 8 apart")
     func sameHeightGrouping() {
@@ -302,7 +302,7 @@ struct StyledFlowLayoutExampleTests {
     }
 }
 
-@Suite("StyledFlowLayout: bad values")
+@Suite("StyledFlowLayout: bad values", .cpuBound)
 struct StyledFlowLayoutErrorTests {
     @Test("A bad item size names the index path and reads as zero", arguments: badNumbers)
     func badItemSize(value: Double) {
@@ -376,7 +376,7 @@ struct StyledFlowLayoutErrorTests {
     }
 }
 
-@Suite("StyledFlowLayout: oracles", .tags(.oracle))
+@Suite("StyledFlowLayout: oracles", .tags(.oracle), .cpuBound)
 struct StyledFlowLayoutOracleTests {
     static func randomStyle(using generator: inout SplitMix64) -> StyledFlowLayout.ItemStyle {
         let heights: [Double] = [0, 20, 40, 40, 40, 60, 90]

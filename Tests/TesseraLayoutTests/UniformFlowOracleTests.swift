@@ -8,7 +8,7 @@ import TesseraTestSupport
 /// lines of one item size whose frames follow from an item's index. A flow
 /// layout whose delegate answers nothing lays the same items out one by one
 /// and keeps every frame; the two must agree on everything.
-@Suite("Flow layouts of one item size", .tags(.oracle))
+@Suite("Flow layouts of one item size", .tags(.oracle), .cpuBound)
 struct UniformFlowOracleTests {
     @Test("A flow layout without a delegate gives every frame, the content size and every rect query that one laying items out one by one gives, and its rect queries equal a brute-force filter")
     func uniformLinesEqualItemByItem() {

@@ -53,7 +53,7 @@ enum ChangeLineSamples {
     ]
 }
 
-@Suite("test_decoding lines", .tags(.oracle))
+@Suite("test_decoding lines", .tags(.oracle), .cpuBound)
 struct ChangeLineParserTests {
     @Test func serverLinesParseAsTheyRead() throws {
         for (line, expected) in ChangeLineSamples.lines {

@@ -382,7 +382,7 @@ struct PostgresBlockedHomeMergeTests {
 /// A fetch that begins while the change feed's round runs may take its
 /// snapshot after the round's: the source the fetch starts must not go
 /// back to the round's state, which is told by comparing the snapshots.
-@Suite("PostgreSQL: which of two snapshots is later")
+@Suite("PostgreSQL: which of two snapshots is later", .cpuBound)
 struct PostgresSnapshotOrderTests {
     @Test("Snapshots: one taken later sees everything an earlier one sees; one taken earlier, or with a transaction still in progress that the other saw end, does not")
     func snapshotOrder() throws {

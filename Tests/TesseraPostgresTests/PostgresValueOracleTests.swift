@@ -303,7 +303,7 @@ struct PostgresValueOracleTests {
     }
 }
 
-@Suite("PostgreSQL values without a server", .tags(.oracle))
+@Suite("PostgreSQL values without a server", .tags(.oracle), .cpuBound)
 struct PostgresValueTests {
     /// A binary numeric: digit count, weight, sign, scale, digits.
     static func numeric(weight: Int16, sign: UInt16, scale: UInt16, _ digits: [UInt16]) -> [UInt8] {

@@ -4,6 +4,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Single-store (SQLite): writes the change log's triggers must see, or
 // else say they cannot, for a controller patched from the log to stay
@@ -69,7 +70,7 @@ private func reinstallThenPatch(
     #expect(controller.lastUpdateMethod == .incremental)
 }
 
-@Suite("Change log edge cases: rows a REPLACE removes by the rowid or a collation of the key's, triggers that no longer match the table, dropped columns, transactions of the controller's own connection, a lazy load")
+@Suite("Change log edge cases: rows a REPLACE removes by the rowid or a collation of the key's, triggers that no longer match the table, dropped columns, transactions of the controller's own connection, a lazy load", .cpuBound)
 struct ChangeLogEdgeCaseTests {
     @Test("UPDATE OR REPLACE that sets the rowid (the key's alias) onto another row's: the row it removes leaves the result, though the row now under that key is not in it")
     func updateOrReplaceThroughRowid() throws {
@@ -414,7 +415,7 @@ enum Hostile: String, CaseIterable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Change log edge cases: quoted names, collations, NULLs, WITHOUT ROWID, cascades and a user's trigger, against a fresh fetch and a twin file without the log")
+@Suite("Change log edge cases: quoted names, collations, NULLs, WITHOUT ROWID, cascades and a user's trigger, against a fresh fetch and a twin file without the log", .cpuBound)
 struct ChangeLogHostileSchemaTests {
     @Test("Seeded oracle: another connection's writes to a table whose names, collations and constraints the log's SQL must get right patch the result, every check equals a fresh fetch, and each write does what it does on a twin file without the log (fails alike, leaves the same rows)", .tags(.oracle), arguments: Hostile.allCases)
     func oracle(_ shape: Hostile) throws {

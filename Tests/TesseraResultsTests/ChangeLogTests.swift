@@ -52,7 +52,7 @@ private func layout(of snapshot: Snapshot<ResultSection, ReshapedRow>) -> [Strin
     }
 }
 
-@Suite("Change log: other connections' and processes' commits patch a controller's result, exactly")
+@Suite("Change log: other connections' and processes' commits patch a controller's result, exactly", .cpuBound)
 struct ChangeLogTests {
     @Test("Installing names what is wrong: no such table, no primary key, a composite one, a column the table lacks, an expression unique index, a retention below 1, a reserved name")
     func installErrors() throws {

@@ -4,11 +4,12 @@ import Testing
 @testable import TesseraResultsSQLite
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // No store: the engine's storage (the kept sort values with SQLite's
 // orderings).
 
-@Suite("Chunked storage")
+@Suite("Chunked storage", .cpuBound)
 struct ChunkedArrayTests {
     /// Sorts `added`, merges it into the sorted `rows`, and returns where
     /// each added row ends (the offsets `replace` takes).

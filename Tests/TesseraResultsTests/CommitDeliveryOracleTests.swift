@@ -325,7 +325,7 @@ struct CommitDeliveryOracleTests {
         }
     }
 
-    @Test("A transaction one controller's delegate rolls back from inside a report does not cost the controllers told after it that commit", arguments: ResultsStoreFixture.sqlite)
+    @Test("A transaction one controller's delegate rolls back from inside a report does not cost the controllers told after it that commit", .cpuBound, arguments: ResultsStoreFixture.sqlite)
     func rollbackInsideAReportKeepsTheCommitForOthers(store: ResultsStoreFixture) throws {
         struct Stop: Error {}
         let database = try Self.makeDatabase(store)

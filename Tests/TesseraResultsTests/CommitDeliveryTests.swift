@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Single-store (SQLite): commits made by one connection's scripts (several
 // statements in one execute), by statements reset or dropped before they
@@ -27,7 +28,7 @@ private func freshIDs(_ connection: Connection) throws -> [Int64] {
     try connection.read { db in try db.rows("SELECT id FROM item ORDER BY title, id").map { $0[0].int64 ?? -1 } }
 }
 
-@Suite("Commit delivery: every commit an execute or a statement makes reaches the observers")
+@Suite("Commit delivery: every commit an execute or a statement makes reaches the observers", .cpuBound)
 struct CommitDeliveryTests {
     static let request = FetchRequest(table: "item", sortKeys: [SortKey("title")])
 

@@ -90,7 +90,7 @@ enum MergeSourceKind: String, CaseIterable, CustomStringConvertible {
     var description: String { rawValue }
 }
 
-@Suite("Merged commits: a merge is the sum of its commits", .tags(.oracle))
+@Suite("Merged commits: a merge is the sum of its commits", .tags(.oracle), .cpuBound)
 struct CommittedChangesMergeOracleTests {
     static func isInResult(_ values: [DatabaseValue]?) -> Bool { values.map(MergeTableReader.matches) ?? false }
 

@@ -3,6 +3,7 @@ import Testing
 import TesseraDiff
 import TesseraResults
 import TesseraSQLite
+import TesseraTestTraits
 
 // Single-store (SQLite): the store's own error these tests check is an
 // SQLiteError.
@@ -33,7 +34,7 @@ struct PickyBadge: FetchableRecord {
     }
 }
 
-@Suite("Errors: what failed, and the store's own error, unchanged")
+@Suite("Errors: what failed, and the store's own error, unchanged", .cpuBound)
 struct ErrorShapeTests {
     static func makeDatabase() throws -> Connection {
         let connection = try Connection(path: ":memory:")

@@ -4,11 +4,12 @@ import Testing
 import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
+import TesseraTestTraits
 
 // Single-store (SQLite): the record cache of a lazy result is the core's,
 // and the read it races with goes through SQLite's connection lock.
 
-@Suite("Lazy record cache: a read that a commit overtakes keeps nothing over the commit's records")
+@Suite("Lazy record cache: a read that a commit overtakes keeps nothing over the commit's records", .cpuBound)
 struct LazyRecordCacheTests {
     @Test("A record read from an older state, whose rows were read before a commit that changed one of them and kept after it, does not replace the commit's record: the current result reads the renamed row")
     func overtakenReadKeepsNothing() throws {

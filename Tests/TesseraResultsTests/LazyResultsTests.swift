@@ -6,6 +6,7 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // Runs on SQLite's stores (ResultsStoreFixture.sqlite): a lazy result
 // (FetchRequest.fetchBatchSize) against one that reads every record, under
@@ -105,7 +106,7 @@ struct LazyResultsTests {
         }
     }
 
-    @Test("2,000 random transactions and scripts: a lazy result equals one that reads every record and a fresh query, and its reports are the same changes", arguments: ResultsStoreFixture.sqlite)
+    @Test("2,000 random transactions and scripts: a lazy result equals one that reads every record and a fresh query, and its reports are the same changes", .cpuBound, arguments: ResultsStoreFixture.sqlite)
     func lazyEqualsEager(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x1A2)
         var generator = SplitMix64(seed: seed)

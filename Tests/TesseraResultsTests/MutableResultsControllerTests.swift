@@ -3,6 +3,7 @@ import Testing
 import TesseraDiff
 import TesseraResults
 import TesseraTestSupport
+import TesseraTestTraits
 
 // No store: the mutable controller keeps its elements in memory.
 
@@ -273,7 +274,7 @@ struct MutableResultsControllerTests {
         }
     }
 
-    @Test("Random edit sequences: every report's new snapshot is a from-scratch build, its changeset is diff(old, new), and it replays", arguments: [false, true])
+    @Test("Random edit sequences: every report's new snapshot is a from-scratch build, its changeset is diff(old, new), and it replays", .cpuBound, arguments: [false, true])
     func randomEdits(removesEmptySections: Bool) throws {
         let seed = testSeed(default: 0x5EED_7A11 &+ (removesEmptySections ? 1 : 0))
         var generator = SplitMix64(seed: seed)

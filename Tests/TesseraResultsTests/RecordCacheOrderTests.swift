@@ -1,11 +1,12 @@
 import Testing
 @testable import TesseraResultsCore
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// The lazy record cache's eviction order against a model that keeps a
 /// stamp for each key: a kept key keeps its place when its record is kept
 /// again, moves last when prefetched, and the oldest go first.
-@Suite("The lazy record cache's eviction order")
+@Suite("The lazy record cache's eviction order", .cpuBound)
 struct RecordCacheOrderTests {
     struct Item: FetchableRecord {
         var id: Int64

@@ -5,6 +5,7 @@ import TesseraDiff
 @testable import TesseraResultsSQLite
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 // No store: the engine runs over an in-memory row reader of its own, with
 // orderings no SQLite table has (NULLs last), which is the point.
@@ -103,7 +104,7 @@ struct Leading: LeadingValues {
     func value(at index: Int) -> DatabaseValue { values[index] }
 }
 
-@Suite("The result engine over a store that is not SQLite")
+@Suite("The result engine over a store that is not SQLite", .cpuBound)
 struct ResultEngineTests {
     /// Orderings of the section column and of the rank column.
     static let orderings: [[NullPlacingOrdering]] = [

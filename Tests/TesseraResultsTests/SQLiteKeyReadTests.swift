@@ -3,11 +3,12 @@ import Testing
 @testable import TesseraResultsSQLite
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// Reads by key on SQLite: several keys are read with one statement for up
 /// to ``SQLiteRowReader/batchWidth`` of them (`… IN (?, …)`). Oracle: the
 /// same keys read one statement per key.
-@Suite("SQLite: rows read by key, several to a statement")
+@Suite("SQLite: rows read by key, several to a statement", .cpuBound)
 struct SQLiteKeyReadTests {
     /// Rows as comparable text: the leading values, then the record's
     /// columns with their names.

@@ -3,6 +3,7 @@ import Testing
 import Tessera
 import TesseraResultsTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 
 // User-driven changes under pressure: reports made while `write` runs
 // (the delegate is called from inside it), other connections' commits
@@ -56,7 +57,7 @@ struct UserDrivenChangeAmongCommitsTests {
         return shown
     }
 
-    @Test("Seeded: agreed, disagreeing, rolled-back, throwing, empty and double writes, with other connections' commits before and after, declared before the data source applied the reports before; every report replays from the state shown to a fresh query, and the data source ends at it", arguments: [
+    @Test("Seeded: agreed, disagreeing, rolled-back, throwing, empty and double writes, with other connections' commits before and after, declared before the data source applied the reports before; every report replays from the state shown to a fresh query, and the data source ends at it", .cpuBound, arguments: [
         (false, false), (true, false), (false, true), (true, true),
     ])
     func seededOracle(sectioned: Bool, lazy: Bool) throws {

@@ -3,6 +3,7 @@ import Testing
 import Tessera
 import TesseraResultsTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 
 // User-driven changes (performUserDrivenChange): a seeded oracle over an
 // SQLite table ordered by a position column, flat and sectioned, eager and
@@ -84,7 +85,7 @@ func moved<I>(_ sections: [[I]], from: IndexPath, to: IndexPath) -> [[I]] {
     return sections
 }
 
-@Suite("User-driven changes")
+@Suite("User-driven changes", .cpuBound)
 struct UserDrivenChangeTests {
     static let schema = "CREATE TABLE card (id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL)"
 

@@ -1,7 +1,8 @@
 import Testing
 import TesseraSQLite
+import TesseraTestTraits
 
-@Suite("SQLite: a script run statement by statement")
+@Suite("SQLite: a script run statement by statement", .cpuBound)
 struct DatabaseStatementsTests {
     /// The text of each place in the script.
     func texts(_ places: [Range<Int>], in script: String) -> [String] {

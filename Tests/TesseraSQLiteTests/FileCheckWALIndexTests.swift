@@ -3,13 +3,14 @@ import Foundation
 import Testing
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// `Connection.checkFileIsDatabase()` in WAL mode, where a sound file may
 /// be shorter than its header names while each missing page's latest
 /// version is in the WAL: only those pages may be missing. A file cut
 /// short by something outside SQLite, while the WAL holds frames of other
 /// pages, is damage however many frames the WAL holds.
-@Suite("The file check and the pages the WAL holds")
+@Suite("The file check and the pages the WAL holds", .cpuBound)
 struct FileCheckWALIndexTests {
     typealias Support = FileCheckWriterTests
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// `Connection.checkFileIsDatabase()` while another connection writes the
 /// file: a checkpoint (WAL mode) or a commit (rollback mode) writes the
@@ -12,7 +13,7 @@ import TesseraTestSupport
 /// it holds the lock it would write under (the WAL's checkpoint lock, or
 /// an exclusive lock), and the file is cut where the pages not yet written
 /// would start; then the pages are written back and the lock let go.
-@Suite("The file check and another connection writing the file")
+@Suite("The file check and another connection writing the file", .ownThreads)
 struct FileCheckWriterTests {
     /// A database file of about 90 pages, all in the main file, and a
     /// connection to it.

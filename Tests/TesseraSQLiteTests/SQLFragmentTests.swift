@@ -5,6 +5,7 @@ import TesseraResults
 import TesseraResultsCore
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// A row of `photo(id, album, taken, title)`.
 struct Snap: FetchableRecord, Hashable {
@@ -39,7 +40,7 @@ struct GeneratedPredicate {
     var matches: (Snap) -> Bool
 }
 
-@Suite("SQL fragments: a predicate, key or query can never change the statement around it")
+@Suite("SQL fragments: a predicate, key or query can never change the statement around it", .cpuBound)
 struct SQLFragmentTests {
     static func makePhotos(count: Int = 60, seed: UInt64 = 7) throws -> Connection {
         var generator = SplitMix64(seed: seed)

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraResultsTestSupport
 import TesseraSQLite
+import TesseraTestTraits
 
-@Suite("SQLite: values, statements and errors")
+@Suite("SQLite: values, statements and errors", .cpuBound)
 struct SQLiteBasicsTests {
     @Test("Every storage class round-trips through bind and read")
     func roundTrip() throws {
@@ -172,7 +173,7 @@ struct SQLiteTransactionTests {
     }
 }
 
-@Suite("SQLite: hooks")
+@Suite("SQLite: hooks", .cpuBound)
 struct SQLiteHookTests {
     @Test("The update hook reports inserts, updates and deletes with their row ids")
     func updateHook() throws {

@@ -6,13 +6,14 @@ import TesseraResults
 import TesseraResultsTestSupport
 import TesseraSQLite
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// The storage under a controller fails: a full disk, reads and writes that
 /// fail, a lock held past the timeout, a file truncated or overwritten.
 /// Each time the error is typed and names its cause, the controller keeps
 /// its last good result, and once the fault clears nothing committed is
 /// lost: `integrity_check` is ok and the controller equals a fresh query.
-@Suite("Storage faults")
+@Suite("Storage faults", .ownThreads)
 struct StorageFaultTests {
     static let request = FetchRequest(table: "photo", sortKeys: [SortKey("album"), SortKey("date"), SortKey("id")], sectionKey: "album")
 

@@ -84,4 +84,18 @@ struct OwnThreadsTests {
             #expect(await child == OwnThreadsExecutor.shared.asUnownedTaskExecutor())
         }
     }
+
+    /// A suite with the trait for synchronous tests that compute.
+    @Suite(.cpuBound)
+    struct MarkedCPUBound {
+        @Test("a synchronous test of a .cpuBound suite runs on the own-threads executor")
+        func synchronousTest() {
+            #expect(OwnThreadsTests.currentExecutor() == OwnThreadsExecutor.shared.asUnownedTaskExecutor())
+        }
+
+        @Test("each case of a parameterized test of a .cpuBound suite runs on the own-threads executor", arguments: 0..<3)
+        func parameterizedTest(index: Int) {
+            #expect(OwnThreadsTests.currentExecutor() == OwnThreadsExecutor.shared.asUnownedTaskExecutor(), "case \(index)")
+        }
+    }
 }

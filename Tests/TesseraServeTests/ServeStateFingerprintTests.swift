@@ -3,11 +3,12 @@ import Testing
 import TesseraDiff
 @testable import TesseraLiveProtocol
 import TesseraTestSupport
+import TesseraTestTraits
 
 /// The fingerprint of a list kept up to date from changesets equals the
 /// one computed again from the whole list, over random changes; and it
 /// tells apart lists a client would show differently.
-@Suite("State fingerprint", .tags(.oracle))
+@Suite("State fingerprint", .tags(.oracle), .cpuBound)
 struct ServeStateFingerprintTests {
     /// A section or an item, named by its id.
     struct Named: Identifiable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {

@@ -28,8 +28,9 @@ import Testing
 /// thread, so that blocking tests do not all start together on a busy
 /// machine.
 ///
-/// A test inside a suite that already has the trait takes one place, not
-/// two.
+/// A test inside a suite that already has this trait or ``CPUBoundTrait``
+/// takes one place, not two: the outer trait's (the suite's, or the first
+/// listed).
 public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     /// How many tests with the trait run at once.
     public static let width = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -37,8 +38,8 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     /// The places of running tests.
     private static let places = TestPlaces(width: width)
 
-    /// Whether the current task already runs inside the trait's scope.
-    @TaskLocal private static var isInside = false
+    /// The trait's name in the places log.
+    private static let name = "ownThreads"
 
     /// Applies to each test of a suite, not to the suite as a whole (which
     /// would hold one place for the whole suite's run).
@@ -49,21 +50,7 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        if Self.isInside { return try await function() }
-        let log = PlaceLog.shared
-        let asked = ContinuousClock.now
-        await Self.places.enter()
-        let entered = ContinuousClock.now
-        defer { log?.record(test: test, asked: asked, entered: entered) }
-        do {
-            try await Self.$isInside.withValue(true) {
-                try await withTaskExecutorPreference(OwnThreadsExecutor.shared) { try await function() }
-            }
-        } catch {
-            await Self.places.leave()
-            throw error
-        }
-        await Self.places.leave()
+        try await runOffThePool(test, places: Self.places, named: Self.name, function)
     }
 }
 
@@ -71,6 +58,88 @@ extension Trait where Self == OwnThreadsTrait {
     /// Runs each test on threads of its own, never on the cooperative pool:
     /// for tests that block their thread (see ``OwnThreadsTrait``).
     public static var ownThreads: Self { OwnThreadsTrait() }
+}
+
+/// Runs each test of a suite on a thread of its own, never on Swift
+/// concurrency's cooperative pool, at most one per core at once: for
+/// synchronous tests that compute for a long time (seeded oracles, rounds
+/// of random edits, large layouts).
+///
+/// Swift Testing starts every test at once and runs each on the pool,
+/// whose jobs run in the order they were queued. A synchronous test is one
+/// job from its start to its end: the tests queued at the start hold the
+/// pool's threads (one per core) one after the other, and a job queued
+/// later (an in-process server's handler, a hub's poll, an async test's
+/// next step) waits behind all of them, for minutes on a slow machine,
+/// where the clients of that server give up. With this trait the suite's
+/// tests wait for a place without holding a thread, and run on threads of
+/// dispatch's overcommitting pool, so the cooperative pool is left to the
+/// jobs that run a moment and return:
+///
+/// ```swift
+/// @Suite("Incremental layout oracle", .cpuBound)
+/// struct IncrementalLayoutOracleTests { … }
+/// ```
+///
+/// At most ``width`` such tests run at once (one per core): they compute,
+/// and more at once would only share the cores. A synchronous test that
+/// blocks its thread (a lock another connection holds, a child process)
+/// takes ``OwnThreadsTrait`` instead; one on the main actor runs on the
+/// main thread and needs neither. A test inside a suite with this trait or
+/// ``OwnThreadsTrait`` takes one place, not two: the outer trait's.
+public struct CPUBoundTrait: SuiteTrait, TestTrait, TestScoping {
+    /// How many tests with the trait run at once.
+    public static let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// The places of running tests.
+    private static let places = TestPlaces(width: width)
+
+    /// The trait's name in the places log.
+    private static let name = "cpuBound"
+
+    /// Applies to each test of a suite, not to the suite as a whole.
+    public var isRecursive: Bool { true }
+
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        testCase == nil ? nil : self
+    }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        try await runOffThePool(test, places: Self.places, named: Self.name, function)
+    }
+}
+
+extension Trait where Self == CPUBoundTrait {
+    /// Runs each test on a thread of its own, one per core at once, never
+    /// on the cooperative pool: for synchronous tests that compute for a
+    /// long time (see ``CPUBoundTrait``).
+    public static var cpuBound: Self { CPUBoundTrait() }
+}
+
+/// Whether the current task already runs inside a trait's place.
+private enum OffThePool {
+    @TaskLocal static var isInside = false
+}
+
+/// Takes one of `places`, then runs `function` on ``OwnThreadsExecutor``
+/// (and gives the place back); a test already inside a place runs at once.
+private func runOffThePool(_ test: Test, places: TestPlaces, named name: String, _ function: @Sendable () async throws -> Void) async throws {
+    if OffThePool.isInside { return try await function() }
+    let log = PlaceLog.shared
+    PoolLagLog.start()
+    let asked = ContinuousClock.now
+    await places.enter()
+    let entered = ContinuousClock.now
+    defer { log?.record(test: test, trait: name, asked: asked, entered: entered) }
+    do {
+        try await OffThePool.$isInside.withValue(true) {
+            try await withTaskExecutorPreference(OwnThreadsExecutor.shared) { try await function() }
+        }
+    } catch {
+        await places.leave()
+        throw error
+    }
+    await places.leave()
 }
 
 /// A task executor that runs each job on a thread of dispatch's
@@ -122,10 +191,10 @@ private actor TestPlaces {
 }
 
 /// With `TESSERA_TEST_PLACES_LOG=FILE`, a line per test case that ran
-/// with the trait, appended to FILE: seconds from the first test that
+/// with either trait, appended to FILE: seconds from the first test that
 /// asked for a place to when this one asked, seconds it waited, seconds it
 /// held its place (up to the place's return, which runs on the cooperative
-/// pool), and its name. What it is for: finding the tests that hold places
+/// pool), the trait (`ownThreads` or `cpuBound`) and the test's name. What it is for: finding the tests that hold places
 /// longest, which set how long the suite takes on a slow machine (the
 /// places are busy for most of a run).
 private final class PlaceLog: Sendable {
@@ -139,12 +208,95 @@ private final class PlaceLog: Sendable {
         if descriptor < 0 { return nil }
     }
 
-    func record(test: Test, asked: ContinuousClock.Instant, entered: ContinuousClock.Instant) {
+    func record(test: Test, trait: String, asked: ContinuousClock.Instant, entered: ContinuousClock.Instant) {
         func seconds(_ duration: Duration) -> String {
             let (whole, fraction) = duration.components
             return "\(whole).\(String(fraction / 10_000_000_000_000_000 + 100).dropFirst())"
         }
-        let line = "\(seconds(asked - opened)) \(seconds(entered - asked)) \(seconds(.now - entered)) \(test.displayName ?? test.name)\n"
+        let line = "\(seconds(asked - opened)) \(seconds(entered - asked)) \(seconds(.now - entered)) \(trait) \(test.displayName ?? test.name)\n"
         _ = line.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+/// With `TESSERA_TEST_POOL_LAG_LOG=FILE`, from the first test with a
+/// trait on, a thread of its own queues a job on the cooperative pool every
+/// 0.2 s, at the priority of that test's task, and waits for it to run.
+/// Each 10 s it appends to FILE the seconds since it started, the longest
+/// wait of those 10 s and the mean; while one wait goes on past 10 s, a
+/// line every 10 s says so (`waiting`), so that a run killed in a stall
+/// still shows it. What it is for: seeing how long the pool's queue keeps
+/// a job that is not a test (an in-process server's, a hub's) from
+/// running, which is what a client's read gives up on.
+private final class PoolLagLog: Sendable {
+    private static let shared: PoolLagLog? = ProcessInfo.processInfo.environment["TESSERA_TEST_POOL_LAG_LOG"].flatMap(PoolLagLog.init(path:))
+
+    private let descriptor: Int32
+
+    /// Opens FILE and starts measuring at the priority of the calling
+    /// task (the first test's: made on its thread, inside its task).
+    private init?(path: String) {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        if descriptor < 0 { return nil }
+        let priority = Task.currentPriority
+        Thread.detachNewThread { [self] in measure(priority: priority) }
+    }
+
+    /// Starts the measuring thread, once.
+    static func start() { _ = shared }
+
+    private func measure(priority: TaskPriority) {
+        let opened = ContinuousClock.now
+        let ran = DispatchSemaphore(value: 0)
+        let lag = LockedDuration()
+        var longest = Duration.zero
+        var total = Duration.zero
+        var count = 0
+        var reported = opened
+        write("0 priority \(priority.rawValue)")
+        while true {
+            let queued = ContinuousClock.now
+            Task.detached(priority: priority) {
+                lag.set(.now - queued)
+                ran.signal()
+            }
+            while ran.wait(timeout: .now() + 10) == .timedOut {
+                write("\((ContinuousClock.now - opened).components.seconds) \(Self.seconds(.now - queued)) waiting")
+            }
+            let waited = lag.get()
+            longest = max(longest, waited)
+            total += waited
+            count += 1
+            if .now - reported >= .seconds(10) {
+                write("\((ContinuousClock.now - opened).components.seconds) \(Self.seconds(longest)) \(Self.seconds(total / count))")
+                (longest, total, count, reported) = (.zero, .zero, 0, .now)
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    private func write(_ line: String) {
+        _ = (line + "\n").utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) }
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        String(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+}
+
+/// A duration handed from the pool's job to the measuring thread.
+private final class LockedDuration: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = Duration.zero
+
+    func set(_ duration: Duration) {
+        lock.lock()
+        value = duration
+        lock.unlock()
+    }
+
+    func get() -> Duration {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }

@@ -3,8 +3,9 @@ import Testing
 import Tessera
 import TesseraResultsTestSupport
 import TesseraTestSupport
+import TesseraTestTraits
 
-@Suite("ResultsDataSource selection")
+@Suite("ResultsDataSource selection", .cpuBound)
 struct ResultsDataSourceSelectionTests {
     @Test("Random transactions: the selected record keys are those selected that are still fetched, as a diffing data source given the same reports says, and the plans match")
     func selectionFollowsRecordKeys() throws {

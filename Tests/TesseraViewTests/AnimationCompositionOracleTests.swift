@@ -205,7 +205,7 @@ func compositionViolations(
     return problems
 }
 
-@Suite("Changes made while a plan plays", .tags(.oracle))
+@Suite("Changes made while a plan plays", .tags(.oracle), .cpuBound)
 struct AnimationCompositionOracleTests {
     static let timings: [AnimationTiming] = [.linear, .easeInOut, .spring(dampingRatio: 0.45, response: 0.2)]
 

@@ -6,7 +6,7 @@ import TesseraLayout
 import TesseraTestSupport
 import TesseraView
 
-@Suite("Animation plans: properties", .tags(.oracle))
+@Suite("Animation plans: properties", .tags(.oracle), .cpuBound)
 struct AnimationPlanPropertyTests {
     static func makeLayout(flow: Bool, using generator: inout SplitMix64) -> CollectionViewLayout {
         if flow {

@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
 /// A list view of 40-point rows, 320×200 (five rows visible), with a data
 /// source showing `snapshot`.
@@ -22,7 +23,7 @@ private func element(_ plan: AnimationPlan, itemID: Int) -> AnimationPlan.Elemen
     plan.elements.first { $0.itemID == "\(itemID)" }
 }
 
-@Suite("Animation plans: named cases")
+@Suite("Animation plans: named cases", .cpuBound)
 struct AnimationPlanTests {
     @Test("Insert at the top without anchoring: the new row fades in and visible rows shift down")
     func insertAtTopShifts() throws {

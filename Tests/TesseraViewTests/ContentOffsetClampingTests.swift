@@ -4,11 +4,12 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
 /// `clampsContentOffset`: on (UIKit's way), a change pulls the offset into
 /// the content; off, the offset stays where it was set, and the plan's
 /// elements are those of that rectangle.
-@Suite("Content offset clamping")
+@Suite("Content offset clamping", .cpuBound)
 struct ContentOffsetClampingTests {
     /// A list of 100 rows of 50 points, 400 × 800, scrolled to `offset`.
     static func view(clamps: Bool, offset: Point, source: RawCountsSource) -> CollectionView {

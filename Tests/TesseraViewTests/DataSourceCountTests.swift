@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
 /// A data source whose number of sections can be anything, negative
 /// included.
@@ -18,7 +19,7 @@ final class RawCountsSource: CollectionViewDataSource {
     func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { counts[section] }
 }
 
-@Suite("Data source counts")
+@Suite("Data source counts", .cpuBound)
 struct DataSourceCountTests {
     /// A view of `layout`, 320 × 300, loaded from a source of two sections
     /// of 2 and 3 items.

@@ -163,7 +163,7 @@ final class SectionEditScenario {
     var description: String { "\(spec)\(delegate == nil ? " without a delegate" : ""), counts \(view.itemCounts), bounds \(view.bounds)" }
 }
 
-@Suite("Batch updates lay out only the sections they change", .tags(.oracle))
+@Suite("Batch updates lay out only the sections they change", .tags(.oracle), .cpuBound)
 struct IncrementalLayoutOracleTests {
     @Test(
         "After every batch of random item and section edits, a layout equals a fresh one prepared on the same state, and rect queries equal a brute-force filter",

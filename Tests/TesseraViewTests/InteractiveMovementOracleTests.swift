@@ -130,7 +130,7 @@ func planViolations(
     return violations
 }
 
-@Suite("Interactive movement oracles", .tags(.oracle))
+@Suite("Interactive movement oracles", .tags(.oracle), .cpuBound)
 struct InteractiveMovementOracleTests {
     @Test("Random drags: each step's plan ends where a fresh layout of the presented order puts every element, the moving item where the hook says; ending applies one move to the data source, cancelling none", arguments: LayoutKind.allCases)
     func randomDrags(kind: LayoutKind) throws {

@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
 /// Everything a refused call must leave as it was.
 private struct ViewState: Equatable {
@@ -56,7 +57,7 @@ private final class RecordingListLayout: ListLayout {
     }
 }
 
-@Suite("Interactive movement")
+@Suite("Interactive movement", .cpuBound)
 struct InteractiveMovementTests {
     /// A list 300 wide and `height` tall, shown by a diffable data source:
     /// items 0 to 4 in section 0, items 5 to 7 in section 1.

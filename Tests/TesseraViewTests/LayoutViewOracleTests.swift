@@ -59,7 +59,7 @@ final class LayoutViewScenario {
     var description: String { "\(spec), counts \(view.itemCounts), bounds \(view.bounds), inset \(view.contentInset)" }
 }
 
-@Suite("Layout oracles through a collection view", .tags(.oracle))
+@Suite("Layout oracles through a collection view", .tags(.oracle), .cpuBound)
 struct LayoutViewOracleTests {
     @Test("After every batch update and bounds change, every element stays within the content size at every allowed offset, and rect queries equal a brute-force filter", arguments: LayoutKind.allCases)
     func contentEnclosesEveryElement(kind: LayoutKind) throws {

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraLayout
 @testable import TesseraView
+import TesseraTestTraits
 
-@Suite("Plan internals")
+@Suite("Plan internals", .cpuBound)
 struct PlanInternalsTests {
     @Test("An element is unchanged only when nothing but its index path differs")
     func settledRule() {

@@ -96,7 +96,7 @@ private func offsetIsMirrored(_ rtl: Point, of ltr: Point, width: Double, bounds
     isClose(rtl.x, width - (ltr.x + boundsWidth)) && rtl.y == ltr.y
 }
 
-@Suite("Right-to-left plan oracles", .tags(.oracle))
+@Suite("Right-to-left plan oracles", .tags(.oracle), .cpuBound)
 struct RightToLeftPlanOracleTests {
     @Test("Right to left, every batch update, scroll and resize gives the left-to-right plan with every frame and transform mirrored, and the mirrored content offsets", arguments: LayoutKind.allCases)
     func plansAreMirrored(kind: LayoutKind) throws {

@@ -22,7 +22,7 @@ private final class IDArraysDataSource: CollectionViewDataSource {
     }
 }
 
-@Suite("Selection follows items through every change", .tags(.oracle))
+@Suite("Selection follows items through every change", .tags(.oracle), .cpuBound)
 struct SelectionOracleTests {
     /// Checks the view, the plan and the delegate after a change, against
     /// the ids selected before: those still present, at their index paths

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TesseraTestSupport
 @testable import TesseraView
+import TesseraTestTraits
 
-@Suite("Selection: sorting many positions")
+@Suite("Selection: sorting many positions", .cpuBound)
 struct SelectionPositionSortTests {
     @Test("Positions sort as packed integers exactly as by comparing section and item, and by comparison when one is negative")
     func packedPositionsSortLikeComparison() {

@@ -4,8 +4,9 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
-@Suite("Selection and highlight")
+@Suite("Selection and highlight", .cpuBound)
 struct SelectionTests {
     /// A view showing sections of 10 and 5 items through a diffable data
     /// source, with a recording delegate.

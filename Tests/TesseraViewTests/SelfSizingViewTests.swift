@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
 /// A data source whose items have fitted sizes, recording what the view
 /// asks.
@@ -39,7 +40,7 @@ final class FittedSizeSource: CollectionViewDataSource {
     }
 }
 
-@Suite("Self-sizing collection view")
+@Suite("Self-sizing collection view", .cpuBound)
 struct SelfSizingViewTests {
     /// Scrolls from the top to the end of the content, one step at most a
     /// visible height, checking that no call asks about an item twice.

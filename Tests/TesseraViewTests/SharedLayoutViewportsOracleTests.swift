@@ -11,7 +11,7 @@ import TesseraTestSupport
 /// clients of one layout and size share one) against a private view per
 /// viewport: over seeded random changes, every viewport's plan must be the
 /// one its private view makes, view identities aside.
-@Suite("One layout, many viewports: each viewport's plan is its own view's")
+@Suite("One layout, many viewports: each viewport's plan is its own view's", .cpuBound)
 struct SharedLayoutViewportsOracleTests {
     /// What the views show: sections of items, with content that changes.
     final class Model: CollectionViewDataSource {

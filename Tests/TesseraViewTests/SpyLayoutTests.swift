@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
 /// A list layout that records every call of the update cycle.
 final class SpyLayout: ListLayout {
@@ -39,7 +40,7 @@ final class SpyLayout: ListLayout {
     }
 }
 
-@Suite("Update cycle order")
+@Suite("Update cycle order", .cpuBound)
 struct SpyLayoutTests {
     @Test("A batch runs the cycle in UIKit's order")
     func batchOrder() throws {

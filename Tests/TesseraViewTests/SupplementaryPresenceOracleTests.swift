@@ -44,7 +44,7 @@ private final class PresenceRecordingFlowLayout: FlowLayout {
     }
 }
 
-@Suite("Headers and footers that a batch adds to or takes from sections that stay", .tags(.oracle))
+@Suite("Headers and footers that a batch adds to or takes from sections that stay", .tags(.oracle), .cpuBound)
 struct SupplementaryPresenceOracleTests {
     @Test("After every random batch, the headers and footers a layout says sections that stay gain and lose equal a walk over every section")
     func presenceChangesEqualAWalkOverEverySection() throws {

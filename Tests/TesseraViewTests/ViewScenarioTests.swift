@@ -4,8 +4,9 @@ import TesseraDiff
 import TesseraLayout
 import TesseraTestSupport
 import TesseraView
+import TesseraTestTraits
 
-@Suite("View scenarios")
+@Suite("View scenarios", .cpuBound)
 struct ViewScenarioTests {
     /// A flow view with 100×100 items (three per 320-point line) and
     /// 30-point headers.

@@ -12,7 +12,7 @@ import CalendarLayoutExample
 import TesseraTestSupport
 
 /// The oracles every built-in layout meets, run on the example layout.
-@Suite("CalendarLayout example: oracles", .tags(.oracle))
+@Suite("CalendarLayout example: oracles", .tags(.oracle), .cpuBound)
 struct CalendarLayoutOracleTests {
     static func randomWeek(using generator: inout SplitMix64) -> Week {
         Week((0..<Int.random(in: 0...40, using: &generator)).map { _ in

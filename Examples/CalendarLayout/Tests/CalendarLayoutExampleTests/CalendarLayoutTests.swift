@@ -9,6 +9,7 @@ import TesseraLayout
 import TesseraView
 import CalendarLayoutExample
 import TesseraTestSupport
+import TesseraTestTraits
 
 final class Week: CalendarLayoutDataSource, CollectionViewDataSource {
     var events: [CalendarEvent]
@@ -18,7 +19,7 @@ final class Week: CalendarLayoutDataSource, CollectionViewDataSource {
     func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { events.count }
 }
 
-@Suite("CalendarLayout example")
+@Suite("CalendarLayout example", .cpuBound)
 struct CalendarLayoutTests {
     /// 50 + 7 × 100 = 750 wide; hours of 60 under 40 of day headers.
     func make(_ week: Week) throws -> (CalendarLayout, CollectionView) {
