@@ -70,8 +70,8 @@ extension Trait where Self == OwnThreadsTrait {
 /// job from its start to its end: the tests queued at the start hold the
 /// pool's threads (one per core) one after the other, and a job queued
 /// later (an in-process server's handler, a hub's poll, an async test's
-/// next step) waits behind all of them, for minutes on a slow machine,
-/// where the clients of that server give up. With this trait the suite's
+/// next step) waits until all but the last few of them have ended, for
+/// minutes on a slow machine, where the clients of that server give up. With this trait the suite's
 /// tests wait for a place without holding a thread, and run on threads of
 /// dispatch's overcommitting pool, so the cooperative pool is left to the
 /// jobs that run a moment and return:
