@@ -4,6 +4,7 @@ import TesseraDiff
 import TesseraLayout
 import TesseraLiveProtocol
 import TesseraResults
+import TesseraResultsCore
 import TesseraSQLite
 import TesseraView
 
@@ -30,8 +31,25 @@ import TesseraView
 /// ```
 ///
 /// The controller's home is the hub: it fetches, follows commits and
-/// reports on the actor.
+/// reports on the actor. The actor runs on a thread of its own
+/// (``executor``), never on Swift concurrency's cooperative pool: its
+/// reads wait for a disk or a database server, and its plans for many
+/// clients take long; on the pool either would hold one of a few threads
+/// every other task of the process needs (the server's connections, a
+/// test's). Its polling task runs there too, so following needs no
+/// thread of the pool.
 package actor ServeHub {
+    /// The thread the hub runs on; it ends with the hub.
+    package nonisolated let executor = DedicatedThreadExecutor(name: "tessera.hub")
+
+    package nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    deinit {
+        executor.stop()
+    }
+
     /// The configuration it was made with.
     package nonisolated let configuration: ServeConfiguration
     /// The table as checked against the database.
@@ -263,7 +281,7 @@ package actor ServeHub {
         guard following == nil else { return }
         logger.info("following the table", metadata: ["table": "\(schema.table)", "database": "\(source)", "rows": "\(current.count)"])
         let interval = configuration.pollInterval
-        following = Task { [weak self] in
+        following = Task(executorPreference: executor) { [weak self] in
             await self?.waitUntilLoaded()
             while !Task.isCancelled {
                 guard let self else { return }

@@ -231,7 +231,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
         } else {
             feed = PostgresChangeFeed(store: store, slotName: name, slotSession: try makeSlot(name, store: store))
         }
-        let thread = Thread { feed.run() }
+        let thread = Thread {
+            OwnedThread.mark()
+            feed.run()
+        }
         thread.name = "tessera.postgres.feed"
         thread.start()
         return feed

@@ -185,7 +185,10 @@ final class PostgresReplicationStream: @unchecked Sendable {
                 if message.type == UInt8(ascii: "E") { throw wire.serverError(message.body) }
             }
             let stream = PostgresReplicationStream(wire: wire, slotName: slot, serverProcess: pid, signal: signal, request: request)
-            let thread = Thread { stream.read() }
+            let thread = Thread {
+                OwnedThread.mark()
+                stream.read()
+            }
             thread.name = "tessera.postgres.stream"
             thread.start()
             return stream

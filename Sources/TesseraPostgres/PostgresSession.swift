@@ -28,6 +28,10 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     /// machine holds up for a while).
     var connectTimeout: Duration = .seconds(30)
 
+    /// The round trips the store's sessions waited for inside a Swift
+    /// task on a thread Tessera did not start (see ``PostgresTaskWaits``).
+    let taskWaits = PostgresTaskWaits()
+
     /// The longest `connect_timeout=` a URL may ask for, in seconds.
     static let longestConnectTimeout = 3_600
 
@@ -127,12 +131,40 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     }
 }
 
+/// How many times a store's sessions waited for the server inside a Swift
+/// task on a thread that Tessera did not start (``OwnedThread``): on Swift
+/// concurrency's cooperative pool, or on an executor of the app's. Each
+/// such wait holds a thread that other tasks need for the round trip.
+///
+/// Tessera's own tasks never do: the change feed and its stream read on
+/// threads of their own, background loads and the live list's edits on
+/// workers, and the live list's hub on its executor's thread. A caller
+/// that uses a controller from a task (a controller homed on the main
+/// actor, say) waits there, as it would for a disk.
+final class PostgresTaskWaits: Sendable {
+    private let count = PThreadMutex(0)
+
+    /// The waits so far.
+    var value: Int { count.withLock { $0 } }
+
+    /// Waits for `future`, counting the wait when it is one inside a task
+    /// on a thread Tessera did not start.
+    func wait<Value: Sendable>(for future: EventLoopFuture<Value>) throws -> Value {
+        if !OwnedThread.isCurrent, withUnsafeCurrentTask(body: { $0 != nil }) {
+            count.withLock { $0 += 1 }
+        }
+        return try future.wait()
+    }
+}
+
 /// A statement sent, whose answer has not been read yet (see
 /// ``PostgresSession/send(_:_:request:)``).
 struct PostgresPendingQuery: Sendable {
     /// Fails with a ``PostgresStoreError`` only.
     let answer: EventLoopFuture<PostgresRows>
     let request: String
+    /// Where a wait for the answer is counted.
+    let waits: PostgresTaskWaits
 
     /// Waits for the answer (on a thread that is not the event loop's; see
     /// ``PostgresSession``).
@@ -140,7 +172,7 @@ struct PostgresPendingQuery: Sendable {
     /// - Throws: ``PostgresStoreError`` naming the request.
     func rows() throws(PostgresStoreError) -> PostgresRows {
         do {
-            return try answer.wait()
+            return try waits.wait(for: answer)
         } catch let failure as PostgresStoreError {
             throw failure
         } catch {
@@ -172,9 +204,11 @@ struct PostgresRows {
 ///
 /// The answer comes on NIO's event loop, never through Swift concurrency's
 /// cooperative pool, so a wait can never be one for work that needs the
-/// pool. A caller on the pool (a controller homed on an actor) holds its
-/// thread for the round trip; ``query(_:_:request:timeout:)`` bounds the
-/// wait where the server may hold a statement up.
+/// pool. Every wait is bounded (``query(_:_:request:timeout:)``, the
+/// endpoint's round-trip limit, its connect timeout). Tessera's own work
+/// waits on threads it started (``PostgresTaskWaits``); a caller on the
+/// pool (a controller homed on an actor of the app's) holds its thread
+/// for the round trip, and is counted.
 final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let endpoint: PostgresEndpoint
@@ -198,10 +232,10 @@ final class PostgresSession: @unchecked Sendable {
         do {
             // The driver gives up after the endpoint's connect timeout
             // (TCP, TLS, startup); the bound here is a backstop behind it.
-            connection = try bounded(
+            connection = try endpoint.taskWaits.wait(for: bounded(
                 PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger),
                 within: endpoint.connectTimeout + .seconds(5), late: { connection in connection.close().whenComplete { _ in } }
-            ).wait()
+            ))
         } catch let late as TimedOut {
             throw PostgresStoreError(kind: .connection, request: "connect to \(endpoint)", message: "the server did not complete the connection within \(late.limit)")
         } catch {
@@ -269,7 +303,7 @@ final class PostgresSession: @unchecked Sendable {
         if connection.isClosed {
             return PostgresPendingQuery(
                 answer: connection.eventLoop.makeFailedFuture(PostgresStoreError(kind: .serverGone, request: request, message: "the connection has ended")),
-                request: request
+                request: request, waits: endpoint.taskWaits
             )
         }
         var bindings = PostgresBindings(capacity: arguments.count)
@@ -277,7 +311,7 @@ final class PostgresSession: @unchecked Sendable {
         let answer = answer(to: connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger))
             .map { Self.rows($0.rows) }
             .flatMapErrorThrowing { error in throw Self.failure(error, request: request) }
-        return PostgresPendingQuery(answer: answer, request: request)
+        return PostgresPendingQuery(answer: answer, request: request, waits: endpoint.taskWaits)
     }
 
     /// Ends the transaction under way without waiting for the server, and
@@ -397,7 +431,7 @@ final class PostgresSession: @unchecked Sendable {
     /// session when the server has not answered within `timeout`: the
     /// answer is then a ``PostgresStoreError/Kind/serverGone`` failure.
     func send(_ sql: String, _ arguments: [DatabaseValue] = [], request: String, timeout: Duration) -> PostgresPendingQuery {
-        PostgresPendingQuery(answer: watched(send(sql, arguments, request: request).answer, request: request, timeout: timeout), request: request)
+        PostgresPendingQuery(answer: watched(send(sql, arguments, request: request).answer, request: request, timeout: timeout), request: request, waits: endpoint.taskWaits)
     }
 
     /// `answer`, failed with a ``PostgresStoreError`` (any error, mapped),
@@ -449,7 +483,7 @@ final class PostgresSession: @unchecked Sendable {
             : answer(to: connection.prepare(query: sql))
         let statement: PreparedQuery
         do {
-            statement = try watched(made, request: request, timeout: endpoint.roundTripLimit).wait()
+            statement = try endpoint.taskWaits.wait(for: watched(made, request: request, timeout: endpoint.roundTripLimit))
         } catch {
             throw Self.failure(error, request: request)
         }
@@ -474,7 +508,7 @@ final class PostgresSession: @unchecked Sendable {
         } else {
             rows = connection.eventLoop.makeFailedFuture(PostgresStoreError(kind: .server, request: request, message: "the statement was not prepared"))
         }
-        return PostgresPendingQuery(answer: watched(rows, request: request, timeout: timeout), request: request)
+        return PostgresPendingQuery(answer: watched(rows, request: request, timeout: timeout), request: request, waits: endpoint.taskWaits)
     }
 
     /// The most statements ``prepare(_:request:)`` keeps prepared on

@@ -103,6 +103,10 @@ public final class PostgresStore: @unchecked Sendable {
         }
     }
 
+    /// How many times the store's sessions waited for the server inside a
+    /// Swift task on a thread Tessera did not start (``PostgresTaskWaits``).
+    package var waitsInsideTasks: Int { endpoint.taskWaits.value }
+
     /// What the store reads, for messages: `user@host:port/database`.
     public var source: String { endpoint.description }
 

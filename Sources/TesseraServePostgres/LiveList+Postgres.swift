@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraLiveHub
 import TesseraLivePostgres
+import TesseraResultsCore
 import TesseraServe
 
 extension LiveList {
@@ -94,6 +95,7 @@ extension LiveList {
     ) async throws(LiveListError) -> LiveList {
         let opened: Result<LiveList, LiveListError> = await withCheckedContinuation { continuation in
             let thread = Thread {
+                OwnedThread.mark()
                 do throws(LiveListError) {
                     let list = try LiveList(postgres: url, table: table, columns: columns, edits: edits, access: access, limits: limits, logger: logger)
                     continuation.resume(returning: .success(list))

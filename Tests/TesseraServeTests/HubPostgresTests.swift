@@ -106,13 +106,18 @@ final class PostgresHubLibrary: HubOracleDatabase, @unchecked Sendable {
     }
 
     /// Waits until the hub's store has handed over every commit made so
-    /// far (when `fully`), then polls.
+    /// far (when `fully`), then polls; the hub's store has waited for the
+    /// server on no thread of the pool's.
     func settle(_ hub: ServeHub, fully: Bool) async {
-        if fully, let backend = backends[ObjectIdentifier(hub)], let mark = backend.store.feedMark {
+        let backend = backends[ObjectIdentifier(hub)]
+        if fully, let backend, let mark = backend.store.feedMark {
             let handed = await backend.store.waitUntilHandedOver(mark, timeout: .seconds(120))
             #expect(handed, "the hub's store did not hand the commits over within 120 s")
         }
         await hub.poll()
+        if let backend {
+            #expect(backend.store.waitsInsideTasks == 0, "the hub's store waited for the server inside a task on a thread of the pool's")
+        }
     }
 
     func freshList() throws -> [HubReplica.Section] {
@@ -258,6 +263,37 @@ struct HubPostgresTests {
                 #expect(!error.description.contains("secret") && !error.description.contains("cret"), "\(error)")
             }
         }
+    }
+
+    @Test("the hub reads, follows and edits without waiting for the server on a thread of the pool's")
+    func noWaitsOnThePool() async throws {
+        let library = try await PostgresHubLibrary.make(photos: 8, albums: 2)
+        let (hub, backend) = try await PostgresHubLibrary.hub(library.configuration())
+        await hub.start()
+        let editor = try await Self.client(hub, label: "editor", canEdit: true)
+        let first = editor.replica.sections[0].ids[0]
+        await hub.receive(#"{"request":1,"type":"rename","id":"\#(first)","title":"Renamed"}"#, from: editor.id)
+        try await editor.drain()
+        #expect(editor.dones.count == 1, "\(editor.errors.map(\.compactText))")
+        let before = await hub.seq
+        // A row moved across sections: its record is read again.
+        try library.commit([
+            ("INSERT INTO photo (album, title, position) VALUES ('Cairo', 'From elsewhere', 0)", []),
+            ("UPDATE photo SET album = 'Berlin' WHERE id = ?", [.text(editor.replica.sections[0].ids[1])]),
+        ])
+        // The hub's following task takes the commit in.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while await hub.seq == before, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await hub.seq > before, "the hub did not take another connection's commit in within 120 s")
+        try await editor.drain()
+        #expect(editor.replica.sections == (try library.freshList()))
+        #expect(backend.store.waitsInsideTasks == 0, "the hub's store waited for the server inside a task on a thread of the pool's")
+        // The count is real: a read from this test's task is one.
+        _ = try backend.store.rows("SELECT 1", request: "read from a task on the pool")
+        #expect(backend.store.waitsInsideTasks >= 1)
+        await hub.stop()
     }
 
     /// A client that said hello and took its snapshot.

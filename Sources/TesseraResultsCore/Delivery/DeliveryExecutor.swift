@@ -22,7 +22,7 @@ final class DeliveryExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         DispatchQueue(label: "tessera.delivery").async {
-            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            OwnedThread.marking { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
     }
 }

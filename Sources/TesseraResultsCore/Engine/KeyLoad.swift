@@ -277,7 +277,8 @@ final class _Completion: @unchecked Sendable {
 }
 
 /// Runs `body` on a new detached thread (not one of Swift concurrency's,
-/// which a long read would hold).
+/// which a long read would hold), marked as Tessera's own
+/// (``OwnedThread``).
 func _startThread(_ body: @escaping @Sendable () -> Void) {
     let box = Unmanaged.passRetained(_ThreadBody(body)).toOpaque()
     var thread = pthread_t()
@@ -287,6 +288,7 @@ func _startThread(_ body: @escaping @Sendable () -> Void) {
         #else
         let box = Unmanaged<AnyObject>.fromOpaque(pointer!).takeRetainedValue()
         #endif
+        OwnedThread.mark()
         (box as! _ThreadBody).body()
         return nil
     }, box)

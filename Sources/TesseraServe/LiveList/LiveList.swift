@@ -206,7 +206,21 @@ public final class LiveList: Sendable {
             // Cancelled: stop all the same.
         }
         await hub.stop()
+        // The hub's stop closed every client's outbox; each client's task
+        // writes its close frame and ends (``serveClient(inbound:outbound:channel:canEdit:)``).
+        // The server's own shutdown comes after the list's, and ends the
+        // connections still open without a close frame: wait for the
+        // clients' tasks first (a slow client's queued messages are
+        // written before its close), at most ``clientsEndLimit``.
+        let deadline = ContinuousClock.now + Self.clientsEndLimit
+        while clientCount.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(2)) } catch { break }
+        }
     }
+
+    /// How long ``run()`` waits, once stopped, for its clients' tasks to
+    /// write their close frames and end.
+    static let clientsEndLimit: Duration = .seconds(10)
 
     // MARK: Mounting
 
@@ -410,6 +424,11 @@ public final class LiveList: Sendable {
                 // usual, not a failure.
             }
         }
+        // The close frame is written before the client is counted out
+        // (``run()`` waits for that); the WebSocket then waits for the
+        // client's answer. A client that closed first has its answer
+        // already, and this does nothing.
+        try? await outbound.close(.normalClosure, reason: nil)
     }
 
     /// An `error` message the transport itself sends (the hub sends the

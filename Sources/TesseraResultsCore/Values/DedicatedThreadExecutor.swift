@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A serial executor with a thread of its own: an actor whose
+/// `unownedExecutor` is one runs every job there, in the order it came,
+/// and never on Swift concurrency's cooperative pool. It is a task
+/// executor too: a task that prefers it (`Task(executorPreference:)`)
+/// runs its code outside the actor there as well.
+///
+/// For an actor whose work blocks (a round trip to a database server, a
+/// read from disk) or is long (plans for thousands of clients): on the
+/// pool it would hold one of a few threads (one per core) that every
+/// other task of the process needs meanwhile. The thread is marked as
+/// Tessera's own (``OwnedThread``, as every thread ``_startThread(_:)``
+/// starts is) and ends once ``stop()`` has been
+/// called and no job waits.
+package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Jobs not run yet, from `head` on (run jobs are dropped).
+    private var jobs: [UnownedJob?] = []
+    private var head = 0
+    private var stopped = false
+    /// What the thread is for, for messages.
+    package let name: String
+
+    /// Starts the thread.
+    package init(name: String) {
+        self.name = name
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+        _startThread { [self] in run() }
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Ends the thread once every job enqueued before has run. Jobs
+    /// enqueued later still run, each on a thread of its own.
+    package func stop() {
+        pthread_mutex_lock(mutex)
+        stopped = true
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        pthread_mutex_lock(mutex)
+        if stopped {
+            pthread_mutex_unlock(mutex)
+            // No thread any more: one that runs this job alone.
+            _startThread { [self] in
+                runJob(job)
+            }
+            return
+        }
+        jobs.append(job)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    package func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Runs `job`, isolated to this executor and with it as the task
+    /// executor (one `enqueue` serves both roles).
+    private func runJob(_ job: UnownedJob) {
+        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+    }
+
+    /// Runs jobs until stopped with none waiting.
+    private func run() {
+        while let job = next() {
+            runJob(job)
+        }
+    }
+
+    /// The next job, waiting for one; `nil` once stopped with none left.
+    private func next() -> UnownedJob? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+            if stopped { return nil }
+            pthread_cond_wait(condition, mutex)
+        }
+        let job = jobs[head]
+        jobs[head] = nil
+        head += 1
+        // Under steady work the list is never empty: drop the run front
+        // once it is most of the list, so it stays bounded.
+        if head >= 64, head * 2 >= jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+}
+
+/// Whether the current thread is one Tessera started for blocking work (a
+/// ``DedicatedThreadExecutor``'s, a ``BlockingWorkers``' worker, a change feed's, a
+/// background load's), rather than the caller's own or one of Swift
+/// concurrency's cooperative pool.
+package enum OwnedThread {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether the current thread is marked.
+    package static var isCurrent: Bool {
+        pthread_getspecific(key) != nil
+    }
+
+    /// Marks the current thread as Tessera's own, until it ends.
+    package static func mark() {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+    }
+
+    /// Runs `body` with the current thread marked, and restores its mark.
+    package static func marking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        let old = pthread_getspecific(key)
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(key, old) }
+        return try body()
+    }
+}
