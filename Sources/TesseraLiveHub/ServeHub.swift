@@ -39,7 +39,9 @@ import TesseraView
 /// test's). Its polling task runs there too, so following needs no
 /// thread of the pool.
 package actor ServeHub {
-    /// The thread the hub runs on; it ends with the hub.
+    /// The thread the hub runs on. It starts with the hub's first job and
+    /// ends once the hub is released (a started hub, once ``stop()`` has
+    /// ended its polling task, which holds it).
     package nonisolated let executor = DedicatedThreadExecutor(name: "tessera.hub")
 
     package nonisolated var unownedExecutor: UnownedSerialExecutor {

@@ -138,9 +138,10 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
 ///
 /// Tessera's own tasks never do: the change feed and its stream read on
 /// threads of their own, background loads and the live list's edits on
-/// workers, and the live list's hub on its executor's thread. A caller
-/// that uses a controller from a task (a controller homed on the main
-/// actor, say) waits there, as it would for a disk.
+/// workers, deliveries to a controller's home on a dispatch thread, and
+/// the live list's hub on its executor's thread. A call an app makes
+/// from a task on the pool (`performFetch()` from a default actor, say)
+/// waits there, as it would for a disk.
 final class PostgresTaskWaits: Sendable {
     private let count = PThreadMutex(0)
 
@@ -206,9 +207,9 @@ struct PostgresRows {
 /// cooperative pool, so a wait can never be one for work that needs the
 /// pool. Every wait is bounded (``query(_:_:request:timeout:)``, the
 /// endpoint's round-trip limit, its connect timeout). Tessera's own work
-/// waits on threads it started (``PostgresTaskWaits``); a caller on the
-/// pool (a controller homed on an actor of the app's) holds its thread
-/// for the round trip, and is counted.
+/// waits on threads it runs (``PostgresTaskWaits``); a call made from a
+/// task on the pool (a controller's fetch from a default actor of the
+/// app's) holds its thread for the round trip, and is counted.
 final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let endpoint: PostgresEndpoint

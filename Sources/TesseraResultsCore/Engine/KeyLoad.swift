@@ -278,8 +278,16 @@ final class _Completion: @unchecked Sendable {
 
 /// Runs `body` on a new detached thread (not one of Swift concurrency's,
 /// which a long read would hold), marked as Tessera's own
-/// (``OwnedThread``).
+/// (``OwnedThread``); on the calling thread when the system refuses a new
+/// thread.
 func _startThread(_ body: @escaping @Sendable () -> Void) {
+    if !_tryStartThread(body) { body() }
+}
+
+/// Runs `body` on a new detached thread marked as Tessera's own
+/// (``OwnedThread``), and returns true; false (and `body` not run) when
+/// the system refuses a new thread.
+func _tryStartThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     let box = Unmanaged.passRetained(_ThreadBody(body)).toOpaque()
     var thread = pthread_t()
     let created = pthread_create(&thread, nil, { pointer in
@@ -292,13 +300,12 @@ func _startThread(_ body: @escaping @Sendable () -> Void) {
         (box as! _ThreadBody).body()
         return nil
     }, box)
-    if created == 0 {
-        pthread_detach(thread)
-    } else {
-        // No thread: run it here.
+    guard created == 0 else {
         Unmanaged<AnyObject>.fromOpaque(box).release()
-        body()
+        return false
     }
+    pthread_detach(thread)
+    return true
 }
 
 /// What a thread started by ``_startThread(_:)`` runs.

@@ -17,8 +17,10 @@ import Darwin
 /// pool it would hold one of a few threads (one per core) that every
 /// other task of the process needs meanwhile. The thread is marked as
 /// Tessera's own (``OwnedThread``, as every thread ``_startThread(_:)``
-/// starts is) and ends once ``stop()`` has been
-/// called and no job waits.
+/// starts is). It starts with the first job (an executor that never gets
+/// one has none) and ends once ``stop()`` has been called and no job
+/// waits; a job that comes later starts it again. One thread at most
+/// runs the jobs at any time.
 package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -26,15 +28,16 @@ package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unch
     private var jobs: [UnownedJob?] = []
     private var head = 0
     private var stopped = false
+    /// Whether the thread runs (or waits for jobs).
+    private var running = false
     /// What the thread is for, for messages.
     package let name: String
 
-    /// Starts the thread.
+    /// An executor whose thread starts with its first job.
     package init(name: String) {
         self.name = name
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
-        _startThread { [self] in run() }
     }
 
     deinit {
@@ -44,8 +47,8 @@ package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unch
         mutex.deallocate()
     }
 
-    /// Ends the thread once every job enqueued before has run. Jobs
-    /// enqueued later still run, each on a thread of its own.
+    /// Ends the thread once every job enqueued has run. A job enqueued
+    /// later starts it again.
     package func stop() {
         pthread_mutex_lock(mutex)
         stopped = true
@@ -56,17 +59,16 @@ package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unch
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         pthread_mutex_lock(mutex)
-        if stopped {
-            pthread_mutex_unlock(mutex)
-            // No thread any more: one that runs this job alone.
-            _startThread { [self] in
-                runJob(job)
-            }
-            return
-        }
         jobs.append(job)
+        let starts = !running
+        running = true
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
+        guard starts else { return }
+        guard _tryStartThread({ [self] in run() }) else {
+            // Jobs that cannot run would hang their tasks without a word.
+            fatalError("Tessera cannot start the thread of \(name): the system refused a new thread")
+        }
     }
 
     package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -90,14 +92,18 @@ package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unch
         }
     }
 
-    /// The next job, waiting for one; `nil` once stopped with none left.
+    /// The next job, waiting for one; `nil` once stopped with none left
+    /// (the thread then ends, and the next job starts another).
     private func next() -> UnownedJob? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while head == jobs.count {
             jobs.removeAll(keepingCapacity: true)
             head = 0
-            if stopped { return nil }
+            if stopped {
+                running = false
+                return nil
+            }
             pthread_cond_wait(condition, mutex)
         }
         let job = jobs[head]
@@ -113,10 +119,11 @@ package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unch
     }
 }
 
-/// Whether the current thread is one Tessera started for blocking work (a
-/// ``DedicatedThreadExecutor``'s, a ``BlockingWorkers``' worker, a change feed's, a
-/// background load's), rather than the caller's own or one of Swift
-/// concurrency's cooperative pool.
+/// Whether the current thread is one Tessera runs blocking work on (a
+/// ``DedicatedThreadExecutor``'s, a ``BlockingWorkers``' worker, a change
+/// feed's, a background load's: threads it started; and a dispatch thread
+/// while it runs a delivery job there), rather than the caller's own or
+/// one of Swift concurrency's cooperative pool.
 package enum OwnedThread {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

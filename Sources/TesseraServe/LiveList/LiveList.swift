@@ -205,6 +205,10 @@ public final class LiveList: Sendable {
         } catch {
             // Cancelled: stop all the same.
         }
+        // Stopped from here on: a client that connects while the others
+        // close is told so, rather than given a session the hub's stop
+        // would never end.
+        phase.store(2, ordering: .relaxed)
         await hub.stop()
         // The hub's stop closed every client's outbox; each client's task
         // writes its close frame and ends (``serveClient(inbound:outbound:channel:canEdit:)``).
@@ -357,6 +361,9 @@ public final class LiveList: Sendable {
             return
         }
         let (id, outbox) = await hub.connect(canEdit: canEdit)
+        // Connected as the list stopped, after the hub closed its clients:
+        // this one closes too.
+        if phase.load(ordering: .relaxed) == 2 { outbox.close() }
         // Before the client's first message: nothing is queued yet. When the
         // channel takes no writer (it closed already), the outbox goes on
         // queueing for the task below.
@@ -425,9 +432,10 @@ public final class LiveList: Sendable {
             }
         }
         // The close frame is written before the client is counted out
-        // (``run()`` waits for that); the WebSocket then waits for the
-        // client's answer. A client that closed first has its answer
-        // already, and this does nothing.
+        // (``run()`` waits for that). A client that closed first has its
+        // answer already, and this does nothing. (A client whose task
+        // failed, a message too large say, is closed by the WebSocket
+        // with 1011 after it is counted out.)
         try? await outbound.close(.normalClosure, reason: nil)
     }
 
