@@ -68,6 +68,10 @@ public final class LiveList: Sendable {
     package let limits: Limits
     /// The clients connected now.
     private let clientCount = Atomic<Int>(0)
+    /// The clients' connections not closed yet: a client's counts until
+    /// its channel has closed (after its close handshake), or, without a
+    /// channel, until its task ends.
+    private let openConnections = Atomic<Int>(0)
     /// Where the list is in its life: 0 before ``run()``, 1 while it runs,
     /// 2 once it has stopped.
     private let phase = Atomic<Int>(0)
@@ -211,19 +215,21 @@ public final class LiveList: Sendable {
         phase.store(2, ordering: .relaxed)
         await hub.stop()
         // The hub's stop closed every client's outbox; each client's task
-        // writes its close frame and ends (``serveClient(inbound:outbound:channel:canEdit:)``).
-        // The server's own shutdown comes after the list's, and ends the
-        // connections still open without a close frame: wait for the
-        // clients' tasks first (a slow client's queued messages are
-        // written before its close), at most ``clientsEndLimit``.
+        // writes its close frame and ends (``serveClient(inbound:outbound:channel:canEdit:)``),
+        // and the WebSocket closes the connection once the client answers
+        // (or its close timeout has passed). The server's own shutdown
+        // comes after the list's, and drops the connections still open,
+        // with whatever they had yet to send: wait for them to close first
+        // (a slow client's queued messages are written before its close),
+        // at most ``clientsEndLimit``. Cancelled, it does not wait.
         let deadline = ContinuousClock.now + Self.clientsEndLimit
-        while clientCount.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+        while openConnections.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(2)) } catch { break }
         }
     }
 
-    /// How long ``run()`` waits, once stopped, for its clients' tasks to
-    /// write their close frames and end.
+    /// How long ``run()`` waits, once stopped, for its clients'
+    /// connections to close.
     static let clientsEndLimit: Duration = .seconds(10)
 
     // MARK: Mounting
@@ -355,6 +361,14 @@ public final class LiveList: Sendable {
         }
         let count = clientCount.add(1, ordering: .relaxed).newValue
         defer { clientCount.subtract(1, ordering: .relaxed) }
+        openConnections.add(1, ordering: .relaxed)
+        defer {
+            if let channel {
+                channel.closeFuture.whenComplete { [self] _ in openConnections.subtract(1, ordering: .relaxed) }
+            } else {
+                openConnections.subtract(1, ordering: .relaxed)
+            }
+        }
         guard count <= limits.maximumClients else {
             try await outbound.write(.text(Self.error(code: "full", message: Self.fullNotice(limits.maximumClients), about: nil)))
             try await outbound.close(.unknown(1013), reason: "try again later")
@@ -431,11 +445,10 @@ public final class LiveList: Sendable {
                 // usual, not a failure.
             }
         }
-        // The close frame is written before the client is counted out
-        // (``run()`` waits for that). A client that closed first has its
-        // answer already, and this does nothing. (A client whose task
-        // failed, a message too large say, is closed by the WebSocket
-        // with 1011 after it is counted out.)
+        // The close frame, before the task ends (``run()`` waits for the
+        // connection to close). A client that closed first has its answer
+        // already, and this does nothing. (A client whose task failed, a
+        // message too large say, is closed by the WebSocket with 1011.)
         try? await outbound.close(.normalClosure, reason: nil)
     }
 
