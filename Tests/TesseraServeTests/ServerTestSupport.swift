@@ -113,6 +113,9 @@ final class RawClient: @unchecked Sendable {
                     continue
                 }
                 let data = try read(length)
+                // Answered, as a browser does: the server then closes the
+                // connection at once.
+                try? sendFrame(opcode: 0x8, payload: Array(data.prefix(2)))
                 return .close(code: data.count >= 2 ? Int(data[0]) << 8 | Int(data[1]) : nil)
             }
         } catch {
@@ -212,8 +215,8 @@ final class RawClient: @unchecked Sendable {
         case close(code: Int?)
     }
 
-    /// Reads the next data or close message (answering pings,
-    /// concatenating fragments).
+    /// Reads the next data or close message (answering pings and the
+    /// close, concatenating fragments).
     func readMessage() throws -> Message {
         var opcode: UInt8?
         var payload: [UInt8] = []
@@ -222,6 +225,8 @@ final class RawClient: @unchecked Sendable {
             let data = try read(length)
             switch frameOpcode {
             case 0x8:
+                // Answered, as a browser does.
+                try? sendFrame(opcode: 0x8, payload: Array(data.prefix(2)))
                 let code = data.count >= 2 ? Int(data[0]) << 8 | Int(data[1]) : nil
                 return .close(code: code)
             case 0x9:

@@ -215,13 +215,13 @@ public final class LiveList: Sendable {
         phase.store(2, ordering: .relaxed)
         await hub.stop()
         // The hub's stop closed every client's outbox; each client's task
-        // writes its close frame and ends (``serveClient(inbound:outbound:channel:canEdit:)``),
-        // and the WebSocket closes the connection once the client answers
-        // (or its close timeout has passed). The server's own shutdown
-        // comes after the list's, and drops the connections still open,
-        // with whatever they had yet to send: wait for them to close first
-        // (a slow client's queued messages are written before its close),
-        // at most ``clientsEndLimit``. Cancelled, it does not wait.
+        // sends its close, waits for the answer (``serveClient(inbound:outbound:channel:canEdit:)``)
+        // and ends, and its connection closes. In a service group that
+        // shuts the list down before the server (a server's shutdown
+        // drops the connections still open, with what they had yet to
+        // send), wait for them first, at most ``clientsEndLimit``
+        // (``ServeServer``'s server goes first, and waits for them
+        // itself). Cancelled, it does not wait.
         let deadline = ContinuousClock.now + Self.clientsEndLimit
         while openConnections.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(2)) } catch { break }
@@ -352,6 +352,14 @@ public final class LiveList: Sendable {
     /// when there is one), one task writes the ones that wait there, and
     /// this one hands the client's messages to the hub.
     package func serveClient(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: (any Channel)?, canEdit: Bool) async throws {
+        openConnections.add(1, ordering: .relaxed)
+        defer {
+            if let channel {
+                channel.closeFuture.whenComplete { [self] _ in openConnections.subtract(1, ordering: .relaxed) }
+            } else {
+                openConnections.subtract(1, ordering: .relaxed)
+            }
+        }
         // Upgrades that raced past the limit together: the ones over it
         // are closed at once, before the hub knows of them.
         if phase.load(ordering: .relaxed) == 2 {
@@ -361,14 +369,6 @@ public final class LiveList: Sendable {
         }
         let count = clientCount.add(1, ordering: .relaxed).newValue
         defer { clientCount.subtract(1, ordering: .relaxed) }
-        openConnections.add(1, ordering: .relaxed)
-        defer {
-            if let channel {
-                channel.closeFuture.whenComplete { [self] _ in openConnections.subtract(1, ordering: .relaxed) }
-            } else {
-                openConnections.subtract(1, ordering: .relaxed)
-            }
-        }
         guard count <= limits.maximumClients else {
             try await outbound.write(.text(Self.error(code: "full", message: Self.fullNotice(limits.maximumClients), about: nil)))
             try await outbound.close(.unknown(1013), reason: "try again later")
@@ -384,11 +384,12 @@ public final class LiveList: Sendable {
         if let channel, let sink = try? await ServeFrameSink.install(on: channel) { outbox.attach(sink) }
         let hub = self.hub
         let limits = self.limits
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: ClientTaskEnd.self) { group in
             group.addTask {
                 while let text = await outbox.next() {
                     try await outbound.write(.text(text))
                 }
+                return .writer
             }
             group.addTask {
                 var rate = MessageRate(perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
@@ -415,6 +416,7 @@ public final class LiveList: Sendable {
                     }
                     await hub.receive(text, from: id)
                 }
+                return .reader
             }
             // Whichever ends first (the client closed, or the hub closed the
             // outbox) ends the other. The outbox's reader may not see a
@@ -425,8 +427,9 @@ public final class LiveList: Sendable {
             // sends the close and drops a client that does not answer it
             // within the WebSocket's close timeout, rather than wait for
             // the client to close.
+            let first: ClientTaskEnd?
             do {
-                try await withGracefulShutdownHandler {
+                first = try await withGracefulShutdownHandler {
                     try await group.next()
                 } onGracefulShutdown: {
                     outbox.close()
@@ -437,20 +440,47 @@ public final class LiveList: Sendable {
                 throw error
             }
             await hub.disconnect(id)
+            // The close handshake, before the task ends, when the list ended
+            // the client: the close frame, then the client's answer, which
+            // ends the reader. Cancelling the reader at once instead ends
+            // the connection as soon as this task returns, and on a
+            // graceful shutdown the WebSocket sends its own close from a
+            // task of its own: that frame could still be unsent, and the
+            // client got no close at all. A client that does not answer
+            // within ``closeAnswerLimit`` (or whose close cannot be written,
+            // as it reads nothing) is cut off. A client that closed first
+            // has had its answer.
+            if first == .writer {
+                group.addTask {
+                    try? await outbound.close(.normalClosure, reason: nil)
+                    return .closeSent
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.closeAnswerLimit)
+                    return .timeUp
+                }
+                while let ended = try? await group.next(), ended == .closeSent {}
+            }
             group.cancelAll()
             do {
-                try await group.waitForAll()
-            } catch is CancellationError {
-                // The reader stopped because the writer ended: a close as
-                // usual, not a failure.
+                while try await group.next() != nil {}
+            } catch {
+                // The tasks cancelled (a reader or a timer), a write after
+                // the close, a client that went away without answering: the
+                // connection ends all the same.
             }
         }
-        // The close frame, before the task ends (``run()`` waits for the
-        // connection to close). A client that closed first has its answer
-        // already, and this does nothing. (A client whose task failed, a
-        // message too large say, is closed by the WebSocket with 1011.)
-        try? await outbound.close(.normalClosure, reason: nil)
     }
+
+    /// How each of a client's tasks ended.
+    private enum ClientTaskEnd: Sendable {
+        case writer, reader, closeSent, timeUp
+    }
+
+    /// How long a client's connection waits, once the list closed it, for
+    /// the client to answer the close (as the command's server's
+    /// WebSocket close timeout).
+    static let closeAnswerLimit: Duration = .seconds(5)
 
     /// An `error` message the transport itself sends (the hub sends the
     /// others), echoing the `request` of the message it is about when that
