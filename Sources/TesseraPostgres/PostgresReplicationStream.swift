@@ -9,56 +9,23 @@ import TesseraResultsCore
 /// Wakes the change feed's thread: a transaction arrived, the stream
 /// ended, or a round was asked for. A counter under a pthread mutex and
 /// condition (the feed's thread is its own, never the cooperative pool's).
-final class PostgresFeedSignal: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var generation = 0
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
+final class PostgresFeedSignal: Sendable {
+    private let generation = PThreadCondition(0)
 
     /// The count of notifications so far.
     var current: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return generation
+        generation.withLock { $0 }
     }
 
     func notify() {
-        pthread_mutex_lock(mutex)
-        generation += 1
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        generation.update { $0 += 1 }
     }
 
     /// Waits until a notification after `seen` (the count read before
     /// checking what the caller waits for), or `timeout`; the count then.
     @discardableResult
     func wait(after seen: Int, timeout: Duration) -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let components = timeout.components
-        let nanoseconds = Int64(now.tv_nsec) + components.attoseconds / 1_000_000_000
-        var until = timespec(tv_sec: now.tv_sec + Int(components.seconds) + Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while generation == seen {
-            if pthread_cond_timedwait(condition, mutex, &until) == ETIMEDOUT { break }
-        }
-        return generation
+        generation.wait(until: { $0 != seen }, timeout: timeout) { generation, _ in generation }
     }
 }
 

@@ -245,34 +245,15 @@ private struct _SnapshotTuples: RowReader {
 
 /// A one-time event threads can wait for: a pthread condition, which
 /// ThreadSanitizer follows.
-final class _Completion: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var done = false
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
+final class _Completion: Sendable {
+    private let done = PThreadCondition(false)
 
     func signal() {
-        pthread_mutex_lock(mutex)
-        done = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        done.update { $0 = true }
     }
 
     func wait() {
-        pthread_mutex_lock(mutex)
-        while !done { pthread_cond_wait(condition, mutex) }
-        pthread_mutex_unlock(mutex)
+        done.wait(until: { $0 }) { _ in }
     }
 }
 

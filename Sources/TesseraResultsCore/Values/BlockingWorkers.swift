@@ -10,9 +10,8 @@
 package final class BlockingWorkers: Sendable {
     private struct State {
         var running = 0
-        /// The work not yet taken from `head` on (taken work is dropped).
-        var waiting: [(@Sendable () -> Void)?] = []
-        var head = 0
+        /// The work not yet taken.
+        var waiting = FIFOQueue<@Sendable () -> Void>()
     }
 
     /// The most threads at once.
@@ -40,20 +39,9 @@ package final class BlockingWorkers: Sendable {
     /// Runs waiting work until none is left, then ends.
     private func drain() {
         while let work = state.withLock({ state -> (@Sendable () -> Void)? in
-            guard state.head < state.waiting.count else {
-                state.waiting.removeAll(keepingCapacity: true)
-                state.head = 0
+            guard let work = state.waiting.popFirst() else {
                 state.running -= 1
                 return nil
-            }
-            let work = state.waiting[state.head]
-            state.waiting[state.head] = nil
-            state.head += 1
-            // Under steady work the list is never empty: drop the taken
-            // front once it is most of the list, so it stays bounded.
-            if state.head >= 64, state.head * 2 >= state.waiting.count {
-                state.waiting.removeFirst(state.head)
-                state.head = 0
             }
             return work
         }) {

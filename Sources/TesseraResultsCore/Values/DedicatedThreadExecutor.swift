@@ -22,48 +22,36 @@ import Darwin
 /// waits; a job that comes later starts it again. One thread at most
 /// runs the jobs at any time.
 package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// Jobs not run yet, from `head` on (run jobs are dropped).
-    private var jobs: [UnownedJob?] = []
-    private var head = 0
-    private var stopped = false
-    /// Whether the thread runs (or waits for jobs).
-    private var running = false
+    private struct State {
+        /// Jobs not run yet.
+        var jobs = FIFOQueue<UnownedJob>()
+        var stopped = false
+        /// Whether the thread runs (or waits for jobs).
+        var running = false
+    }
+
+    private let state = PThreadCondition(State())
     /// What the thread is for, for messages.
     package let name: String
 
     /// An executor whose thread starts with its first job.
     package init(name: String) {
         self.name = name
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     /// Ends the thread once every job enqueued has run. A job enqueued
     /// later starts it again.
     package func stop() {
-        pthread_mutex_lock(mutex)
-        stopped = true
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        state.update { $0.stopped = true }
     }
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        pthread_mutex_lock(mutex)
-        jobs.append(job)
-        let starts = !running
-        running = true
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        let starts = state.update { state -> Bool in
+            state.jobs.append(job)
+            defer { state.running = true }
+            return !state.running
+        }
         guard starts else { return }
         guard _tryStartThread({ [self] in run() }) else {
             // Jobs that cannot run would hang their tasks without a word.
@@ -95,27 +83,11 @@ package final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unch
     /// The next job, waiting for one; `nil` once stopped with none left
     /// (the thread then ends, and the next job starts another).
     private func next() -> UnownedJob? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while head == jobs.count {
-            jobs.removeAll(keepingCapacity: true)
-            head = 0
-            if stopped {
-                running = false
-                return nil
-            }
-            pthread_cond_wait(condition, mutex)
+        state.wait(until: { !$0.jobs.isEmpty || $0.stopped }) { state in
+            if let job = state.jobs.popFirst() { return job }
+            state.running = false
+            return nil
         }
-        let job = jobs[head]
-        jobs[head] = nil
-        head += 1
-        // Under steady work the list is never empty: drop the run front
-        // once it is most of the list, so it stays bounded.
-        if head >= 64, head * 2 >= jobs.count {
-            jobs.removeFirst(head)
-            head = 0
-        }
-        return job
     }
 }
 
