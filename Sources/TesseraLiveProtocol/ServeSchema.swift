@@ -170,10 +170,10 @@ package struct ServeSchema: Sendable {
     package func lazyRequest(on connection: Connection) -> FetchRequest? {
         guard let columns = tableColumns,
               let log = try? connection.changeLog(on: table), log.isCurrent,
-              log.keyColumn.lowercased() == columns.key.lowercased()
+              sqliteNamesEqual(log.keyColumn, columns.key)
         else { return nil }
-        let logged = Set(log.columns.map { $0.lowercased() })
-        guard logged.contains(sortColumn.lowercased()), columns.section.map({ logged.contains($0.lowercased()) }) ?? true else { return nil }
+        func logged(_ column: String) -> Bool { log.columns.contains { sqliteNamesEqual($0, column) } }
+        guard logged(sortColumn), columns.section.map(logged) ?? true else { return nil }
         var request = request
         request.fetchBatchSize = Self.fetchBatchSize
         return request

@@ -93,7 +93,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         func reads(_ name: QualifiedName) -> Bool {
             plans.contains { plan in
                 guard let relation = plan.knownRelation, relation.kind == "r", !plan.readsOtherRelations else { return true }
-                return relation.schema == name.schema && relation.name == name.name
+                return relation.schema.utf8.elementsEqual(name.schema.utf8) && relation.name.utf8.elementsEqual(name.name.utf8)
             }
         }
 
@@ -1031,10 +1031,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
         }
         let keyName = relation.columns[keyIndex].name
         var keyTexts: [String] = []
-        var seen = Set<String>()
+        // By bytes, as the server tells keys and names apart: Swift's `==`
+        // takes the two spellings of an accented letter as one, and would
+        // drop a second key, or read the key from a column whose name is
+        // the other spelling of the key's.
+        var seen = Set<DatabaseValue>()
         func note(_ columns: [DecodedColumn]?) -> Bool {
-            guard let column = columns?.first(where: { $0.name == keyName }), case let .text(text) = column.value else { return false }
-            if seen.insert(text).inserted { keyTexts.append(text) }
+            guard let column = columns?.first(where: { $0.name.utf8.elementsEqual(keyName.utf8) }), case let .text(text) = column.value else { return false }
+            if seen.insert(.text(text)).inserted { keyTexts.append(text) }
             return true
         }
         for transaction in ready {

@@ -67,7 +67,7 @@ final class SQLiteChangeSource: TransactionObserver, ChangeSource {
         case nil:
             changes = .refetch
         case let .tuples(table, keyIndex, positions, untrustedNulls):
-            guard change.databaseName == "main", change.table.lowercased() == table.lowercased() else {
+            guard change.databaseName == "main", sqliteNamesEqual(change.table, table) else {
                 changes = .refetch
                 return
             }
@@ -86,7 +86,7 @@ final class SQLiteChangeSource: TransactionObserver, ChangeSource {
                 if changes.touched[key] == nil { changes.touched[key] = .some(nil) }
             }
         case let .keys(table, key):
-            guard change.table.lowercased() == table.lowercased() else {
+            guard sqliteNamesEqual(change.table, table) else {
                 changes = .refetch
                 return
             }

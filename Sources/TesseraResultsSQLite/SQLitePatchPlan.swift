@@ -53,7 +53,7 @@ struct SQLitePatchPlan: Sendable {
         // in Swift: such a request re-fetches.
         guard case let .table(table) = request.source, selects == 1,
               request.sortKeys.allSatisfy({ $0.nullsFirst == nil || $0.nullsFirst == $0.ascending }),
-              tables.count == 1, tables.first?.lowercased() == table.lowercased(),
+              tables.count == 1, tables.first.map({ sqliteNamesEqual($0, table) }) == true,
               (try? db.rows("PRAGMA encoding").first?.first?.string) == "UTF-8",
               let type = try? db.rows("SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE", [.text(table)]).first?.first?.string,
               type == "table",
@@ -65,14 +65,14 @@ struct SQLitePatchPlan: Sendable {
         func index(of expression: String) -> Int? {
             guard let name = bareColumnName(expression, foldingUnquoted: true) else { return nil }
             let folded = asciiLowercased(name)
-            return names.firstIndex { $0.utf8.elementsEqual(folded.utf8) }
+            return names.firstIndex { sqliteNamesEqual($0, folded) }
         }
         func collation(ofColumn column: Int, declared override: Collation?) -> Collation? {
             if let override { return override }
             guard let metadata = try? db.columnMetadata(table: table, column: names[column]) else { return nil }
             return Collation(rawValue: metadata.collation.uppercased())
         }
-        guard let keyIndex = names.firstIndex(of: request.keyColumn.lowercased()),
+        guard let keyIndex = names.firstIndex(where: { sqliteNamesEqual($0, request.keyColumn) }),
               let keyCollation = collation(ofColumn: keyIndex, declared: nil) else { return nil }
         var sortIndexes: [Int] = []
         var collations: [Collation] = []

@@ -84,7 +84,7 @@ final class SQLiteRowReader: RowReader {
     var keysAreUnique: Bool {
         guard let table, let columns = try? database.rows("SELECT name, pk FROM pragma_table_info(?)", [.text(table)]) else { return false }
         let primaryKey = columns.filter { ($0[1].int64 ?? 0) > 0 }
-        return primaryKey.count == 1 && primaryKey[0][0].string?.lowercased() == keyColumn.lowercased()
+        return primaryKey.count == 1 && primaryKey[0][0].string.map { sqliteNamesEqual($0, keyColumn) } == true
     }
 
     /// SQLite orders keys as its BINARY collation does: NULL, numbers,
@@ -100,9 +100,8 @@ final class SQLiteRowReader: RowReader {
         guard let columns = try? database.rows("SELECT name, hidden FROM pragma_table_xinfo(?)", [.text(table)]),
               !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
         else { return nil }
-        let key = keyColumn.lowercased()
-        if let index = columns.firstIndex(where: { $0[0].string?.lowercased() == key }) { return .column(index) }
-        if ["rowid", "oid", "_rowid_"].contains(key) { return .rowID }
+        if let index = columns.firstIndex(where: { $0[0].string.map { sqliteNamesEqual($0, keyColumn) } == true }) { return .column(index) }
+        if ["rowid", "oid", "_rowid_"].contains(where: { sqliteNamesEqual($0, keyColumn) }) { return .rowID }
         return nil
     }
 

@@ -258,3 +258,65 @@ struct PostgresRoundCostTests {
         #expect(try stamp() == nil, "a dropped table still has a stamp")
     }
 }
+
+/// A row of `spelt`: its key (a column named `café` with the precomposed
+/// letter) and the other columns, as values (text compared by bytes).
+private struct SpeltRow: FetchableRecord, Hashable {
+    var id: DatabaseValue
+    var values: [DatabaseValue]
+    init(row: Row) throws {
+        id = row[SpeltKeyTests.precomposed]
+        values = row.values
+    }
+}
+
+/// Keys and names the server tells apart by their bytes, which Swift's
+/// `==` takes as one: the two spellings of an accented letter.
+@Suite("PostgreSQL: keys and column names spelt two ways", .tags(.postgres), .ownThreads)
+struct SpeltKeyTests {
+    /// `café` with the precomposed letter (U+00E9).
+    static let precomposed = "caf\u{E9}"
+    /// `café` with `e` and the combining accent (U+0301).
+    static let decomposed = "cafe\u{301}"
+
+    @Test("A text key column café beside a column café spelt the other way, and keys é spelt both ways moved in one transaction: each commit is patched from the key's own column, both keys are read, and the result equals a fresh query")
+    func keysSpeltTwoWays() throws {
+        let url = try TestServer.freshDatabase("spelt")
+        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+        defer { writer.close() }
+        // The twin column comes first: a search by Swift's names finds it
+        // before the key's.
+        try writer.query("CREATE TABLE spelt (\"\(Self.decomposed)\" text, \"\(Self.precomposed)\" text PRIMARY KEY, album bigint, title text)", request: "setup")
+        try writer.query("INSERT INTO spelt SELECT 'twin ' || g, 'k' || g, g % 3, 'photo ' || g FROM generate_series(1, 30) g", request: "setup")
+        try writer.query("INSERT INTO spelt VALUES ('twin a', '\u{E9}', 0, 'precomposed'), ('twin b', 'e\u{301}', 0, 'decomposed')", request: "setup")
+        let store = try PostgresStore(url: url, applicationName: "tessera spelt")
+        let controller = try FetchedResultsController<SpeltRow>(
+            store: store, request: FetchRequest(table: "spelt", keyColumn: Self.precomposed, sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        )
+        try controller.performFetch()
+        let patches = controller.supportsIncrementalUpdates
+        #expect(patches, "the request got no patch plan")
+        let commits = [
+            ["UPDATE spelt SET album = 1, \"\(Self.decomposed)\" = 'k7' WHERE \"\(Self.precomposed)\" = 'k3'"],
+            // Both spellings of é, in one transaction, to other albums.
+            ["UPDATE spelt SET album = 2 WHERE \"\(Self.precomposed)\" = '\u{E9}'", "UPDATE spelt SET album = 1 WHERE \"\(Self.precomposed)\" = 'e\u{301}'"],
+            ["DELETE FROM spelt WHERE \"\(Self.precomposed)\" = 'e\u{301}'", "UPDATE spelt SET title = 'zz' WHERE \"\(Self.precomposed)\" = '\u{E9}'"],
+            ["INSERT INTO spelt VALUES ('twin c', 'e\u{301}', 2, 'again')", "UPDATE spelt SET album = 0 WHERE \"\(Self.precomposed)\" = '\u{E9}'"],
+        ]
+        for (round, statements) in commits.enumerated() {
+            try writer.query("BEGIN", request: "begin")
+            for sql in statements { try writer.query(sql, request: "round \(round)") }
+            try writer.query("COMMIT", request: "commit")
+            let fresh = try writer.query("SELECT * FROM spelt ORDER BY album, title, \"\(Self.precomposed)\"", request: "fresh").rows
+            var current: [[DatabaseValue]] = []
+            try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+                _ = try controller.checkForExternalChanges()
+                current = controller.snapshot.allItems.map(\.values)
+                return current == fresh
+            }
+            #expect(current == fresh, "round \(round)")
+            let method = controller.lastUpdateMethod
+            #expect(method == .incremental, "round \(round)")
+        }
+    }
+}

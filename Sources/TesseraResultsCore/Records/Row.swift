@@ -13,10 +13,14 @@ public struct Row: Sendable {
     }
 
     /// The value of a named column (NULL when there is no such column).
+    /// The name is matched byte for byte, with case: a table may hold
+    /// columns whose names Swift's `==` takes as one (`café` with a
+    /// precomposed `é`, and with `e` and a combining accent), and each is
+    /// its own.
     ///
     /// - Complexity: O(*c*) for *c* columns.
     public subscript(_ column: String) -> DatabaseValue {
-        columnNames.firstIndex(of: column).map { values[$0] } ?? .null
+        columnNames.firstIndex { $0.utf8.elementsEqual(column.utf8) }.map { values[$0] } ?? .null
     }
 
     /// The value of a column by position (NULL when there is no such

@@ -240,6 +240,28 @@ package func asciiLowercased(_ text: String) -> String {
     return String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
 }
 
+/// Whether SQLite takes `a` and `b` as one name (of a table or a column):
+/// byte for byte, with ASCII's capitals and small letters alike and
+/// nothing else folded. Swift's `==` takes more names as one: two
+/// spellings of an accented letter (precomposed, or a letter and a
+/// combining mark), and `lowercased()` folds `É` to `é`; SQLite keeps each
+/// of those apart, so a table may hold columns named both.
+///
+/// - Complexity: O(*n*) in the names' lengths.
+package func sqliteNamesEqual(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { x, y in
+        x == y || (x | 0x20 == y | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20))
+    }
+}
+
+/// Whether SQLite takes `name` to begin with `prefix` (ASCII's capitals
+/// and small letters alike), byte for byte.
+///
+/// - Complexity: O(*n*) in the prefix's length.
+package func sqliteName(_ name: String, hasPrefix prefix: String) -> Bool {
+    name.utf8.count >= prefix.utf8.count && sqliteNamesEqual(String(decoding: name.utf8.prefix(prefix.utf8.count), as: UTF8.self), prefix)
+}
+
 /// `text` between two `quote`s, each `quote` in it doubled: an SQL
 /// identifier (`"`) or string literal (`'`).
 ///

@@ -30,11 +30,11 @@ struct ChangeLogLayout {
     /// (its sort keys', then its key's), or `nil` when the log cannot place
     /// the request's rows: it lacks a column, or logs another key.
     func tupleSources(for plan: SQLitePatchPlan) -> [Int]? {
-        guard plan.table.lowercased() == table.lowercased(), let key = plan.tupleColumns.last,
-              key.lowercased() == keyColumn.lowercased() else { return nil }
+        guard sqliteNamesEqual(plan.table, table), let key = plan.tupleColumns.last,
+              sqliteNamesEqual(key, keyColumn) else { return nil }
         var sources: [Int] = []
         for column in plan.tupleColumns.dropLast() {
-            guard let index = columns.firstIndex(where: { $0.lowercased() == column.lowercased() }) else { return nil }
+            guard let index = columns.firstIndex(where: { sqliteNamesEqual($0, column) }) else { return nil }
             sources.append(index)
         }
         return sources

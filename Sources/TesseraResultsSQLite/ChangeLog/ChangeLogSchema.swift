@@ -34,7 +34,7 @@ struct ChangeLogSchema {
         guard let name = try rows(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", [.text(table)]
         ).first?.first?.string else { throw .noSuchTable(table) }
-        if name.lowercased().hasPrefix("sqlite_") || name.lowercased().hasPrefix("tessera_log_") {
+        if sqliteName(name, hasPrefix: "sqlite_") || sqliteName(name, hasPrefix: "tessera_log_") {
             throw .reservedName(name)
         }
         let info = try rows("SELECT name, pk, hidden FROM pragma_table_xinfo(?)", [.text(name)])
@@ -45,10 +45,10 @@ struct ChangeLogSchema {
         }
         var logged: [String] = []
         for column in requested ?? visible {
-            guard let found = visible.first(where: { $0.lowercased() == column.lowercased() }) else {
+            guard let found = visible.first(where: { sqliteNamesEqual($0, column) }) else {
                 throw .noSuchColumn(table: name, column: column)
             }
-            if !logged.contains(where: { $0.lowercased() == found.lowercased() }) { logged.append(found) }
+            if !logged.contains(where: { sqliteNamesEqual($0, found) }) { logged.append(found) }
         }
         var constraints: [[(column: String, collation: String?)]] = []
         var keyCollation: String?
