@@ -305,13 +305,13 @@ package struct BenchDatabase: Sendable {
             keys = primaryKey.map(Self.quoted)
         } else if kind == "view" {
             throw fail("--table \(table): a view has no primary key to identify its rows by; bench the table it reads")
-        } else if let rowID = Self.rowIDNames.first(where: { name in !columns.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }) {
+        } else if let rowID = Self.rowIDNames.first(where: { name in !columns.contains { sqliteNamesEqual($0, name) } }) {
             keys = [rowID]
         } else {
             throw fail("--table \(table): it has no primary key, and columns named rowid, _rowid_ and oid hide its row id")
         }
         func column(_ name: String, _ option: String) throws(CommandError) -> String {
-            if let match = columns.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { return Self.quoted(match) }
+            if let match = columns.first(where: { sqliteNamesEqual($0, name) }) { return Self.quoted(match) }
             if hasRowID, WatchRun.rowIDNames.contains(name.lowercased()) { return name }
             throw fail("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", ")))")
         }

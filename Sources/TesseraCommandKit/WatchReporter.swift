@@ -20,7 +20,7 @@ extension WatchedRow {
             values = Array(row.values.dropFirst())
             return
         }
-        guard let index = row.columnNames.firstIndex(of: keyColumn) else {
+        guard let index = row.columnNames.firstIndex(where: { $0.utf8.elementsEqual(keyColumn.utf8) }) else {
             throw CommandError("no column \(keyColumn) among \(row.columnNames.joined(separator: ", "))")
         }
         id = row.values[index]

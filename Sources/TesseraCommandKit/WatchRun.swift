@@ -303,7 +303,8 @@ package struct WatchRun: Sendable {
             throw CommandError("\(path): \(error)", exitCode: CommandError.databaseExitCode)
         }
         func column(_ name: String, _ option: String) throws(CommandError) -> String {
-            if let match = columns.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { return match }
+            // As SQLite matches names: ASCII capitals alike, other bytes exact.
+            if let match = columns.first(where: { sqliteNamesEqual($0, name) }) { return match }
             if hasRowID, Self.rowIDNames.contains(name.lowercased()) { return name }
             let hint = option == "--key" && hasRowID ? "; --key rowid keys rows by their row id" : ""
             throw CommandError("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", "))\(hint))", exitCode: CommandError.databaseExitCode)

@@ -108,10 +108,14 @@ extension WatchRun {
         }
     }
 
-    /// A name as written, or the one name it matches ignoring case.
+    /// The name of `names` with the bytes of `name`, or the one name it
+    /// matches with ASCII's capitals alike (as PostgreSQL folds a name
+    /// written without quotes); the server's own spelling either way.
+    /// Byte by byte: Swift's `==` takes two spellings of an accented
+    /// letter as one, and a table may hold a column of each.
     private static func match(_ name: String, in names: [String]) -> String? {
-        if names.contains(name) { return name }
-        let matches = names.filter { $0.caseInsensitiveCompare(name) == .orderedSame }
+        if let exact = names.first(where: { $0.utf8.elementsEqual(name.utf8) }) { return exact }
+        let matches = names.filter { sqliteNamesEqual($0, name) }
         return matches.count == 1 ? matches[0] : nil
     }
 

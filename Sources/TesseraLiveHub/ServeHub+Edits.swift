@@ -257,9 +257,11 @@ extension ServeHub {
     /// - Complexity: O(*k* log *n*) to find and delete *k* ids among *n*
     ///   rows.
     private func delete(_ ids: [String], request: Int64) throws(ServeMessageError) {
-        var seen = Set<String>()
+        // By bytes: ids spelt two ways that Swift's `==` takes as one are
+        // two rows.
+        var seen = Set<DatabaseValue>()
         var unique: [String] = []
-        for id in ids where seen.insert(id).inserted { unique.append(id) }
+        for id in ids where seen.insert(.text(id)).inserted { unique.append(id) }
         let table = ServeSchema.quoted(schema.table)
         let key = ServeSchema.quoted(schema.keyColumn)
         try write(request: request) { db in

@@ -90,7 +90,8 @@ package final class PostgresServeBackend: ServeBackend {
                 [.text(quotedTable)], request: "read the columns of \(table)"
             )
             let columns = columnRows.compactMap { $0.first?.string }
-            let types = Dictionary(columnRows.compactMap { row in row[0].string.map { ($0, UInt32(truncatingIfNeeded: row[1].int64 ?? 0)) } }, uniquingKeysWith: { first, _ in first })
+            // Keyed by the name's bytes (DatabaseValue compares text so).
+            let types = Dictionary(columnRows.compactMap { row in row[0].string.map { (DatabaseValue.text($0), UInt32(truncatingIfNeeded: row[1].int64 ?? 0)) } }, uniquingKeysWith: { first, _ in first })
             let primaryKey = try store.rows(
                 """
                 SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
@@ -112,9 +113,9 @@ package final class PostgresServeBackend: ServeBackend {
                 titleColumn: try column(configuration.titleColumn, "title column"),
                 orderColumn: try configuration.orderColumn.map { (wanted) throws(ServeError) in try column(wanted, "order column") }
             )
-            keyType = types[primaryKey[0]] ?? 0
+            keyType = types[.text(primaryKey[0])] ?? 0
             keyKind = PostgresColumnKind(typeOID: keyType)
-            let sectionType = checked.sectionColumn.map { types[$0] ?? 0 } ?? 0
+            let sectionType = checked.sectionColumn.map { types[.text($0)] ?? 0 } ?? 0
             sectionKind = checked.sectionColumn == nil ? .other : PostgresColumnKind(typeOID: sectionType)
             checked.sectionName = Self.sectionNaming(typeOID: sectionType)
             schema = checked
@@ -152,10 +153,14 @@ package final class PostgresServeBackend: ServeBackend {
         }
     }
 
-    /// A name as written, or the one name it matches ignoring case.
+    /// The name of `names` with the bytes of `name`, or the one name it
+    /// matches with ASCII's capitals alike (as PostgreSQL folds a name
+    /// written without quotes); the server's own spelling either way.
+    /// Byte by byte: Swift's `==` takes two spellings of an accented
+    /// letter as one, and a table may hold a column of each.
     private static func match(_ name: String, in names: [String]) -> String? {
-        if names.contains(name) { return name }
-        let matches = names.filter { $0.caseInsensitiveCompare(name) == .orderedSame }
+        if let exact = names.first(where: { $0.utf8.elementsEqual(name.utf8) }) { return exact }
+        let matches = names.filter { sqliteNamesEqual($0, name) }
         return matches.count == 1 ? matches[0] : nil
     }
 
@@ -286,10 +291,12 @@ package final class PostgresServeBackend: ServeBackend {
                 request: "rename an item of \(schema.table)"
             )
         case let .delete(ids):
-            var seen = Set<String>()
+            // By bytes: ids spelt two ways that Swift's `==` takes as one
+            // are two rows.
+            var seen = Set<DatabaseValue>()
             var keys: [DatabaseValue] = []
             var missing: [String] = []
-            for id in ids where seen.insert(id).inserted {
+            for id in ids where seen.insert(.text(id)).inserted {
                 if let row = try storedRow(id, in: transaction) { keys.append(row.key) } else { missing.append(id) }
             }
             if let first = missing.first {

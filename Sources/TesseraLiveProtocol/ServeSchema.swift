@@ -73,11 +73,12 @@ package struct ServeSchema: Sendable {
         // The row id under a name no column of the table takes (a column
         // named rowid hides the row id under that name, not under the others).
         let rowIDName = ["rowid", "_rowid_", "oid"].first { alias in
-            !columns.contains { $0.caseInsensitiveCompare(alias) == .orderedSame }
+            !columns.contains { sqliteNamesEqual($0, alias) }
         }
         let hasRowID = rowIDName.map { alias in (try? database.prepare("SELECT \(alias) FROM \(Self.quoted(name)) LIMIT 0")) != nil } ?? false
         func column(_ wanted: String, _ role: String) throws(ServeError) -> String {
-            if let exact = columns.first(where: { $0.caseInsensitiveCompare(wanted) == .orderedSame }) { return exact }
+            // As SQLite matches names: ASCII capitals alike, other bytes exact.
+            if let exact = columns.first(where: { sqliteNamesEqual($0, wanted) }) { return exact }
             throw ServeError("\(role): no such column: \(wanted) in table \(name) of \(path) (its columns: \(columns.joined(separator: ", ")))")
         }
         if primaryKey.count == 1 {
@@ -118,7 +119,7 @@ package struct ServeSchema: Sendable {
     /// `rowid`, or `_rowid_` or `oid` when the table has a column named
     /// `rowid`).
     package static func isRowID(_ keyColumn: String) -> Bool {
-        ["rowid", "_rowid_", "oid"].contains { keyColumn.caseInsensitiveCompare($0) == .orderedSame }
+        ["rowid", "_rowid_", "oid"].contains { sqliteNamesEqual(keyColumn, $0) }
     }
 
     /// The SELECT the controller runs: the key, section, title and sort

@@ -41,20 +41,26 @@ struct LiveListMountEdgeTests {
         logger.logLevel = .critical
         let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         let ended = EndFlag()
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                try await group.run()
-                ended.value.withLock { $0 = true }
-            }
-            var next = ports.makeAsyncIterator()
+        // An unstructured task, never cancelled unless it hangs: see
+        // withMountedApplication.
+        let running = Task {
+            try await group.run()
+            ended.value.withLock { $0 = true }
+        }
+        var next = ports.makeAsyncIterator()
+        do {
             let port = try #require(await next.next())
             try await ServerTestSupport.blocking { try body(port) }
+        } catch {
             await group.triggerGracefulShutdown()
-            let done = try await waitInRounds(12_000, every: .milliseconds(10)) { ended.value.withLock { $0 } }
-            tasks.cancelAll()
-            try await tasks.waitForAll()
-            return done
+            _ = try? await running.value
+            throw error
         }
+        await group.triggerGracefulShutdown()
+        let done = try await waitInRounds(12_000, every: .milliseconds(10)) { ended.value.withLock { $0 } }
+        if !done { running.cancel() }
+        try await running.value
+        return done
     }
 
     /// A client that said hello and read its snapshot.

@@ -13,9 +13,10 @@ import Darwin
 /// change feed's, a background load's waiter), never for Swift
 /// concurrency's cooperative pool, which a waiting thread would hold.
 /// ThreadSanitizer follows pthread mutexes and conditions (see
-/// ``PThreadMutex``). The condition's clock is the monotonic one, so a
-/// timed wait is not moved by a change of the wall clock.
-package final class PThreadCondition<State>: @unchecked Sendable {
+/// ``PThreadMutex``). On Linux the condition's clock is the monotonic
+/// one, so a timed wait is not moved by a change of the wall clock (on
+/// Darwin it is the wall clock's).
+package final class PThreadCondition<State: Sendable>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var state: State
@@ -91,9 +92,10 @@ package final class PThreadCondition<State>: @unchecked Sendable {
         #endif
         let (seconds, attoseconds) = timeout.components
         guard seconds >= 0, attoseconds >= 0 else { return now }
-        // Past ~292 years the sum would overflow: a wait that long is
-        // a wait without end.
-        let wholeSeconds = min(seconds, Int64(Int32.max))
+        // A wait longer than the clock can say ends at the clock's last
+        // second: a wait without end, in effect (`time_t` may be 32 bits).
+        let latest = Int64(Int.max) - Int64(now.tv_sec) - 2
+        let wholeSeconds = min(seconds, latest)
         let nanoseconds = Int64(now.tv_nsec) + attoseconds / 1_000_000_000
         return timespec(tv_sec: now.tv_sec + Int(wholeSeconds) + Int(nanoseconds / 1_000_000_000),
                         tv_nsec: Int(nanoseconds % 1_000_000_000))
@@ -146,3 +148,5 @@ package struct FIFOQueue<Element> {
         return element
     }
 }
+
+extension FIFOQueue: Sendable where Element: Sendable {}

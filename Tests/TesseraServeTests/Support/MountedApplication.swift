@@ -12,11 +12,18 @@ import Testing
 /// free port of 127.0.0.1 for the body's length: the body gets the port;
 /// then the application is shut down gracefully and waited for.
 ///
-/// Not cancelled: a service group cancelled while its merged streams wait
-/// for their next element can deadlock in swift-async-algorithms 1.1.4
-/// (its merge holds its lock while a waiting task is suspended, and task
-/// cancellation takes the two locks in the other order), which a CI run
-/// met once in this helper; a graceful shutdown lets the services end.
+/// Not cancelled, and not a child task: a service group cancelled while
+/// its merged streams wait for their next element can deadlock in
+/// swift-async-algorithms 1.1.4, which a CI run met once in this helper;
+/// a graceful shutdown lets the services end. The group runs in an
+/// unstructured task, which prefers no task executor: as a child of a
+/// test on `.ownThreads` its tasks inherited that trait's executor, and
+/// switching such a task takes its status lock. A full run beside two
+/// CPU hogs then hung for good when the group cancelled its own tasks at
+/// the end of a graceful shutdown: that cancellation holds a task's
+/// status lock and waits for the merge's lock, whose holder, switching
+/// executors, waited for the status lock (two runs in five, stacks taken
+/// with gdb).
 func withMountedApplication<Context: RequestContext & WebSocketRequestContext, T: Sendable>(
     router: Router<Context>, list: LiveList, runsList: Bool = true, _ body: (Int) async throws -> T
 ) async throws -> T {
@@ -31,20 +38,18 @@ func withMountedApplication<Context: RequestContext & WebSocketRequestContext, T
     var logger = Logger(label: "withMountedApplication")
     logger.logLevel = .critical
     let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await services.run() }
-        var next = ports.makeAsyncIterator()
+    let running = Task { try await services.run() }
+    var next = ports.makeAsyncIterator()
+    let result: T
+    do {
         let port = try #require(await next.next())
-        let result: T
-        do {
-            result = try await body(port)
-        } catch {
-            await services.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
-        }
+        result = try await body(port)
+    } catch {
         await services.triggerGracefulShutdown()
-        try await group.waitForAll()
-        return result
+        _ = try? await running.value
+        throw error
     }
+    await services.triggerGracefulShutdown()
+    try await running.value
+    return result
 }
