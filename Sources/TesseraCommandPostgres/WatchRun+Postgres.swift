@@ -91,7 +91,7 @@ extension WatchRun {
                 )
             }
             names = try store.relationNames()
-            guard let match = Self.match(table, in: names) else {
+            guard let match = postgresName(matching: table, in: names) else {
                 throw CommandError("no such table: \(table) in \(shown) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))", exitCode: CommandError.databaseExitCode)
             }
             guard let found = try store.columnNames(ofRelation: match) else {
@@ -108,20 +108,9 @@ extension WatchRun {
         }
     }
 
-    /// The name of `names` with the bytes of `name`, or the one name it
-    /// matches with ASCII's capitals alike (as PostgreSQL folds a name
-    /// written without quotes); the server's own spelling either way.
-    /// Byte by byte: Swift's `==` takes two spellings of an accented
-    /// letter as one, and a table may hold a column of each.
-    private static func match(_ name: String, in names: [String]) -> String? {
-        if let exact = names.first(where: { $0.utf8.elementsEqual(name.utf8) }) { return exact }
-        let matches = names.filter { sqliteNamesEqual($0, name) }
-        return matches.count == 1 ? matches[0] : nil
-    }
-
     private func makePostgresRequest(table: String, columns: [String]) throws(CommandError) -> (FetchRequest, String) {
         func column(_ name: String, _ option: String) throws(CommandError) -> String {
-            if let match = Self.match(name, in: columns) { return match }
+            if let match = postgresName(matching: name, in: columns) { return match }
             let hint = option == "--key" && Self.rowIDNames.contains(name.lowercased()) ? "; PostgreSQL tables have no row id: --key names a unique column" : ""
             throw CommandError("\(option): no such column: \(name) in table \(table) (its columns: \(columns.joined(separator: ", "))\(hint))", exitCode: CommandError.databaseExitCode)
         }

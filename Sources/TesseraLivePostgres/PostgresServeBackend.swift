@@ -71,7 +71,7 @@ package final class PostgresServeBackend: ServeBackend {
                 throw ServeError("\(source): cannot follow commits: the server's wal_level is \(level), and serve needs logical: set wal_level = logical in postgresql.conf and restart the server")
             }
             let names = try store.relationNames()
-            guard let table = Self.match(configuration.table, in: names) else {
+            guard let table = postgresName(matching: configuration.table, in: names) else {
                 throw ServeError("no such table: \(configuration.table) in \(source) (it has: \(names.isEmpty ? "no tables" : names.joined(separator: ", ")))")
             }
             let quotedTable = ServeSchema.quoted(table)
@@ -103,7 +103,7 @@ package final class PostgresServeBackend: ServeBackend {
                 throw ServeError("table \(table) of \(source) has no single-column primary key to identify its rows by (PostgreSQL tables have no row id)")
             }
             func column(_ wanted: String, _ role: String) throws(ServeError) -> String {
-                if let exact = Self.match(wanted, in: columns) { return exact }
+                if let exact = postgresName(matching: wanted, in: columns) { return exact }
                 throw ServeError("\(role): no such column: \(wanted) in table \(table) of \(source) (its columns: \(columns.joined(separator: ", ")))")
             }
             var checked = ServeSchema(
@@ -151,17 +151,6 @@ package final class PostgresServeBackend: ServeBackend {
         default:
             return ServeSchema.text(of:)
         }
-    }
-
-    /// The name of `names` with the bytes of `name`, or the one name it
-    /// matches with ASCII's capitals alike (as PostgreSQL folds a name
-    /// written without quotes); the server's own spelling either way.
-    /// Byte by byte: Swift's `==` takes two spellings of an accented
-    /// letter as one, and a table may hold a column of each.
-    private static func match(_ name: String, in names: [String]) -> String? {
-        if let exact = names.first(where: { $0.utf8.elementsEqual(name.utf8) }) { return exact }
-        let matches = names.filter { sqliteNamesEqual($0, name) }
-        return matches.count == 1 ? matches[0] : nil
     }
 
     /// A value the list holds (read from a column of `kind`) as the

@@ -60,12 +60,12 @@ struct SQLitePatchPlan: Sendable {
               let columns = try? db.rows("SELECT name, hidden, dflt_value FROM pragma_table_xinfo(?)", [.text(table)]),
               !columns.isEmpty, columns.allSatisfy({ $0[1].int64 == 0 })
         else { return nil }
-        // SQLite compares names without case in ASCII only, byte by byte.
-        let names = columns.map { asciiLowercased($0[0].string ?? "") }
+        // SQLite compares names without case in ASCII only, byte by byte
+        // (sqliteNamesEqual folds as it compares).
+        let names = columns.map { $0[0].string ?? "" }
         func index(of expression: String) -> Int? {
-            guard let name = bareColumnName(expression, foldingUnquoted: true) else { return nil }
-            let folded = asciiLowercased(name)
-            return names.firstIndex { sqliteNamesEqual($0, folded) }
+            guard let name = bareColumnName(expression, foldingUnquoted: false) else { return nil }
+            return names.firstIndex { sqliteNamesEqual($0, name) }
         }
         func collation(ofColumn column: Int, declared override: Collation?) -> Collation? {
             if let override { return override }

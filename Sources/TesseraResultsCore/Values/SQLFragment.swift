@@ -240,6 +240,23 @@ package func asciiLowercased(_ text: String) -> String {
     return String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
 }
 
+/// Whether two bytes of a name are one byte once ASCII's capitals are made
+/// small (and nothing else folded).
+@inline(__always)
+private func asciiFoldedBytesEqual(_ x: UInt8, _ y: UInt8) -> Bool {
+    x == y || (x | 0x20 == y | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20))
+}
+
+/// Whether `a` and `b` are one name with ASCII's capitals and small
+/// letters alike and every other byte compared as it is: how SQLite
+/// compares the names of tables and columns, and how PostgreSQL folds a
+/// name written without quotes.
+///
+/// - Complexity: O(*n*) in the names' lengths.
+package func asciiFoldedNamesEqual(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8, by: asciiFoldedBytesEqual)
+}
+
 /// Whether SQLite takes `a` and `b` as one name (of a table or a column):
 /// byte for byte, with ASCII's capitals and small letters alike and
 /// nothing else folded. Swift's `==` takes more names as one: two
@@ -249,9 +266,7 @@ package func asciiLowercased(_ text: String) -> String {
 ///
 /// - Complexity: O(*n*) in the names' lengths.
 package func sqliteNamesEqual(_ a: String, _ b: String) -> Bool {
-    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { x, y in
-        x == y || (x | 0x20 == y | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20))
-    }
+    asciiFoldedNamesEqual(a, b)
 }
 
 /// Whether SQLite takes `name` to begin with `prefix` (ASCII's capitals
@@ -259,7 +274,21 @@ package func sqliteNamesEqual(_ a: String, _ b: String) -> Bool {
 ///
 /// - Complexity: O(*n*) in the prefix's length.
 package func sqliteName(_ name: String, hasPrefix prefix: String) -> Bool {
-    name.utf8.count >= prefix.utf8.count && sqliteNamesEqual(String(decoding: name.utf8.prefix(prefix.utf8.count), as: UTF8.self), prefix)
+    name.utf8.starts(with: prefix.utf8, by: asciiFoldedBytesEqual)
+}
+
+/// The name of `names` with the bytes of `name`, or else the one name it
+/// matches with ASCII's capitals alike (as PostgreSQL folds a name written
+/// without quotes): the server's own spelling either way, and `nil` when
+/// none matches or several match only once folded. Byte by byte: Swift's
+/// `==` takes two spellings of an accented letter as one, and a table may
+/// hold a column of each.
+///
+/// - Complexity: O(*n*) in the names' total length.
+package func postgresName(matching name: String, in names: [String]) -> String? {
+    if let exact = names.first(where: { $0.utf8.elementsEqual(name.utf8) }) { return exact }
+    let matches = names.filter { asciiFoldedNamesEqual($0, name) }
+    return matches.count == 1 ? matches[0] : nil
 }
 
 /// `text` between two `quote`s, each `quote` in it doubled: an SQL

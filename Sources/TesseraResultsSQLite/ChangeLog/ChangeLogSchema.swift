@@ -176,13 +176,17 @@ struct ChangeLogSchema {
             if case let .database(error) = error { throw error }
             return false
         }
-        guard schema.keyColumn == layout.keyColumn, schema.columns == layout.columns else { return false }
+        // Byte for byte, as SQLite compares the statements' text: Swift's
+        // `==` takes two spellings of an accented letter as one.
+        func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+        func byBytes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+        guard same(schema.keyColumn, layout.keyColumn), schema.columns.elementsEqual(layout.columns, by: same) else { return false }
         let expected = schema.createStatements(retained: 1).filter { $0.hasPrefix("CREATE TRIGGER") }.dropLast()
         let log = SQLiteChangeLog.logTable(for: schema.table)
         let stored = try db.rows(
             "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name IN (?, ?, ?, ?, ?) ORDER BY name",
             triggerSuffixes.dropLast().map { .text("\(log)_\($0)") }
         ).compactMap { $0[0].string }
-        return stored.sorted() == expected.sorted()
+        return stored.sorted(by: byBytes).elementsEqual(expected.sorted(by: byBytes), by: same)
     }
 }
