@@ -61,16 +61,24 @@ package struct ServeRecord: FetchableRecord, Hashable {
         self.title = title
     }
 
-    /// Whether the id, section and title are equal.
+    /// Whether the id, section and title are equal, byte for byte: Swift's
+    /// `==` takes a title changed only from one spelling of an accented
+    /// letter to the other as unchanged, and the change would never reach
+    /// the browser (which, like the database, tells the two apart).
+    ///
+    /// - Complexity: O(*n*) in the texts' lengths.
     package static func == (lhs: ServeRecord, rhs: ServeRecord) -> Bool {
-        lhs.id == rhs.id && lhs.section == rhs.section && lhs.title == rhs.title
+        lhs.id.utf8.elementsEqual(rhs.id.utf8) && lhs.section.utf8.elementsEqual(rhs.section.utf8)
+            && lhs.title.utf8.elementsEqual(rhs.title.utf8)
     }
 
-    /// Hashes the id, section and title.
+    /// Hashes the id, section and title by their bytes.
+    ///
+    /// - Complexity: O(*n*) in the texts' lengths.
     package func hash(into hasher: inout Hasher) {
-        hasher.combine(id)
-        hasher.combine(section)
-        hasher.combine(title)
+        hasher.combine(DatabaseValue.text(id))
+        hasher.combine(DatabaseValue.text(section))
+        hasher.combine(DatabaseValue.text(title))
     }
 }
 

@@ -90,6 +90,54 @@ struct HubTableRequestTests {
         await hub.stop()
     }
 
+    @Test("a title changed only from one spelling of é to the other (as another connection commits it) reaches the client, in a keyed table (patched) and in one keyed by row id (fetched again and diffed), and records differing only so are unequal", arguments: [true, false])
+    func titleRespeltIsPushed(keyed: Bool) async throws {
+        let precomposed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        #expect(ServeRecord(id: "1", key: .integer(1), section: "", title: precomposed) != ServeRecord(id: "1", key: .integer(1), section: "", title: decomposed))
+        let (path, writer) = try makeScratchDatabase("tessera-hub-respelt") { db in
+            try db.execute(keyed ? "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT NOT NULL)" : "CREATE TABLE note (id INTEGER NOT NULL, title TEXT NOT NULL)")
+            try db.execute("INSERT INTO note (id, title) VALUES (1, ?), (2, 'Other')", [.text(precomposed)])
+        }
+        defer { removeDatabaseFiles(at: path) }
+        let configuration = ServeConfiguration(databasePath: path, table: "note", sectionColumn: nil, sortColumn: "id", titleColumn: "title", orderColumn: nil)
+        let hub = try ServeHub(configuration: configuration)
+        let (id, outbox) = await hub.connect(canEdit: false)
+        await hub.receive(#"{"type":"hello","layout":"list","viewport":[0,0,400,600],"ids":true}"#, from: id)
+        let snapshot = try JSON.parse(await outbox.next()!)
+        /// The title the client shows for the row with `rowID`, as bytes.
+        func shownTitle(_ elements: JSON?, of rowID: String = "1") -> [UInt8]? {
+            for element in HubReplica.array(elements) {
+                guard case let .string(key)? = element["key"], key.dropFirst(2) == rowID,
+                      case let .string(title)? = element["title"] else { continue }
+                return Array(title.utf8)
+            }
+            return nil
+        }
+        #expect(shownTitle(snapshot["elements"]) == Array(precomposed.utf8))
+        var other = "Other"
+        for (round, title) in [decomposed, precomposed].enumerated() {
+            // The respelling is committed and polled on its own, then row 2
+            // is renamed: the first plan must bring the respelling alone. A
+            // respelling taken for no change sends no plan, and the first
+            // plan is row 2's (which fails below instead of waiting for a
+            // plan for ever).
+            try writer.withDatabase { db in try db.execute("UPDATE note SET title = ? WHERE id = 1", [.text(title)]) }
+            await hub.poll()
+            try writer.withDatabase { db in try db.execute("UPDATE note SET title = ? WHERE id = 2", [.text("Other \(round)")]) }
+            await hub.poll()
+            let plan = try JSON.parse(await outbox.next()!)
+            #expect(plan["type"] == .string("plan"), "round \(round): \(plan.compactText.prefix(300))")
+            #expect(shownTitle(plan["settled"]) == Array(title.utf8), "round \(round): the client shows \(shownTitle(plan["settled"]) ?? []), the table holds \(Array(title.utf8))")
+            let respeltAlone = shownTitle(plan["settled"], of: "2") == Array(other.utf8)
+            #expect(respeltAlone, "round \(round): the respelling sent no plan of its own")
+            guard respeltAlone else { break }
+            other = "Other \(round)"
+            let next = try JSON.parse(await outbox.next()!)
+            #expect(shownTitle(next["settled"], of: "2") == Array(other.utf8), "round \(round): \(next.compactText.prefix(300))")
+        }
+        await hub.stop()
+    }
+
     @Test("a row read without the columns its request needs is an error, not an empty record")
     func rowWithoutColumnsThrows() {
         let row = Row(columnNames: ["id", "title"], values: [.integer(1), .text("A")])
