@@ -50,35 +50,18 @@ struct PostgresRoundCostTests {
 
     @Test("A key named with capitals (\"Id\", beside a column id) is the column of that exact name: commits are patched row by row, and the result equals a fresh query")
     func keyNamedExactly() throws {
-        let url = try TestServer.freshDatabase("exactkey")
-        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
-        defer { writer.close() }
         // "Id" is the primary key; id holds other numbers (the folded name
         // would find it).
-        try writer.query("CREATE TABLE exactkey (\"Id\" bigint PRIMARY KEY, id bigint, album bigint, title text)", request: "setup")
-        try writer.query("INSERT INTO exactkey SELECT g, 1000 - g, g % 3, 'photo ' || g FROM generate_series(1, 60) g", request: "setup")
-        let store = try PostgresStore(url: url, applicationName: "tessera exact key")
-        let controller = try FetchedResultsController<SmokePhoto>(
-            store: store, request: FetchRequest(table: "exactkey", keyColumn: "Id", sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        try expectEachCommitPatched(
+            "exactkey", keyColumn: "Id",
+            setup: [
+                "CREATE TABLE exactkey (\"Id\" bigint PRIMARY KEY, id bigint, album bigint, title text)",
+                "INSERT INTO exactkey SELECT g, 1000 - g, g % 3, 'photo ' || g FROM generate_series(1, 60) g",
+            ],
+            commits: (0..<6).map { k in ["UPDATE exactkey SET album = \(k % 3), title = 'moved \(k)' WHERE \"Id\" = \(k * 7 + 1)"] },
+            freshQuery: "SELECT id FROM exactkey ORDER BY album, title, \"Id\"",
+            values: { (photo: SmokePhoto) in [.integer(photo.id)] }
         )
-        try controller.performFetch()
-        // Read into values first: a failed expectation reflects what it
-        // names, and a controller does not reflect.
-        let patches = controller.supportsIncrementalUpdates
-        #expect(patches, "the key \"Id\" got no patch plan")
-        for k in 0..<6 {
-            try writer.query("UPDATE exactkey SET album = \(k % 3), title = 'moved \(k)' WHERE \"Id\" = \(k * 7 + 1)", request: "update \(k)")
-            let fresh = try writer.query("SELECT id FROM exactkey ORDER BY album, title, \"Id\"", request: "fresh").rows.map { $0[0].int64! }
-            var current: [Int64] = []
-            try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
-                _ = try controller.checkForExternalChanges()
-                current = controller.snapshot.allItems.map(\.id)
-                return current == fresh
-            }
-            #expect(current == fresh, "round \(k)")
-            let method = controller.lastUpdateMethod
-            #expect(method == .incremental, "round \(k)")
-        }
     }
 
     @Test("Commits of rows read no columns from the catalog and take no reader snapshot; a column added with no row written is still seen, and read once")
@@ -281,42 +264,65 @@ struct SpeltKeyTests {
 
     @Test("A text key column café beside a column café spelt the other way, and keys é spelt both ways moved in one transaction: each commit is patched from the key's own column, both keys are read, and the result equals a fresh query")
     func keysSpeltTwoWays() throws {
-        let url = try TestServer.freshDatabase("spelt")
-        let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
-        defer { writer.close() }
         // The twin column comes first: a search by Swift's names finds it
         // before the key's.
-        try writer.query("CREATE TABLE spelt (\"\(Self.decomposed)\" text, \"\(Self.precomposed)\" text PRIMARY KEY, album bigint, title text)", request: "setup")
-        try writer.query("INSERT INTO spelt SELECT 'twin ' || g, 'k' || g, g % 3, 'photo ' || g FROM generate_series(1, 30) g", request: "setup")
-        try writer.query("INSERT INTO spelt VALUES ('twin a', '\u{E9}', 0, 'precomposed'), ('twin b', 'e\u{301}', 0, 'decomposed')", request: "setup")
-        let store = try PostgresStore(url: url, applicationName: "tessera spelt")
-        let controller = try FetchedResultsController<SpeltRow>(
-            store: store, request: FetchRequest(table: "spelt", keyColumn: Self.precomposed, sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+        try expectEachCommitPatched(
+            "spelt", keyColumn: Self.precomposed,
+            setup: [
+                "CREATE TABLE spelt (\"\(Self.decomposed)\" text, \"\(Self.precomposed)\" text PRIMARY KEY, album bigint, title text)",
+                "INSERT INTO spelt SELECT 'twin ' || g, 'k' || g, g % 3, 'photo ' || g FROM generate_series(1, 30) g",
+                "INSERT INTO spelt VALUES ('twin a', '\u{E9}', 0, 'precomposed'), ('twin b', 'e\u{301}', 0, 'decomposed')",
+            ],
+            commits: [
+                ["UPDATE spelt SET album = 1, \"\(Self.decomposed)\" = 'k7' WHERE \"\(Self.precomposed)\" = 'k3'"],
+                // Both spellings of é, in one transaction, to other albums.
+                ["UPDATE spelt SET album = 2 WHERE \"\(Self.precomposed)\" = '\u{E9}'", "UPDATE spelt SET album = 1 WHERE \"\(Self.precomposed)\" = 'e\u{301}'"],
+                ["DELETE FROM spelt WHERE \"\(Self.precomposed)\" = 'e\u{301}'", "UPDATE spelt SET title = 'zz' WHERE \"\(Self.precomposed)\" = '\u{E9}'"],
+                ["INSERT INTO spelt VALUES ('twin c', 'e\u{301}', 2, 'again')", "UPDATE spelt SET album = 0 WHERE \"\(Self.precomposed)\" = '\u{E9}'"],
+            ],
+            freshQuery: "SELECT * FROM spelt ORDER BY album, title, \"\(Self.precomposed)\"",
+            values: { (row: SpeltRow) in row.values }
         )
-        try controller.performFetch()
-        let patches = controller.supportsIncrementalUpdates
-        #expect(patches, "the request got no patch plan")
-        let commits = [
-            ["UPDATE spelt SET album = 1, \"\(Self.decomposed)\" = 'k7' WHERE \"\(Self.precomposed)\" = 'k3'"],
-            // Both spellings of é, in one transaction, to other albums.
-            ["UPDATE spelt SET album = 2 WHERE \"\(Self.precomposed)\" = '\u{E9}'", "UPDATE spelt SET album = 1 WHERE \"\(Self.precomposed)\" = 'e\u{301}'"],
-            ["DELETE FROM spelt WHERE \"\(Self.precomposed)\" = 'e\u{301}'", "UPDATE spelt SET title = 'zz' WHERE \"\(Self.precomposed)\" = '\u{E9}'"],
-            ["INSERT INTO spelt VALUES ('twin c', 'e\u{301}', 2, 'again')", "UPDATE spelt SET album = 0 WHERE \"\(Self.precomposed)\" = '\u{E9}'"],
-        ]
-        for (round, statements) in commits.enumerated() {
-            try writer.query("BEGIN", request: "begin")
-            for sql in statements { try writer.query(sql, request: "round \(round)") }
-            try writer.query("COMMIT", request: "commit")
-            let fresh = try writer.query("SELECT * FROM spelt ORDER BY album, title, \"\(Self.precomposed)\"", request: "fresh").rows
-            var current: [[DatabaseValue]] = []
-            try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
-                _ = try controller.checkForExternalChanges()
-                current = controller.snapshot.allItems.map(\.values)
-                return current == fresh
-            }
-            #expect(current == fresh, "round \(round)")
-            let method = controller.lastUpdateMethod
-            #expect(method == .incremental, "round \(round)")
+    }
+}
+
+/// Follows `table` in a fresh database, made by `setup`, with a controller
+/// of `Record` keyed by `keyColumn` (sorted by album and title, sectioned
+/// by album), which must get a patch plan. Then runs each of `commits`'
+/// statements in one transaction, and after each waits until the
+/// controller's records (read as `values`) equal `freshQuery`'s rows, and
+/// expects the commit to have been patched, not re-fetched.
+private func expectEachCommitPatched<Record: FetchableRecord>(
+    _ table: String, keyColumn: String, setup: [String], commits: [[String]], freshQuery: String,
+    values: (Record) -> [DatabaseValue]
+) throws {
+    let url = try TestServer.freshDatabase(table)
+    let writer = try PostgresSession.connect(PostgresEndpoint(url: url), applicationName: "writer")
+    defer { writer.close() }
+    for sql in setup { try writer.query(sql, request: "setup") }
+    let store = try PostgresStore(url: url, applicationName: "tessera \(table)")
+    let controller = try FetchedResultsController<Record>(
+        store: store, request: FetchRequest(table: table, keyColumn: keyColumn, sortKeys: [SortKey("album"), SortKey("title")], sectionKey: "album")
+    )
+    try controller.performFetch()
+    // Read into values first: a failed expectation reflects what it
+    // names, and a controller does not reflect.
+    let patches = controller.supportsIncrementalUpdates
+    #expect(patches, "the key \(keyColumn) of \(table) got no patch plan")
+    for (round, statements) in commits.enumerated() {
+        try writer.query("BEGIN", request: "begin")
+        for sql in statements { try writer.query(sql, request: "round \(round)") }
+        try writer.query("COMMIT", request: "commit")
+        let fresh = try writer.query(freshQuery, request: "fresh").rows
+        var current: [[DatabaseValue]] = []
+        // A bound against a hang only, in rounds (not by a clock).
+        try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+            _ = try controller.checkForExternalChanges()
+            current = controller.snapshot.allItems.map(values)
+            return current == fresh
         }
+        #expect(current == fresh, "\(table), round \(round)")
+        let method = controller.lastUpdateMethod
+        #expect(method == .incremental, "\(table), round \(round)")
     }
 }
