@@ -64,12 +64,14 @@ package struct ServeRecord: FetchableRecord, Hashable {
     /// Whether the id, section and title are equal, byte for byte: Swift's
     /// `==` takes a title changed only from one spelling of an accented
     /// letter to the other as unchanged, and the change would never reach
-    /// the browser (which, like the database, tells the two apart).
+    /// the browser (which, like the database, tells the two apart). Each
+    /// text is compared as `DatabaseValue` compares text: the lengths, then
+    /// one `memcmp`.
     ///
     /// - Complexity: O(*n*) in the texts' lengths.
     package static func == (lhs: ServeRecord, rhs: ServeRecord) -> Bool {
-        lhs.id.utf8.elementsEqual(rhs.id.utf8) && lhs.section.utf8.elementsEqual(rhs.section.utf8)
-            && lhs.title.utf8.elementsEqual(rhs.title.utf8)
+        DatabaseValue.text(lhs.id) == .text(rhs.id) && DatabaseValue.text(lhs.section) == .text(rhs.section)
+            && DatabaseValue.text(lhs.title) == .text(rhs.title)
     }
 
     /// Hashes the id, section and title by their bytes.
