@@ -150,6 +150,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// The sources' commits whose rows were read by reads sent before
         /// the round's snapshot (see ``prefetch()``).
         var readsAhead = 0
+        /// The rounds whose snapshot was taken in a transaction begun
+        /// ahead, as the round before ended (see ``PostgresBegunRead``).
+        var roundsBegunAhead = 0
         /// Whether the sources' snapshots read a table in the last round
         /// (a round 50 ms later lets them go).
         var holdingLocks = false
@@ -204,6 +207,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// The slots made again so far (streamed slot). Used by the feed's
     /// thread only.
     private var remakes = 0
+    /// The next round's transaction, begun as the last round ended (see
+    /// ``PostgresBegunRead``). Used by the feed's thread only.
+    private var begun: PostgresBegunRead?
     private static let counter = PThreadMutex(0)
 
     private init(store: PostgresStore, slotName: String, slotSession: PostgresSession?) {
@@ -431,6 +437,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
         state.withLock { $0.readsAhead }
     }
 
+    /// How many rounds took their snapshot in a transaction begun ahead
+    /// (see ``PostgresBegunRead``).
+    var roundsBegunAhead: Int {
+        state.withLock { $0.roundsBegunAhead }
+    }
+
     /// How many passes of the feed's loop failed (a round that threw).
     var failedPasses: Int {
         state.withLock { $0.failedPasses }
@@ -561,6 +573,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         stream = nil
         slotSession?.close()
         slotSession = nil
+        begun?.release(to: store)
+        begun = nil
         let sources = state.withLock { state -> [Source] in
             defer { state.sources = [] }
             return state.sources
@@ -614,6 +628,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private func lost(_ error: PostgresStoreError, persistent: Bool = false) {
         let slotGone = stream.map { $0.ended != nil } ?? (slotSession?.isClosed != false)
         guard persistent || error.kind == .serverGone || error.kind == .connection || slotGone else { return }
+        begun?.session.close()
+        begun = nil
         stream?.close()
         stream = nil
         slotSession?.close()
@@ -725,10 +741,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
         // The rows the transactions that arrived touched: read where they
         // were now, and where they are in the snapshot, right behind it.
         let prefetched = prefetch()
-        var next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted()) { session in
+        let begunAhead = begun
+        begun = nil
+        var next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted(), begun: begunAhead) { session in
             for prefetch in prefetched.values {
                 prefetch.after = try? PostgresRowReader(plan: prefetch.plan, session: session).sendRows(prefetch.keyTexts[...])
             }
+        }
+        if let begunAhead, next.session === begunAhead.session {
+            state.withLock { $0.roundsBegunAhead += 1 }
         }
         // A read ahead that failed (a column it names dropped, a lock not
         // had in time) ended the snapshot's transaction: the round takes a
@@ -765,6 +786,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 state.handedSnapshot = next.snapshot
             }
         }
+        // The next round's transaction, begun now: its snapshot then costs
+        // one statement (a store that cannot give a session now leaves the
+        // next round to begin its own).
+        begun = try? PostgresBegunRead.begin(store)
         return readRows
     }
 

@@ -161,6 +161,13 @@ public final class PostgresStore: @unchecked Sendable {
         feedState.withLock { $0 }?.readsAhead
     }
 
+    /// The change feed's rounds that took their snapshot in a transaction
+    /// begun ahead (see ``PostgresChangeFeed/roundsBegunAhead``); `nil`
+    /// while nothing follows.
+    package var feedRoundsBegunAhead: Int? {
+        feedState.withLock { $0 }?.roundsBegunAhead
+    }
+
     /// The change feed's passes that failed so far (see
     /// ``PostgresChangeFeed/failedPasses``); `nil` while nothing follows.
     package var feedFailedPasses: Int? {
@@ -259,11 +266,35 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     ///   session, in the transaction, right behind the one that takes the
     ///   snapshot and before its answer is waited for (their answers are
     ///   the caller's to read).
+    /// - Parameter begun: A transaction begun ahead of need (see
+    ///   ``PostgresBegunRead``): its session takes the snapshot without
+    ///   the round trip of `BEGIN`. One the server has ended meanwhile (an
+    ///   `idle_in_transaction_session_timeout`, a terminated backend) is
+    ///   closed, and a session of the store's begins a transaction instead.
     static func open(
         _ store: PostgresStore, lockTimeoutMilliseconds: Int? = nil, stamping oids: [Int64] = [],
-        alongside: (PostgresSession) -> Void = { _ in }
+        begun: PostgresBegunRead? = nil, alongside: (PostgresSession) -> Void = { _ in }
     ) throws(PostgresStoreError) -> PostgresHeldSnapshot {
+        if let begun {
+            if !begun.session.isClosed, let held = try? read(
+                on: begun.session, begun: begun.answer, store: store, lockTimeoutMilliseconds: lockTimeoutMilliseconds, stamping: oids, alongside: alongside
+            ) {
+                return held
+            }
+            begun.session.close()
+        }
         let session = try store.takeSession()
+        return try read(
+            on: session, begun: nil, store: store, lockTimeoutMilliseconds: lockTimeoutMilliseconds, stamping: oids, alongside: alongside
+        )
+    }
+
+    /// Takes the snapshot on `session`, in the transaction `begun` began
+    /// (`nil`: begins one first), and closes the session on failure.
+    private static func read(
+        on session: PostgresSession, begun: PostgresPendingQuery?, store: PostgresStore, lockTimeoutMilliseconds: Int?, stamping oids: [Int64],
+        alongside: (PostgresSession) -> Void
+    ) throws(PostgresStoreError) -> PostgresHeldSnapshot {
         do throws(PostgresStoreError) {
             // Prepared: a round runs it every time, and its planning costs
             // more than its execution. The values are written into it (a
@@ -277,7 +308,7 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
             // read after the snapshot is taken (the transaction's first
             // statement takes it), so in it.
             let limit = session.endpoint.roundTripLimit
-            let begun = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", request: "begin a read", timeout: limit)
+            let begun = begun ?? session.send(PostgresBegunRead.startNow, request: "begin a read", timeout: limit)
             let read = session.sendPrepared(sql, request: "read the snapshot", timeout: limit)
             alongside(session)
             // A failed BEGIN is the error to report (the statements after
@@ -319,6 +350,55 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
         // Weak: a store released meanwhile is not kept (nor ended) by the
         // event loop's callback.
         session.commitInBackground(request: "end a read") { [weak store] committed in
+            guard committed else { return }
+            if let store { store.giveBack(session) } else { session.close() }
+        }
+    }
+}
+
+/// A session whose repeatable-read, read-only transaction was begun ahead
+/// of need: the change feed begins the next round's transaction as a
+/// round ends, so that the round's snapshot costs the statement that takes
+/// it and not the round trip of `BEGIN` before it.
+///
+/// The transaction takes no snapshot and no transaction ID until its first
+/// statement: while it waits it holds back no vacuum and no slot's making,
+/// and locks nothing. The server shows it as `idle in transaction`, its
+/// statement ``startAhead``, and
+/// ends it at an `idle_in_transaction_session_timeout`; the snapshot is
+/// then taken on another session (see
+/// ``PostgresHeldSnapshot/open(_:lockTimeoutMilliseconds:stamping:begun:alongside:)``).
+struct PostgresBegunRead {
+    let session: PostgresSession
+    /// The answer to `BEGIN`, read when the snapshot is taken.
+    let answer: PostgresPendingQuery
+
+    /// Takes a session of the store's and sends `BEGIN` on it, without
+    /// waiting for the answer.
+    ///
+    /// - Throws: ``PostgresStoreError`` when no session can be had (the
+    ///   store is closed, or connecting failed).
+    static func begin(_ store: PostgresStore) throws(PostgresStoreError) -> PostgresBegunRead {
+        let session = try store.takeSession()
+        return PostgresBegunRead(session: session, answer: session.send(startAhead, request: "begin a read ahead", timeout: session.endpoint.roundTripLimit))
+    }
+
+    /// The statement that begins a transaction ahead of need. It differs
+    /// from ``startNow`` in its first words only, so that
+    /// `pg_stat_activity` tells a transaction waiting begun (its `query`)
+    /// from one about to take its snapshot.
+    static let startAhead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// The statement that begins a snapshot's transaction when none was
+    /// begun ahead.
+    static let startNow = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// Ends the transaction without waiting, and gives the session back to
+    /// `store` once it has (closes it when the store is gone, or the end
+    /// failed).
+    func release(to store: PostgresStore?) {
+        let session = session
+        session.commitInBackground(request: "end a read begun ahead") { [weak store] committed in
             guard committed else { return }
             if let store { store.giveBack(session) } else { session.close() }
         }

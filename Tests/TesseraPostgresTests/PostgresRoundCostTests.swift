@@ -182,6 +182,51 @@ struct PostgresRoundCostTests {
         #expect(store.feedFailedPasses == failed, "\((store.feedFailedPasses ?? 0) - failed) rounds failed")
     }
 
+    @Test("Each round begins the next round's transaction as it ends, and takes its snapshot there; a begun transaction the server ended (terminated, timed out idle) costs no round: the round takes its snapshot elsewhere, and the result equals a fresh query")
+    func roundsTakeTheirSnapshotInATransactionBegunAhead() throws {
+        let (writer, store, controller) = try Self.followed(
+            "begun", setup: [
+                "CREATE TABLE begun (id bigint PRIMARY KEY, album bigint, title text)",
+                "INSERT INTO begun SELECT g, g % 4, 'photo ' || g FROM generate_series(1, 40) g",
+            ], applicationName: "tessera begun ahead"
+        )
+        defer { writer.close() }
+        let failed = try #require(store.feedFailedPasses)
+        let begunBefore = try #require(store.feedRoundsBegunAhead)
+        let passesBefore = try #require(store.feedPasses)
+        for k in 0..<8 {
+            try writer.query("UPDATE begun SET album = \(k % 4), title = 'moved \(k)' WHERE id = \(k + 2)", request: "update \(k)")
+            try Self.catchUp(controller, writer, "begun")
+        }
+        let begun = (store.feedRoundsBegunAhead ?? 0) - begunBefore
+        let passes = (store.feedPasses ?? 0) - passesBefore
+        // Every round since the first one of the store's began the next.
+        #expect(begun >= 1 && begun >= passes - 1, "\(begun) of \(passes) rounds took their snapshot in a transaction begun ahead")
+
+        // The server ends the begun transaction's session (as an operator's
+        // pg_terminate_backend or an idle_in_transaction_session_timeout
+        // would): it waits, idle in a transaction with no snapshot yet.
+        for k in 0..<3 {
+            waitInRounds(24_000, sleepingEvery: .milliseconds(5)) { store.feedIsAtRest == true }
+            var ended: Int64 = 0
+            try waitInRounds(24_000, sleepingEvery: .milliseconds(5)) {
+                ended = try writer.query(
+                    """
+                    SELECT count(*)::int8 FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE application_name = 'tessera begun ahead' AND state = 'idle in transaction' AND backend_xmin IS NULL
+                    AND query = $1) AS ended
+                    """, [.text(PostgresBegunRead.startAhead)], request: "end the begun transaction's session"
+                ).rows.first?.first?.int64 ?? 0
+                return ended > 0
+            }
+            #expect(ended == 1, "\(ended) sessions ended, where one transaction waits begun")
+            try writer.query("UPDATE begun SET album = \((k + 1) % 4), title = 'after the end \(k)' WHERE id = \(20 + k)", request: "update after the end \(k)")
+            try Self.catchUp(controller, writer, "begun")
+            #expect(controller.lastUpdateMethod == .incremental, "the commit after the begun transaction's end \(k) was fetched again, not patched")
+        }
+        #expect(store.feedFailedPasses == failed, "\((store.feedFailedPasses ?? 0) - failed) rounds failed")
+    }
+
     @Test("A reader whose snapshot cannot be taken fails every statement with that failure, and takes none")
     func deferredSnapshotKeepsItsFailure() throws {
         let url = try TestServer.freshDatabase("deferred")
