@@ -153,6 +153,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
         /// The rounds whose snapshot was taken in a transaction begun
         /// ahead, as the round before ended (see ``PostgresBegunRead``).
         var roundsBegunAhead = 0
+        /// The rounds whose transaction begun ahead had ended (the server
+        /// ended its session, or its statement failed): their snapshot was
+        /// taken on another session.
+        var begunAheadLost = 0
+        /// Work to run on the feed's thread between two rounds (see
+        /// ``runBetweenRounds(_:)``).
+        var betweenRounds: [@Sendable () -> Void] = []
         /// Whether the sources' snapshots read a table in the last round
         /// (a round 50 ms later lets them go).
         var holdingLocks = false
@@ -438,9 +445,18 @@ final class PostgresChangeFeed: @unchecked Sendable {
     }
 
     /// How many rounds took their snapshot in a transaction begun ahead
-    /// (see ``PostgresBegunRead``).
-    var roundsBegunAhead: Int {
-        state.withLock { $0.roundsBegunAhead }
+    /// (see ``PostgresBegunRead``), and how many found the one begun for
+    /// them ended and took it on another session.
+    var roundsBegunAhead: (taken: Int, lost: Int) {
+        state.withLock { ($0.roundsBegunAhead, $0.begunAheadLost) }
+    }
+
+    /// Runs `body` on the feed's thread before its next pass, while no
+    /// round is under way; for tests that act on the feed's sessions
+    /// between rounds.
+    func runBetweenRounds(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.betweenRounds.append(body) }
+        signal.notify()
     }
 
     /// How many passes of the feed's loop failed (a round that threw).
@@ -489,6 +505,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
         var holdingLocks = false
         var lastRound = ContinuousClock.now
         while !state.withLock({ $0.stopped }) && store != nil {
+            let between = state.withLock { state -> [@Sendable () -> Void] in
+                defer { state.betweenRounds = [] }
+                return state.betweenRounds
+            }
+            for body in between { body() }
             do throws(PostgresStoreError) {
                 if !hasSlot {
                     attempts += 1
@@ -748,9 +769,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 prefetch.after = try? PostgresRowReader(plan: prefetch.plan, session: session).sendRows(prefetch.keyTexts[...])
             }
         }
-        if let begunAhead, next.session === begunAhead.session {
-            state.withLock { $0.roundsBegunAhead += 1 }
-        }
+        // Whether the transaction begun ahead took the snapshot (or had
+        // ended, and another session took it).
+        let begunTaken = begunAhead.map { next.session === $0.session }
         // A read ahead that failed (a column it names dropped, a lock not
         // had in time) ended the snapshot's transaction: the round takes a
         // snapshot again, with nothing read ahead, so that the catalog's
@@ -758,6 +779,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
         if prefetched.values.contains(where: { prefetch in prefetch.after.map { (try? $0.rows()) == nil } ?? false }) {
             for prefetch in prefetched.values { prefetch.after = nil }
             next = try PostgresHeldSnapshot.open(store, lockTimeoutMilliseconds: 100, stamping: followed.keys.sorted())
+        }
+        if let begunTaken {
+            // A snapshot taken again counts as neither.
+            let kept = begunTaken && next.session === begunAhead?.session
+            state.withLock { state in
+                if kept { state.roundsBegunAhead += 1 } else if !begunTaken { state.begunAheadLost += 1 }
+            }
         }
         let round = state.withLock { state -> Int in
             state.round += 1

@@ -165,7 +165,29 @@ public final class PostgresStore: @unchecked Sendable {
     /// begun ahead (see ``PostgresChangeFeed/roundsBegunAhead``); `nil`
     /// while nothing follows.
     package var feedRoundsBegunAhead: Int? {
-        feedState.withLock { $0 }?.roundsBegunAhead
+        feedState.withLock { $0 }?.roundsBegunAhead.taken
+    }
+
+    /// The change feed's rounds that found the transaction begun for them
+    /// ended (its session ended by the server) and took their snapshot on
+    /// another session; `nil` while nothing follows.
+    package var feedBegunAheadLost: Int? {
+        feedState.withLock { $0 }?.roundsBegunAhead.lost
+    }
+
+    /// Runs `body` on the change feed's thread while no round is under
+    /// way, and returns once it has run (`false`: nothing follows, or the
+    /// feed did not run it within `timeout`). For tests that act on the
+    /// feed's sessions between rounds. Blocks the calling thread: call it
+    /// from a thread of your own, never from Swift concurrency's pool.
+    package func runBetweenFeedRounds(timeout: Duration = .seconds(60), _ body: @escaping @Sendable () -> Void) -> Bool {
+        guard let feed = feedState.withLock({ $0 }) else { return false }
+        let done = PThreadCondition(false)
+        feed.runBetweenRounds {
+            body()
+            done.update { $0 = true }
+        }
+        return done.wait(until: { $0 }, timeout: timeout) { _, ready in ready }
     }
 
     /// The change feed's passes that failed so far (see
@@ -237,7 +259,7 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     private weak var store: PostgresStore?
 
     /// The catalog stamp (see ``PostgresCatalogStamp``) of each relation
-    /// ``open(_:lockTimeoutMilliseconds:stamping:alongside:)`` was asked to stamp, by OID, as
+    /// ``open(_:lockTimeoutMilliseconds:stamping:begun:alongside:)`` was asked to stamp, by OID, as
     /// this snapshot sees the catalog (a relation dropped has none).
     let stamps: [Int64: String]
 
@@ -307,7 +329,10 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
             // statements after it, and it takes no lock. The stamps are
             // read after the snapshot is taken (the transaction's first
             // statement takes it), so in it.
-            let limit = session.endpoint.roundTripLimit
+            // A session begun ahead has waited idle the longest: one a
+            // network dropped silently meanwhile is given up soon, and the
+            // snapshot taken on another session.
+            let limit = begun == nil ? session.endpoint.roundTripLimit : min(session.endpoint.roundTripLimit, PostgresBegunRead.answerLimit)
             let begun = begun ?? session.send(PostgresBegunRead.startNow, request: "begin a read", timeout: limit)
             let read = session.sendPrepared(sql, request: "read the snapshot", timeout: limit)
             alongside(session)
@@ -363,10 +388,12 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
 ///
 /// The transaction takes no snapshot and no transaction ID until its first
 /// statement: while it waits it holds back no vacuum and no slot's making,
-/// and locks nothing. The server shows it as `idle in transaction`, its
-/// statement ``startAhead``, and
-/// ends it at an `idle_in_transaction_session_timeout`; the snapshot is
-/// then taken on another session (see
+/// and locks no table (only its own virtual transaction ID, as every
+/// transaction does). The server shows it as `idle in transaction`, its
+/// statement ``startAhead`` and its `xact_start` the time `BEGIN` was
+/// sent, and ends it at an `idle_in_transaction_session_timeout` (or
+/// PostgreSQL 17's `transaction_timeout`); the snapshot is then taken on
+/// another session (see
 /// ``PostgresHeldSnapshot/open(_:lockTimeoutMilliseconds:stamping:begun:alongside:)``).
 struct PostgresBegunRead {
     let session: PostgresSession
@@ -388,6 +415,10 @@ struct PostgresBegunRead {
     /// `pg_stat_activity` tells a transaction waiting begun (its `query`)
     /// from one about to take its snapshot.
     static let startAhead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// How long the snapshot's statement may wait for its answer on a
+    /// session begun ahead before another session takes the snapshot.
+    static let answerLimit: Duration = .seconds(10)
 
     /// The statement that begins a snapshot's transaction when none was
     /// begun ahead.
