@@ -100,7 +100,7 @@ struct BenchDiffHostileScriptTests {
     /// half way: each ends as expected, and the file is byte for byte what
     /// it was, with no journal left and the same rows for a read-only
     /// reader.
-    @Test("hostile scripts leave the file byte for byte as it was", arguments: [false, true])
+    @Test("hostile scripts leave the file byte for byte as it was", .startsEarly, arguments: [false, true])
     func hostileScripts(wal: Bool) throws {
         let cases: [(script: String, status: Int32, says: String)] = [
             ("COMMIT;", 1, "is forbidden: COMMIT"),

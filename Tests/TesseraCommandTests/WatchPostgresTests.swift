@@ -182,7 +182,7 @@ struct ReplayedResult: Equatable, CustomStringConvertible {
 /// Serialized: a transaction held open anywhere on the server holds up
 /// every new replication slot (the test of a stop while held up holds
 /// one, the oracle's writers leave theirs open a while).
-@Suite("tessera watch over PostgreSQL", .tags(.postgres, .process), .ownThreads, .serialized)
+@Suite("tessera watch over PostgreSQL", .tags(.postgres, .process), .ownThreads, .serialized, .startsEarly)
 struct WatchPostgresTests {
     typealias Server = WatchTestServer
 

@@ -10,7 +10,7 @@ import TesseraTestSupport
 struct SnapshotDiffPropertyTests {
     static let pairCount = 10_000
 
-    @Test("Replay, validity, minimal moves and determinism hold for 10,000 random snapshot pairs")
+    @Test("Replay, validity, minimal moves and determinism hold for 10,000 random snapshot pairs", .startsEarly)
     func randomPairs() throws {
         var pairs = RandomSnapshotPairs(seed: testSeed(default: 0x7E55_E4A0))
         let seed = pairs.seed

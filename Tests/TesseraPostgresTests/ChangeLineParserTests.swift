@@ -127,7 +127,7 @@ private struct OracleTable {
     ]
 }
 
-@Suite("test_decoding parser against a server", .tags(.postgres, .oracle), .ownThreads, .serialized)
+@Suite("test_decoding parser against a server", .tags(.postgres, .oracle), .ownThreads, .serialized, .startsEarly)
 struct ChangeLineOracleTests {
     static let schema = "Tessera Sch\"ema"
 

@@ -121,7 +121,7 @@ struct PostgresFaultTests {
         #expect(try fixture.settle(), "the controller stopped following after its sessions were ended")
     }
 
-    @Test("pg_terminate_backend at random moments, 20 times (6 under a sanitizer), each between a writer's commits: the controller catches up with a fresh query each time")
+    @Test("pg_terminate_backend at random moments, 20 times (6 under a sanitizer), each between a writer's commits: the controller catches up with a fresh query each time", .startsEarly)
     func sessionsTerminatedAtRandomMoments() throws {
         let seed = testSeed(default: 0x7E2)
         var generator = SplitMix64(seed: seed)

@@ -199,7 +199,7 @@ struct PostgresMergedMovesTests {
         _ = try settle("end")
     }
 
-    @Test("random interleaved transactions that move rows across sections, taken every few statements: no id is ever in two sections, and at each pause the result equals a fresh query")
+    @Test("random interleaved transactions that move rows across sections, taken every few statements: no id is ever in two sections, and at each pause the result equals a fresh query", .startsEarly)
     func mergedMovesKeepEachRowOnce() throws {
         let base = testSeed(default: 0x5EC7_1045)
         let seeds = Int(ProcessInfo.processInfo.environment["TESSERA_MOVES_SEEDS"] ?? "") ?? 3

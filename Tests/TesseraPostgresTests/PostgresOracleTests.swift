@@ -398,7 +398,7 @@ struct PostgresOracleTests {
         }
     }
 
-    @Test("≥ 1,000 random transactions by three writers (fewer under ThreadSanitizer in CI): every report replays, no rolled-back row shows, and at each pause every follower equals a fresh query")
+    @Test("≥ 1,000 random transactions by three writers (fewer under ThreadSanitizer in CI): every report replays, no rolled-back row shows, and at each pause every follower equals a fresh query", .startsEarly)
     func followersMatchFreshQueries() async throws {
         let seed = testSeed(default: 0x0AC1E)
         print("PostgresOracleTests seed \(seed) (TESSERA_SEED=\(seed) replays the writers' statements)")

@@ -263,7 +263,7 @@ struct PostgresSchemaChangeTests {
         return (state, expected)
     }
 
-    @Test("Seeded oracle: writes, columns added and dropped, collations and types changed, indexes and views made and dropped, truncates; after each step every controller equals a fresh query, every column of every record")
+    @Test("Seeded oracle: writes, columns added and dropped, collations and types changed, indexes and views made and dropped, truncates; after each step every controller equals a fresh query, every column of every record", .startsEarly)
     func followersMatchFreshQueriesAcrossSchemaChanges() async throws {
         let seed = testSeed(default: 0x5C4E_3A)
         print("PostgresSchemaChangeTests seed \(seed)")

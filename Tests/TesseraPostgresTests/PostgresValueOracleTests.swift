@@ -170,7 +170,7 @@ func identical(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
     return a == b
 }
 
-@Suite("PostgreSQL values and ORDER BY, against a server", .tags(.postgres, .oracle), .ownThreads, .serialized)
+@Suite("PostgreSQL values and ORDER BY, against a server", .tags(.postgres, .oracle), .ownThreads, .serialized, .startsEarly)
 struct PostgresValueOracleTests {
     /// Three seeds, or the one `TESSERA_SEED` names to replay a failure.
     static var seeds: [UInt64] {

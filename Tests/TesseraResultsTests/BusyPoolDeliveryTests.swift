@@ -137,7 +137,7 @@ private actor DefaultHome: PoolTestHome {
     func snapshot() -> Snapshot<ResultSection, IsolatedItem> { follower.controller.snapshot }
 }
 
-@Suite("Delivery while the cooperative pool is busy: a commit from another thread reaches a free home actor", .ownThreads, .serialized)
+@Suite("Delivery while the cooperative pool is busy: a commit from another thread reaches a free home actor", .ownThreads, .serialized, .startsEarly)
 struct BusyPoolDeliveryTests {
     enum Home: String, CaseIterable, CustomTestStringConvertible {
         case mainActor, threadExecutor, defaultActor

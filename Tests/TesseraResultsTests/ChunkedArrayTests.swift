@@ -207,7 +207,7 @@ struct ChunkedArrayTests {
         }
     }
 
-    @Test("Kept sort values of reals (ascending and descending, with -0.0 and 0.0) find every row after random edits, and a lower bound agrees with a linear scan; an integer among them keeps them as values")
+    @Test("Kept sort values of reals (ascending and descending, with -0.0 and 0.0) find every row after random edits, and a lower bound agrees with a linear scan; an integer among them keeps them as values", .startsEarly)
     func realSortKeys() {
         let seed = testSeed(default: 0x4EA)
         print("ChunkedArrayTests.realSortKeys: seed \(seed) (set TESSERA_SEED to replay)")

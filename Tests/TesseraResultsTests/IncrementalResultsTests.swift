@@ -166,7 +166,7 @@ struct IncrementalResultsTests {
     // under NOCASE and RTRIM, its values mix SQLite's types in one column,
     // and 3,000 rounds with twelve controllers waiting on the change feed
     // after each would take the better part of an hour.
-    @Test("3,000 random transactions and multi-statement scripts: the patching and the re-fetching controller give identical reports, and both equal a fresh query", arguments: ResultsStoreFixture.sqlite)
+    @Test("3,000 random transactions and multi-statement scripts: the patching and the re-fetching controller give identical reports, and both equal a fresh query", .startsEarly, arguments: ResultsStoreFixture.sqlite)
     func patchingEqualsRefetching(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x1C4)
         var generator = SplitMix64(seed: seed)
@@ -365,7 +365,7 @@ struct IncrementalResultsTests {
     // On SQLite's cases until the PostgreSQL known issues below are fixed:
     // over PostgreSQL it ran past 8 minutes (each mismatch waits out the
     // bound after a write).
-    @Test("400 random transactions over a sort column of reals (kept as reals, then as values once an integer comes), moving single rows and runs of adjacent rows, eager and lazy: patched reports equal re-fetched ones", arguments: ResultsStoreFixture.sqlite)
+    @Test("400 random transactions over a sort column of reals (kept as reals, then as values once an integer comes), moving single rows and runs of adjacent rows, eager and lazy: patched reports equal re-fetched ones", .startsEarly, arguments: ResultsStoreFixture.sqlite)
     func realSortColumn(store: ResultsStoreFixture) throws {
         guard store.followsInBackground else { return try realSortColumnRounds(store) }
         withKnownIssue("""

@@ -26,7 +26,7 @@ typealias DecodeCountedRow = CountingRow<LazyResultsEdgeDecodes>
 // SQLite's functions and parameters, reads inside the writer's open
 // transaction (PostgreSQL's store reads in its own), and patch counts that
 // assume SQLite's delivery inside the write.
-@Suite("Lazy results: sort parameters, rollbacks, key reuse, setRequest, readers on other threads", .ownThreads, .serialized)
+@Suite("Lazy results: sort parameters, rollbacks, key reuse, setRequest, readers on other threads", .ownThreads, .serialized, .startsEarly)
 struct LazyResultsEdgeTests {
     static func lazy(_ request: FetchRequest, batch: Int) -> FetchRequest {
         var request = request

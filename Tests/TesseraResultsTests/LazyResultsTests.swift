@@ -106,7 +106,7 @@ struct LazyResultsTests {
         }
     }
 
-    @Test("2,000 random transactions and scripts: a lazy result equals one that reads every record and a fresh query, and its reports are the same changes", .cpuBound, arguments: ResultsStoreFixture.sqlite)
+    @Test("2,000 random transactions and scripts: a lazy result equals one that reads every record and a fresh query, and its reports are the same changes", .startsEarly, .cpuBound, arguments: ResultsStoreFixture.sqlite)
     func lazyEqualsEager(store: ResultsStoreFixture) throws {
         let seed = testSeed(default: 0x1A2)
         var generator = SplitMix64(seed: seed)

@@ -15,7 +15,7 @@ import TesseraTestTraits
 // the sorted rows, the lazy open is a whole fetch: these tests check the
 // outcome (what the result shows), whichever way it opened.
 
-@Suite("Lazy results opening before the keys are read: ties, refused requests, connection settings, cancellation, readers on other threads", .ownThreads, .serialized)
+@Suite("Lazy results opening before the keys are read: ties, refused requests, connection settings, cancellation, readers on other threads", .ownThreads, .serialized, .startsEarly)
 struct ProgressiveLoadEdgeTests {
     static func makeFile(_ name: String) throws -> String {
         try temporaryDirectory().appendingPathComponent(name).path

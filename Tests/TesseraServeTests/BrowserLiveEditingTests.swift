@@ -4,7 +4,7 @@ import TesseraTestTraits
 
 /// The live page in a real browser, on paths the other browser tests do
 /// not take. Screenshots go to the temporary folder's live-editing-shots.
-@Suite("The live page in a browser: deletes off screen, fast scrolling, renames at the end, layout switches", .tags(.browser), .ownThreads, .serialized,
+@Suite("The live page in a browser: deletes off screen, fast scrolling, renames at the end, layout switches", .tags(.browser), .ownThreads, .serialized, .startsEarly,
        .enabled(if: Chromium.path != nil && LiveServer.sqlite3 != nil, "chromium and sqlite3 are needed (apt-get install chromium sqlite3)"))
 struct BrowserLiveEditingTests {
     static func shot(_ page: BrowserPage, _ name: String) {

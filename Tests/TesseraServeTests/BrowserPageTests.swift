@@ -90,7 +90,7 @@ struct FakePage {
     }
 }
 
-@Suite("The live page in a real browser, against a fake server", .tags(.browser), .ownThreads, .serialized,
+@Suite("The live page in a real browser, against a fake server", .tags(.browser), .ownThreads, .serialized, .startsEarly,
        .enabled(if: Chromium.path != nil, "chromium is not installed (apt-get install chromium)"))
 struct BrowserPageTests {
     @Test("hello asks for the visible area and a screen above and below; a snapshot draws exactly its elements at their frames")

@@ -12,7 +12,7 @@ import TesseraTestTraits
 /// The player module (`tessera-live.js`) as another front end uses it: a
 /// page of its own that loads only the module from a running list, in
 /// Chromium, and the module's route.
-@Suite("The player module, in a front end of its own", .tags(.browser), .ownThreads, .serialized)
+@Suite("The player module, in a front end of its own", .tags(.browser), .ownThreads, .serialized, .startsEarly)
 struct BrowserPlayerModuleTests {
     /// Where the list is mounted in these tests.
     static let mountPath = "/team/photos"

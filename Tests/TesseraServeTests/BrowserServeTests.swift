@@ -45,7 +45,7 @@ struct LivePageInBrowser {
     func close() { browser.shutDown() }
 }
 
-@Suite("The live list in real browsers, served by tessera serve", .tags(.browser, .process), .ownThreads, .serialized,
+@Suite("The live list in real browsers, served by tessera serve", .tags(.browser, .process), .ownThreads, .serialized, .startsEarly,
        .enabled(if: Chromium.path != nil && LiveServer.sqlite3 != nil, "chromium and sqlite3 are needed (apt-get install chromium sqlite3)"))
 struct BrowserServeTests {
     /// Every element both pages have is at the same frame, and a page

@@ -5,7 +5,7 @@ import TesseraTestTraits
 /// The live page in a real browser when the list shrinks under a screen at
 /// its end: the server keeps the page's rectangle where the page sent it,
 /// and the page keeps its own scroll within the content.
-@Suite("Browser: a list shrinking under the screen", .tags(.browser), .ownThreads, .serialized,
+@Suite("Browser: a list shrinking under the screen", .tags(.browser), .ownThreads, .serialized, .startsEarly,
        .enabled(if: Chromium.path != nil && LiveServer.sqlite3 != nil, "chromium and sqlite3 are needed (apt-get install chromium sqlite3)"))
 struct BrowserShrinkingListTests {
     @Test("scrolled to the bottom, deletes at the end bring the screen up, never down: it ends at the end, showing the last photos left")

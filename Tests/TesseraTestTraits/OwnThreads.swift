@@ -128,7 +128,7 @@ private func runOffThePool(_ test: Test, places: TestPlaces, named name: String,
     let log = PlaceLog.shared
     PoolLagLog.start()
     let asked = ContinuousClock.now
-    await places.enter()
+    await places.enter(early: test.traits.contains { $0 is StartsEarlyTrait })
     let entered = ContinuousClock.now
     defer { log?.record(test: test, trait: name, asked: asked, entered: entered) }
     do {
@@ -161,33 +161,69 @@ public final class OwnThreadsExecutor: TaskExecutor {
 }
 
 /// A counting semaphore awaited without blocking: `width` places, taken in
-/// the order asked for.
+/// the order asked for, those asked for early (``StartsEarlyTrait``) first.
 private actor TestPlaces {
     private let width: Int
     private var taken = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var waitingEarly: [CheckedContinuation<Void, Never>] = []
 
     init(width: Int) {
         self.width = width
     }
 
-    /// Takes a place, waiting (suspended) for one to be free.
-    func enter() async {
+    /// Takes a place, waiting (suspended) for one to be free; a test that
+    /// starts `early` is given one before every test waiting without.
+    func enter(early: Bool) async {
         if taken < width {
             taken += 1
             return
         }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    /// Gives a place back, to the longest waiting if any.
-    func leave() {
-        if waiting.isEmpty {
-            taken -= 1
-        } else {
-            waiting.removeFirst().resume()
+        await withCheckedContinuation { continuation in
+            if early { waitingEarly.append(continuation) } else { waiting.append(continuation) }
         }
     }
+
+    /// Gives a place back, to the longest waiting early test if any, else
+    /// to the longest waiting test.
+    func leave() {
+        if !waitingEarly.isEmpty {
+            waitingEarly.removeFirst().resume()
+        } else if !waiting.isEmpty {
+            waiting.removeFirst().resume()
+        } else {
+            taken -= 1
+        }
+    }
+}
+
+/// Marks a test of an ``OwnThreadsTrait`` or ``CPUBoundTrait`` suite that
+/// holds its place a long time (a minute or more on a 2-core machine): it
+/// is given a free place before the tests waiting without the mark. On a
+/// suite, it marks each of the suite's tests.
+///
+/// Every test asks for a place at the start of a run; given in the order
+/// asked, a long oracle can wait minutes and then run alone at the end
+/// while the other cores have nothing left to do. Started early, it runs
+/// beside the short tests instead. A `.serialized` suite takes the mark
+/// too: each of its tests asks only when the one before it has ended, and
+/// at the back of the queue each time, a suite of 18 tests waited more
+/// than nine minutes in all. (Swift Testing does not pass `.serialized`
+/// on to a suite's tests' traits, so the places cannot see it.)
+///
+/// ```swift
+/// @Test("3,000 random transactions …", .startsEarly)
+/// func randomTransactions() throws { … }
+/// ```
+public struct StartsEarlyTrait: TestTrait, SuiteTrait {
+    /// On a suite, marks each of its tests.
+    public var isRecursive: Bool { true }
+}
+
+extension Trait where Self == StartsEarlyTrait {
+    /// Gives the test a place before the tests without it (see
+    /// ``StartsEarlyTrait``).
+    public static var startsEarly: Self { StartsEarlyTrait() }
 }
 
 /// With `TESSERA_TEST_PLACES_LOG=FILE`, a line per test case that ran
