@@ -452,8 +452,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
     }
 
     /// Runs `body` on the feed's thread before its next pass, while no
-    /// round is under way; for tests that act on the feed's sessions
-    /// between rounds.
+    /// round is under way, once the server has answered the `BEGIN` of
+    /// the transaction begun for the next round (if one is); for tests
+    /// that act on the feed's sessions between rounds.
     func runBetweenRounds(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.betweenRounds.append(body) }
         signal.notify()
@@ -509,7 +510,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 defer { state.betweenRounds = [] }
                 return state.betweenRounds
             }
-            for body in between { body() }
+            if !between.isEmpty {
+                // Its answer may have failed: the round finds out.
+                _ = try? begun?.answer.rows()
+                for body in between { body() }
+            }
             do throws(PostgresStoreError) {
                 if !hasSlot {
                     attempts += 1

@@ -176,7 +176,9 @@ public final class PostgresStore: @unchecked Sendable {
     }
 
     /// Runs `body` on the change feed's thread while no round is under
-    /// way, and returns once it has run (`false`: nothing follows, or the
+    /// way (and once the server has answered the `BEGIN` of the
+    /// transaction begun for the next round, if one is), and returns once
+    /// it has run (`false`: nothing follows, or the
     /// feed did not run it within `timeout`). For tests that act on the
     /// feed's sessions between rounds. Blocks the calling thread: call it
     /// from a thread of your own, never from Swift concurrency's pool.
@@ -367,14 +369,20 @@ final class PostgresHeldSnapshot: @unchecked Sendable {
     /// Ends the read without waiting for the server: the session goes
     /// back to the store once it has committed.
     deinit {
+        Self.end(session, givingBackTo: store, request: "end a read")
+    }
+
+    /// Ends the read-only transaction under way on `session` without
+    /// waiting for the server, and gives the session back to `store` once
+    /// it has (closes it when there is no store, or the end failed).
+    static func end(_ session: PostgresSession, givingBackTo store: PostgresStore?, request: String) {
         guard let store else {
             session.close()
             return
         }
-        let session = session
         // Weak: a store released meanwhile is not kept (nor ended) by the
         // event loop's callback.
-        session.commitInBackground(request: "end a read") { [weak store] committed in
+        session.commitInBackground(request: request) { [weak store] committed in
             guard committed else { return }
             if let store { store.giveBack(session) } else { session.close() }
         }
@@ -428,11 +436,7 @@ struct PostgresBegunRead {
     /// `store` once it has (closes it when the store is gone, or the end
     /// failed).
     func release(to store: PostgresStore?) {
-        let session = session
-        session.commitInBackground(request: "end a read begun ahead") { [weak store] committed in
-            guard committed else { return }
-            if let store { store.giveBack(session) } else { session.close() }
-        }
+        PostgresHeldSnapshot.end(session, givingBackTo: store, request: "end a read begun ahead")
     }
 }
 

@@ -213,21 +213,17 @@ struct PostgresRoundCostTests {
         defer { terminator.close() }
         for k in 0..<3 {
             let ended = PThreadMutex<Int64>(-1)
+            // Run once the server has answered the begun transaction's
+            // BEGIN: it then waits idle in that transaction.
             let ran = store.runBetweenFeedRounds {
-                // The round before sent BEGIN as it ended: the server may
-                // not have run it yet.
-                for _ in 0..<2_000 {
-                    let count = try? terminator.query(
-                        """
-                        SELECT count(*)::int8 FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                        WHERE application_name = 'tessera begun ahead' AND state = 'idle in transaction' AND backend_xmin IS NULL
-                        AND query = $1) AS ended
-                        """, [.text(PostgresBegunRead.startAhead)], request: "end the begun transaction's session"
-                    ).rows.first?.first?.int64
-                    ended.withLock { $0 = count ?? -1 }
-                    if count != 0 { return }
-                    usleep(5_000)
-                }
+                let count = try? terminator.query(
+                    """
+                    SELECT count(*)::int8 FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE application_name = 'tessera begun ahead' AND state = 'idle in transaction' AND backend_xmin IS NULL
+                    AND query = $1) AS ended
+                    """, [.text(PostgresBegunRead.startAhead)], request: "end the begun transaction's session"
+                ).rows.first?.first?.int64
+                ended.withLock { $0 = count ?? -1 }
             }
             #expect(ran, "the feed did not run the termination between its rounds")
             #expect(ended.withLock { $0 } == 1, "\(ended.withLock { $0 }) sessions ended, where one transaction waits begun")
